@@ -1,0 +1,52 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+)
+
+// Exit statuses of DESIGN §2.
+const (
+	exitOK         = 0
+	exitUsage      = 64
+	exitDeferred   = 75
+	exitDenied     = 77
+	exitConfig     = 78
+	exitInternal   = 125
+	exitCannotExec = 126
+	exitNotFound   = 127
+)
+
+// exitError carries the exit status a command wants alongside its message.
+// A nil err with a code means "exit with code, print nothing".
+type exitError struct {
+	code int
+	err  error
+}
+
+func (e *exitError) Error() string {
+	if e.err == nil {
+		return fmt.Sprintf("exit status %d", e.code)
+	}
+	return e.err.Error()
+}
+
+func (e *exitError) Unwrap() error { return e.err }
+
+// withCode wraps err so that main exits with code.
+func withCode(code int, err error) error {
+	if err == nil {
+		return &exitError{code: code}
+	}
+	return &exitError{code: code, err: err}
+}
+
+// exitCodeOf returns the status main should exit with for err and whether a
+// message should be printed.
+func exitCodeOf(err error) (int, bool) {
+	var ee *exitError
+	if errors.As(err, &ee) {
+		return ee.code, ee.err != nil
+	}
+	return exitInternal, true
+}

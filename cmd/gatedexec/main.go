@@ -1,0 +1,63 @@
+// Command gatedexec runs a command only after an exec policy and an OS
+// sandbox agree. This package is wiring only: flags in, a library call,
+// output out.
+package main
+
+import (
+	"fmt"
+	"os"
+	"strings"
+
+	"github.com/spf13/cobra"
+)
+
+func main() {
+	os.Exit(run(os.Args[1:]))
+}
+
+func run(args []string) int {
+	root := newRootCmd()
+	root.SetArgs(args)
+	err := root.Execute()
+	if err == nil {
+		return exitOK
+	}
+	code, show := exitCodeOf(err)
+	if show {
+		msg := err.Error()
+		if !strings.HasPrefix(msg, "gatedexec: ") {
+			msg = "gatedexec: " + msg
+		}
+		fmt.Fprintln(os.Stderr, msg)
+	}
+	return code
+}
+
+func newRootCmd() *cobra.Command {
+	root := &cobra.Command{
+		Use:           "gatedexec",
+		Short:         "Run commands behind an exec policy and an OS sandbox",
+		SilenceUsage:  true,
+		SilenceErrors: true,
+	}
+	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error {
+		return withCode(exitUsage, err)
+	})
+	root.AddCommand(
+		newCheckCmd(),
+		newRulesCmd(),
+		newVersionCmd(),
+	)
+	return root
+}
+
+// usageArgs wraps a cobra positional-args validator so that its failure
+// exits 64.
+func usageArgs(v cobra.PositionalArgs) cobra.PositionalArgs {
+	return func(cmd *cobra.Command, args []string) error {
+		if err := v(cmd, args); err != nil {
+			return withCode(exitUsage, err)
+		}
+		return nil
+	}
+}

@@ -1,0 +1,80 @@
+// Package sandbox holds the resolved profile model shared by the OS
+// backends, the Runner interface they implement, denial detection and the
+// escalation plan.
+//
+// A Profile here is already resolved: every path token has been expanded
+// to an absolute, cleaned path for one host and workspace. Loading TOML and
+// resolving tokens is the job of package profiles.
+package sandbox
+
+import "time"
+
+// Enforcement says what happens when a layer a profile needs cannot be applied.
+type Enforcement string
+
+const (
+	// Strict refuses to run the command when a needed layer is missing.
+	Strict Enforcement = "strict"
+	// BestEffort runs the command, warns once and records what was missing.
+	BestEffort Enforcement = "best-effort"
+)
+
+// NetworkMode is the network access a profile grants.
+type NetworkMode string
+
+const (
+	// NetworkOff denies TCP bind/connect (Landlock) and non-unix sockets (seccomp).
+	NetworkOff NetworkMode = "off"
+	// NetworkOn leaves the network alone.
+	NetworkOn NetworkMode = "on"
+	// NetworkIsolated gives the command its own network namespace with loopback only.
+	NetworkIsolated NetworkMode = "isolated"
+)
+
+// Profile is a resolved sandbox profile: what one command may touch.
+type Profile struct {
+	// Name is the profile's name ("workspace-write") or the file it came from.
+	Name        string
+	Description string
+	Enforcement Enforcement
+
+	// Unrestricted is true for a profile with no filesystem or network
+	// restriction (full-access); backends then apply only the process layers.
+	Unrestricted bool
+
+	// ReadAll grants read (and execute) access to the whole filesystem;
+	// otherwise only Read paths are readable.
+	ReadAll bool
+	Read    []string // absolute, cleaned paths
+	Write   []string // absolute, cleaned paths; writable implies readable
+	Protect []string // read-only even inside a Write path; may not exist yet
+	Hide    []string // appear empty to the command
+
+	Network     NetworkMode
+	UnixSockets bool // false: AF_UNIX sockets are denied too
+
+	// EnvDeny holds environment variable names or glob patterns (* only)
+	// removed from the command's environment.
+	EnvDeny []string
+	// NoSetsid keeps the command in the caller's session (default: new session).
+	NoSetsid bool
+
+	Limits Limits
+}
+
+// Limits holds optional resource limits; a zero field means "not set".
+type Limits struct {
+	NoFile  uint64
+	NProc   uint64
+	FSize   uint64 // bytes
+	CPU     uint64 // seconds
+	AS      uint64 // bytes
+	Timeout time.Duration
+}
+
+// NeedsNamespaces reports whether enforcing p requires a mount or network
+// namespace: Landlock alone cannot carve read-only or hidden holes in a
+// writable or readable tree, nor give a private loopback.
+func (p *Profile) NeedsNamespaces() bool {
+	return len(p.Protect) > 0 || len(p.Hide) > 0 || p.Network == NetworkIsolated
+}

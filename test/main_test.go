@@ -1,0 +1,39 @@
+// Package test holds end-to-end tests of the built gatedexec binary: CLI
+// scripts (testscript), the sandbox escape suite and the corpus runner.
+package test
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+)
+
+// binDir is the directory holding the gatedexec binary built for this test run.
+var binDir string
+
+// gatedexecBin is the path of that binary.
+var gatedexecBin string
+
+func TestMain(m *testing.M) {
+	os.Exit(runMain(m))
+}
+
+func runMain(m *testing.M) int {
+	dir, err := os.MkdirTemp("", "gatedexec-test-bin-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	defer os.RemoveAll(dir)
+	binDir = dir
+	gatedexecBin = filepath.Join(dir, "gatedexec")
+	build := exec.Command("go", "build", "-o", gatedexecBin, "../cmd/gatedexec")
+	build.Stdout, build.Stderr = os.Stderr, os.Stderr
+	if err := build.Run(); err != nil {
+		fmt.Fprintln(os.Stderr, "building gatedexec:", err)
+		return 1
+	}
+	return m.Run()
+}
