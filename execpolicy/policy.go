@@ -1,0 +1,150 @@
+package execpolicy
+
+import (
+	"path"
+	"slices"
+)
+
+// PrefixRule is one program's prefix rule. A rules-file prefix_rule whose
+// first pattern element lists alternatives becomes one PrefixRule per
+// alternative program.
+type PrefixRule struct {
+	// Program is the first token the command must have.
+	Program string
+	// Rest holds, for each further position, the alternatives accepted there.
+	Rest          [][]string
+	Decision      Decision
+	Justification string
+	// Profile is the gatedexec profile= extension, empty when unset.
+	Profile string
+	// Source is where the rule was defined ("file.rules:3:1").
+	Source string
+}
+
+// matches reports whether argv (whose first token has already been compared)
+// covers every further position of r.
+func (r *PrefixRule) matches(argv []string) bool {
+	if len(argv) < 1+len(r.Rest) {
+		return false
+	}
+	for i, alts := range r.Rest {
+		if !slices.Contains(alts, argv[1+i]) {
+			return false
+		}
+	}
+	return true
+}
+
+// Policy is a loaded set of rules. Build it with the loader (LoadFiles,
+// Load) or, in tests, with AddPrefixRule; it is read-only once built and
+// safe for concurrent use.
+type Policy struct {
+	// byProgram indexes prefix rules by their first token, each bucket in
+	// load order, so that matching costs one map lookup plus the rules of
+	// that one program.
+	byProgram map[string][]*PrefixRule
+	nrules    int
+	// hostExecutables maps a basename to the absolute paths declared for it
+	// with host_executable. A present key with no paths means "never".
+	hostExecutables map[string][]string
+	network         []NetworkRule
+	sources         []source
+}
+
+// source is one loaded file, kept for Digest.
+type source struct {
+	name string
+	text []byte
+}
+
+// NetworkRule is a validated network_rule, kept for the network layer.
+type NetworkRule struct {
+	Host          string
+	Protocol      string
+	Decision      Decision
+	Justification string
+	Source        string
+}
+
+// NewPolicy returns an empty policy.
+func NewPolicy() *Policy {
+	return &Policy{byProgram: map[string][]*PrefixRule{}, hostExecutables: map[string][]string{}}
+}
+
+// AddPrefixRule appends r to p, after every rule already in p.
+func (p *Policy) AddPrefixRule(r PrefixRule) {
+	p.byProgram[r.Program] = append(p.byProgram[r.Program], &r)
+	p.nrules++
+}
+
+// AddHostExecutable records that name may be resolved to any of paths.
+// Repeated declarations for one name accumulate.
+func (p *Policy) AddHostExecutable(name string, paths []string) {
+	p.hostExecutables[name] = append(p.hostExecutables[name], paths...)
+}
+
+// Len returns the number of prefix rules in p.
+func (p *Policy) Len() int { return p.nrules }
+
+// NetworkRules returns the network rules of p in load order.
+func (p *Policy) NetworkRules() []NetworkRule { return p.network }
+
+// MatchOptions tunes MatchArgv.
+type MatchOptions struct {
+	// ResolveHostExecutables enables the basename fallback for absolute
+	// program paths (DESIGN §3 "Host executables").
+	ResolveHostExecutables bool
+}
+
+// MatchArgv returns every prefix rule matching argv, in load order, exactly
+// as Codex's execpolicy would: the argv is taken as literal tokens.
+func (p *Policy) MatchArgv(argv []string, opts MatchOptions) []RuleMatch {
+	if len(argv) == 0 {
+		return nil
+	}
+	if m := p.matchProgram(argv[0], argv, ""); len(m) > 0 || !opts.ResolveHostExecutables {
+		return m
+	}
+	prog := argv[0]
+	if !path.IsAbs(prog) {
+		return nil
+	}
+	base := path.Base(prog)
+	if declared, ok := p.hostExecutables[base]; ok && !slices.Contains(declared, path.Clean(prog)) && !slices.Contains(declared, prog) {
+		return nil
+	}
+	return p.matchProgram(base, argv, prog)
+}
+
+// matchProgram matches the rules filed under program against argv. When
+// resolved is set the match is a host-executable fallback: the reported
+// prefix starts with program (the basename) and carries resolved.
+func (p *Policy) matchProgram(program string, argv []string, resolved string) []RuleMatch {
+	var out []RuleMatch
+	for _, r := range p.byProgram[program] {
+		if !r.matches(argv) {
+			continue
+		}
+		prefix := make([]string, 1+len(r.Rest))
+		prefix[0] = program
+		copy(prefix[1:], argv[1:1+len(r.Rest)])
+		out = append(out, RuleMatch{
+			MatchedPrefix:   prefix,
+			Decision:        r.Decision,
+			Justification:   r.Justification,
+			ResolvedProgram: resolved,
+			Profile:         r.Profile,
+			Source:          r.Source,
+		})
+	}
+	return out
+}
+
+// Strictest returns the most severe decision among ms, or 0 when ms is empty.
+func Strictest(ms []RuleMatch) Decision {
+	var d Decision
+	for _, m := range ms {
+		d = Max(d, m.Decision)
+	}
+	return d
+}
