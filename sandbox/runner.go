@@ -1,0 +1,56 @@
+package sandbox
+
+import (
+	"context"
+	"errors"
+	"io"
+	"time"
+)
+
+// Command is one command to run inside a sandbox profile.
+type Command struct {
+	Argv []string
+	// Dir is the working directory; empty means the caller's.
+	Dir string
+	// Env is the environment before the profile's env_deny is applied.
+	Env []string
+	// Stdin, Stdout and Stderr are passed to the command; nil means /dev/null.
+	Stdin          io.Reader
+	Stdout, Stderr io.Writer
+	Profile        *Profile
+}
+
+// Result is what a sandboxed command did.
+type Result struct {
+	// ExitCode is the command's exit status, 128+N when killed by signal N.
+	ExitCode int
+	// Signal is the signal that killed the command, 0 when it exited.
+	Signal int
+	// Layers are the layers actually applied, e.g. "no_new_privs",
+	// "setsid", "landlock-v7", "seccomp", "mountns", "netns", "rlimits".
+	Layers []string
+	// Missing are layers the profile needed that could not be applied
+	// (only under best-effort enforcement; strict refuses to run instead).
+	Missing []string
+	// TimedOut is true when the profile's timeout killed the process group.
+	TimedOut bool
+	Duration time.Duration
+	// StderrTail is a bounded tail of the command's stderr, kept for denial
+	// detection; the full stream went to Command.Stderr live.
+	StderrTail []byte
+}
+
+// Runner runs commands under a profile. Each OS backend provides one.
+type Runner interface {
+	Run(ctx context.Context, c *Command) (*Result, error)
+}
+
+// ErrLayerUnavailable is wrapped by a Runner's error when a layer a strict
+// profile needs cannot be applied on this host; nothing was run.
+var ErrLayerUnavailable = errors.New("sandbox layer unavailable")
+
+// ErrNotFound is wrapped when the program does not exist (exit 127).
+var ErrNotFound = errors.New("command not found")
+
+// ErrCannotExec is wrapped when the program exists but cannot be executed (exit 126).
+var ErrCannotExec = errors.New("command cannot be executed")
