@@ -92,4 +92,3 @@ func gitTopLevel(dir string) string {
 		d = parent
 	}
 }
-
