@@ -1,0 +1,157 @@
+package config
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func write(t *testing.T, path, text string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestParseSettings(t *testing.T) {
+	tests := []struct {
+		name, src, wantErr string
+		want             Settings
+	}{
+		{name: "empty"},
+		{name: "all keys", src: "approval_policy = \"never\"\napprover = \"deny\"\nprofile = \"read-only\"\naudit_log = \"/x\"\naudit_fsync = true\n",
+			want: Settings{ApprovalPolicy: "never", Approver: "deny", Profile: "read-only", AuditLog: "/x", AuditFsync: ptr(true)}},
+		{name: "unknown key", src: "profile = \"x\"\n\nnope = 1\n", wantErr: "c.toml:3: unknown key \"nope\""},
+		{name: "unknown table key", src: "[extra]\nkey = 1\n", wantErr: "c.toml:1: unknown key \"extra\""},
+		{name: "bad type", src: "profile = 3\n", wantErr: "c.toml:"},
+		{name: "syntax", src: "profile = \n", wantErr: "c.toml:1:"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := ParseSettings("c.toml", []byte(tt.src))
+			if tt.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+					t.Fatalf("error = %v, want it to contain %q", err, tt.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got.ApprovalPolicy != tt.want.ApprovalPolicy || got.Approver != tt.want.Approver ||
+				got.Profile != tt.want.Profile || got.AuditLog != tt.want.AuditLog ||
+				(got.AuditFsync == nil) != (tt.want.AuditFsync == nil) {
+				t.Fatalf("got %+v, want %+v", got, tt.want)
+			}
+		})
+	}
+}
+
+func ptr[T any](v T) *T { return &v }
+
+func TestLoadLayers(t *testing.T) {
+	root := t.TempDir()
+	d := Dirs{System: filepath.Join(root, "etc"), User: filepath.Join(root, "user"),
+		State: filepath.Join(root, "state"), Workspace: filepath.Join(root, "ws")}
+	write(t, filepath.Join(d.System, "config.toml"), "profile = \"read-only\"\napprover = \"deny\"\n")
+	write(t, filepath.Join(d.System, "rules", "a.rules"), "")
+	write(t, filepath.Join(d.User, "config.toml"), "profile = \"workspace-write\"\n")
+	write(t, filepath.Join(d.User, "profiles", "p.toml"), "")
+	write(t, filepath.Join(d.Workspace, ".gatedexec", "config.toml"), "profile = \"full-access\"\n")
+	write(t, filepath.Join(d.Workspace, ".gatedexec", "rules", "w.rules"), "")
+	write(t, filepath.Join(d.Workspace, ".gatedexec", "profiles", "w.toml"), "")
+	store := &TrustStore{Dir: filepath.Join(d.State, "trust")}
+
+	c, err := Load(d, store)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Settings.Profile != "workspace-write" || c.Settings.Approver != "deny" {
+		t.Errorf("untrusted workspace config must be ignored, user wins over system: %+v", c.Settings)
+	}
+	if len(c.Rules) != 2 || !c.Rules[0].AllowRules || c.Rules[1].AllowRules {
+		t.Errorf("rules = %+v, want system (allow) then workspace (no allow)", c.Rules)
+	}
+	if len(c.ProfileDirs) != 1 || len(c.Warnings) != 1 {
+		t.Errorf("profile dirs %v warnings %v: untrusted workspace profiles must be ignored with one warning", c.ProfileDirs, c.Warnings)
+	}
+
+	if _, err := store.Trust(d.Workspace); err != nil {
+		t.Fatal(err)
+	}
+	c, err = Load(d, store)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Settings.Profile != "full-access" || !c.Rules[1].AllowRules || len(c.ProfileDirs) != 2 || len(c.Warnings) != 0 {
+		t.Errorf("trusted workspace layer not used: %+v", c)
+	}
+
+	// Any change to .gatedexec needs trust again.
+	write(t, filepath.Join(d.Workspace, ".gatedexec", "rules", "w.rules"), "prefix_rule(pattern=[\"rm\"])\n")
+	c, err = Load(d, store)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Rules[1].AllowRules || c.Settings.Profile == "full-access" {
+		t.Errorf("changed workspace layer still trusted: %+v", c)
+	}
+
+	if _, err := store.Trust(d.Workspace); err != nil {
+		t.Fatal(err)
+	}
+	if err := store.Revoke(d.Workspace); err != nil {
+		t.Fatal(err)
+	}
+	if ok, err := store.IsTrusted(d.Workspace); ok || err != nil {
+		t.Errorf("after revoke: trusted=%v err=%v", ok, err)
+	}
+}
+
+func TestLoadBadConfigFailsWhole(t *testing.T) {
+	root := t.TempDir()
+	d := Dirs{System: filepath.Join(root, "etc"), User: filepath.Join(root, "user")}
+	write(t, filepath.Join(d.User, "config.toml"), "approval_policy = 1\n")
+	if _, err := Load(d, nil); err == nil || !strings.Contains(err.Error(), filepath.Join(d.User, "config.toml")) {
+		t.Fatalf("error = %v, want one naming the file", err)
+	}
+}
+
+func TestDigestChanges(t *testing.T) {
+	dir := t.TempDir()
+	empty, err := Digest(filepath.Join(dir, "missing"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	write(t, filepath.Join(dir, "a", "x"), "1")
+	d1, _ := Digest(dir)
+	write(t, filepath.Join(dir, "a", "x"), "2")
+	d2, _ := Digest(dir)
+	if err := os.Rename(filepath.Join(dir, "a", "x"), filepath.Join(dir, "a", "y")); err != nil {
+		t.Fatal(err)
+	}
+	d3, _ := Digest(dir)
+	if err := os.Symlink("/etc/passwd", filepath.Join(dir, "l")); err != nil {
+		t.Fatal(err)
+	}
+	d4, _ := Digest(dir)
+	seen := map[string]bool{}
+	for _, d := range []string{empty, d1, d2, d3, d4} {
+		if seen[d] {
+			t.Fatalf("digest repeated across different trees: %s", d)
+		}
+		seen[d] = true
+	}
+}
+
+func TestDefaultDirs(t *testing.T) {
+	env := map[string]string{"XDG_CONFIG_HOME": "/c", "XDG_STATE_HOME": "relative"}
+	d := DefaultDirs(func(k string) string { return env[k] }, "/home/u", "/ws")
+	if d.User != "/c/gatedexec" || d.State != "/home/u/.local/state/gatedexec" || d.System != "/etc/gatedexec" {
+		t.Fatalf("%+v", d)
+	}
+}

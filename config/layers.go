@@ -1,0 +1,169 @@
+package config
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+)
+
+// Dirs names the directories configuration is read from. Build it with
+// DefaultDirs or fill it in explicitly (tests do).
+type Dirs struct {
+	// System is the machine-wide layer, normally /etc/gatedexec.
+	System string
+	// User is the user's layer, normally ~/.config/gatedexec.
+	User string
+	// State is where trust records and sessions live, normally
+	// ~/.local/state/gatedexec.
+	State string
+	// Workspace is the workspace directory; its layer is Workspace/.gatedexec.
+	Workspace string
+}
+
+// DefaultDirs returns the standard directories for home and the
+// environment read through getenv. GATEDEXEC_SYSTEM_DIR replaces
+// /etc/gatedexec, so that tests and packagers can point elsewhere.
+func DefaultDirs(getenv func(string) string, home, workspace string) Dirs {
+	d := Dirs{System: "/etc/gatedexec", Workspace: workspace}
+	if s := getenv("GATEDEXEC_SYSTEM_DIR"); s != "" {
+		d.System = s
+	}
+	if x := getenv("XDG_CONFIG_HOME"); filepath.IsAbs(x) {
+		d.User = filepath.Join(x, "gatedexec")
+	} else {
+		d.User = filepath.Join(home, ".config", "gatedexec")
+	}
+	if x := getenv("XDG_STATE_HOME"); filepath.IsAbs(x) {
+		d.State = filepath.Join(x, "gatedexec")
+	} else {
+		d.State = filepath.Join(home, ".local", "state", "gatedexec")
+	}
+	return d
+}
+
+// WorkspaceLayerDir returns the workspace's own configuration directory.
+func WorkspaceLayerDir(workspace string) string {
+	return filepath.Join(workspace, ".gatedexec")
+}
+
+// Layer is one configuration directory that exists.
+type Layer struct {
+	// Name is "system", "user" or "workspace".
+	Name string
+	Dir  string
+	// Trusted is false only for a workspace layer the user has not trusted
+	// (or whose contents changed since).
+	Trusted bool
+}
+
+// RuleSource is a rules file or directory contributed by a layer.
+type RuleSource struct {
+	Path string
+	// AllowRules is false when the layer is untrusted: only its prompt and
+	// forbidden rules may be used.
+	AllowRules bool
+}
+
+// Config is what the layers say, merged.
+type Config struct {
+	Layers []Layer
+	// Settings merges the config.toml files, higher layers winning key by key.
+	Settings Settings
+	// Rules are the rules directories of the layers, lowest first.
+	Rules []RuleSource
+	// ProfileDirs are the profile directories of the trusted layers, lowest first.
+	ProfileDirs []string
+	// Warnings are things the user should be told once (an ignored
+	// untrusted workspace layer).
+	Warnings []string
+}
+
+// Load reads the layers named by d. A layer directory that does not exist
+// is skipped; one that exists but cannot be read, or a config.toml that does
+// not parse, is an error: a half-read configuration must not run anything.
+func Load(d Dirs, trust *TrustStore) (*Config, error) {
+	c := &Config{}
+	type cand struct{ name, dir string }
+	cands := []cand{{"system", d.System}, {"user", d.User}}
+	if d.Workspace != "" {
+		ws := WorkspaceLayerDir(d.Workspace)
+		if ws != d.User && ws != d.System {
+			cands = append(cands, cand{"workspace", ws})
+		}
+	}
+	for _, cd := range cands {
+		if cd.dir == "" {
+			continue
+		}
+		ok, err := isDir(cd.dir)
+		if err != nil {
+			return nil, fmt.Errorf("%s config layer %s: %w", cd.name, cd.dir, err)
+		}
+		if !ok {
+			continue
+		}
+		l := Layer{Name: cd.name, Dir: cd.dir, Trusted: true}
+		if cd.name == "workspace" {
+			trusted, err := trust.IsTrusted(d.Workspace)
+			if err != nil {
+				return nil, err
+			}
+			l.Trusted = trusted
+		}
+		if err := c.addLayer(l); err != nil {
+			return nil, err
+		}
+	}
+	return c, nil
+}
+
+// addLayer merges what l holds into c.
+func (c *Config) addLayer(l Layer) error {
+	c.Layers = append(c.Layers, l)
+	rules := filepath.Join(l.Dir, "rules")
+	hasRules, err := isDir(rules)
+	if err != nil {
+		return fmt.Errorf("%s: %w", rules, err)
+	}
+	if hasRules {
+		c.Rules = append(c.Rules, RuleSource{Path: rules, AllowRules: l.Trusted})
+	}
+	if !l.Trusted {
+		c.Warnings = append(c.Warnings, fmt.Sprintf(
+			"workspace %s is not trusted: its allow rules, profiles and config are ignored (run `gatedexec trust` there to use them)",
+			filepath.Dir(l.Dir)))
+		return nil
+	}
+	profiles := filepath.Join(l.Dir, "profiles")
+	hasProfiles, err := isDir(profiles)
+	if err != nil {
+		return fmt.Errorf("%s: %w", profiles, err)
+	}
+	if hasProfiles {
+		c.ProfileDirs = append(c.ProfileDirs, profiles)
+	}
+	s, err := ReadSettingsFile(filepath.Join(l.Dir, "config.toml"))
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	c.Settings = c.Settings.Over(s)
+	return nil
+}
+
+// isDir reports whether path is a directory, treating "does not exist" as
+// false and any other error as an error.
+func isDir(path string) (bool, error) {
+	st, err := os.Stat(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return false, nil
+	}
+	if err != nil {
+		return false, err
+	}
+	return st.IsDir(), nil
+}

@@ -1,0 +1,94 @@
+package config
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"regexp"
+	"strings"
+
+	"github.com/BurntSushi/toml"
+)
+
+// Settings are the keys of config.toml. An empty string or nil pointer
+// means "not set in this layer".
+type Settings struct {
+	// ApprovalPolicy is untrusted, on-request, on-failure or never.
+	ApprovalPolicy string `toml:"approval_policy"`
+	// Approver is tty, deny, defer or exec:CMD.
+	Approver string `toml:"approver"`
+	// Profile is the default sandbox profile's name or file.
+	Profile string `toml:"profile"`
+	// AuditLog is the audit log's path.
+	AuditLog string `toml:"audit_log"`
+	// AuditFsync makes every audit record durable before the command runs.
+	AuditFsync *bool `toml:"audit_fsync"`
+}
+
+// Over returns s with every key that hi sets replaced by hi's value.
+func (s Settings) Over(hi Settings) Settings {
+	if hi.ApprovalPolicy != "" {
+		s.ApprovalPolicy = hi.ApprovalPolicy
+	}
+	if hi.Approver != "" {
+		s.Approver = hi.Approver
+	}
+	if hi.Profile != "" {
+		s.Profile = hi.Profile
+	}
+	if hi.AuditLog != "" {
+		s.AuditLog = hi.AuditLog
+	}
+	if hi.AuditFsync != nil {
+		s.AuditFsync = hi.AuditFsync
+	}
+	return s
+}
+
+// maxSettingsSize bounds config.toml; a larger file is an error, not a hang.
+const maxSettingsSize = 1 << 20
+
+// ReadSettingsFile parses one config.toml. Unknown keys and wrong types are
+// errors naming file:line.
+func ReadSettingsFile(path string) (Settings, error) {
+	src, err := os.ReadFile(path)
+	if err != nil {
+		return Settings{}, err
+	}
+	return ParseSettings(path, src)
+}
+
+// ParseSettings parses config.toml source; name is used in errors.
+func ParseSettings(name string, src []byte) (Settings, error) {
+	if len(src) > maxSettingsSize {
+		return Settings{}, fmt.Errorf("%s: file larger than %d bytes", name, maxSettingsSize)
+	}
+	var s Settings
+	md, err := toml.Decode(string(src), &s)
+	if err != nil {
+		var pe toml.ParseError
+		if errors.As(err, &pe) {
+			return Settings{}, fmt.Errorf("%s:%d: %s", name, pe.Position.Line, pe.Message)
+		}
+		return Settings{}, fmt.Errorf("%s: %w", name, err)
+	}
+	if und := md.Undecoded(); len(und) > 0 {
+		k := und[0].String()
+		return Settings{}, fmt.Errorf("%s:%d: unknown key %q", name, keyLine(src, und[0]), k)
+	}
+	return s, nil
+}
+
+// keyLine returns the 1-based line where the last part of key is assigned
+// or opened as a table, or 1 when it cannot be found; the TOML library does
+// not expose key positions.
+func keyLine(src []byte, key toml.Key) int {
+	q := regexp.QuoteMeta(key[len(key)-1])
+	re := regexp.MustCompile(`^\s*(\[+\s*)?("` + q + `"|'` + q + `'|` + q + `)\s*[=.\]]`)
+	for i, line := range strings.Split(string(src), "\n") {
+		if re.MatchString(line) {
+			return i + 1
+		}
+	}
+	return 1
+}
