@@ -1,0 +1,84 @@
+#!/usr/bin/env bash
+# Benchmarks, all in one run so the figures are comparable:
+#   1. Go benchmarks (rule evaluation at 10/1000/10000 rules, shell analysis).
+#   2. Whole-process wall time with hyperfine: bare /bin/true, gatedexec
+#      sandbox without namespaces, bwrap with an equivalent policy,
+#      workspace-write (namespaces) beside bwrap with .git read-only,
+#      gatedexec run and check with a 1000-rule file.
+#   3. Peak RSS of gatedexec.
+# Medians and ratios are printed at the end and kept in bench/results/.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bin=$PWD/bin/gatedexec
+out=$PWD/bench/results
+mkdir -p "$out"
+runs=${RUNS:-300}
+
+need=()
+command -v hyperfine >/dev/null || need+=(hyperfine)
+command -v bwrap >/dev/null || need+=(bubblewrap)
+[ -x /usr/bin/time ] || need+=(time)
+command -v python3 >/dev/null || need+=(python3)
+if [ ${#need[@]} -gt 0 ]; then
+	if [ "$(id -u)" -ne 0 ]; then echo "bench needs: ${need[*]} (apt-get install -y ${need[*]})" >&2; exit 1; fi
+	apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${need[@]}" >/dev/null
+fi
+
+echo "== Go benchmarks"
+go test -run '^$' -bench . -benchmem -count 1 ./execpolicy/ | tee "$out/go-bench.txt"
+
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+ws=$tmp/ws
+mkdir -p "$ws"
+git -C "$ws" init -q
+cat >"$tmp/nons.toml" <<TOML
+description = "workspace-write without protect/hide: Landlock + seccomp, no namespaces"
+extends = "workspace-write"
+[filesystem]
+protect = []
+hide = []
+TOML
+python3 - "$tmp/1000.rules" <<'PY'
+import sys
+progs = ["git", "npm", "cargo", "go", "make", "python3", "docker", "kubectl", "ls", "cat"]
+with open(sys.argv[1], "w") as f:
+    for i in range(1000):
+        p = progs[i % len(progs)]
+        d = ["allow", "prompt", "forbidden"][i % 3]
+        f.write(f'prefix_rule(pattern=["{p}", "sub{i}"], decision="{d}")\n')
+    f.write('prefix_rule(pattern=["true"], decision="allow")\n')
+PY
+
+cd "$ws"
+echo "== whole-process wall time (hyperfine, $runs runs each)"
+hyperfine -N --warmup 30 --runs "$runs" --export-json "$out/hyperfine.json" \
+	-n bare "/bin/true" \
+	-n sandbox-nons "$bin sandbox -p $tmp/nons.toml -- /bin/true" \
+	-n bwrap "bwrap --ro-bind / / --dev /dev --bind $ws $ws --unshare-net -- /bin/true" \
+	-n sandbox-workspace-write "$bin sandbox -p workspace-write -- /bin/true" \
+	-n bwrap-git-ro "bwrap --ro-bind / / --dev /dev --bind $ws $ws --ro-bind $ws/.git $ws/.git --unshare-net -- /bin/true" \
+	-n run-1000-rules "$bin run -r $tmp/1000.rules -- /bin/true" \
+	-n check-1000-rules "$bin check -r $tmp/1000.rules -- git status"
+
+echo "== peak RSS"
+for c in "sandbox -p workspace-write -- /bin/true" "run -r $tmp/1000.rules -- /bin/true" "check -r $tmp/1000.rules -- git status"; do
+	kb=$(/usr/bin/time -f %M -o "$tmp/rss" $bin $c >/dev/null 2>&1; cat "$tmp/rss")
+	echo "gatedexec $c: ${kb} KB" | sed "s|$tmp/||g"
+done | tee "$out/rss.txt"
+
+python3 - "$out/hyperfine.json" <<'PY' | tee "$out/summary.txt"
+import json, sys
+r = {x["command"]: x for x in json.load(open(sys.argv[1]))["results"]}
+med = {k: v["median"] * 1000 for k, v in r.items()}
+print(f"{'command':26} {'median ms':>10}")
+for k, v in med.items():
+    print(f"{k:26} {v:10.3f}")
+def ratio(a, b, target):
+    print(f"{a} / {b}: {med[a]/med[b]:.2f}x (target {target})")
+ratio("sandbox-nons", "bare", "<= 2.0x")
+ratio("sandbox-nons", "bwrap", "<= 0.5x")
+ratio("sandbox-workspace-write", "bwrap-git-ro", "<= 0.8x")
+ratio("run-1000-rules", "bare", "-")
+print(f"check-1000-rules median: {med['check-1000-rules']:.3f} ms (target < 3 ms)")
+PY
