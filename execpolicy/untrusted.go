@@ -1,0 +1,28 @@
+package execpolicy
+
+// RestrictOnly returns a copy of p that keeps only what can make a decision
+// stricter: its prompt and forbidden prefix rules and its sources (so the
+// digest still covers them). Allow rules, allow network rules and
+// host_executable declarations are dropped, since each of them can widen
+// what runs: a host_executable from an untrusted layer could let
+// /tmp/evil/git match a trusted layer's allow rules for git.
+func (p *Policy) RestrictOnly() *Policy {
+	q := NewPolicy()
+	for prog, rules := range p.byProgram {
+		for _, r := range rules {
+			if r.Decision == Allow {
+				continue
+			}
+			q.byProgram[prog] = append(q.byProgram[prog], r)
+			q.nrules++
+		}
+	}
+	for _, n := range p.network {
+		if n.Decision != Allow {
+			q.network = append(q.network, n)
+		}
+	}
+	q.sources = append(q.sources, p.sources...)
+	q.nexamples = p.nexamples
+	return q
+}
