@@ -2,13 +2,21 @@ module github.com/gatedexec/gatedexec
 
 go 1.26.8
 
-require github.com/spf13/cobra v1.10.2
+require (
+	github.com/BurntSushi/toml v1.6.0
+	github.com/creack/pty v1.1.24
+	github.com/landlock-lsm/go-landlock v0.11.2
+	github.com/rogpeppe/go-internal v1.16.0
+	github.com/seccomp/libseccomp-golang v0.11.1
+	github.com/spf13/cobra v1.10.2
+	github.com/spf13/pflag v1.0.9
+	go.starlark.net v0.0.0-20260908191801-89a6a09411d5
+	golang.org/x/sys v0.50.0
+	mvdan.cc/sh/v3 v3.14.1
+)
 
 require (
-	github.com/BurntSushi/toml v1.6.0 // indirect
 	github.com/inconshreveable/mousetrap v1.1.0 // indirect
-	github.com/rogpeppe/go-internal v1.16.0 // indirect
-	github.com/spf13/pflag v1.0.9 // indirect
-	go.starlark.net v0.0.0-20260908191801-89a6a09411d5 // indirect
-	mvdan.cc/sh/v3 v3.14.1 // indirect
+	golang.org/x/tools v0.38.0 // indirect
+	kernel.org/pub/linux/libs/security/libcap/psx v1.2.78 // indirect
 )

@@ -1,8 +1,12 @@
 package execpolicy
 
 import (
+	"crypto/sha256"
+	"encoding/binary"
+	"encoding/hex"
 	"path"
 	"slices"
+	"strings"
 )
 
 // PrefixRule is one program's prefix rule. A rules-file prefix_rule whose
@@ -19,6 +23,20 @@ type PrefixRule struct {
 	Profile string
 	// Source is where the rule was defined ("file.rules:3:1").
 	Source string
+}
+
+// String renders r's pattern as a rules reader would write it, with
+// alternatives as [a|b].
+func (r *PrefixRule) String() string {
+	parts := []string{r.Program}
+	for _, alts := range r.Rest {
+		if len(alts) == 1 {
+			parts = append(parts, alts[0])
+		} else {
+			parts = append(parts, "["+strings.Join(alts, "|")+"]")
+		}
+	}
+	return strings.Join(parts, " ")
 }
 
 // matches reports whether argv (whose first token has already been compared)
@@ -49,6 +67,8 @@ type Policy struct {
 	hostExecutables map[string][]string
 	network         []NetworkRule
 	sources         []source
+	// nexamples counts the match/not_match examples verified at load.
+	nexamples int
 }
 
 // source is one loaded file, kept for Digest.
@@ -80,8 +100,48 @@ func (p *Policy) AddPrefixRule(r PrefixRule) {
 // AddHostExecutable records that name may be resolved to any of paths.
 // Repeated declarations for one name accumulate.
 func (p *Policy) AddHostExecutable(name string, paths []string) {
-	p.hostExecutables[name] = append(p.hostExecutables[name], paths...)
+	p.hostExecutables[name] = appendNew(p.hostExecutables[name], paths...)
 }
+
+// Merge appends the rules, host executables, network rules and sources of
+// other after those of p, as if other's files had been loaded after p's.
+// Host-executable paths accumulate: a later layer can add paths for a name
+// but cannot withdraw the ones an earlier layer declared.
+func (p *Policy) Merge(other *Policy) {
+	for prog, rules := range other.byProgram {
+		p.byProgram[prog] = append(p.byProgram[prog], rules...)
+	}
+	p.nrules += other.nrules
+	for name, paths := range other.hostExecutables {
+		p.AddHostExecutable(name, paths)
+	}
+	p.network = append(p.network, other.network...)
+	p.sources = append(p.sources, other.sources...)
+	p.nexamples += other.nexamples
+}
+
+// Digest returns the hex SHA-256 of the names and contents of the files p
+// was loaded from, in load order. Approval request ids include it, so an
+// approval given under one set of rules is not valid under another.
+func (p *Policy) Digest() string {
+	h := sha256.New()
+	var n [8]byte
+	// Length prefixes keep ("ab","c") and ("a","bc") apart.
+	field := func(b []byte) {
+		binary.BigEndian.PutUint64(n[:], uint64(len(b)))
+		h.Write(n[:])
+		h.Write(b)
+	}
+	for _, s := range p.sources {
+		field([]byte(s.name))
+		field(s.text)
+	}
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+// Examples returns the number of match and not_match examples that were
+// verified when p was loaded.
+func (p *Policy) Examples() int { return p.nexamples }
 
 // Len returns the number of prefix rules in p.
 func (p *Policy) Len() int { return p.nrules }

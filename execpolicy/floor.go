@@ -1,0 +1,235 @@
+package execpolicy
+
+import (
+	"path"
+	"slices"
+	"strings"
+)
+
+// dangerEntry is one entry of the dangerous-command floor: a command that
+// raises an otherwise allowed or unmatched command to prompt.
+type dangerEntry struct {
+	// name is shown in the reason ("rm -rf outside temp").
+	name string
+	// programs are the basenames the entry applies to; a trailing '*'
+	// matches any suffix (mkfs*).
+	programs []string
+	// match reports whether the command's arguments (ws[1:]) are dangerous.
+	// nil means the program alone is.
+	match func(args []word) bool
+}
+
+// dangerFloor is the built-in dangerous-command floor (DESIGN §3).
+var dangerFloor = []dangerEntry{
+	{name: "recursive forced rm outside temp", programs: []string{"rm"}, match: rmRecursiveForce},
+	{name: "filesystem creation or wipe", programs: []string{"mkfs*", "mke2fs", "mkswap", "wipefs"}},
+	{name: "dd to a device", programs: []string{"dd"}, match: ddToDevice},
+	{name: "system shutdown or reboot", programs: []string{"shutdown", "reboot", "halt", "poweroff"}},
+	{name: "init runlevel 0 or 6", programs: []string{"init", "telinit"}, match: initHalt},
+	{name: "systemctl power action", programs: []string{"systemctl"}, match: systemctlPower},
+	{name: "git force push", programs: []string{"git"}, match: gitForcePush},
+	{name: "git reset --hard", programs: []string{"git"}, match: gitResetHard},
+	{name: "kill every process", programs: []string{"kill"}, match: killAll},
+	{name: "recursive chmod/chown of a system root", programs: []string{"chmod", "chown", "chgrp"}, match: recursiveOnRoot},
+}
+
+// dangerous returns the name of the floor entry ws hits, or "".
+func dangerous(ws []word) string {
+	if len(ws) == 0 || !ws[0].static {
+		return ""
+	}
+	prog := path.Base(ws[0].value)
+	for _, e := range dangerFloor {
+		if !programMatches(e.programs, prog) {
+			continue
+		}
+		if e.match == nil || e.match(ws[1:]) {
+			return e.name
+		}
+	}
+	return ""
+}
+
+func programMatches(pats []string, prog string) bool {
+	for _, p := range pats {
+		if p == prog || strings.HasSuffix(p, "*") && strings.HasPrefix(prog, p[:len(p)-1]) {
+			return true
+		}
+	}
+	return false
+}
+
+// splitOpts separates the options of args from the operands, stopping at
+// "--". A dynamic word counts as an operand.
+func splitOpts(args []word) (opts []string, operands []word) {
+	for i, a := range args {
+		if a.static && a.value == "--" {
+			return opts, append(operands, args[i+1:]...)
+		}
+		if a.static && len(a.value) > 1 && a.value[0] == '-' {
+			opts = append(opts, a.value)
+			continue
+		}
+		operands = append(operands, a)
+	}
+	return opts, operands
+}
+
+// hasOpt reports whether opts hold the short letter (in any cluster) or one
+// of the long names (with or without =value).
+func hasOpt(opts []string, short string, long ...string) bool {
+	for _, o := range opts {
+		if strings.HasPrefix(o, "--") {
+			name, _, _ := strings.Cut(o, "=")
+			if slices.Contains(long, name) {
+				return true
+			}
+			continue
+		}
+		if short != "" && strings.ContainsAny(o[1:], short) {
+			return true
+		}
+	}
+	return false
+}
+
+func rmRecursiveForce(args []word) bool {
+	opts, operands := splitOpts(args)
+	if !hasOpt(opts, "rR", "--recursive") || !hasOpt(opts, "f", "--force") {
+		return false
+	}
+	for _, o := range operands {
+		if !o.literal || !underTemp(o.value) {
+			return true
+		}
+	}
+	return false
+}
+
+// underTemp reports whether p is strictly inside /tmp or /var/tmp.
+func underTemp(p string) bool {
+	if !path.IsAbs(p) {
+		return false
+	}
+	c := path.Clean(p)
+	return strings.HasPrefix(c, "/tmp/") || strings.HasPrefix(c, "/var/tmp/")
+}
+
+// harmlessDevices are the device files dd may write without harm.
+var harmlessDevices = []string{"/dev/null", "/dev/zero", "/dev/stdout", "/dev/stderr"}
+
+func ddToDevice(args []word) bool {
+	for _, a := range args {
+		of, ok := strings.CutPrefix(a.text(), "of=")
+		if !ok {
+			continue
+		}
+		if !a.static {
+			return true
+		}
+		c := path.Clean(of)
+		if strings.HasPrefix(c, "/dev/") && !slices.Contains(harmlessDevices, c) && !strings.HasPrefix(c, "/dev/fd/") {
+			return true
+		}
+	}
+	return false
+}
+
+func initHalt(args []word) bool {
+	return len(args) > 0 && (args[0].text() == "0" || args[0].text() == "6")
+}
+
+func systemctlPower(args []word) bool {
+	_, operands := splitOpts(args)
+	return len(operands) > 0 && slices.Contains([]string{"poweroff", "reboot", "halt", "kexec", "emergency", "rescue"}, operands[0].text())
+}
+
+// gitGlobalValue are git's global options whose value is the next word.
+var gitGlobalValue = []string{"-C", "-c", "--git-dir", "--work-tree", "--namespace", "--config-env", "--super-prefix"}
+
+// gitSubcommand returns git's subcommand and its arguments, skipping the
+// global options.
+func gitSubcommand(args []word) (string, []word) {
+	for i := 0; i < len(args); i++ {
+		v := args[i].text()
+		if !strings.HasPrefix(v, "-") {
+			return v, args[i+1:]
+		}
+		if slices.Contains(gitGlobalValue, v) {
+			i++
+		}
+	}
+	return "", nil
+}
+
+func gitForcePush(args []word) bool {
+	sub, rest := gitSubcommand(args)
+	if sub != "push" {
+		return false
+	}
+	opts, operands := splitOpts(rest)
+	if hasOpt(opts, "f", "--force", "--force-with-lease", "--force-if-includes", "--mirror") {
+		return true
+	}
+	for _, o := range operands {
+		if strings.HasPrefix(o.text(), "+") || strings.HasPrefix(o.text(), ":") {
+			return true
+		}
+	}
+	return false
+}
+
+func gitResetHard(args []word) bool {
+	sub, rest := gitSubcommand(args)
+	if sub != "reset" {
+		return false
+	}
+	opts, _ := splitOpts(rest)
+	return hasOpt(opts, "", "--hard", "--merge", "--keep")
+}
+
+func killAll(args []word) bool {
+	i := 0
+	if i < len(args) {
+		switch v := args[i].text(); {
+		case v == "-s" || v == "-n" || v == "--signal":
+			i += 2
+		case strings.HasPrefix(v, "-") && v != "--":
+			i++ // -9, -KILL, -SIGKILL
+		}
+	}
+	for _, a := range args[min(i, len(args)):] {
+		if a.text() == "-1" {
+			return true
+		}
+	}
+	return false
+}
+
+// systemRoots are the trees a recursive chmod/chown must not touch.
+var systemRoots = []string{"/", "/etc", "/usr", "/bin", "/sbin", "/lib", "/lib64", "/var", "/home", "/boot", "/root", "/opt", "/dev", "/proc", "/sys"}
+
+func recursiveOnRoot(args []word) bool {
+	opts, operands := splitOpts(args)
+	if !hasOpt(opts, "R", "--recursive") {
+		return false
+	}
+	for _, o := range operands {
+		if !o.static {
+			return true
+		}
+		v := o.value
+		if v == "~" || strings.HasPrefix(v, "~/") && path.Clean(v[1:]) == "/" {
+			return true
+		}
+		for _, suffix := range []string{"/*", "/."} {
+			if t, ok := strings.CutSuffix(v, suffix); ok && path.IsAbs(v) {
+				v = t + "/"
+			}
+		}
+		if path.IsAbs(v) && slices.Contains(systemRoots, path.Clean(v)) {
+			return true
+		}
+	}
+	return false
+}

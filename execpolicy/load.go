@@ -1,0 +1,224 @@
+package execpolicy
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"go.starlark.net/starlark"
+	"go.starlark.net/syntax"
+)
+
+// Limits that keep a hostile rules file from hanging or exhausting the
+// loader. A rules file is configuration, and the workspace layer comes with
+// an untrusted repository, so loading must end in bounded time.
+const (
+	// DefaultMaxFileSize is the largest rules file loaded (16 MiB).
+	DefaultMaxFileSize = 16 << 20
+	// DefaultMaxSteps bounds the Starlark execution steps of one file;
+	// a prefix_rule call costs a handful, so real files use a tiny part.
+	DefaultMaxSteps = 20_000_000
+	// DefaultMaxEntries bounds the rules, examples and host paths one file
+	// declares. Builtin calls cost few steps but keep what they declare,
+	// so a loop calling prefix_rule would otherwise fill memory long
+	// before the step limit. A file at the size limit holds fewer.
+	DefaultMaxEntries = 1_000_000
+)
+
+// Loader loads rules files. The zero Loader is ready to use: it has no home
+// directory (host_executable paths starting with "~/" are then load
+// errors) and the default limits.
+//
+// Starlark offers no allocation limit, so the step limit and the file size
+// bound time, not memory: a file can still build large strings in few
+// steps. That ends the process rather than letting a command run.
+type Loader struct {
+	// HomeDir expands "~/" in host_executable paths.
+	HomeDir string
+	// MaxFileSize is the largest file loaded; 0 means DefaultMaxFileSize.
+	MaxFileSize int64
+	// MaxSteps bounds the Starlark steps per file; 0 means DefaultMaxSteps.
+	MaxSteps uint64
+	// MaxEntries bounds what one file declares; 0 means DefaultMaxEntries.
+	MaxEntries int
+}
+
+// LoadFiles loads paths with the zero Loader; see Loader.LoadFiles.
+func LoadFiles(paths ...string) (*Policy, error) { return Loader{}.LoadFiles(paths...) }
+
+// Load loads one rules file from memory with the zero Loader; see Loader.Load.
+func Load(filename string, src []byte) (*Policy, error) { return Loader{}.Load(filename, src) }
+
+// LoadFiles loads every rules file named by paths into one policy, in
+// order. A path that is a directory stands for its "*.rules" files in
+// sorted order. Any error, in any file, means no policy at all: rules are
+// security configuration and a partly loaded set could allow what a
+// forbidden rule in the broken file was meant to stop.
+func (l Loader) LoadFiles(paths ...string) (*Policy, error) {
+	files, err := ExpandRulePaths(paths...)
+	if err != nil {
+		return nil, err
+	}
+	p := NewPolicy()
+	for _, name := range files {
+		src, err := l.readFile(name)
+		if err != nil {
+			return nil, err
+		}
+		if err := l.loadInto(p, name, src); err != nil {
+			return nil, err
+		}
+	}
+	return p, nil
+}
+
+// Load loads one rules file whose contents are src; filename is used in
+// error messages and in the policy's Digest.
+func (l Loader) Load(filename string, src []byte) (*Policy, error) {
+	if int64(len(src)) > l.maxFileSize() {
+		return nil, l.tooLarge(filename)
+	}
+	p := NewPolicy()
+	if err := l.loadInto(p, filename, src); err != nil {
+		return nil, err
+	}
+	return p, nil
+}
+
+// ExpandRulePaths returns the rules files named by paths: a file stands for
+// itself, a directory for the "*.rules" files directly inside it, sorted by
+// name. A path that does not exist is an error.
+func ExpandRulePaths(paths ...string) ([]string, error) {
+	var files []string
+	for _, p := range paths {
+		st, err := os.Stat(p)
+		if err != nil {
+			return nil, fmt.Errorf("rules %s: %w", p, err)
+		}
+		if !st.IsDir() {
+			files = append(files, p)
+			continue
+		}
+		entries, err := os.ReadDir(p)
+		if err != nil {
+			return nil, fmt.Errorf("rules directory %s: %w", p, err)
+		}
+		var names []string
+		for _, e := range entries {
+			if !e.IsDir() && strings.HasSuffix(e.Name(), ".rules") {
+				names = append(names, filepath.Join(p, e.Name()))
+			}
+		}
+		slices.Sort(names)
+		files = append(files, names...)
+	}
+	return files, nil
+}
+
+func (l Loader) maxFileSize() int64 {
+	if l.MaxFileSize > 0 {
+		return l.MaxFileSize
+	}
+	return DefaultMaxFileSize
+}
+
+func (l Loader) maxSteps() uint64 {
+	if l.MaxSteps > 0 {
+		return l.MaxSteps
+	}
+	return DefaultMaxSteps
+}
+
+func (l Loader) maxEntries() int {
+	if l.MaxEntries > 0 {
+		return l.MaxEntries
+	}
+	return DefaultMaxEntries
+}
+
+func (l Loader) tooLarge(name string) error {
+	return &LoadError{File: name, Line: 1, Col: 1, Msg: fmt.Sprintf("rules file larger than %d bytes", l.maxFileSize())}
+}
+
+// readFile reads name, refusing files over the size limit without reading
+// them whole, and anything but a regular file: opening a FIFO planted in a
+// rules directory would block forever, and a device could be endless.
+func (l Loader) readFile(name string) ([]byte, error) {
+	if st, err := os.Stat(name); err != nil {
+		return nil, fmt.Errorf("rules %s: %w", name, err)
+	} else if !st.Mode().IsRegular() {
+		return nil, fmt.Errorf("rules %s: not a regular file", name)
+	}
+	f, err := os.Open(name)
+	if err != nil {
+		return nil, fmt.Errorf("rules %s: %w", name, err)
+	}
+	defer f.Close()
+	src, err := io.ReadAll(io.LimitReader(f, l.maxFileSize()+1))
+	if err != nil {
+		return nil, fmt.Errorf("rules %s: %w", name, err)
+	}
+	if int64(len(src)) > l.maxFileSize() {
+		return nil, l.tooLarge(name)
+	}
+	return src, nil
+}
+
+// rulesFileOptions returns the Starlark dialect of rules files: like
+// Codex's (Starlark "extended"), top-level if/for are allowed; while loops,
+// recursion and load() are not, so that only the step limit bounds work.
+func rulesFileOptions() *syntax.FileOptions {
+	return &syntax.FileOptions{TopLevelControl: true, GlobalReassign: true}
+}
+
+// loadInto executes one rules file and, if it loads without error and its
+// examples hold, appends its rules to p. On error p is unchanged.
+func (l Loader) loadInto(p *Policy, name string, src []byte) error {
+	f, err := rulesFileOptions().Parse(name, src, 0)
+	if err != nil {
+		return asLoadError(name, err, nil)
+	}
+	b := &fileBuilder{
+		file:       name,
+		home:       l.HomeDir,
+		policy:     NewPolicy(),
+		callStarts: callStarts(f),
+		maxEntries: l.maxEntries(),
+	}
+	predeclared := b.builtins()
+	prog, err := starlark.FileProgram(f, predeclared.Has)
+	if err != nil {
+		return asLoadError(name, err, b.callStarts)
+	}
+	thread := &starlark.Thread{
+		Name: name,
+		// A rules file has no business writing to gatedexec's output.
+		Print: func(*starlark.Thread, string) {},
+	}
+	thread.SetMaxExecutionSteps(l.maxSteps())
+	if _, err := prog.Init(thread, predeclared); err != nil {
+		return asLoadError(name, err, b.callStarts)
+	}
+	if err := b.validateExamples(p.hostExecutables); err != nil {
+		return err
+	}
+	b.policy.sources = []source{{name: name, text: slices.Clone(src)}}
+	p.Merge(b.policy)
+	return nil
+}
+
+// callStarts maps the opening parenthesis of every call in f to the start
+// of the call expression.
+func callStarts(f *syntax.File) map[syntax.Position]syntax.Position {
+	m := map[syntax.Position]syntax.Position{}
+	syntax.Walk(f, func(n syntax.Node) bool {
+		if c, ok := n.(*syntax.CallExpr); ok {
+			m[stripFile(c.Lparen)] = syntax.Start(c)
+		}
+		return true
+	})
+	return m
+}

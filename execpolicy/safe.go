@@ -1,0 +1,176 @@
+package execpolicy
+
+import (
+	"slices"
+	"strings"
+)
+
+// safeEntry is one read-only program of the known-safe list, with the
+// options that would make it write or execute.
+type safeEntry struct {
+	// sub, when set, is the subcommand argv[1] must be (git status).
+	sub string
+	// denyShort are short option letters that write or execute, found in
+	// any cluster (-uo).
+	denyShort string
+	// denyLong are long options (with or without =value) or exact words
+	// (find's -exec) that write or execute.
+	denyLong []string
+	// maxOperands bounds the operands; -1 for no bound (uniq IN OUT writes OUT).
+	maxOperands int
+	// check, when set, must also accept the arguments.
+	check func(args []string) bool
+}
+
+// knownSafeList is the known-safe read-only list (DESIGN §3): with these,
+// the untrusted approval policy runs an unmatched plain command without
+// asking. awk is absent: its programs can write files and run commands.
+var knownSafeList = map[string][]safeEntry{
+	"cat": {{maxOperands: -1}}, "ls": {{maxOperands: -1}}, "head": {{maxOperands: -1}}, "tail": {{maxOperands: -1}},
+	"wc": {{maxOperands: -1}}, "grep": {{maxOperands: -1}}, "cut": {{maxOperands: -1}}, "tr": {{maxOperands: -1}},
+	"echo": {{maxOperands: -1}}, "printf": {{maxOperands: -1}}, "pwd": {{maxOperands: -1}}, "which": {{maxOperands: -1}},
+	"stat": {{maxOperands: -1}}, "du": {{maxOperands: -1}}, "df": {{maxOperands: -1}}, "diff": {{maxOperands: -1}},
+	"cmp": {{maxOperands: -1}}, "basename": {{maxOperands: -1}}, "dirname": {{maxOperands: -1}},
+	"realpath": {{maxOperands: -1}}, "readlink": {{maxOperands: -1}}, "true": {{maxOperands: -1}},
+	"false": {{maxOperands: -1}}, "id": {{maxOperands: -1}}, "whoami": {{maxOperands: -1}}, "uname": {{maxOperands: -1}},
+	"nl": {{maxOperands: -1}}, "od": {{maxOperands: -1}}, "sha256sum": {{maxOperands: -1}}, "md5sum": {{maxOperands: -1}},
+	"uniq": {{maxOperands: 1}},
+	"file": {{denyShort: "C", denyLong: []string{"--compile"}, maxOperands: -1}},
+	"date": {{denyShort: "s", denyLong: []string{"--set"}, maxOperands: -1}},
+	"sort": {{denyShort: "o", denyLong: []string{"--output", "--compress-program"}, maxOperands: -1}},
+	"rg":   {{denyShort: "z", denyLong: []string{"--pre", "--pre-glob", "--search-zip"}, maxOperands: -1}},
+	"find": {{denyLong: []string{"-exec", "-execdir", "-ok", "-okdir", "-delete", "-fprint", "-fprint0", "-fprintf", "-fls"}, maxOperands: -1}},
+	"sed":  {{denyShort: "ifs", denyLong: []string{"--in-place", "--file", "--separate"}, maxOperands: -1, check: sedReadOnly}},
+	"git": {
+		{sub: "status", maxOperands: -1},
+		{sub: "log", denyLong: []string{"--output", "--ext-diff"}, maxOperands: -1},
+		{sub: "diff", denyLong: []string{"--output", "--ext-diff"}, maxOperands: -1},
+		{sub: "show", denyLong: []string{"--output", "--ext-diff"}, maxOperands: -1},
+		{sub: "branch", maxOperands: 0, check: gitBranchListing},
+	},
+}
+
+// knownSafe reports whether argv (literal words) is on the known-safe
+// list. The program must be named exactly, not by path.
+func knownSafe(argv []string) bool {
+	if len(argv) == 0 {
+		return false
+	}
+	for _, e := range knownSafeList[argv[0]] {
+		args := argv[1:]
+		if e.sub != "" {
+			if len(args) == 0 || args[0] != e.sub {
+				continue
+			}
+			args = args[1:]
+		}
+		if e.allows(args) {
+			return true
+		}
+	}
+	return false
+}
+
+func (e safeEntry) allows(args []string) bool {
+	operands := 0
+	for _, a := range args {
+		switch {
+		case strings.HasPrefix(a, "--"):
+			name, _, _ := strings.Cut(a, "=")
+			if slices.Contains(e.denyLong, name) {
+				return false
+			}
+		case strings.HasPrefix(a, "-") && len(a) > 1:
+			if slices.Contains(e.denyLong, a) || e.denyShort != "" && strings.ContainsAny(a[1:], e.denyShort) {
+				return false
+			}
+		default:
+			operands++
+		}
+	}
+	if e.maxOperands >= 0 && operands > e.maxOperands {
+		return false
+	}
+	return e.check == nil || e.check(args)
+}
+
+// gitBranchListing accepts only the listing forms of git branch.
+func gitBranchListing(args []string) bool {
+	for _, a := range args {
+		if !slices.Contains([]string{"-a", "-r", "-v", "-vv", "--all", "--remotes", "--list", "--show-current", "--verbose", "--no-color"}, a) {
+			return false
+		}
+	}
+	return true
+}
+
+// sedReadOnly accepts sed scripts made only of printing, deleting and
+// substituting commands without the w or e flags. The first operand is the
+// script unless -e gives one.
+func sedReadOnly(args []string) bool {
+	var scripts []string
+	explicit := false
+	for i := 0; i < len(args); i++ {
+		switch a := args[i]; {
+		case a == "-e" || a == "--expression":
+			if i+1 >= len(args) {
+				return false
+			}
+			i++
+			scripts = append(scripts, args[i])
+			explicit = true
+		case strings.HasPrefix(a, "--expression="):
+			scripts = append(scripts, strings.TrimPrefix(a, "--expression="))
+			explicit = true
+		case strings.HasPrefix(a, "-") && strings.Contains(a, "e"):
+			return false // -ne'script' and friends: not worth parsing
+		case strings.HasPrefix(a, "-"):
+		case !explicit && len(scripts) == 0:
+			scripts = append(scripts, a)
+		}
+	}
+	for _, s := range scripts {
+		for _, cmd := range strings.FieldsFunc(s, func(r rune) bool { return r == ';' || r == '\n' }) {
+			if !sedCommandReadOnly(strings.TrimSpace(cmd)) {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// sedCommandReadOnly accepts [ADDR]p|d|q|=|n|N|P|D|G|g|h|H|x|l and
+// [ADDR]s/RE/REPL/FLAGS with FLAGS in gpiIM and digits.
+func sedCommandReadOnly(c string) bool {
+	c = strings.TrimLeft(c, "0123456789$,! ")
+	if strings.HasPrefix(c, "/") {
+		end := strings.Index(c[1:], "/")
+		if end < 0 {
+			return false
+		}
+		c = strings.TrimLeft(c[end+2:], "0123456789$,! ")
+	}
+	if c == "" || len(c) == 1 && strings.Contains("pdq=nNPDGghHxl", c) {
+		return true
+	}
+	if len(c) < 2 || c[0] != 's' {
+		return false
+	}
+	delim := c[1]
+	if delim == '\\' || delim == '\n' {
+		return false
+	}
+	parts, n := 0, 2
+	for ; n < len(c) && parts < 2; n++ {
+		switch c[n] {
+		case '\\':
+			n++
+		case delim:
+			parts++
+		}
+	}
+	if parts < 2 {
+		return false
+	}
+	return strings.Trim(c[n:], "gpiIM0123456789") == ""
+}

@@ -1,0 +1,223 @@
+package execpolicy
+
+import (
+	"slices"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"mvdan.cc/sh/v3/syntax"
+)
+
+// word is one argument of a command as the analysis sees it.
+type word struct {
+	// value is the word after quote removal; meaningful only when static.
+	value string
+	// src is the word's source text, shown for a dynamic word.
+	src string
+	// static is true when the word has no parameter, command, arithmetic or
+	// process expansion, so value is what the program receives (modulo
+	// globbing and brace expansion).
+	static bool
+	// literal is true when value is exactly what the program receives: static
+	// and with no unquoted glob, brace expansion or leading tilde.
+	literal bool
+}
+
+// text returns the value of a static word and the source of a dynamic one.
+func (w word) text() string {
+	if w.static {
+		return w.value
+	}
+	return w.src
+}
+
+// literalWords turns an execve argv, where no expansion ever happens, into
+// words.
+func literalWords(argv []string) []word {
+	ws := make([]word, len(argv))
+	for i, a := range argv {
+		ws[i] = word{value: a, src: a, static: true, literal: true}
+	}
+	return ws
+}
+
+// analyseWord performs quote removal on w (src is the script w came from).
+func analyseWord(w *syntax.Word, src string) word {
+	out := word{static: true, literal: true}
+	var b strings.Builder
+	for i, part := range w.Parts {
+		switch p := part.(type) {
+		case *syntax.Lit:
+			glob := unquoteLit(&b, p.Value)
+			if glob || (i == 0 && strings.HasPrefix(p.Value, "~")) {
+				out.literal = false
+			}
+			if strings.ContainsAny(p.Value, "{") && hasBraceExp(w) {
+				out.literal = false
+			}
+		case *syntax.SglQuoted:
+			if p.Dollar {
+				v, ok := decodeANSIC(p.Value)
+				if !ok {
+					out.static, out.literal = false, false
+				}
+				b.WriteString(v)
+			} else {
+				b.WriteString(p.Value)
+			}
+		case *syntax.DblQuoted:
+			if p.Dollar {
+				// $"..." is translated through the locale at run time.
+				out.literal = false
+			}
+			for _, dp := range p.Parts {
+				lit, ok := dp.(*syntax.Lit)
+				if !ok {
+					out.static, out.literal = false, false
+					continue
+				}
+				unquoteDbl(&b, lit.Value)
+			}
+		default:
+			out.static, out.literal = false, false
+		}
+	}
+	if out.static {
+		out.value = b.String()
+	}
+	// The source text is only shown for words that are not plain literals;
+	// computing End is not free.
+	out.src = out.value
+	if !out.literal {
+		out.src = sourceOf(w, src)
+	}
+	return out
+}
+
+// sourceOf returns the source text of n within src, or "" when the
+// positions do not fit src.
+func sourceOf(n syntax.Node, src string) string {
+	s, e := n.Pos().Offset(), n.End().Offset()
+	if s > e || e > uint(len(src)) {
+		return ""
+	}
+	return src[s:e]
+}
+
+// hasBraceExp reports whether bash would brace-expand w.
+func hasBraceExp(w *syntax.Word) bool {
+	// SplitBraces rewrites the word it is given; work on a copy.
+	return syntax.SplitBraces(&syntax.Word{Parts: slices.Clone(w.Parts)})
+}
+
+// unquoteLit writes an unquoted literal with backslash escapes removed and
+// reports whether it holds an unescaped glob character.
+func unquoteLit(b *strings.Builder, s string) (glob bool) {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case c == '\\' && i+1 < len(s):
+			i++
+			b.WriteByte(s[i])
+		case c == '*' || c == '?' || c == '[':
+			glob = true
+			b.WriteByte(c)
+		default:
+			b.WriteByte(c)
+		}
+	}
+	return glob
+}
+
+// unquoteDbl writes a literal from inside double quotes, where a backslash
+// only escapes $ ` " \ and newline.
+func unquoteDbl(b *strings.Builder, s string) {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c == '\\' && i+1 < len(s) && strings.IndexByte("$`\"\\\n", s[i+1]) >= 0 {
+			i++
+			if s[i] == '\n' {
+				continue
+			}
+			c = s[i]
+		}
+		b.WriteByte(c)
+	}
+}
+
+// decodeANSIC decodes the body of a $'...' string. It reports false when the
+// result would hold a NUL byte, which bash silently truncates at.
+func decodeANSIC(s string) (string, bool) {
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c != '\\' || i+1 == len(s) {
+			b.WriteByte(c)
+			continue
+		}
+		i++
+		switch e := s[i]; e {
+		case 'a':
+			b.WriteByte('\a')
+		case 'b':
+			b.WriteByte('\b')
+		case 'e', 'E':
+			b.WriteByte(0x1b)
+		case 'f':
+			b.WriteByte('\f')
+		case 'n':
+			b.WriteByte('\n')
+		case 'r':
+			b.WriteByte('\r')
+		case 't':
+			b.WriteByte('\t')
+		case 'v':
+			b.WriteByte('\v')
+		case '\\', '\'', '"', '?':
+			b.WriteByte(e)
+		case 'c':
+			if i+1 < len(s) {
+				i++
+				b.WriteByte(s[i] & 0x1f)
+			}
+		case 'x', 'u', 'U':
+			max := map[byte]int{'x': 2, 'u': 4, 'U': 8}[e]
+			j := i + 1
+			for j < len(s) && j-i-1 < max && isHex(s[j]) {
+				j++
+			}
+			if j == i+1 {
+				b.WriteByte('\\')
+				b.WriteByte(e)
+				continue
+			}
+			n, _ := strconv.ParseUint(s[i+1:j], 16, 32)
+			if e == 'x' {
+				b.WriteByte(byte(n))
+			} else if n > utf8.MaxRune {
+				return "", false
+			} else {
+				b.WriteRune(rune(n))
+			}
+			i = j - 1
+		case '0', '1', '2', '3', '4', '5', '6', '7':
+			j := i
+			for j < len(s) && j-i < 3 && s[j] >= '0' && s[j] <= '7' {
+				j++
+			}
+			n, _ := strconv.ParseUint(s[i:j], 8, 16)
+			b.WriteByte(byte(n))
+			i = j - 1
+		default:
+			b.WriteByte('\\')
+			b.WriteByte(e)
+		}
+	}
+	out := b.String()
+	return out, strings.IndexByte(out, 0) < 0
+}
+
+func isHex(c byte) bool {
+	return c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F'
+}

@@ -1,0 +1,328 @@
+package execpolicy
+
+import (
+	"path"
+	"slices"
+	"strings"
+)
+
+// unwrapKind says how a wrapper runs what it wraps.
+type unwrapKind int
+
+const (
+	// runsArgv: after its options (and fixed operands) comes a command argv.
+	runsArgv unwrapKind = iota + 1
+	// runsShell: a shell; -c makes its first operand a script.
+	runsShell
+	// runsJoined: the operands are joined with spaces and run as a script
+	// (eval; watch without -x).
+	runsJoined
+	// runsFindExec: find's -exec/-execdir/-ok/-okdir actions.
+	runsFindExec
+	// runsNone: the operands are no command (su's user); only scriptOpts run.
+	runsNone
+)
+
+// wrapper describes how to skip a wrapper's options to reach what it runs.
+type wrapper struct {
+	kind unwrapKind
+	// value are the options that take a value (in the next word unless
+	// attached: -n19, --user=root).
+	value []string
+	// flag are the options known to take none.
+	flag []string
+	// noExec are options after which nothing is run (command -v).
+	noExec []string
+	// script are options whose value is a shell script (su -c, env -S).
+	script []string
+	// argvMode are options that switch a runsJoined wrapper to runsArgv
+	// (watch -x).
+	argvMode []string
+	// operands is how many operands precede the command (timeout DURATION).
+	operands int
+	// assignments: NAME=VALUE words before the command are skipped (env).
+	assignments bool
+	// numeric: -NUMBER is an option (nice -19).
+	numeric bool
+	// anyShort: every single-letter option is accepted as a flag (shells).
+	anyShort bool
+	// plusOpts: +x options exist (shells).
+	plusOpts bool
+}
+
+// wrappers maps a program's basename to how it wraps another command.
+// Unknown options make the wrapper unanalysable rather than guessed.
+var wrappers = map[string]wrapper{
+	"sudo": {kind: runsArgv,
+		value:  []string{"-u", "--user", "-g", "--group", "-h", "--host", "-p", "--prompt", "-C", "--close-from", "-D", "--chdir", "-r", "--role", "-t", "--type", "-U", "--other-user", "-T", "--command-timeout", "-R", "--chroot"},
+		flag:   []string{"-A", "--askpass", "-b", "--background", "-E", "--preserve-env", "-H", "--set-home", "-i", "--login", "-k", "--reset-timestamp", "-K", "--remove-timestamp", "-n", "--non-interactive", "-P", "--preserve-groups", "-S", "--stdin", "-s", "--shell", "-B", "--bell", "-N", "--no-update"},
+		noExec: []string{"-e", "--edit", "-l", "--list", "-V", "--version", "-v", "--validate", "--help"}},
+	"doas":    {kind: runsArgv, value: []string{"-u", "-C"}, flag: []string{"-n", "-s"}, noExec: []string{"-L"}},
+	"env":     {kind: runsArgv, assignments: true, value: []string{"-u", "--unset", "-C", "--chdir"}, flag: []string{"-i", "-", "--ignore-environment", "-0", "--null", "-v", "--debug", "--default-signal", "--ignore-signal", "--block-signal", "--list-signal-handling"}, script: []string{"-S", "--split-string"}, noExec: []string{"--help", "--version"}},
+	"nice":    {kind: runsArgv, numeric: true, value: []string{"-n", "--adjustment"}},
+	"nohup":   {kind: runsArgv},
+	"timeout": {kind: runsArgv, operands: 1, value: []string{"-k", "--kill-after", "-s", "--signal"}, flag: []string{"--preserve-status", "--foreground", "-v", "--verbose"}},
+	"stdbuf":  {kind: runsArgv, value: []string{"-i", "--input", "-o", "--output", "-e", "--error"}},
+	"time":    {kind: runsArgv, value: []string{"-f", "--format", "-o", "--output"}, flag: []string{"-p", "--portability", "-a", "--append", "-v", "--verbose", "-q", "--quiet"}},
+	"setsid":  {kind: runsArgv, flag: []string{"-c", "--ctty", "-f", "--fork", "-w", "--wait"}},
+	"command": {kind: runsArgv, flag: []string{"-p"}, noExec: []string{"-v", "-V"}},
+	"exec":    {kind: runsArgv, value: []string{"-a"}, flag: []string{"-c", "-l"}},
+	"builtin": {kind: runsArgv},
+	"busybox": {kind: runsArgv, noExec: []string{"--list", "--list-full", "--help"}},
+	"xargs": {kind: runsArgv,
+		value: []string{"-a", "--arg-file", "-d", "--delimiter", "-E", "-I", "-L", "--max-lines", "-n", "--max-args", "-P", "--max-procs", "-s", "--max-chars", "--process-slot-var", "--eof", "--replace"},
+		flag:  []string{"-0", "--null", "-o", "--open-tty", "-p", "--interactive", "-r", "--no-run-if-empty", "-t", "--verbose", "-x", "--exit", "-e", "-i", "-l"}},
+	"ionice":  {kind: runsArgv, value: []string{"-c", "--class", "-n", "--classdata"}, flag: []string{"-t", "--ignore"}, noExec: []string{"-p", "--pid", "-P", "--pgid", "-u", "--uid"}},
+	"chrt":    {kind: runsArgv, numeric: true, flag: []string{"-b", "-d", "-f", "-i", "-o", "-r", "-R", "-v", "--batch", "--fifo", "--idle", "--other", "--rr", "--reset-on-fork", "--verbose", "-a", "--all-tasks"}, value: []string{"-T", "-P", "-D"}, noExec: []string{"-p", "--pid", "-m", "--max"}},
+	"taskset": {kind: runsArgv, operands: 1, flag: []string{"-a", "--all-tasks", "-c", "--cpu-list"}, noExec: []string{"-p", "--pid"}},
+	"unshare": {kind: runsArgv, flag: []string{"-m", "-u", "-i", "-n", "-p", "-U", "-C", "-T", "-f", "-r", "-c", "--mount", "--uts", "--ipc", "--net", "--pid", "--user", "--cgroup", "--time", "--fork", "--map-root-user", "--map-current-user", "--kill-child", "--mount-proc"}, value: []string{"-S", "--setuid", "-G", "--setgid", "-R", "--root", "-w", "--wd", "--propagation"}},
+	"watch": {kind: runsJoined, value: []string{"-n", "--interval", "-q", "--equexit"},
+		flag:     []string{"-b", "--beep", "-c", "--color", "-C", "--no-color", "-d", "--differences", "-e", "--errexit", "-g", "--chgexit", "-t", "--no-title", "-w", "--no-wrap", "-p", "--precise", "-r", "--no-rerun"},
+		argvMode: []string{"-x", "--exec"}},
+	"eval": {kind: runsJoined},
+	"find": {kind: runsFindExec},
+	"su": {kind: runsNone, value: []string{"-s", "--shell", "-g", "--group", "-G", "--supp-group", "-w", "--whitelist-environment"},
+		flag:   []string{"-", "-l", "--login", "-m", "-p", "--preserve-environment", "-f", "--fast", "-P", "--pty"},
+		script: []string{"-c", "--command", "--session-command"}},
+}
+
+// shells are the programs whose -c runs a script; they share one option
+// grammar (bash and its relatives).
+var shells = []string{"bash", "sh", "dash", "zsh", "ksh", "ash", "mksh", "yash", "posh"}
+
+// shellWrapper is the option grammar common to shells: every letter is a
+// flag except o and O, which take a shell-option name.
+var shellWrapper = wrapper{kind: runsShell, anyShort: true, plusOpts: true,
+	value: []string{"-o", "+o", "-O", "+O", "--rcfile", "--init-file"}}
+
+// lookupWrapper returns how program (by basename) wraps another command.
+func lookupWrapper(program string) (wrapper, bool) {
+	base := path.Base(program)
+	if slices.Contains(shells, base) {
+		return shellWrapper, true
+	}
+	w, ok := wrappers[base]
+	return w, ok
+}
+
+// unwrapped is what one wrapper invocation runs.
+type unwrapped struct {
+	// argvs are the commands run directly.
+	argvs [][]word
+	// scripts are shell scripts run (sh -c, su -c, eval, watch).
+	scripts []word
+	// joined: scripts come from joining several words; set when any of them
+	// is not literal.
+	dynamic string
+	// uncertain is set when an option was not understood: what follows
+	// could be anything.
+	uncertain string
+}
+
+// unwrap parses the options of wrapper spec at ws[0] and returns what it
+// runs.
+func unwrap(spec wrapper, ws []word) unwrapped {
+	var out unwrapped
+	if spec.kind == runsFindExec {
+		return unwrapFind(ws)
+	}
+	kind := spec.kind
+	operands := spec.operands
+	hasC := false
+	i := 1
+opts:
+	for i < len(ws) {
+		w := ws[i]
+		if !w.static {
+			out.uncertain = "dynamic option " + w.src
+			return out
+		}
+		v := w.value
+		switch {
+		case slices.Contains(spec.flag, v):
+			i++
+			continue
+		case spec.assignments && isAssignmentWord(v):
+			i++
+			continue
+		case v == "--":
+			i++
+			break opts
+		case len(v) > 1 && (v[0] == '-' || spec.plusOpts && v[0] == '+') && (!spec.anyShort || lettersOnly(v[1:])):
+			// A shell rejects an option word with other characters; taking
+			// it as the script judges what it might have meant.
+		default:
+			if operands > 0 {
+				operands--
+				i++
+				continue
+			}
+			break opts
+		}
+		if spec.numeric && allDigits(v[1:]) {
+			i++
+			continue
+		}
+		if strings.HasPrefix(v, "--") {
+			name, _, hasEq := strings.Cut(v, "=")
+			switch {
+			case slices.Contains(spec.noExec, name):
+				return unwrapped{}
+			case slices.Contains(spec.argvMode, name):
+				kind = runsArgv
+			case slices.Contains(spec.script, name):
+				if !hasEq {
+					i++
+					if i >= len(ws) {
+						return out
+					}
+					out.scripts = append(out.scripts, ws[i])
+				} else {
+					_, val, _ := strings.Cut(w.value, "=")
+					out.scripts = append(out.scripts, word{value: val, src: val, static: true, literal: w.literal})
+				}
+			case slices.Contains(spec.value, name):
+				if !hasEq {
+					i++
+				}
+			case slices.Contains(spec.flag, name):
+			default:
+				out.uncertain = "unknown option " + v
+				return out
+			}
+			i++
+			continue
+		}
+		// A cluster of short options: -abc, -n19, -ec.
+		sign := v[:1]
+		for j := 1; j < len(v); j++ {
+			opt := sign + v[j:j+1]
+			rest := v[j+1:]
+			switch {
+			case slices.Contains(spec.noExec, opt):
+				return unwrapped{}
+			case slices.Contains(spec.argvMode, opt):
+				kind = runsArgv
+				continue
+			case spec.kind == runsShell && opt == "-c":
+				hasC = true
+				continue
+			case slices.Contains(spec.script, opt):
+				if rest != "" {
+					out.scripts = append(out.scripts, word{value: rest, src: rest, static: true, literal: w.literal})
+				} else if i+1 < len(ws) {
+					i++
+					out.scripts = append(out.scripts, ws[i])
+				}
+			case slices.Contains(spec.value, opt):
+				if rest == "" {
+					i++
+				}
+			case slices.Contains(spec.flag, opt) || spec.anyShort:
+				continue
+			default:
+				out.uncertain = "unknown option " + opt
+				return out
+			}
+			break
+		}
+		i++
+	}
+	if i >= len(ws) {
+		return out
+	}
+	rest := ws[i:]
+	switch kind {
+	case runsArgv:
+		out.argvs = append(out.argvs, rest)
+	case runsShell:
+		if hasC {
+			out.scripts = append(out.scripts, rest[0])
+		}
+	case runsJoined:
+		out.scripts = append(out.scripts, joinWords(rest))
+	}
+	return out
+}
+
+// joinWords joins ws with spaces, as eval and watch do; the result is
+// static only when every word is.
+func joinWords(ws []word) word {
+	out := word{static: true, literal: true}
+	vals := make([]string, len(ws))
+	srcs := make([]string, len(ws))
+	for i, w := range ws {
+		vals[i], srcs[i] = w.value, w.src
+		out.static = out.static && w.static
+		out.literal = out.literal && w.literal
+	}
+	out.src = strings.Join(srcs, " ")
+	if out.static {
+		out.value = strings.Join(vals, " ")
+	}
+	return out
+}
+
+// findActions are find's predicates that run a command.
+var findActions = []string{"-exec", "-execdir", "-ok", "-okdir"}
+
+// unwrapFind returns the commands of find's -exec-like actions, each ending
+// at ";" or "+".
+func unwrapFind(ws []word) unwrapped {
+	var out unwrapped
+	for i := 1; i < len(ws); i++ {
+		if !ws[i].static {
+			continue
+		}
+		if !slices.Contains(findActions, ws[i].value) {
+			continue
+		}
+		j := i + 1
+		for j < len(ws) && !(ws[j].static && (ws[j].value == ";" || ws[j].value == "+")) {
+			j++
+		}
+		if j > i+1 {
+			out.argvs = append(out.argvs, ws[i+1:j])
+		}
+		i = j
+	}
+	return out
+}
+
+// isAssignmentWord reports whether s is NAME=VALUE.
+func isAssignmentWord(s string) bool {
+	name, _, ok := strings.Cut(s, "=")
+	if !ok || name == "" {
+		return false
+	}
+	for i, c := range name {
+		if !(c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || i > 0 && c >= '0' && c <= '9') {
+			return false
+		}
+	}
+	return true
+}
+
+func allDigits(s string) bool {
+	if s == "" {
+		return false
+	}
+	for _, c := range s {
+		if c < '0' || c > '9' {
+			return false
+		}
+	}
+	return true
+}
+
+// lettersOnly reports whether s is an option cluster or long option name
+// made of ASCII letters (and dashes).
+func lettersOnly(s string) bool {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c == '-') {
+			return false
+		}
+	}
+	return true
+}
