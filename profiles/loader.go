@@ -1,0 +1,246 @@
+package profiles
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/gatedexec/gatedexec/sandbox"
+)
+
+// Loader finds profiles by name in layered directories and resolves them.
+type Loader struct {
+	// Dirs are the profile directories, lowest layer first; a profile in a
+	// higher layer replaces one of the same name below it and the built-ins.
+	// A directory that does not exist is skipped.
+	Dirs []string
+	// Vars are the host facts path tokens expand to.
+	Vars Vars
+}
+
+// maxExtends bounds an extends chain; longer ones are almost surely a
+// mistake and would only make errors harder to read.
+const maxExtends = 32
+
+// where is a profile's location: layer index into Dirs (-1 for built-in,
+// len(Dirs) for a file named directly) and the file's path.
+type where struct {
+	layer int
+	path  string
+}
+
+// IsFile reports whether nameOrFile names a file rather than a profile:
+// it contains a slash or ends in ".toml".
+func IsFile(nameOrFile string) bool {
+	return strings.ContainsRune(nameOrFile, '/') || strings.HasSuffix(nameOrFile, ".toml")
+}
+
+// validName reports whether name can be a profile name: what may stand
+// before ".toml" in a profile directory.
+func validName(name string) bool {
+	if name == "" || name[0] == '.' || name[0] == '-' {
+		return false
+	}
+	for _, c := range name {
+		if !(c == '-' || c == '_' || c == '.' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9') {
+			return false
+		}
+	}
+	return true
+}
+
+// Resolve loads the profile nameOrFile (a name, or a file when IsFile),
+// follows its extends chain and expands its paths.
+func (l *Loader) Resolve(nameOrFile string) (*sandbox.Profile, error) {
+	f, at, err := l.open(nameOrFile)
+	if err != nil {
+		return nil, err
+	}
+	return l.resolveFile(nameOrFile, f, at)
+}
+
+func (l *Loader) resolveFile(name string, f *File, at where) (*sandbox.Profile, error) {
+	chain := []*File{f}
+	seen := map[where]bool{at: true}
+	for cur, curAt := f, at; cur.Extends != nil; {
+		parent := *cur.Extends
+		line := cur.Line("extends")
+		if IsFile(parent) || !validName(parent) {
+			return nil, errorf(cur.Name, line, "extends: want a profile name, got %q", parent)
+		}
+		// A profile extending its own name means the one it replaces, in
+		// a lower layer or built in.
+		below := len(l.Dirs)
+		if curAt.layer < len(l.Dirs) && profileName(curAt) == parent {
+			below = curAt.layer
+		}
+		pf, pat, err := l.find(parent, below)
+		if err != nil {
+			var nf *notFound
+			if errors.As(err, &nf) {
+				return nil, errorf(cur.Name, line, "extends: unknown profile %q", parent)
+			}
+			return nil, err
+		}
+		if seen[pat] {
+			return nil, errorf(cur.Name, line, "extends: cycle through %q", parent)
+		}
+		if len(chain) >= maxExtends {
+			return nil, errorf(cur.Name, line, "extends: chain longer than %d", maxExtends)
+		}
+		seen[pat] = true
+		chain = append(chain, pf)
+		cur, curAt = pf, pat
+	}
+	merged := chain[len(chain)-1]
+	src := source{}
+	src.note(merged)
+	for i := len(chain) - 2; i >= 0; i-- {
+		merged = over(merged, chain[i])
+		src.note(chain[i])
+	}
+	return build(name, merged, src, &l.Vars)
+}
+
+// profileName is the name of the profile stored at w.
+func profileName(w where) string {
+	return strings.TrimSuffix(filepath.Base(w.path), ".toml")
+}
+
+// notFound is returned by find for a name no layer holds.
+type notFound struct{ name string }
+
+func (e *notFound) Error() string { return fmt.Sprintf("unknown profile %q", e.name) }
+
+// open parses the profile nameOrFile.
+func (l *Loader) open(nameOrFile string) (*File, where, error) {
+	if IsFile(nameOrFile) {
+		f, err := readFile(nameOrFile)
+		return f, where{layer: len(l.Dirs), path: nameOrFile}, err
+	}
+	if !validName(nameOrFile) {
+		return nil, where{}, fmt.Errorf("bad profile name %q", nameOrFile)
+	}
+	f, at, err := l.find(nameOrFile, len(l.Dirs))
+	if err != nil {
+		var nf *notFound
+		if errors.As(err, &nf) {
+			return nil, where{}, fmt.Errorf("%w (known: %s)", err, strings.Join(l.names(), ", "))
+		}
+	}
+	return f, at, err
+}
+
+// find returns the profile name from the highest layer below index below,
+// else the built-in.
+func (l *Loader) find(name string, below int) (*File, where, error) {
+	for i := below - 1; i >= 0; i-- {
+		p := filepath.Join(l.Dirs[i], name+".toml")
+		f, err := readFile(p)
+		if err == nil {
+			return f, where{layer: i, path: p}, nil
+		}
+		var pe *Error
+		if !errors.As(err, &pe) || !errors.Is(err, fs.ErrNotExist) {
+			return nil, where{}, err
+		}
+	}
+	if src, ok := builtinSrc(name); ok {
+		w := where{layer: -1, path: "builtin/" + name + ".toml"}
+		f, err := Parse(w.path, src)
+		return f, w, err
+	}
+	return nil, where{}, &notFound{name}
+}
+
+// readFile parses the profile file at p.
+func readFile(p string) (*File, error) {
+	src, err := os.ReadFile(p)
+	if err != nil {
+		return nil, &Error{File: p, Err: err}
+	}
+	return Parse(p, src)
+}
+
+// Info describes one profile List found.
+type Info struct {
+	Name        string `json:"name"`
+	Description string `json:"description"`
+	// Source is the file the profile comes from, or "built-in".
+	Source string `json:"source"`
+	// Overrides is the Source of the profile of the same name this one
+	// replaces, or "" when it replaces none.
+	Overrides string `json:"overrides,omitempty"`
+}
+
+// List returns every profile visible through the layers, sorted by name.
+// A file that does not parse is an error: list must not hide a profile
+// that would fail when used.
+func (l *Loader) List() ([]Info, error) {
+	byName := map[string]*Info{}
+	for _, n := range BuiltinNames() {
+		src, _ := builtinSrc(n)
+		f, err := Parse("builtin/"+n+".toml", src)
+		if err != nil {
+			return nil, err
+		}
+		byName[n] = &Info{Name: n, Description: deref(f.Description), Source: builtinSource}
+	}
+	for _, dir := range l.Dirs {
+		ents, err := os.ReadDir(dir)
+		if errors.Is(err, fs.ErrNotExist) {
+			continue
+		}
+		if err != nil {
+			return nil, fmt.Errorf("profile directory %s: %w", dir, err)
+		}
+		for _, e := range ents {
+			n, ok := strings.CutSuffix(e.Name(), ".toml")
+			if !ok || !validName(n) || e.IsDir() {
+				continue
+			}
+			p := filepath.Join(dir, e.Name())
+			f, err := readFile(p)
+			if err != nil {
+				return nil, err
+			}
+			info := &Info{Name: n, Description: deref(f.Description), Source: p}
+			if prev := byName[n]; prev != nil {
+				info.Overrides = prev.Source
+				if f.Description == nil && f.Extends != nil && *f.Extends == n {
+					info.Description = prev.Description
+				}
+			}
+			byName[n] = info
+		}
+	}
+	out := make([]Info, 0, len(byName))
+	for _, i := range byName {
+		out = append(out, *i)
+	}
+	slices.SortFunc(out, func(a, b Info) int { return strings.Compare(a.Name, b.Name) })
+	return out, nil
+}
+
+func (l *Loader) names() []string {
+	infos, err := l.List()
+	if err != nil {
+		return BuiltinNames()
+	}
+	var names []string
+	for _, i := range infos {
+		names = append(names, i.Name)
+	}
+	return names
+}
+
+func deref(s *string) string {
+	if s == nil {
+		return ""
+	}
+	return *s
+}

@@ -1,0 +1,202 @@
+package profiles
+
+import (
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/gatedexec/gatedexec/sandbox"
+)
+
+// over returns child with every key it leaves unset taken from parent.
+// Lists are replaced whole, never merged.
+func over(parent, child *File) *File {
+	m := *child
+	pick := func(c, p **string) {
+		if *c == nil {
+			*c = *p
+		}
+	}
+	pickList := func(c, p **[]string) {
+		if *c == nil {
+			*c = *p
+		}
+	}
+	pick(&m.Description, &parent.Description)
+	pick(&m.Enforcement, &parent.Enforcement)
+	pickList(&m.Filesystem.Read, &parent.Filesystem.Read)
+	pickList(&m.Filesystem.Write, &parent.Filesystem.Write)
+	pickList(&m.Filesystem.Protect, &parent.Filesystem.Protect)
+	pickList(&m.Filesystem.Hide, &parent.Filesystem.Hide)
+	pick(&m.Network.Mode, &parent.Network.Mode)
+	pick(&m.Network.UnixSockets, &parent.Network.UnixSockets)
+	pickList(&m.Process.EnvDeny, &parent.Process.EnvDeny)
+	if m.Process.Setsid == nil {
+		m.Process.Setsid = parent.Process.Setsid
+	}
+	l, pl := &m.Limits, &parent.Limits
+	if l.NoFile == nil {
+		l.NoFile = pl.NoFile
+	}
+	if l.NProc == nil {
+		l.NProc = pl.NProc
+	}
+	if l.FSize == nil {
+		l.FSize = pl.FSize
+	}
+	if l.CPU == nil {
+		l.CPU = pl.CPU
+	}
+	if l.AS == nil {
+		l.AS = pl.AS
+	}
+	if l.Timeout == nil {
+		l.Timeout = pl.Timeout
+	}
+	return &m
+}
+
+// source remembers which file set a key after merging, so that an error in
+// an inherited value names the file and line it came from.
+type source map[string]*File
+
+func (s source) note(f *File) {
+	set := func(key string, isSet bool) {
+		if isSet {
+			s[key] = f
+		}
+	}
+	set("enforcement", f.Enforcement != nil)
+	set("filesystem.read", f.Filesystem.Read != nil)
+	set("filesystem.write", f.Filesystem.Write != nil)
+	set("filesystem.protect", f.Filesystem.Protect != nil)
+	set("filesystem.hide", f.Filesystem.Hide != nil)
+	set("network.mode", f.Network.Mode != nil)
+	set("network.unix_sockets", f.Network.UnixSockets != nil)
+	set("process.env_deny", f.Process.EnvDeny != nil)
+}
+
+func (s source) errorf(key, format string, args ...any) error {
+	f := s[key]
+	if f == nil {
+		return fmt.Errorf("%s: "+format, append([]any{key}, args...)...)
+	}
+	return errorf(f.Name, f.Line(key), "%s: "+format, append([]any{key}, args...)...)
+}
+
+// build turns a merged file into a resolved profile. Unset keys take the
+// fail-closed defaults: strict enforcement, nothing readable or writable,
+// network off; unix sockets allowed and a new session, as in the built-ins.
+func build(name string, m *File, src source, v *Vars) (*sandbox.Profile, error) {
+	p := &sandbox.Profile{
+		Name:        name,
+		Enforcement: sandbox.Strict,
+		Network:     sandbox.NetworkOff,
+		UnixSockets: true,
+	}
+	if m.Description != nil {
+		p.Description = *m.Description
+	}
+	if e := m.Enforcement; e != nil {
+		switch sandbox.Enforcement(*e) {
+		case sandbox.Strict, sandbox.BestEffort:
+			p.Enforcement = sandbox.Enforcement(*e)
+		default:
+			return nil, src.errorf("enforcement", "want \"strict\" or \"best-effort\", got %q", *e)
+		}
+	}
+	var writeAll bool
+	var err error
+	real := realPaths{}
+	fs := &m.Filesystem
+	if fs.Read != nil {
+		if p.Read, p.ReadAll, err = v.expandList(*fs.Read, true, real); err != nil {
+			return nil, src.errorf("filesystem.read", "%v", err)
+		}
+	}
+	if fs.Write != nil {
+		if p.Write, writeAll, err = v.expandList(*fs.Write, true, real); err != nil {
+			return nil, src.errorf("filesystem.write", "%v", err)
+		}
+	}
+	if fs.Protect != nil {
+		if p.Protect, _, err = v.expandList(*fs.Protect, false, real); err != nil {
+			return nil, src.errorf("filesystem.protect", "%v", err)
+		}
+	}
+	if fs.Hide != nil {
+		if p.Hide, _, err = v.expandList(*fs.Hide, false, real); err != nil {
+			return nil, src.errorf("filesystem.hide", "%v", err)
+		}
+	}
+	if writeAll {
+		// Writable implies readable, and "/" is what a backend needs to
+		// grant the whole tree.
+		p.ReadAll = true
+		p.Write = []string{"/"}
+	}
+	if n := m.Network.Mode; n != nil {
+		switch sandbox.NetworkMode(*n) {
+		case sandbox.NetworkOff, sandbox.NetworkOn, sandbox.NetworkIsolated:
+			p.Network = sandbox.NetworkMode(*n)
+		default:
+			return nil, src.errorf("network.mode", "want \"off\", \"on\" or \"isolated\", got %q", *n)
+		}
+	}
+	if u := m.Network.UnixSockets; u != nil {
+		switch *u {
+		case "allow":
+			p.UnixSockets = true
+		case "deny":
+			p.UnixSockets = false
+		default:
+			return nil, src.errorf("network.unix_sockets", "want \"allow\" or \"deny\", got %q", *u)
+		}
+	}
+	if e := m.Process.EnvDeny; e != nil {
+		for _, pat := range *e {
+			if err := checkEnvPattern(pat); err != nil {
+				return nil, src.errorf("process.env_deny", "%v", err)
+			}
+		}
+		p.EnvDeny = slices.Clone(*e)
+	}
+	if s := m.Process.Setsid; s != nil {
+		p.NoSetsid = !*s
+	}
+	l := &m.Limits
+	for _, f := range []struct {
+		in  *count
+		out *uint64
+	}{{l.NoFile, &p.Limits.NoFile}, {l.NProc, &p.Limits.NProc}, {l.CPU, &p.Limits.CPU}} {
+		if f.in != nil {
+			*f.out = uint64(*f.in)
+		}
+	}
+	if l.FSize != nil {
+		p.Limits.FSize = uint64(*l.FSize)
+	}
+	if l.AS != nil {
+		p.Limits.AS = uint64(*l.AS)
+	}
+	if l.Timeout != nil {
+		p.Limits.Timeout = time.Duration(*l.Timeout)
+	}
+	p.Unrestricted = p.ReadAll && writeAll && p.Network == sandbox.NetworkOn &&
+		p.UnixSockets && len(p.Protect) == 0 && len(p.Hide) == 0
+	return p, nil
+}
+
+// checkEnvPattern accepts a variable name in which * may stand for any run
+// of characters; anything else would never match and hide a typo.
+func checkEnvPattern(pat string) error {
+	if pat == "" {
+		return fmt.Errorf("empty pattern")
+	}
+	for _, c := range pat {
+		if !(c == '*' || c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9') {
+			return fmt.Errorf("bad pattern %q: want a variable name with * wildcards", pat)
+		}
+	}
+	return nil
+}

@@ -1,0 +1,264 @@
+package profiles
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/BurntSushi/toml"
+)
+
+// maxFileSize bounds a profile file; a larger one is an error, not a hang.
+const maxFileSize = 1 << 20
+
+// File is one parsed profile file before extends and path tokens are
+// resolved. A nil pointer or slice means the key is not set in this file,
+// so that it inherits the parent's value; an empty list that is set is a
+// non-nil empty slice.
+type File struct {
+	// Name is the file name used in errors.
+	Name string
+	src  []byte
+
+	Description *string `toml:"description"`
+	Extends     *string `toml:"extends"`
+	Enforcement *string `toml:"enforcement"`
+	Filesystem  struct {
+		Read    *[]string `toml:"read"`
+		Write   *[]string `toml:"write"`
+		Protect *[]string `toml:"protect"`
+		Hide    *[]string `toml:"hide"`
+	} `toml:"filesystem"`
+	Network struct {
+		Mode        *string `toml:"mode"`
+		UnixSockets *string `toml:"unix_sockets"`
+	} `toml:"network"`
+	Process struct {
+		EnvDeny *[]string `toml:"env_deny"`
+		Setsid  *bool     `toml:"setsid"`
+	} `toml:"process"`
+	Limits struct {
+		NoFile  *count    `toml:"nofile"`
+		NProc   *count    `toml:"nproc"`
+		FSize   *size     `toml:"fsize"`
+		CPU     *count    `toml:"cpu"`
+		AS      *size     `toml:"as"`
+		Timeout *duration `toml:"timeout"`
+	} `toml:"limits"`
+
+	// unknown holds the keys the schema does not know, for Lint.
+	unknown []toml.Key
+}
+
+// Line returns the line on which key (dotted, "network.mode") is set, or 1
+// when it cannot be found.
+func (f *File) Line(key string) int {
+	return keyLine(f.src, strings.Split(key, "."))
+}
+
+// Parse parses profile source. name is used in errors. The first unknown
+// key is an error; ParseLax keeps them for the caller.
+func Parse(name string, src []byte) (*File, error) {
+	f, err := ParseLax(name, src)
+	if err != nil {
+		return nil, err
+	}
+	if len(f.unknown) > 0 {
+		return nil, f.unknownError(f.unknown[0])
+	}
+	return f, nil
+}
+
+// ParseLax is Parse that records unknown keys instead of failing on them,
+// so that Lint can report all of them at once.
+func ParseLax(name string, src []byte) (*File, error) {
+	if len(src) > maxFileSize {
+		return nil, errorf(name, 0, "file larger than %d bytes", maxFileSize)
+	}
+	f := &File{Name: name, src: src}
+	md, err := toml.Decode(string(src), f)
+	if err != nil {
+		return nil, decodeError(name, src, err)
+	}
+	f.unknown = md.Undecoded()
+	return f, nil
+}
+
+// UnknownKeys returns one error per key the schema does not know.
+func (f *File) UnknownKeys() []*Error {
+	var errs []*Error
+	for _, k := range f.unknown {
+		errs = append(errs, f.unknownError(k))
+	}
+	return errs
+}
+
+func (f *File) unknownError(k toml.Key) *Error {
+	return errorf(f.Name, keyLine(f.src, k), "unknown key %q", k.String())
+}
+
+// typeErrorLine matches the library's message for a value of the wrong type.
+var typeErrorLine = regexp.MustCompile(`^toml: line (\d+) \(last key "([^"]*)"\): (.*)$`)
+
+// decodeError turns a toml error into an *Error with a line number.
+func decodeError(name string, src []byte, err error) error {
+	var pe toml.ParseError
+	if errors.As(err, &pe) {
+		line := pe.Position.Line
+		// The lexer counts a newline before reporting an error found at
+		// it; the byte offset names the line the mistake is on.
+		if st := pe.Position.Start; pe.Position.Len > 0 && st >= 0 && st < len(src) {
+			line = 1 + bytes.Count(src[:st], []byte("\n"))
+		}
+		msg := pe.Message
+		if pe.LastKey != "" && !strings.Contains(msg, pe.LastKey) {
+			msg = pe.LastKey + ": " + msg
+		}
+		return errorf(name, line, "%s", msg)
+	}
+	if m := typeErrorLine.FindStringSubmatch(err.Error()); m != nil {
+		line, _ := strconv.Atoi(m[1])
+		return errorf(name, line, "%s: %s", m[2], m[3])
+	}
+	return &Error{File: name, Err: err}
+}
+
+// tableHeader matches a [table] or [[array of tables]] line.
+var tableHeader = regexp.MustCompile(`^\s*\[\[?\s*([A-Za-z0-9_.\s"'-]+?)\s*\]`)
+
+// keyLine returns the 1-based line where key is assigned or opened as a
+// table, or 1 when it cannot be found; the TOML library does not expose key
+// positions. It tracks the current [table] so that a key of the same name
+// in two tables is found in the right one.
+func keyLine(src []byte, key toml.Key) int {
+	if len(key) == 0 {
+		return 1
+	}
+	table := ""
+	want := strings.Join(key, ".")
+	for i, line := range strings.Split(string(src), "\n") {
+		if m := tableHeader.FindStringSubmatch(line); m != nil {
+			table = normalizeKey(m[1])
+			if table == want {
+				return i + 1
+			}
+			continue
+		}
+		eq := strings.IndexByte(line, '=')
+		if eq < 0 {
+			continue
+		}
+		k := normalizeKey(line[:eq])
+		if k == "" || strings.HasPrefix(strings.TrimSpace(line), "#") {
+			continue
+		}
+		full := k
+		if table != "" {
+			full = table + "." + k
+		}
+		if full == want || strings.HasPrefix(want, full+".") {
+			return i + 1
+		}
+	}
+	return 1
+}
+
+// normalizeKey turns a TOML key as written (`a . "b"`) into "a.b".
+func normalizeKey(s string) string {
+	parts := strings.Split(s, ".")
+	for i, p := range parts {
+		parts[i] = strings.Trim(strings.TrimSpace(p), `"'`)
+	}
+	return strings.Join(parts, ".")
+}
+
+// count is a non-negative integer limit.
+type count uint64
+
+// UnmarshalTOML accepts a non-negative integer.
+func (c *count) UnmarshalTOML(v any) error {
+	n, ok := v.(int64)
+	if !ok {
+		return fmt.Errorf("want a non-negative integer, got %T", v)
+	}
+	if n < 0 {
+		return fmt.Errorf("want a non-negative integer, got %d", n)
+	}
+	*c = count(n)
+	return nil
+}
+
+// size is a byte count written as an integer or as a string with a K, M,
+// G or T suffix (powers of 1024).
+type size uint64
+
+// UnmarshalTOML accepts 1048576 or "1M".
+func (s *size) UnmarshalTOML(v any) error {
+	switch v := v.(type) {
+	case int64:
+		if v < 0 {
+			return fmt.Errorf("want a non-negative size, got %d", v)
+		}
+		*s = size(v)
+		return nil
+	case string:
+		n, err := parseSize(v)
+		if err != nil {
+			return err
+		}
+		*s = size(n)
+		return nil
+	}
+	return fmt.Errorf("want a size (integer or string like \"512M\"), got %T", v)
+}
+
+func parseSize(str string) (uint64, error) {
+	num, shift := str, uint(0)
+	if n := len(str); n > 0 {
+		switch str[n-1] {
+		case 'K', 'k':
+			shift = 10
+		case 'M', 'm':
+			shift = 20
+		case 'G', 'g':
+			shift = 30
+		case 'T', 't':
+			shift = 40
+		}
+		if shift > 0 {
+			num = str[:n-1]
+		}
+	}
+	n, err := strconv.ParseUint(num, 10, 64)
+	if err != nil {
+		return 0, fmt.Errorf("bad size %q: want digits with an optional K, M, G or T suffix", str)
+	}
+	if n > (^uint64(0))>>shift {
+		return 0, fmt.Errorf("size %q is too large", str)
+	}
+	return n << shift, nil
+}
+
+// duration is a positive Go duration written as a string.
+type duration time.Duration
+
+// UnmarshalTOML accepts "10m", "90s".
+func (d *duration) UnmarshalTOML(v any) error {
+	s, ok := v.(string)
+	if !ok {
+		return fmt.Errorf("want a duration string like \"10m\", got %T", v)
+	}
+	t, err := time.ParseDuration(s)
+	if err != nil {
+		return fmt.Errorf("bad duration %q: %w", s, err)
+	}
+	if t <= 0 {
+		return fmt.Errorf("timeout must be positive, got %q", s)
+	}
+	*d = duration(t)
+	return nil
+}

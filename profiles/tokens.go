@@ -1,0 +1,233 @@
+package profiles
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// Vars are the host facts path tokens expand to. They are passed in, never
+// read from the process environment here, so that resolution is a pure
+// function of its inputs and tests can fix them.
+type Vars struct {
+	// Workspace, Cwd and Home are absolute directories; an empty one makes
+	// the token that names it an error.
+	Workspace, Cwd, Home string
+	// TmpDir is $TMPDIR; ":tmp" is /tmp plus TmpDir when set and different.
+	TmpDir string
+	// Getenv looks up variables for "$VAR/x"; nil means none are set.
+	Getenv func(string) string
+}
+
+// allToken is the token for the whole filesystem.
+const allToken = ":all"
+
+// expandList expands the path tokens of one list. allowAll says whether
+// ":all" may appear; it is reported through all and not added to the
+// returned paths. Duplicates are dropped, keeping the first.
+func (v *Vars) expandList(list []string, allowAll bool, real realPaths) (paths []string, all bool, err error) {
+	seen := map[string]bool{}
+	for _, entry := range list {
+		if entry == allToken {
+			if !allowAll {
+				return nil, false, fmt.Errorf("%q is only allowed in read and write", allToken)
+			}
+			all = true
+			continue
+		}
+		ps, err := v.expand(entry, real)
+		if err != nil {
+			return nil, false, err
+		}
+		for _, p := range ps {
+			if !seen[p] {
+				seen[p] = true
+				paths = append(paths, p)
+			}
+		}
+	}
+	return paths, all, nil
+}
+
+// expand expands one path entry to one or more absolute, cleaned paths
+// with the symlinks of their existing part resolved.
+func (v *Vars) expand(entry string, real realPaths) ([]string, error) {
+	bases, rest, err := v.base(entry)
+	if err != nil {
+		return nil, err
+	}
+	// ".." is refused everywhere: cleaned lexically it could name another
+	// path than the kernel would reach through a symlink, and after a token
+	// it would climb out of it.
+	for _, part := range strings.Split(filepath.ToSlash(rest), "/") {
+		if part == ".." {
+			return nil, fmt.Errorf("path %q: \"..\" is not allowed", entry)
+		}
+	}
+	out := make([]string, 0, len(bases))
+	for _, b := range bases {
+		p, err := real.resolve(filepath.Join(b, rest))
+		if err != nil {
+			return nil, fmt.Errorf("path %q: %w", entry, err)
+		}
+		out = append(out, p)
+	}
+	return out, nil
+}
+
+// base splits entry into the directories its leading token names and the
+// relative rest.
+func (v *Vars) base(entry string) (bases []string, rest string, err error) {
+	switch {
+	case entry == "":
+		return nil, "", errors.New("empty path")
+	case strings.HasPrefix(entry, ":"):
+		tok, rest, _ := strings.Cut(entry, "/")
+		var dir, what string
+		switch tok {
+		case ":workspace":
+			dir, what = v.Workspace, "workspace"
+		case ":cwd":
+			dir, what = v.Cwd, "working directory"
+		case ":home":
+			dir, what = v.Home, "home directory"
+		case ":tmp":
+			bases = []string{"/tmp"}
+			if t := v.TmpDir; t != "" {
+				if !filepath.IsAbs(t) {
+					return nil, "", fmt.Errorf("path %q: TMPDIR %q is not absolute", entry, t)
+				}
+				if filepath.Clean(t) != "/tmp" {
+					bases = append(bases, filepath.Clean(t))
+				}
+			}
+			return bases, rest, nil
+		case allToken:
+			return nil, "", fmt.Errorf("path %q: %q stands alone", entry, allToken)
+		default:
+			return nil, "", fmt.Errorf("unknown path token %q", tok)
+		}
+		if !filepath.IsAbs(dir) {
+			return nil, "", fmt.Errorf("path %q: %s is not known (or not absolute)", entry, what)
+		}
+		return []string{dir}, rest, nil
+	case entry == "~" || strings.HasPrefix(entry, "~/"):
+		if !filepath.IsAbs(v.Home) {
+			return nil, "", fmt.Errorf("path %q: home directory is not known", entry)
+		}
+		return []string{v.Home}, strings.TrimPrefix(strings.TrimPrefix(entry, "~"), "/"), nil
+	case strings.HasPrefix(entry, "~"):
+		return nil, "", fmt.Errorf("path %q: only ~ and ~/ are supported, not ~user", entry)
+	case strings.HasPrefix(entry, "$"):
+		name, rest, err := splitVar(entry)
+		if err != nil {
+			return nil, "", err
+		}
+		val := ""
+		if v.Getenv != nil {
+			val = v.Getenv(name)
+		}
+		if val == "" {
+			return nil, "", fmt.Errorf("path %q: $%s is not set", entry, name)
+		}
+		if !filepath.IsAbs(val) {
+			return nil, "", fmt.Errorf("path %q: $%s=%q is not absolute", entry, name, val)
+		}
+		return []string{val}, rest, nil
+	case filepath.IsAbs(entry):
+		return []string{"/"}, strings.TrimLeft(entry, "/"), nil
+	}
+	return nil, "", fmt.Errorf("path %q: want an absolute path, ~/, $VAR/ or a :token", entry)
+}
+
+// splitVar splits "$VAR/rest" or "${VAR}/rest".
+func splitVar(entry string) (name, rest string, err error) {
+	s := entry[1:]
+	if strings.HasPrefix(s, "{") {
+		end := strings.IndexByte(s, '}')
+		if end < 0 {
+			return "", "", fmt.Errorf("path %q: unclosed ${", entry)
+		}
+		name, s = s[1:end], s[end+1:]
+	} else {
+		name, s, _ = strings.Cut(s, "/")
+		s = "/" + s
+	}
+	if !validVarName(name) {
+		return "", "", fmt.Errorf("path %q: bad variable name %q", entry, name)
+	}
+	if s != "" && s[0] != '/' {
+		return "", "", fmt.Errorf("path %q: variable must be followed by / or the end", entry)
+	}
+	return name, strings.TrimPrefix(s, "/"), nil
+}
+
+func validVarName(name string) bool {
+	if name == "" || name[0] >= '0' && name[0] <= '9' {
+		return false
+	}
+	for _, c := range name {
+		if !(c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9') {
+			return false
+		}
+	}
+	return true
+}
+
+// realPaths resolves paths the way the kernel will see them, one path
+// component at a time, remembering every directory it has resolved: the
+// entries of one profile share their prefixes (the home directory, the
+// workspace), and profile resolution is on every command's start-up path.
+type realPaths map[string]realEntry
+
+type realEntry struct {
+	real   string
+	exists bool
+}
+
+// resolve returns the cleaned absolute path p with the symlinks of its
+// longest existing prefix resolved, so that a path that does not exist yet
+// (a protect path) is still named below its real parent.
+func (c realPaths) resolve(p string) (string, error) {
+	e, err := c.entry(filepath.Clean(p))
+	return e.real, err
+}
+
+func (c realPaths) entry(p string) (realEntry, error) {
+	if e, ok := c[p]; ok {
+		return e, nil
+	}
+	parent := filepath.Dir(p)
+	if parent == p {
+		return realEntry{real: p, exists: true}, nil
+	}
+	pe, err := c.entry(parent)
+	if err != nil {
+		return realEntry{}, err
+	}
+	e := realEntry{real: filepath.Join(pe.real, filepath.Base(p))}
+	if pe.exists {
+		fi, err := os.Lstat(e.real)
+		switch {
+		case errors.Is(err, fs.ErrNotExist):
+		case err != nil:
+			return realEntry{}, err
+		case fi.Mode()&fs.ModeSymlink != 0:
+			// Follow the link (relative targets, chains) the stdlib's way;
+			// a dangling link keeps its own name, like a missing path.
+			real, err := filepath.EvalSymlinks(e.real)
+			if err == nil {
+				e.real, e.exists = real, true
+			} else if !errors.Is(err, fs.ErrNotExist) {
+				return realEntry{}, err
+			}
+		default:
+			e.exists = true
+		}
+	}
+	c[p] = e
+	return e, nil
+}
