@@ -45,7 +45,10 @@ func newRootCmd() *cobra.Command {
 	})
 	root.AddCommand(
 		newCheckCmd(),
+		newDoctorCmd(),
+		newProfilesCmd(),
 		newRulesCmd(),
+		newSandboxCmd(),
 		newVersionCmd(),
 	)
 	return root

@@ -1,0 +1,88 @@
+package main
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/gatedexec/gatedexec/profiles"
+	"github.com/gatedexec/gatedexec/sandbox"
+)
+
+// doctorReport is the JSON of `doctor --json`.
+type doctorReport struct {
+	Host     sandbox.Capabilities `json:"host"`
+	Profiles []doctorProfile      `json:"profiles"`
+}
+
+type doctorProfile struct {
+	Name    string   `json:"name"`
+	Layers  []string `json:"layers"`
+	Missing []string `json:"missing"`
+	Error   string   `json:"error,omitempty"`
+}
+
+func newDoctorCmd() *cobra.Command {
+	var (
+		pf     placeFlags
+		asJSON bool
+	)
+	cmd := &cobra.Command{
+		Use:   "doctor",
+		Short: "Show what this host supports and what each built-in profile would get",
+		Args:  usageArgs(cobra.NoArgs),
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			pl, err := pf.resolve()
+			if err != nil {
+				return withCode(exitUsage, err)
+			}
+			caps := hostCapabilities()
+			rep := doctorReport{Host: caps}
+			l := newProfileLoader(pl)
+			for _, name := range profiles.BuiltinNames() {
+				dp := doctorProfile{Name: name, Layers: []string{}, Missing: []string{}}
+				p, err := l.Resolve(name)
+				if err != nil {
+					dp.Error = err.Error()
+				} else {
+					layers, missing := hostLayers(p)
+					dp.Layers = append(dp.Layers, layers...)
+					dp.Missing = append(dp.Missing, missing...)
+				}
+				rep.Profiles = append(rep.Profiles, dp)
+			}
+			out := cmd.OutOrStdout()
+			if asJSON {
+				return writeJSON(out, rep)
+			}
+			yes := func(b bool) string {
+				if b {
+					return "yes"
+				}
+				return "no"
+			}
+			fmt.Fprintf(out, "landlock abi:    %d\n", caps.LandlockABI)
+			fmt.Fprintf(out, "seccomp:         %s\n", yes(caps.Seccomp))
+			fmt.Fprintf(out, "user namespace:  %s\n", yes(caps.UserNS))
+			fmt.Fprintf(out, "mount namespace: %s\n", yes(caps.MountNS))
+			fmt.Fprintf(out, "net namespace:   %s\n", yes(caps.NetNS))
+			fmt.Fprintf(out, "root:            %s\n", yes(caps.Root))
+			for _, dp := range rep.Profiles {
+				if dp.Error != "" {
+					fmt.Fprintf(out, "profile %s: error: %s\n", dp.Name, dp.Error)
+					continue
+				}
+				fmt.Fprintf(out, "profile %s: layers %s", dp.Name, strings.Join(dp.Layers, ", "))
+				if len(dp.Missing) > 0 {
+					fmt.Fprintf(out, "; missing %s", strings.Join(dp.Missing, ", "))
+				}
+				fmt.Fprintln(out)
+			}
+			return nil
+		},
+	}
+	pf.register(cmd.Flags())
+	cmd.Flags().BoolVar(&asJSON, "json", false, "machine-readable output")
+	return cmd
+}

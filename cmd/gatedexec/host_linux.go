@@ -1,0 +1,31 @@
+//go:build linux
+
+package main
+
+import (
+	"os"
+
+	"github.com/gatedexec/gatedexec/sandbox"
+	"github.com/gatedexec/gatedexec/sandbox/linux"
+)
+
+// init turns the process into the sandbox helper before anything else of
+// the CLI runs: the helper must stay small and restrict the thread that
+// execs the target, which is the main thread during init.
+func init() {
+	if linux.IsHelper(os.Args) {
+		linux.HelperMain()
+	}
+}
+
+// hostRunner returns this host's sandbox backend: Landlock, seccomp and namespaces.
+func hostRunner() sandbox.Runner { return &linux.Runner{} }
+
+// hostLayers reports the layers p would get on this host and the ones it
+// needs that are missing.
+func hostLayers(p *sandbox.Profile) (layers, missing []string) {
+	return sandbox.PlanLayers(p, hostCapabilities())
+}
+
+// hostCapabilities probes the kernel features the Linux backend uses.
+func hostCapabilities() sandbox.Capabilities { return linux.Probe() }

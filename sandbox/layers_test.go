@@ -1,0 +1,48 @@
+package sandbox
+
+import (
+	"slices"
+	"testing"
+)
+
+func TestPlanLayers(t *testing.T) {
+	full := Capabilities{LandlockABI: 7, Seccomp: true, UserNS: true, MountNS: true, NetNS: true}
+	ws := &Profile{ReadAll: true, Write: []string{"/w"}, Protect: []string{"/w/.git/hooks"}, Network: NetworkOff}
+	noNS := &Profile{ReadAll: true, Write: []string{"/w"}, Network: NetworkOff}
+	iso := &Profile{ReadAll: true, Network: NetworkIsolated}
+	tests := []struct {
+		name         string
+		p            *Profile
+		caps         Capabilities
+		layers, miss []string
+	}{
+		{"workspace-write full host", ws, full,
+			[]string{"no_new_privs", "setsid", "landlock-v7", "seccomp", "mountns"}, nil},
+		{"newer landlock capped", noNS, Capabilities{LandlockABI: 9, Seccomp: true},
+			[]string{"no_new_privs", "setsid", "landlock-v7", "seccomp"}, nil},
+		{"no namespaces needed", noNS, Capabilities{LandlockABI: 3, Seccomp: true},
+			[]string{"no_new_privs", "setsid", "landlock-v3", "seccomp"}, nil},
+		{"no user ns, not root", ws, Capabilities{LandlockABI: 7, Seccomp: true, MountNS: true},
+			[]string{"no_new_privs", "setsid", "landlock-v7", "seccomp"}, []string{"mountns"}},
+		{"root needs no user ns", ws, Capabilities{LandlockABI: 7, Seccomp: true, MountNS: true, Root: true},
+			[]string{"no_new_privs", "setsid", "landlock-v7", "seccomp", "mountns"}, nil},
+		{"bare kernel", ws, Capabilities{},
+			[]string{"no_new_privs", "setsid"}, []string{"landlock", "seccomp", "mountns"}},
+		{"isolated", iso, full,
+			[]string{"no_new_privs", "setsid", "landlock-v7", "seccomp", "netns"}, nil},
+		{"isolated without netns", iso, Capabilities{LandlockABI: 7, Seccomp: true, UserNS: true},
+			[]string{"no_new_privs", "setsid", "landlock-v7", "seccomp"}, []string{"netns"}},
+		{"full-access", &Profile{Unrestricted: true, Limits: Limits{NoFile: 64}}, Capabilities{},
+			[]string{"no_new_privs", "setsid", "rlimits"}, nil},
+		{"no setsid", &Profile{Unrestricted: true, NoSetsid: true}, full,
+			[]string{"no_new_privs"}, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			layers, miss := PlanLayers(tt.p, tt.caps)
+			if !slices.Equal(layers, tt.layers) || !slices.Equal(miss, tt.miss) {
+				t.Errorf("PlanLayers = %v, missing %v; want %v, missing %v", layers, miss, tt.layers, tt.miss)
+			}
+		})
+	}
+}

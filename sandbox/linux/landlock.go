@@ -1,0 +1,87 @@
+//go:build linux
+
+package linux
+
+import (
+	"fmt"
+	"os"
+
+	"github.com/landlock-lsm/go-landlock/landlock"
+	llsyscall "github.com/landlock-lsm/go-landlock/landlock/syscall"
+
+	"github.com/gatedexec/gatedexec/sandbox"
+)
+
+// PathRule is one Landlock path rule: Path gets read (and execute) access,
+// plus write access when Write is set.
+type PathRule struct {
+	Path  string
+	Write bool
+}
+
+// devWritable are device files every program expects to write; they grant
+// nothing beyond themselves.
+var devWritable = []string{"/dev/null", "/dev/zero", "/dev/full", "/dev/tty"}
+
+// LandlockRules returns the path rules for p, in the order they are added.
+// Paths that do not exist are left out (they cannot be opened for a rule,
+// and a missing path grants nothing).
+func LandlockRules(p *sandbox.Profile) []PathRule {
+	var rules []PathRule
+	if p.ReadAll {
+		rules = append(rules, PathRule{Path: "/"})
+	} else {
+		for _, r := range p.Read {
+			rules = append(rules, PathRule{Path: r})
+		}
+	}
+	for _, w := range p.Write {
+		rules = append(rules, PathRule{Path: w, Write: true})
+	}
+	for _, d := range devWritable {
+		rules = append(rules, PathRule{Path: d, Write: true})
+	}
+	return rules
+}
+
+// landlockConfig is the Landlock configuration for p at the best ABI up to
+// sandbox.MaxLandlockABI: all file rights; TCP bind/connect and abstract
+// unix sockets only when the network is off, and signals always scoped to
+// the sandbox.
+func landlockConfig(p *sandbox.Profile) landlock.Config {
+	cfg := landlock.V7
+	// An isolated network is its own namespace: loopback and abstract
+	// sockets there reach nothing outside, so Landlock leaves them alone.
+	if p.Network == sandbox.NetworkOn || p.Network == sandbox.NetworkIsolated {
+		cfg.HandledAccessNet = 0
+		cfg.Scoped &^= llsyscall.ScopeAbstractUnixSocket
+	}
+	return cfg.BestEffort()
+}
+
+// newRulesetFD builds p's Landlock ruleset in the calling process, so the
+// helper only has to call landlock_restrict_self on it.
+func newRulesetFD(p *sandbox.Profile) (fd int, flags uint32, err error) {
+	var rules []landlock.Rule
+	for _, r := range LandlockRules(p) {
+		st, err := os.Stat(r.Path)
+		if err != nil {
+			continue
+		}
+		switch {
+		case st.IsDir() && r.Write:
+			rules = append(rules, landlock.RWDirs(r.Path).WithRefer())
+		case st.IsDir():
+			rules = append(rules, landlock.RODirs(r.Path))
+		case r.Write:
+			rules = append(rules, landlock.RWFiles(r.Path).WithIoctlDev())
+		default:
+			rules = append(rules, landlock.ROFiles(r.Path))
+		}
+	}
+	fd, flags, err = landlockConfig(p).NewRulesetFD(rules...)
+	if err != nil {
+		return -1, 0, fmt.Errorf("landlock ruleset: %w", err)
+	}
+	return fd, flags, nil
+}

@@ -1,0 +1,130 @@
+//go:build linux
+
+package linux
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/gatedexec/gatedexec/sandbox"
+)
+
+// mountKind is what the helper does at one path of its mount namespace.
+type mountKind int
+
+const (
+	// mountPin bind-mounts a directory onto itself so it becomes a mount
+	// point: mount points cannot be renamed or removed (EBUSY), so a
+	// protected path cannot be moved aside with its ancestors.
+	mountPin mountKind = iota + 1
+	// mountReadOnly bind-mounts a path onto itself read-only.
+	mountReadOnly
+	// mountEmptyDir mounts an empty read-only tmpfs over a directory.
+	mountEmptyDir
+	// mountNullFile bind-mounts /dev/null read-only over a file.
+	mountNullFile
+)
+
+// mountOp is one step of the helper's mount plan.
+type mountOp struct {
+	Kind mountKind `json:"k"`
+	Path string    `json:"p"`
+}
+
+// mountPlan is the mount plan for p and the placeholder directories that
+// had to be created for protect paths that did not exist yet (the caller
+// removes them, if still empty, after the command).
+func mountPlan(p *sandbox.Profile) (ops []mountOp, created []string, err error) {
+	pinned := map[string]bool{}
+	for _, prot := range p.Protect {
+		root := outermostWriteRoot(p.Write, prot)
+		if root == "" {
+			// Not inside a writable path: Landlock already makes it read-only.
+			continue
+		}
+		if _, err := os.Lstat(prot); os.IsNotExist(err) {
+			// A mount needs an existing target; an empty directory the
+			// command cannot write, rename or remove stands in for it.
+			made, err := mkdirAllRecord(prot)
+			created = append(created, made...)
+			if err != nil {
+				return nil, created, fmt.Errorf("protect %s: %w", prot, err)
+			}
+		} else if err != nil {
+			return nil, created, fmt.Errorf("protect %s: %w", prot, err)
+		}
+		for dir := filepath.Dir(prot); dir != root && strings.HasPrefix(dir, root+"/"); dir = filepath.Dir(dir) {
+			pinned[dir] = true
+		}
+		ops = append(ops, mountOp{Kind: mountReadOnly, Path: prot})
+	}
+	pins := make([]string, 0, len(pinned))
+	for d := range pinned {
+		pins = append(pins, d)
+	}
+	// Outer directories first, so inner mounts land on top of them.
+	sort.Slice(pins, func(i, j int) bool { return len(pins[i]) < len(pins[j]) })
+	pinOps := make([]mountOp, 0, len(pins))
+	for _, d := range pins {
+		pinOps = append(pinOps, mountOp{Kind: mountPin, Path: d})
+	}
+	ops = append(pinOps, ops...)
+	for _, h := range p.Hide {
+		st, err := os.Stat(h)
+		if err != nil {
+			continue // nothing to hide; Landlock still decides about creating it
+		}
+		if st.IsDir() {
+			ops = append(ops, mountOp{Kind: mountEmptyDir, Path: h})
+		} else {
+			ops = append(ops, mountOp{Kind: mountNullFile, Path: h})
+		}
+	}
+	return ops, created, nil
+}
+
+// outermostWriteRoot returns the shortest Write path that contains path,
+// or "" if none does.
+func outermostWriteRoot(write []string, path string) string {
+	best := ""
+	for _, w := range write {
+		if (path == w || strings.HasPrefix(path, strings.TrimSuffix(w, "/")+"/")) && (best == "" || len(w) < len(best)) {
+			best = w
+		}
+	}
+	return best
+}
+
+// mkdirAllRecord is os.MkdirAll that returns the directories it created,
+// innermost last.
+func mkdirAllRecord(dir string) ([]string, error) {
+	var missing []string
+	for d := dir; ; d = filepath.Dir(d) {
+		if _, err := os.Lstat(d); err == nil {
+			break
+		}
+		missing = append([]string{d}, missing...)
+		if d == filepath.Dir(d) {
+			break
+		}
+	}
+	var made []string
+	for _, d := range missing {
+		if err := os.Mkdir(d, 0o755); err != nil {
+			return made, err
+		}
+		made = append(made, d)
+	}
+	return made, nil
+}
+
+// removePlaceholders removes the placeholder directories, innermost first,
+// leaving any the command managed to fill.
+func removePlaceholders(created []string) {
+	for i := len(created) - 1; i >= 0; i-- {
+		os.Remove(created[i])
+	}
+}

@@ -1,0 +1,189 @@
+//go:build linux
+
+package linux
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+	"testing"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/gatedexec/gatedexec/sandbox"
+)
+
+// ruleKey flattens a seccomp rule for comparison.
+func ruleNames(rules []SyscallRule) map[string]int {
+	m := map[string]int{}
+	for _, r := range rules {
+		m[r.Syscall]++
+	}
+	return m
+}
+
+func findRules(rules []SyscallRule, name string) []SyscallRule {
+	var out []SyscallRule
+	for _, r := range rules {
+		if r.Syscall == name {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+func TestSeccompRules(t *testing.T) {
+	tests := []struct {
+		name       string
+		p          sandbox.Profile
+		socket     []ArgCond // nil entry list: no socket rule
+		socketRule bool
+	}{
+		{"network off, unix allowed", sandbox.Profile{Network: sandbox.NetworkOff, UnixSockets: true},
+			[]ArgCond{{Arg: 0, Value: unix.AF_UNIX}}, true},
+		{"network off, unix denied", sandbox.Profile{Network: sandbox.NetworkOff}, nil, true},
+		{"network on", sandbox.Profile{Network: sandbox.NetworkOn, UnixSockets: true}, nil, false},
+		{"network on, unix denied", sandbox.Profile{Network: sandbox.NetworkOn},
+			[]ArgCond{{Arg: 0, Mask: 0xffffffff, Value: unix.AF_UNIX}}, true},
+		{"isolated", sandbox.Profile{Network: sandbox.NetworkIsolated, UnixSockets: true}, nil, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			rules := SeccompRules(&tt.p)
+			names := ruleNames(rules)
+			for _, call := range alwaysDenied {
+				if names[call] != 1 {
+					t.Errorf("%s: %d rules, want 1", call, names[call])
+				}
+			}
+			if got := len(findRules(rules, "clone")); got != len(namespaceCloneFlags) {
+				t.Errorf("clone: %d rules, want %d", got, len(namespaceCloneFlags))
+			}
+			if c3 := findRules(rules, "clone3"); len(c3) != 1 || c3[0].Errno != unix.ENOSYS {
+				t.Errorf("clone3 rules = %+v, want one ENOSYS", c3)
+			}
+			for _, r := range findRules(rules, "ioctl") {
+				if len(r.Conds) != 1 || r.Conds[0].Mask != 0xffffffff {
+					t.Errorf("ioctl rule %+v does not mask the request to 32 bits", r)
+				}
+			}
+			for _, call := range []string{"socket", "socketpair"} {
+				rs := findRules(rules, call)
+				if !tt.socketRule {
+					if len(rs) != 0 {
+						t.Errorf("%s: unexpected rules %+v", call, rs)
+					}
+					continue
+				}
+				if len(rs) != 1 || !slices.Equal(rs[0].Conds, tt.socket) || rs[0].Errno != unix.EPERM {
+					t.Errorf("%s rules = %+v, want conds %+v", call, rs, tt.socket)
+				}
+			}
+			prog, err := BuildBPF(rules)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(prog) < 8*len(rules) {
+				t.Errorf("BPF program has %d instructions for %d rules", len(prog)/8, len(rules))
+			}
+		})
+	}
+}
+
+func TestBuildBPFUnknownSyscall(t *testing.T) {
+	if _, err := BuildBPF([]SyscallRule{{Syscall: "no_such_call", Errno: unix.EPERM}}); err == nil {
+		t.Fatal("BuildBPF accepted an unknown syscall")
+	}
+}
+
+func TestLandlockRules(t *testing.T) {
+	dev := []PathRule{{"/dev/null", true}, {"/dev/zero", true}, {"/dev/full", true}, {"/dev/tty", true}}
+	tests := []struct {
+		name string
+		p    sandbox.Profile
+		want []PathRule
+	}{
+		{"read-only", sandbox.Profile{ReadAll: true}, append([]PathRule{{"/", false}}, dev...)},
+		{"workspace-write", sandbox.Profile{ReadAll: true, Write: []string{"/w", "/tmp"}},
+			append([]PathRule{{"/", false}, {"/w", true}, {"/tmp", true}}, dev...)},
+		{"narrow read", sandbox.Profile{Read: []string{"/usr", "/etc"}, Write: []string{"/w"}},
+			append([]PathRule{{"/usr", false}, {"/etc", false}, {"/w", true}}, dev...)},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := LandlockRules(&tt.p); !slices.Equal(got, tt.want) {
+				t.Errorf("LandlockRules = %+v\nwant %+v", got, tt.want)
+			}
+		})
+	}
+	on := landlockConfig(&sandbox.Profile{Network: sandbox.NetworkOn})
+	off := landlockConfig(&sandbox.Profile{Network: sandbox.NetworkOff})
+	if on.HandledAccessNet != 0 || off.HandledAccessNet == 0 {
+		t.Errorf("handled net: on=%v off=%v", on.HandledAccessNet, off.HandledAccessNet)
+	}
+}
+
+func TestScrubEnv(t *testing.T) {
+	env := []string{"PATH=/bin", "SSH_AUTH_SOCK=/s", "GH_TOKEN=x", "MY_SECRET_KEY=y", "AWS_REGION=z",
+		"TOKEN=keep", "A?B=keep", "noequals", "HOME=/h"}
+	deny := []string{"SSH_AUTH_SOCK", "*_TOKEN", "*_SECRET*", "AWS_*", "A?C"}
+	got := ScrubEnv(env, deny)
+	want := []string{"PATH=/bin", "TOKEN=keep", "A?B=keep", "HOME=/h"}
+	if !slices.Equal(got, want) {
+		t.Errorf("ScrubEnv = %q, want %q", got, want)
+	}
+}
+
+func TestMountPlan(t *testing.T) {
+	base := t.TempDir()
+	ws := filepath.Join(base, "ws")
+	if err := os.MkdirAll(filepath.Join(ws, ".git", "hooks"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	secret := filepath.Join(base, "home", ".ssh")
+	os.MkdirAll(secret, 0o700)
+	netrc := filepath.Join(base, "home", ".netrc")
+	os.WriteFile(netrc, []byte("x"), 0o600)
+	p := &sandbox.Profile{
+		Write:   []string{base, ws},
+		Protect: []string{filepath.Join(ws, ".git", "hooks"), filepath.Join(ws, ".gatedexec"), "/etc/elsewhere"},
+		Hide:    []string{secret, netrc, filepath.Join(base, "missing")},
+	}
+	ops, created, err := mountPlan(p)
+	defer removePlaceholders(created)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []mountOp{
+		{mountPin, ws},
+		{mountPin, filepath.Join(ws, ".git")},
+		{mountReadOnly, filepath.Join(ws, ".git", "hooks")},
+		{mountReadOnly, filepath.Join(ws, ".gatedexec")},
+		{mountEmptyDir, secret},
+		{mountNullFile, netrc},
+	}
+	if !slices.Equal(ops, want) {
+		t.Errorf("mountPlan =\n%+v\nwant\n%+v", ops, want)
+	}
+	if !slices.Equal(created, []string{filepath.Join(ws, ".gatedexec")}) {
+		t.Errorf("placeholders = %q", created)
+	}
+	removePlaceholders(created)
+	if _, err := os.Stat(filepath.Join(ws, ".gatedexec")); !os.IsNotExist(err) {
+		t.Errorf("placeholder not removed: %v", err)
+	}
+}
+
+func TestTailBuffer(t *testing.T) {
+	tb := &tailBuffer{max: 8}
+	for _, s := range []string{"abc", "defgh", "ij", "0123456789XY"} {
+		tb.Write([]byte(s))
+	}
+	if got := string(tb.Bytes()); got != "456789XY" {
+		t.Errorf("tail = %q", got)
+	}
+	tb.Write([]byte("z"))
+	if got := string(tb.Bytes()); got != "56789XYz" {
+		t.Errorf("tail = %q", got)
+	}
+}

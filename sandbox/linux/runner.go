@@ -1,0 +1,355 @@
+//go:build linux
+
+// Package linux is the Linux sandbox backend: Landlock, seccomp, mount and
+// network namespaces, rlimits and the exec helper that applies them.
+//
+// The runner prepares everything in the calling process (Landlock ruleset
+// fd, seccomp BPF, mount plan) and starts its own binary as a helper
+// (HelperArg) that applies them to itself, on one locked thread, and execs
+// the target. Go threads exist before main, and Landlock and seccomp bind
+// to threads, so they cannot be applied to the runner itself.
+package linux
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"os/signal"
+	"path/filepath"
+	"slices"
+	"strings"
+	"syscall"
+	"time"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/gatedexec/gatedexec/sandbox"
+)
+
+// stderrTailSize bounds the stderr kept for denial detection.
+const stderrTailSize = 16 << 10
+
+// killGrace is how long a timed-out process group has between SIGTERM and SIGKILL.
+const killGrace = 2 * time.Second
+
+// Runner runs commands under the Linux backend.
+type Runner struct {
+	// Warn receives the one best-effort warning per run; nil means os.Stderr.
+	Warn io.Writer
+	// Exe is the gatedexec binary to start as helper; empty means /proc/self/exe.
+	Exe string
+}
+
+var _ sandbox.Runner = (*Runner)(nil)
+
+// Run runs c under c.Profile. A strict profile whose layers cannot all be
+// applied returns an error wrapping sandbox.ErrLayerUnavailable and runs
+// nothing.
+func (r *Runner) Run(ctx context.Context, c *Command) (*sandbox.Result, error) {
+	p := c.Profile
+	if p == nil {
+		return nil, errors.New("sandbox: command has no profile")
+	}
+	if len(c.Argv) == 0 {
+		return nil, errors.New("sandbox: empty command")
+	}
+	caps := sandbox.Capabilities{
+		LandlockABI: landlockABI(),
+		Seccomp:     seccompAvailable(),
+		// Namespaces are found out by trying: probing them costs a clone.
+		UserNS: true, MountNS: true, NetNS: true,
+		Root: os.Geteuid() == 0,
+	}
+	layers, missing := sandbox.PlanLayers(p, caps)
+	if len(missing) > 0 && p.Enforcement != sandbox.BestEffort {
+		return nil, fmt.Errorf("profile %s: %s: %w", p.Name, strings.Join(missing, ", "), sandbox.ErrLayerUnavailable)
+	}
+	env := ScrubEnv(c.Env, p.EnvDeny)
+	path, err := lookPath(c.Argv[0], c.Dir, env)
+	if err != nil {
+		return &sandbox.Result{ExitCode: 127, Layers: layers, Missing: missing}, err
+	}
+	spec := helperSpec{Path: path, Argv: c.Argv, Env: env, Dir: c.Dir, Rlimits: rlimits(p.Limits)}
+	var extra []*os.File
+	if !p.Unrestricted {
+		if slices.Contains(layers, sandbox.LayerSeccomp) {
+			if spec.BPF, err = BuildBPF(SeccompRules(p)); err != nil {
+				return nil, err
+			}
+		}
+		if caps.LandlockABI > 0 {
+			fd, flags, err := newRulesetFD(p)
+			if err != nil {
+				return nil, err
+			}
+			if fd >= 0 {
+				f := os.NewFile(uintptr(fd), "landlock-ruleset")
+				defer f.Close()
+				extra = append(extra, f)
+				spec.Landlock, spec.LandlockFlags = true, flags
+			}
+		}
+	}
+	var cloneFlags uintptr
+	var created []string
+	if slices.Contains(layers, sandbox.LayerMountNS) {
+		spec.Mounts, created, err = mountPlan(p)
+		defer removePlaceholders(created)
+		if err != nil {
+			return nil, err
+		}
+		cloneFlags |= unix.CLONE_NEWNS
+		if spec.ParentMntNS, err = mountNSInode(); err != nil {
+			return nil, fmt.Errorf("sandbox: mount namespace: %w", err)
+		}
+	}
+	if slices.Contains(layers, sandbox.LayerNetNS) {
+		cloneFlags |= unix.CLONE_NEWNET
+		spec.LoopbackUp = true
+	}
+	res, err := r.start(ctx, c, p, &spec, extra, cloneFlags)
+	if err != nil && cloneFlags != 0 && errors.Is(err, errClone) {
+		if p.Enforcement != sandbox.BestEffort {
+			return nil, fmt.Errorf("profile %s: namespaces: %v: %w", p.Name, err, sandbox.ErrLayerUnavailable)
+		}
+		layers = slices.DeleteFunc(layers, func(l string) bool { return l == sandbox.LayerMountNS || l == sandbox.LayerNetNS })
+		if cloneFlags&unix.CLONE_NEWNS != 0 {
+			missing = append(missing, sandbox.LayerMountNS)
+		}
+		if cloneFlags&unix.CLONE_NEWNET != 0 {
+			missing = append(missing, sandbox.LayerNetNS)
+		}
+		spec.Mounts, spec.LoopbackUp, spec.ParentMntNS = nil, false, 0
+		res, err = r.start(ctx, c, p, &spec, extra, 0)
+	}
+	if len(missing) > 0 {
+		w := r.Warn
+		if w == nil {
+			w = os.Stderr
+		}
+		fmt.Fprintf(w, "gatedexec: warning: profile %s: sandbox layers not applied on this host: %s\n", p.Name, strings.Join(missing, ", "))
+	}
+	if res != nil {
+		res.Layers, res.Missing = layers, missing
+	}
+	return res, err
+}
+
+// Command is the backend's name for sandbox.Command.
+type Command = sandbox.Command
+
+// errClone marks a failure to create the helper's namespaces.
+var errClone = errors.New("cannot create namespaces")
+
+func (r *Runner) start(ctx context.Context, c *Command, p *sandbox.Profile, spec *helperSpec, extra []*os.File, cloneFlags uintptr) (*sandbox.Result, error) {
+	data, err := json.Marshal(spec)
+	if err != nil {
+		return nil, fmt.Errorf("sandbox: encoding helper spec: %w", err)
+	}
+	specR, specW, err := os.Pipe()
+	if err != nil {
+		return nil, err
+	}
+	defer specR.Close()
+	repR, repW, err := os.Pipe()
+	if err != nil {
+		specW.Close()
+		return nil, err
+	}
+	defer repR.Close()
+	errR, errW, err := os.Pipe()
+	if err != nil {
+		specW.Close()
+		repW.Close()
+		return nil, err
+	}
+	exe := r.Exe
+	if exe == "" {
+		exe = "/proc/self/exe"
+	}
+	cmd := &exec.Cmd{
+		Path:       exe,
+		Args:       []string{"gatedexec-sandbox", HelperArg},
+		Env:        []string{},
+		Stdin:      c.Stdin,
+		Stdout:     c.Stdout,
+		Stderr:     errW,
+		ExtraFiles: append([]*os.File{specR, repW}, extra...),
+		SysProcAttr: &syscall.SysProcAttr{
+			Setsid:     !p.NoSetsid,
+			Setpgid:    p.NoSetsid,
+			Pdeathsig:  syscall.SIGKILL,
+			Cloneflags: cloneFlags,
+		},
+	}
+	if cloneFlags != 0 && os.Geteuid() != 0 {
+		cmd.SysProcAttr.Cloneflags |= unix.CLONE_NEWUSER
+		cmd.SysProcAttr.UidMappings = []syscall.SysProcIDMap{{ContainerID: os.Geteuid(), HostID: os.Geteuid(), Size: 1}}
+		cmd.SysProcAttr.GidMappings = []syscall.SysProcIDMap{{ContainerID: os.Getegid(), HostID: os.Getegid(), Size: 1}}
+	}
+	begin := time.Now()
+	err = cmd.Start()
+	repW.Close()
+	errW.Close()
+	if err != nil {
+		specW.Close()
+		errR.Close()
+		if cloneFlags != 0 {
+			return nil, fmt.Errorf("%w: %v", errClone, err)
+		}
+		return nil, fmt.Errorf("sandbox: starting helper: %w", err)
+	}
+	// A pipe holds 64 KiB; a larger spec is written while the helper reads.
+	go func() {
+		specW.Write(data)
+		specW.Close()
+	}()
+	pgid := cmd.Process.Pid
+	tail := &tailBuffer{max: stderrTailSize}
+	copied := make(chan struct{})
+	go func() {
+		defer close(copied)
+		var w io.Writer = tail
+		if c.Stderr != nil {
+			w = io.MultiWriter(c.Stderr, tail)
+		}
+		io.Copy(w, errR)
+	}()
+
+	sigs := make(chan os.Signal, 4)
+	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGQUIT)
+	defer signal.Stop(sigs)
+	var timeout <-chan time.Time
+	if p.Limits.Timeout > 0 {
+		t := time.NewTimer(p.Limits.Timeout)
+		defer t.Stop()
+		timeout = t.C
+	}
+	done := make(chan struct{})
+	var state *os.ProcessState
+	var waitErr error
+	go func() {
+		state, waitErr = cmd.Process.Wait()
+		close(done)
+	}()
+	timedOut := false
+	var kill <-chan time.Time
+loop:
+	for {
+		select {
+		case <-done:
+			break loop
+		case s := <-sigs:
+			syscall.Kill(-pgid, s.(syscall.Signal))
+		case <-ctx.Done():
+			ctx = context.Background()
+			syscall.Kill(-pgid, syscall.SIGTERM)
+			kill = time.After(killGrace)
+		case <-timeout:
+			timedOut = true
+			syscall.Kill(-pgid, syscall.SIGTERM)
+			kill = time.After(killGrace)
+		case <-kill:
+			syscall.Kill(-pgid, syscall.SIGKILL)
+		}
+	}
+	// No orphans: whatever the command left behind in its group goes too.
+	syscall.Kill(-pgid, syscall.SIGKILL)
+	select {
+	case <-copied:
+	case <-time.After(time.Second):
+		errR.Close() // a process outside the group still holds stderr
+		<-copied
+	}
+	errR.Close()
+	res := &sandbox.Result{Duration: time.Since(begin), TimedOut: timedOut, StderrTail: tail.Bytes()}
+	if waitErr != nil {
+		return nil, fmt.Errorf("sandbox: waiting: %w", waitErr)
+	}
+	ws := state.Sys().(syscall.WaitStatus)
+	switch {
+	case ws.Signaled():
+		res.Signal = int(ws.Signal())
+		res.ExitCode = 128 + res.Signal
+	default:
+		res.ExitCode = ws.ExitStatus()
+	}
+	rep, _ := io.ReadAll(repR)
+	if hr, ok := parseReport(rep); ok {
+		switch hr.tag {
+		case "notfound":
+			return res, fmt.Errorf("%s: %s: %w", c.Argv[0], hr.msg, sandbox.ErrNotFound)
+		case "cannotexec":
+			return res, fmt.Errorf("%s: %s: %w", c.Argv[0], hr.msg, sandbox.ErrCannotExec)
+		default:
+			return nil, fmt.Errorf("sandbox helper: %s: %w", hr.msg, sandbox.ErrLayerUnavailable)
+		}
+	}
+	return res, nil
+}
+
+// lookPath resolves argv0 the way execvp would with env's PATH, relative
+// names against dir.
+func lookPath(argv0, dir string, env []string) (string, error) {
+	if strings.Contains(argv0, "/") {
+		path := argv0
+		if !filepath.IsAbs(path) && dir != "" {
+			path = filepath.Join(dir, path)
+		}
+		return checkExec(argv0, path)
+	}
+	pathEnv := "/usr/local/bin:/usr/bin:/bin"
+	for _, kv := range env {
+		if v, ok := strings.CutPrefix(kv, "PATH="); ok {
+			pathEnv = v
+		}
+	}
+	var firstErr error
+	for _, d := range filepath.SplitList(pathEnv) {
+		if d == "" {
+			d = "."
+		}
+		if !filepath.IsAbs(d) && dir != "" {
+			d = filepath.Join(dir, d)
+		}
+		path, err := checkExec(argv0, filepath.Join(d, argv0))
+		if err == nil {
+			return path, nil
+		}
+		if firstErr == nil && !errors.Is(err, sandbox.ErrNotFound) {
+			firstErr = err
+		}
+	}
+	if firstErr != nil {
+		return "", firstErr
+	}
+	return "", fmt.Errorf("%s: %w", argv0, sandbox.ErrNotFound)
+}
+
+func checkExec(argv0, path string) (string, error) {
+	st, err := os.Stat(path)
+	if err != nil {
+		return "", fmt.Errorf("%s: %w", argv0, sandbox.ErrNotFound)
+	}
+	if st.IsDir() || st.Mode()&0o111 == 0 {
+		return "", fmt.Errorf("%s: %w", argv0, sandbox.ErrCannotExec)
+	}
+	return path, nil
+}
+
+func rlimits(l sandbox.Limits) []rlimit {
+	var out []rlimit
+	for _, r := range []rlimit{
+		{unix.RLIMIT_NOFILE, l.NoFile}, {unix.RLIMIT_NPROC, l.NProc}, {unix.RLIMIT_FSIZE, l.FSize},
+		{unix.RLIMIT_CPU, l.CPU}, {unix.RLIMIT_AS, l.AS},
+	} {
+		if r.Value != 0 {
+			out = append(out, r)
+		}
+	}
+	return out
+}

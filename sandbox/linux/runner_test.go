@@ -1,0 +1,93 @@
+//go:build linux
+
+package linux
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/gatedexec/gatedexec/sandbox"
+)
+
+// TestMain lets the test binary serve as its own sandbox helper, as the
+// gatedexec binary does.
+func TestMain(m *testing.M) {
+	if IsHelper(os.Args) {
+		HelperMain()
+	}
+	os.Exit(m.Run())
+}
+
+func TestRunnerStatus(t *testing.T) {
+	if landlockABI() == 0 && os.Getenv("CI") == "" {
+		t.Skip("no landlock")
+	}
+	ws := t.TempDir()
+	prof := &sandbox.Profile{Name: "t", Enforcement: sandbox.Strict, ReadAll: true, Write: []string{ws},
+		Network: sandbox.NetworkOff, UnixSockets: true, EnvDeny: []string{"*_TOKEN"}}
+	tests := []struct {
+		name     string
+		argv     []string
+		limits   sandbox.Limits
+		code     int
+		signal   int
+		err      error
+		timedOut bool
+		stdout   string
+		tail     string
+	}{
+		{"exit status", []string{"sh", "-c", "exit 3"}, sandbox.Limits{}, 3, 0, nil, false, "", ""},
+		{"signal", []string{"sh", "-c", "kill -USR1 $$"}, sandbox.Limits{}, 128 + 10, 10, nil, false, "", ""},
+		{"not found", []string{"no-such-program-xyz"}, sandbox.Limits{}, 127, 0, sandbox.ErrNotFound, false, "", ""},
+		{"cannot exec", []string{"/etc/hostname"}, sandbox.Limits{}, 0, 0, sandbox.ErrCannotExec, false, "", ""},
+		{"env scrubbed", []string{"sh", "-c", "echo ${GH_TOKEN:-none} $KEEP"}, sandbox.Limits{}, 0, 0, nil, false, "none kept\n", ""},
+		{"stderr tail", []string{"sh", "-c", "echo oops >&2; exit 1"}, sandbox.Limits{}, 1, 0, nil, false, "", "oops\n"},
+		{"timeout kills group", []string{"sh", "-c", "sleep 30 & sleep 30"}, sandbox.Limits{Timeout: 300 * time.Millisecond},
+			128 + 15, 15, nil, true, "", ""},
+		{"rlimit", []string{"sh", "-c", "ulimit -n"}, sandbox.Limits{NoFile: 42}, 0, 0, nil, false, "42\n", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p := *prof
+			p.Limits = tt.limits
+			var stdout, stderr bytes.Buffer
+			res, err := (&Runner{}).Run(context.Background(), &Command{
+				Argv: tt.argv, Dir: ws, Env: []string{"PATH=/usr/bin:/bin", "GH_TOKEN=secret", "KEEP=kept"},
+				Stdout: &stdout, Stderr: &stderr, Profile: &p,
+			})
+			if tt.err != nil {
+				if !errors.Is(err, tt.err) {
+					t.Fatalf("err = %v, want %v", err, tt.err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.ExitCode != tt.code || res.Signal != tt.signal || res.TimedOut != tt.timedOut {
+				t.Errorf("result = code %d signal %d timedOut %v; want %d %d %v (stderr %q)",
+					res.ExitCode, res.Signal, res.TimedOut, tt.code, tt.signal, tt.timedOut, stderr.String())
+			}
+			if tt.stdout != "" && stdout.String() != tt.stdout {
+				t.Errorf("stdout = %q, want %q", stdout.String(), tt.stdout)
+			}
+			if tt.tail != "" && (string(res.StderrTail) != tt.tail || stderr.String() != tt.tail) {
+				t.Errorf("stderr tail %q, live %q; want %q", res.StderrTail, stderr.String(), tt.tail)
+			}
+			if !strings.Contains(strings.Join(res.Layers, ","), "seccomp") {
+				t.Errorf("layers %v lack seccomp", res.Layers)
+			}
+		})
+	}
+}
+
+func TestRunnerNoProfile(t *testing.T) {
+	if _, err := (&Runner{}).Run(context.Background(), &Command{Argv: []string{"true"}}); err == nil {
+		t.Fatal("Run without a profile succeeded")
+	}
+}

@@ -1,0 +1,156 @@
+//go:build linux
+
+package linux
+
+import (
+	"fmt"
+	"io"
+	"os"
+
+	seccomp "github.com/seccomp/libseccomp-golang"
+	"golang.org/x/sys/unix"
+
+	"github.com/gatedexec/gatedexec/sandbox"
+)
+
+// SyscallRule is one entry of the seccomp table: calls to Syscall whose
+// arguments match every condition fail with Errno instead of running.
+type SyscallRule struct {
+	Syscall string
+	Errno   unix.Errno
+	// Conds are ANDed; none means "always".
+	Conds []ArgCond
+}
+
+// ArgCond compares argument Arg of a call: masked-equal when Mask is
+// non-zero ((arg & Mask) == Value), else not-equal (arg != Value).
+type ArgCond struct {
+	Arg   uint
+	Mask  uint64
+	Value uint64
+}
+
+// alwaysDenied are the calls no profile needs that widen the kernel attack
+// surface or reach outside the sandbox.
+var alwaysDenied = []string{
+	"ptrace", "process_vm_readv", "process_vm_writev",
+	"io_uring_setup", "io_uring_enter", "io_uring_register",
+	"bpf", "perf_event_open",
+	"keyctl", "add_key", "request_key",
+	"userfaultfd",
+	"kexec_load", "kexec_file_load",
+	"init_module", "finit_module", "delete_module",
+	"mount", "umount2", "pivot_root", "move_mount", "open_tree",
+	"fsopen", "fsmount", "fsconfig", "fspick", "mount_setattr",
+	"unshare", "setns",
+}
+
+// namespaceCloneFlags are the clone(2) flags that create namespaces.
+// CLONE_NEWTIME (0x80) is left out: in clone(2) those bits are the exit
+// signal, and unshare/clone3 are denied anyway.
+var namespaceCloneFlags = []uint64{
+	unix.CLONE_NEWNS, unix.CLONE_NEWUTS, unix.CLONE_NEWIPC, unix.CLONE_NEWUSER,
+	unix.CLONE_NEWPID, unix.CLONE_NEWNET, unix.CLONE_NEWCGROUP,
+}
+
+// SeccompRules returns the seccomp table for p, the data BuildBPF compiles.
+func SeccompRules(p *sandbox.Profile) []SyscallRule {
+	var rules []SyscallRule
+	for _, name := range alwaysDenied {
+		rules = append(rules, SyscallRule{Syscall: name, Errno: unix.EPERM})
+	}
+	for _, f := range namespaceCloneFlags {
+		rules = append(rules, SyscallRule{Syscall: "clone", Errno: unix.EPERM,
+			Conds: []ArgCond{{Arg: 0, Mask: f, Value: f}}})
+	}
+	// clone3 passes its flags in memory seccomp cannot read; ENOSYS makes
+	// libc fall back to clone(2), which is checked above.
+	rules = append(rules, SyscallRule{Syscall: "clone3", Errno: unix.ENOSYS})
+	// The kernel reads the ioctl request as 32 bits, so compare only those.
+	for _, req := range []uint64{unix.TIOCSTI, unix.TIOCLINUX} {
+		rules = append(rules, SyscallRule{Syscall: "ioctl", Errno: unix.EPERM,
+			Conds: []ArgCond{{Arg: 1, Mask: 0xffffffff, Value: req}}})
+	}
+	for _, call := range []string{"socket", "socketpair"} {
+		switch {
+		case p.Network == sandbox.NetworkOff && p.UnixSockets:
+			// Any domain but AF_UNIX; a domain with high bits set is
+			// "not AF_UNIX" too, so the comparison fails closed.
+			rules = append(rules, SyscallRule{Syscall: call, Errno: unix.EPERM,
+				Conds: []ArgCond{{Arg: 0, Value: unix.AF_UNIX}}})
+		case p.Network == sandbox.NetworkOff:
+			rules = append(rules, SyscallRule{Syscall: call, Errno: unix.EPERM})
+		case !p.UnixSockets && !p.Unrestricted:
+			// The kernel reads the domain as an int.
+			rules = append(rules, SyscallRule{Syscall: call, Errno: unix.EPERM,
+				Conds: []ArgCond{{Arg: 0, Mask: 0xffffffff, Value: unix.AF_UNIX}}})
+		}
+	}
+	return rules
+}
+
+// BuildBPF compiles rules into a classic BPF program for the native
+// architecture (calls from any other architecture, including x32 and i386
+// compat, kill the process) and returns its raw sock_filter bytes.
+func BuildBPF(rules []SyscallRule) ([]byte, error) {
+	filter, err := seccomp.NewFilter(seccomp.ActAllow)
+	if err != nil {
+		return nil, fmt.Errorf("seccomp: new filter: %w", err)
+	}
+	defer filter.Release()
+	if err := filter.SetBadArchAction(seccomp.ActKillProcess); err != nil {
+		return nil, fmt.Errorf("seccomp: bad-arch action: %w", err)
+	}
+	// The helper sets no_new_privs itself, right before loading.
+	if err := filter.SetNoNewPrivsBit(false); err != nil {
+		return nil, fmt.Errorf("seccomp: %w", err)
+	}
+	for _, r := range rules {
+		call, err := seccomp.GetSyscallFromName(r.Syscall)
+		if err != nil {
+			return nil, fmt.Errorf("seccomp: syscall %q: %w", r.Syscall, err)
+		}
+		act := seccomp.ActErrno.SetReturnCode(int16(r.Errno))
+		if len(r.Conds) == 0 {
+			err = filter.AddRuleExact(call, act)
+		} else {
+			conds := make([]seccomp.ScmpCondition, 0, len(r.Conds))
+			for _, c := range r.Conds {
+				var sc seccomp.ScmpCondition
+				if c.Mask != 0 {
+					sc, err = seccomp.MakeCondition(c.Arg, seccomp.CompareMaskedEqual, c.Mask, c.Value)
+				} else {
+					sc, err = seccomp.MakeCondition(c.Arg, seccomp.CompareNotEqual, c.Value)
+				}
+				if err != nil {
+					return nil, fmt.Errorf("seccomp: %s condition: %w", r.Syscall, err)
+				}
+				conds = append(conds, sc)
+			}
+			err = filter.AddRuleConditionalExact(call, act, conds)
+		}
+		if err != nil {
+			return nil, fmt.Errorf("seccomp: rule for %s: %w", r.Syscall, err)
+		}
+	}
+	fd, err := unix.MemfdCreate("gatedexec-seccomp", unix.MFD_CLOEXEC)
+	if err != nil {
+		return nil, fmt.Errorf("seccomp: memfd: %w", err)
+	}
+	f := os.NewFile(uintptr(fd), "gatedexec-seccomp")
+	defer f.Close()
+	if err := filter.ExportBPF(f); err != nil {
+		return nil, fmt.Errorf("seccomp: export: %w", err)
+	}
+	if _, err := f.Seek(0, io.SeekStart); err != nil {
+		return nil, fmt.Errorf("seccomp: %w", err)
+	}
+	prog, err := io.ReadAll(f)
+	if err != nil {
+		return nil, fmt.Errorf("seccomp: %w", err)
+	}
+	if len(prog) == 0 || len(prog)%8 != 0 {
+		return nil, fmt.Errorf("seccomp: exported program has %d bytes, not a whole number of instructions", len(prog))
+	}
+	return prog, nil
+}

@@ -1,0 +1,173 @@
+// Command probe tries one operation a sandbox may forbid and prints "ok" or
+// "denied: <error>", so the escape suite reads real results.
+package main
+
+import (
+	"fmt"
+	"net"
+	"os"
+	"strconv"
+	"strings"
+	"syscall"
+	"unsafe"
+
+	"golang.org/x/sys/unix"
+)
+
+func main() {
+	if len(os.Args) < 2 {
+		fmt.Println("usage: probe OP [ARG]")
+		os.Exit(2)
+	}
+	arg := ""
+	if len(os.Args) > 2 {
+		arg = os.Args[2]
+	}
+	if err := probe(os.Args[1], arg); err != nil {
+		fmt.Printf("denied: %v\n", err)
+		os.Exit(1)
+	}
+	fmt.Println("ok")
+}
+
+func probe(op, arg string) error {
+	switch op {
+	case "write":
+		return os.WriteFile(arg, []byte("pwned\n"), 0o644)
+	case "mkdirall":
+		return os.MkdirAll(arg, 0o755)
+	case "read":
+		b, err := os.ReadFile(arg)
+		if err == nil && len(b) == 0 {
+			return fmt.Errorf("read %s: empty", arg)
+		}
+		return err
+	case "readdir":
+		ents, err := os.ReadDir(arg)
+		if err == nil && len(ents) == 0 {
+			return fmt.Errorf("readdir %s: empty", arg)
+		}
+		return err
+	case "symlink-write": // arg: target outside; link made in cwd
+		os.Remove("link")
+		if err := os.Symlink(arg, "link"); err != nil {
+			return err
+		}
+		return os.WriteFile("link", []byte("pwned\n"), 0o644)
+	case "hardlink-write":
+		os.Remove("hlink")
+		if err := os.Link(arg, "hlink"); err != nil {
+			return err
+		}
+		return os.WriteFile("hlink", []byte("pwned\n"), 0o644)
+	case "rename-in": // move an outside file into the workspace
+		return os.Rename(arg, "moved")
+	case "tcp":
+		c, err := net.Dial("tcp", arg)
+		if err != nil {
+			return err
+		}
+		return c.Close()
+	case "loopback": // listen and connect on 127.0.0.1 inside the sandbox
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			return err
+		}
+		defer ln.Close()
+		c, err := net.Dial("tcp", ln.Addr().String())
+		if err != nil {
+			return err
+		}
+		return c.Close()
+	case "udp":
+		fd, err := unix.Socket(unix.AF_INET, unix.SOCK_DGRAM, 0)
+		if err != nil {
+			return err
+		}
+		return unix.Close(fd)
+	case "raw":
+		fd, err := unix.Socket(unix.AF_INET, unix.SOCK_RAW, unix.IPPROTO_ICMP)
+		if err != nil {
+			return err
+		}
+		return unix.Close(fd)
+	case "unix":
+		c, err := net.Dial("unix", arg)
+		if err != nil {
+			return err
+		}
+		return c.Close()
+	case "ptrace":
+		pid, _ := strconv.Atoi(arg)
+		if err := unix.PtraceAttach(pid); err != nil {
+			return err
+		}
+		var ws unix.WaitStatus
+		unix.Wait4(pid, &ws, 0, nil)
+		return unix.PtraceDetach(pid)
+	case "tiocsti":
+		c := byte('#')
+		_, _, e := unix.Syscall(unix.SYS_IOCTL, 0, uintptr(unix.TIOCSTI), uintptr(unsafe.Pointer(&c)))
+		return errno(e)
+	case "tiocsti-high": // request with high bits set: the kernel reads 32 bits
+		c := byte('#')
+		_, _, e := unix.Syscall(unix.SYS_IOCTL, 0, uintptr(unix.TIOCSTI)|1<<32, uintptr(unsafe.Pointer(&c)))
+		return errno(e)
+	case "io_uring":
+		var params [120]byte
+		r, _, e := unix.Syscall(unix.SYS_IO_URING_SETUP, 1, uintptr(unsafe.Pointer(&params[0])), 0)
+		if e == 0 {
+			unix.Close(int(r))
+		}
+		return errno(e)
+	case "bpf":
+		var attr [128]byte
+		_, _, e := unix.Syscall(unix.SYS_BPF, 0 /* BPF_MAP_CREATE */, uintptr(unsafe.Pointer(&attr[0])), uintptr(len(attr)))
+		if e == unix.EINVAL {
+			return nil // reached the kernel's bpf code: not filtered
+		}
+		return errno(e)
+	case "mount":
+		err := unix.Mount("none", "/mnt", "tmpfs", 0, "")
+		if err == nil {
+			unix.Unmount("/mnt", 0)
+		}
+		return err
+	case "unshare":
+		return unix.Unshare(unix.CLONE_NEWUSER)
+	case "clone-newns":
+		attr := &syscall.ProcAttr{Sys: &syscall.SysProcAttr{Cloneflags: unix.CLONE_NEWNS}}
+		pid, err := syscall.ForkExec("/bin/true", []string{"true"}, attr)
+		if err == nil {
+			var ws syscall.WaitStatus
+			syscall.Wait4(pid, &ws, 0, nil)
+		}
+		return err
+	case "keyctl":
+		_, err := unix.KeyctlGetKeyringID(unix.KEY_SPEC_SESSION_KEYRING, true)
+		return err
+	case "nnp":
+		b, err := os.ReadFile("/proc/self/status")
+		if err != nil {
+			return err
+		}
+		if !strings.Contains(string(b), "NoNewPrivs:\t1") {
+			return fmt.Errorf("NoNewPrivs not set")
+		}
+		return nil
+	case "setsid": // ok when this process leads its own session
+		sid, _ := unix.Getsid(0)
+		if sid != os.Getpid() {
+			return fmt.Errorf("sid %d != pid %d", sid, os.Getpid())
+		}
+		return nil
+	}
+	return fmt.Errorf("unknown probe %q", op)
+}
+
+func errno(e syscall.Errno) error {
+	if e == 0 {
+		return nil
+	}
+	return e
+}
