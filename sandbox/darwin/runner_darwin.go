@@ -1,0 +1,146 @@
+//go:build darwin
+
+package darwin
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"os/signal"
+	"syscall"
+	"time"
+
+	"github.com/gatedexec/gatedexec/sandbox"
+)
+
+// SandboxExec is the only sandbox-exec this backend runs: an absolute
+// path, never looked up in PATH.
+const SandboxExec = "/usr/bin/sandbox-exec"
+
+// stderrTailMax is how much of the command's stderr is kept for denial
+// detection.
+const stderrTailMax = 16 << 10
+
+// Runner runs commands under sandbox-exec. The zero value is ready to use.
+type Runner struct{}
+
+// Run runs c under its profile and waits for it. The command's exit status
+// is in the Result (128+N when killed by signal N); an error means it did
+// not run (or gatedexec failed around it).
+func (Runner) Run(ctx context.Context, c *sandbox.Command) (*sandbox.Result, error) {
+	if c == nil || c.Profile == nil || len(c.Argv) == 0 {
+		return nil, errors.New("darwin: command, profile and argv are required")
+	}
+	p := c.Profile
+	env := c.Env
+	if env == nil {
+		env = os.Environ()
+	}
+	env = sandbox.ScrubEnv(env, p.EnvDeny)
+
+	prog, err := lookPath(c.Argv[0], pathOf(env), c.Dir)
+	if err != nil {
+		return nil, err
+	}
+	res := &sandbox.Result{}
+	argv := append([]string{prog}, c.Argv[1:]...)
+	if !p.Unrestricted {
+		switch _, err := os.Stat(SandboxExec); {
+		case err == nil:
+			pol, err := Generate(p)
+			if err != nil {
+				return nil, fmt.Errorf("darwin: %w", err)
+			}
+			head := append([]string{SandboxExec, "-p", pol.Text}, pol.Args()...)
+			argv = append(append(head, "--"), argv...)
+			res.Layers = append(res.Layers, LayerSeatbelt)
+		case p.Enforcement == sandbox.BestEffort:
+			res.Missing = append(res.Missing, LayerSeatbelt)
+		default:
+			return nil, fmt.Errorf("darwin: %s: %w", SandboxExec, sandbox.ErrLayerUnavailable)
+		}
+	}
+	lim := rlimitArgs(p.Limits)
+	if len(lim) > 0 {
+		self, err := os.Executable()
+		if err != nil {
+			return nil, fmt.Errorf("darwin: rlimits need the gatedexec binary: %w", err)
+		}
+		argv = append(append(append([]string{self}, lim...), "--"), argv...)
+		res.Layers = append(res.Layers, sandbox.LayerRlimits)
+	}
+
+	cmd := &exec.Cmd{Path: argv[0], Args: argv, Env: env, Dir: c.Dir, Stdin: c.Stdin, Stdout: c.Stdout}
+	if len(lim) > 0 {
+		cmd.Args[0] = helperArg0 // selects the helper in this package's init
+	}
+	tail := &sandbox.TailBuffer{Max: stderrTailMax}
+	if c.Stderr != nil {
+		cmd.Stderr = io.MultiWriter(c.Stderr, tail)
+	} else {
+		cmd.Stderr = tail
+	}
+	// A new session (or at least a process group) so that the whole tree
+	// can be signalled and cannot reach the caller's terminal via TIOCSTI.
+	if p.NoSetsid {
+		cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	} else {
+		cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+		res.Layers = append(res.Layers, sandbox.LayerSetsid)
+	}
+
+	if p.Limits.Timeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, p.Limits.Timeout)
+		defer cancel()
+	}
+	sigs := make(chan os.Signal, 4)
+	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGQUIT)
+	defer signal.Stop(sigs)
+
+	start := time.Now()
+	if err := cmd.Start(); err != nil {
+		return nil, fmt.Errorf("darwin: start %s: %w", c.Argv[0], err)
+	}
+	pgid := cmd.Process.Pid
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	var waitErr error
+loop:
+	for {
+		select {
+		case waitErr = <-done:
+			break loop
+		case s := <-sigs:
+			_ = syscall.Kill(-pgid, s.(syscall.Signal))
+		case <-ctx.Done():
+			res.TimedOut = errors.Is(ctx.Err(), context.DeadlineExceeded)
+			_ = syscall.Kill(-pgid, syscall.SIGKILL)
+			waitErr = <-done
+			break loop
+		}
+	}
+	// No orphans: whatever the command left running in its group goes too.
+	_ = syscall.Kill(-pgid, syscall.SIGKILL)
+	res.Duration = time.Since(start)
+	res.StderrTail = tail.Bytes()
+
+	var ee *exec.ExitError
+	if waitErr != nil && !errors.As(waitErr, &ee) {
+		return nil, fmt.Errorf("darwin: wait %s: %w", c.Argv[0], waitErr)
+	}
+	ws, ok := cmd.ProcessState.Sys().(syscall.WaitStatus)
+	switch {
+	case !ok:
+		res.ExitCode = cmd.ProcessState.ExitCode()
+	case ws.Signaled():
+		res.Signal = int(ws.Signal())
+		res.ExitCode = 128 + res.Signal
+	default:
+		res.ExitCode = ws.ExitStatus()
+	}
+	return res, nil
+}

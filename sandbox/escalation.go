@@ -1,0 +1,225 @@
+package sandbox
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+)
+
+// ChangeKind is one kind of extra access an escalation grants.
+type ChangeKind string
+
+const (
+	// GrantWrite makes a path writable (and readable).
+	GrantWrite ChangeKind = "write"
+	// GrantRead makes a path readable.
+	GrantRead ChangeKind = "read"
+	// GrantNetwork turns the network on.
+	GrantNetwork ChangeKind = "network"
+	// Unprotect removes a protect entry: the approver must see that a path
+	// the profile keeps read-only on purpose would become writable.
+	Unprotect ChangeKind = "unprotect"
+	// Unhide removes a hide entry, exposing a secret the profile hides.
+	Unhide ChangeKind = "unhide"
+	// FullAccess replaces the profile with an unrestricted one; used only
+	// when no narrower change fits.
+	FullAccess ChangeKind = "full-access"
+)
+
+// Change is one extra access.
+type Change struct {
+	Kind ChangeKind `json:"kind"`
+	Path string     `json:"path,omitempty"`
+}
+
+// String describes c for a prompt: "write access to /home/u/.cache/pip".
+func (c Change) String() string {
+	switch c.Kind {
+	case GrantWrite:
+		return "write access to " + c.Path
+	case GrantRead:
+		return "read access to " + c.Path
+	case GrantNetwork:
+		return "network access"
+	case Unprotect:
+		return "write access to protected " + c.Path
+	case Unhide:
+		return "read access to hidden " + c.Path
+	case FullAccess:
+		return "no sandbox restrictions (full-access)"
+	}
+	return string(c.Kind) + " " + c.Path
+}
+
+// Escalation is the narrowest extra access that would have avoided a set
+// of denials, for one re-run of one command.
+type Escalation struct {
+	Changes []Change `json:"changes"`
+}
+
+// String describes e in one line for the approval prompt.
+func (e *Escalation) String() string {
+	s := make([]string, len(e.Changes))
+	for i, c := range e.Changes {
+		s[i] = c.String()
+	}
+	return strings.Join(s, "; ")
+}
+
+// Plan returns the narrowest escalation that would fix denials under p, and
+// false when there is none: the profile is already unrestricted, or every
+// denial is of a kind no profile grants (syscalls stay filtered under every
+// profile, Mach services and sysctls have no profile setting).
+//
+// For a path the target is the nearest existing directory that is or
+// contains the denied path: backends can only grant paths that exist
+// (Landlock opens them), and tools write siblings (temporary files renamed
+// over the target, lock files) next to the file they report. A denied
+// read of an existing file grants just that file. A protect or hide entry
+// is never dropped quietly: it becomes its own Unprotect or Unhide change.
+// When the only directory that would do is "/", the plan is FullAccess.
+func Plan(p *Profile, denials []Denial) (*Escalation, bool) {
+	if p == nil || p.Unrestricted {
+		return nil, false
+	}
+	var e Escalation
+	add := func(c Change) {
+		if !slices.Contains(e.Changes, c) {
+			e.Changes = append(e.Changes, c)
+		}
+	}
+	for _, d := range denials {
+		switch d.Kind {
+		case KindNetConnect, KindNetBind:
+			if p.Network != NetworkOn {
+				add(Change{Kind: GrantNetwork})
+			}
+		case KindFSRead, KindFSWrite:
+			if d.Path == "" || !filepath.IsAbs(d.Path) {
+				continue
+			}
+			path := filepath.Clean(d.Path)
+			if h := coveringRoot(path, p.Hide); h != "" {
+				add(Change{Kind: Unhide, Path: h})
+			}
+			if d.Kind == KindFSWrite {
+				if pr := coveringRoot(path, p.Protect); pr != "" {
+					add(Change{Kind: Unprotect, Path: pr})
+				}
+				if !under(path, p.Write) {
+					dir := nearestDir(path)
+					if dir == "/" {
+						add(Change{Kind: FullAccess})
+						continue
+					}
+					add(Change{Kind: GrantWrite, Path: dir})
+				}
+			} else if !p.ReadAll && !under(path, p.Read) && !under(path, p.Write) {
+				target := nearestExisting(path)
+				if target == "/" {
+					add(Change{Kind: FullAccess})
+					continue
+				}
+				add(Change{Kind: GrantRead, Path: target})
+			}
+		}
+	}
+	if slices.Contains(e.Changes, Change{Kind: FullAccess}) {
+		e.Changes = []Change{{Kind: FullAccess}}
+	}
+	e.Changes = dropCovered(e.Changes)
+	if len(e.Changes) == 0 {
+		return nil, false
+	}
+	return &e, true
+}
+
+// dropCovered removes write and read grants already implied by another
+// grant in the list (a path below a granted directory).
+func dropCovered(cs []Change) []Change {
+	var out []Change
+	for i, c := range cs {
+		covered := false
+		for j, o := range cs {
+			if i == j || c.Path == "" || o.Path == c.Path {
+				continue
+			}
+			if (o.Kind == GrantWrite && (c.Kind == GrantWrite || c.Kind == GrantRead) ||
+				o.Kind == GrantRead && c.Kind == GrantRead) && under(c.Path, []string{o.Path}) {
+				covered = true
+			}
+		}
+		if !covered {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// nearestExisting returns path if it exists, else its nearest existing
+// ancestor.
+func nearestExisting(path string) string {
+	for {
+		if _, err := os.Lstat(path); err == nil {
+			return path
+		}
+		parent := filepath.Dir(path)
+		if parent == path {
+			return path
+		}
+		path = parent
+	}
+}
+
+// nearestDir returns path if it is an existing directory, else the
+// nearest existing directory above it.
+func nearestDir(path string) string {
+	for {
+		if fi, err := os.Stat(path); err == nil && fi.IsDir() {
+			return path
+		}
+		parent := filepath.Dir(path)
+		if parent == path {
+			return path
+		}
+		path = parent
+	}
+}
+
+// Apply returns a copy of p with e's extra access; p is not modified.
+func (e *Escalation) Apply(p *Profile) *Profile {
+	q := *p
+	q.Read = slices.Clone(p.Read)
+	q.Write = slices.Clone(p.Write)
+	q.Protect = slices.Clone(p.Protect)
+	q.Hide = slices.Clone(p.Hide)
+	q.EnvDeny = slices.Clone(p.EnvDeny)
+	for _, c := range e.Changes {
+		switch c.Kind {
+		case GrantWrite:
+			q.Write = appendNew(q.Write, c.Path)
+		case GrantRead:
+			q.Read = appendNew(q.Read, c.Path)
+		case GrantNetwork:
+			q.Network = NetworkOn
+		case Unprotect:
+			q.Protect = slices.DeleteFunc(q.Protect, func(s string) bool { return s == c.Path })
+		case Unhide:
+			q.Hide = slices.DeleteFunc(q.Hide, func(s string) bool { return s == c.Path })
+		case FullAccess:
+			// Process-level settings (env_deny, limits, setsid) stay.
+			q.Unrestricted, q.ReadAll = true, true
+			q.Read, q.Write, q.Protect, q.Hide = nil, []string{"/"}, nil, nil
+			q.Network, q.UnixSockets = NetworkOn, true
+		}
+	}
+	return &q
+}
+
+func appendNew(list []string, s string) []string {
+	if slices.Contains(list, s) {
+		return list
+	}
+	return append(list, s)
+}

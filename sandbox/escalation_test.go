@@ -1,0 +1,134 @@
+package sandbox
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+	"testing"
+)
+
+func TestPlan(t *testing.T) {
+	home := t.TempDir()
+	must := func(err error) {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	must(os.MkdirAll(filepath.Join(home, ".cache"), 0o755))
+	must(os.MkdirAll(filepath.Join(home, "proj/.git/hooks"), 0o755))
+	must(os.WriteFile(filepath.Join(home, "notes.txt"), nil, 0o644))
+	must(os.WriteFile(filepath.Join(home, "data.csv"), nil, 0o644))
+	proj := filepath.Join(home, "proj")
+	p := &Profile{
+		ReadAll: true, Write: []string{proj},
+		Protect: []string{filepath.Join(proj, ".git/hooks")},
+		Hide:    []string{filepath.Join(home, ".ssh")},
+		Network: NetworkOff,
+	}
+	narrow := &Profile{Read: []string{"/usr"}, Write: []string{proj}, Network: NetworkOff}
+
+	tests := []struct {
+		name    string
+		p       *Profile
+		denials []Denial
+		want    []Change
+		line    string
+	}{
+		{"missing dir: nearest existing dir", p,
+			[]Denial{{Kind: KindFSWrite, Path: filepath.Join(home, ".cache/pip/http/x")}},
+			[]Change{{GrantWrite, filepath.Join(home, ".cache")}},
+			"write access to " + filepath.Join(home, ".cache")},
+		{"existing file: its directory", p,
+			[]Denial{{Kind: KindFSWrite, Path: filepath.Join(home, "notes.txt")}},
+			[]Change{{GrantWrite, home}}, ""},
+		{"existing dir: itself", p,
+			[]Denial{{Kind: KindFSWrite, Path: filepath.Join(home, ".cache")}},
+			[]Change{{GrantWrite, filepath.Join(home, ".cache")}}, ""},
+		{"network", p, []Denial{{Kind: KindNetConnect}, {Kind: KindNetBind}},
+			[]Change{{Kind: GrantNetwork}}, "network access"},
+		{"protect is explicit", p,
+			[]Denial{{Kind: KindFSWrite, Path: filepath.Join(proj, ".git/hooks/pre-commit")}},
+			[]Change{{Unprotect, filepath.Join(proj, ".git/hooks")}},
+			"write access to protected " + filepath.Join(proj, ".git/hooks")},
+		{"hide is explicit", p,
+			[]Denial{{Kind: KindFSRead, Path: filepath.Join(home, ".ssh/id_rsa")}},
+			[]Change{{Unhide, filepath.Join(home, ".ssh")}}, ""},
+		{"narrow read grants the file", narrow,
+			[]Denial{{Kind: KindFSRead, Path: filepath.Join(home, "data.csv")}},
+			[]Change{{GrantRead, filepath.Join(home, "data.csv")}}, ""},
+		{"root only: full access", p,
+			[]Denial{{Kind: KindFSWrite, Path: "/no-such-top-level-dir/x"}},
+			[]Change{{Kind: FullAccess}}, "no sandbox restrictions (full-access)"},
+		{"combined and deduplicated", p,
+			[]Denial{{Kind: KindFSWrite, Path: filepath.Join(home, ".cache/a")}, {Kind: KindNetConnect},
+				{Kind: KindFSWrite, Path: filepath.Join(home, ".cache/b")}, {Kind: KindNetConnect}},
+			[]Change{{GrantWrite, filepath.Join(home, ".cache")}, {Kind: GrantNetwork}},
+			"write access to " + filepath.Join(home, ".cache") + "; network access"},
+		{"covered grant dropped", p,
+			[]Denial{{Kind: KindFSWrite, Path: filepath.Join(home, ".cache")}, {Kind: KindFSWrite, Path: filepath.Join(home, "notes.txt")}},
+			[]Change{{GrantWrite, home}}, ""},
+		{"syscall: nothing fixes it", p, []Denial{{Kind: KindSyscall, Path: "ptrace"}}, nil, ""},
+		{"other: nothing fixes it", p, []Denial{{Kind: KindOther, Path: "com.apple.x"}}, nil, ""},
+		{"already granted", p, []Denial{{Kind: KindFSWrite, Path: filepath.Join(proj, "x")}}, nil, ""},
+		{"unrestricted", &Profile{Unrestricted: true}, []Denial{{Kind: KindNetConnect}}, nil, ""},
+		{"no denials", p, nil, nil, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			e, ok := Plan(tt.p, tt.denials)
+			if tt.want == nil {
+				if ok {
+					t.Fatalf("want no plan, got %v", e)
+				}
+				return
+			}
+			if !ok || !slices.Equal(e.Changes, tt.want) {
+				t.Fatalf("got %+v %v, want %+v", e, ok, tt.want)
+			}
+			if tt.line != "" && e.String() != tt.line {
+				t.Errorf("String() = %q, want %q", e.String(), tt.line)
+			}
+			// Applying the plan must remove every denial it addressed.
+			q := e.Apply(tt.p)
+			for _, d := range tt.denials {
+				if d.Kind == KindSyscall || d.Kind == KindOther {
+					continue
+				}
+				res := &Result{ExitCode: 1, StderrTail: []byte(line(d))}
+				if left := Detect(q, res, "/"); len(left) != 0 {
+					t.Errorf("after Apply, %v still detected: %v", d, left)
+				}
+			}
+		})
+	}
+}
+
+// line renders a denial as a typical tool message.
+func line(d Denial) string {
+	switch d.Kind {
+	case KindFSWrite:
+		return "touch: cannot touch '" + d.Path + "': Permission denied"
+	case KindFSRead:
+		return "cat: " + d.Path + ": Permission denied"
+	case KindNetBind:
+		return "listen tcp :80: bind: permission denied"
+	}
+	return "curl: (6) Could not resolve host: example.com"
+}
+
+func TestApplyCopies(t *testing.T) {
+	p := &Profile{ReadAll: true, Write: []string{"/w"}, Protect: []string{"/w/p"}, Hide: []string{"/h"}, Network: NetworkOff, EnvDeny: []string{"X"}}
+	e := &Escalation{Changes: []Change{{GrantWrite, "/x"}, {Unprotect, "/w/p"}, {Unhide, "/h"}, {Kind: GrantNetwork}}}
+	q := e.Apply(p)
+	if !slices.Equal(p.Write, []string{"/w"}) || len(p.Protect) != 1 || len(p.Hide) != 1 || p.Network != NetworkOff {
+		t.Errorf("Apply modified its input: %+v", p)
+	}
+	if !slices.Equal(q.Write, []string{"/w", "/x"}) || len(q.Protect) != 0 || len(q.Hide) != 0 || q.Network != NetworkOn {
+		t.Errorf("Apply result: %+v", q)
+	}
+	f := (&Escalation{Changes: []Change{{Kind: FullAccess}}}).Apply(p)
+	if !f.Unrestricted || len(f.Hide) != 0 || !slices.Equal(f.EnvDeny, []string{"X"}) {
+		t.Errorf("full access: %+v", f)
+	}
+}
