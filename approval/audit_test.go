@@ -1,0 +1,131 @@
+package approval
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+func TestAuditRecordFields(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "audit.jsonl")
+	l, err := OpenLog(path, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	exit := 3
+	ts := time.Date(2026, 1, 2, 3, 4, 5, 6, time.UTC)
+	rec := Record{Time: ts, Session: "s", RequestID: "abc", Kind: KindExec, Attempt: 1,
+		Argv: []string{"git", "push"}, Cwd: "/w", Decision: "prompt", Approver: "tty", Outcome: Approved,
+		Profile: "workspace-write", Layers: []string{"seccomp"}, Exit: &exit, DurationMS: 12,
+		Denials: []Denial{{Kind: "fs-write", Path: "/etc/x"}},
+		Rules:   []MatchedRule{{MatchedPrefix: []string{"git", "push"}, Decision: "prompt"}}}
+	if err := l.Write(rec); err != nil {
+		t.Fatal(err)
+	}
+	if err := l.Close(); err != nil {
+		t.Fatal(err)
+	}
+	fi, err := os.Stat(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fi.Mode().Perm() != 0o600 {
+		t.Errorf("mode %v, want 0600", fi.Mode().Perm())
+	}
+	data, _ := os.ReadFile(path)
+	var m map[string]any
+	if err := json.Unmarshal(data, &m); err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]any{"time": "2026-01-02T03:04:05.000000006Z", "session": "s", "request_id": "abc",
+		"kind": "exec", "attempt": 1.0, "cwd": "/w", "decision": "prompt", "approver": "tty",
+		"outcome": "approved", "profile": "workspace-write", "exit": 3.0, "duration_ms": 12.0}
+	for k, v := range want {
+		if m[k] != v {
+			t.Errorf("%s = %v, want %v", k, m[k], v)
+		}
+	}
+	for _, k := range []string{"argv", "rules_matched", "layers", "denials"} {
+		if _, ok := m[k]; !ok {
+			t.Errorf("missing field %s", k)
+		}
+	}
+}
+
+func TestAuditOpenError(t *testing.T) {
+	if _, err := OpenLog(filepath.Join(t.TempDir(), "missing", "audit.jsonl"), false); err == nil {
+		t.Fatal("OpenLog in a missing directory succeeded")
+	}
+}
+
+func helperAuditWrite(path string, n int) error {
+	l, err := OpenLog(path, false)
+	if err != nil {
+		return err
+	}
+	defer l.Close()
+	// Big records, so that a non-atomic append would show.
+	big := strings.Repeat(strconv.Itoa(n%10), 64<<10)
+	return l.Write(Record{Session: strconv.Itoa(n), Argv: []string{"echo", big}, Cwd: "/w", Decision: "allow"})
+}
+
+func TestAuditConcurrentProcesses(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "audit.jsonl")
+	const procs = 200
+	var wg sync.WaitGroup
+	errs := make(chan error, procs)
+	sem := make(chan struct{}, 16)
+	for p := range procs {
+		wg.Go(func() {
+			sem <- struct{}{}
+			defer func() { <-sem }()
+			cmd := helperCmd("audit-write", "HELPER_PATH="+path, "HELPER_N="+strconv.Itoa(p))
+			if out, err := cmd.CombinedOutput(); err != nil {
+				errs <- fmt.Errorf("child %d: %v: %s", p, err, out)
+			}
+		})
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Fatal(err)
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	sc.Buffer(nil, 1<<20)
+	seen := map[string]bool{}
+	for sc.Scan() {
+		var r struct {
+			Session string   `json:"session"`
+			Argv    []string `json:"argv"`
+		}
+		if err := json.Unmarshal(sc.Bytes(), &r); err != nil {
+			t.Fatalf("line %d is not valid JSON: %v", len(seen)+1, err)
+		}
+		n, _ := strconv.Atoi(r.Session)
+		if len(r.Argv) != 2 || r.Argv[1] != strings.Repeat(strconv.Itoa(n%10), 64<<10) {
+			t.Fatalf("record of session %s is mangled", r.Session)
+		}
+		if seen[r.Session] {
+			t.Fatalf("session %s logged twice", r.Session)
+		}
+		seen[r.Session] = true
+	}
+	if err := sc.Err(); err != nil {
+		t.Fatal(err)
+	}
+	if len(seen) != procs {
+		t.Fatalf("%d records, want %d", len(seen), procs)
+	}
+}

@@ -1,0 +1,118 @@
+package approval
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// goodAnswer is shell that answers the request on stdin with outcome $1.
+const goodAnswer = `req=$(cat)
+id=$(printf '%s' "$req" | sed 's/^{"id":"\([0-9a-f]*\)".*/\1/')
+`
+
+func writeScript(t *testing.T, dir, name, body string) string {
+	t.Helper()
+	p := filepath.Join(dir, name)
+	if err := os.WriteFile(p, []byte("#!/bin/sh\n"+body), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func TestExecApprover(t *testing.T) {
+	dir := t.TempDir()
+	pidFile := filepath.Join(dir, "child.pid")
+	reqFile := filepath.Join(dir, "req.json")
+	scripts := []struct {
+		name, body string
+		timeout    time.Duration
+		want       Outcome
+		errText    string
+	}{
+		{"good", goodAnswer + `printf '%s' "$req" > ` + reqFile + `
+printf '{"id":"%s","outcome":"approved_for_session","reason":"ok"}\n' "$id"`, 0, ApprovedForSession, ""},
+		{"denies", goodAnswer + `printf '{"id":"%s","outcome":"denied"}' "$id"`, 0, Denied, ""},
+		{"malformed", goodAnswer + `printf '{"id":"%s","outcome":' "$id"`, 0, Denied, "bad response JSON"},
+		{"two-values", goodAnswer + `printf '{"id":"%s","outcome":"approved"} {}' "$id"`, 0, Denied, "more than one value"},
+		{"mismatched", goodAnswer + `printf '{"id":"%s0","outcome":"approved"}' "$id"`, 0, Denied, "does not match"},
+		{"unknown-outcome", goodAnswer + `printf '{"id":"%s","outcome":"yes"}' "$id"`, 0, Denied, "unknown outcome"},
+		{"deferred-outcome", goodAnswer + `printf '{"id":"%s","outcome":"deferred"}' "$id"`, 0, Denied, "unknown outcome"},
+		{"crashing", goodAnswer + `printf '{"id":"%s","outcome":"approved"}' "$id"; exit 3`, 0, Denied, "exit status 3"},
+		{"slow", `sleep 1000 & echo $! > ` + pidFile + `
+wait`, 300 * time.Millisecond, Denied, "no answer within"},
+		{"huge", goodAnswer + `printf '{"id":"%s","outcome":"approved","reason":"' "$id"; head -c 2000000 /dev/zero | tr '\0' x; printf '"}'`, 0, Denied, "larger than"},
+	}
+	req := &Request{ID: RequestID([]string{"git", "push"}, "/w", "p", "d", ""), Argv: []string{"git", "push"}, Cwd: "/w", Kind: KindExec}
+	for _, sc := range scripts {
+		t.Run(sc.name, func(t *testing.T) {
+			a := &ExecApprover{Argv: []string{writeScript(t, dir, sc.name, sc.body)}, Timeout: sc.timeout}
+			resp, err := a.Approve(context.Background(), req)
+			if resp.Outcome != sc.want || resp.ID != req.ID {
+				t.Fatalf("outcome %+v, want %s (err %v)", resp, sc.want, err)
+			}
+			if sc.errText == "" {
+				if err != nil {
+					t.Fatalf("unexpected error %v", err)
+				}
+				return
+			}
+			if err == nil || !strings.Contains(err.Error(), sc.errText) || !strings.Contains(resp.Reason, sc.errText) {
+				t.Fatalf("error %v / reason %q, want them to mention %q", err, resp.Reason, sc.errText)
+			}
+		})
+	}
+	data, err := os.ReadFile(reqFile)
+	if err != nil || !strings.Contains(string(data), `"argv":["git","push"]`) {
+		t.Errorf("good approver saw request %q (%v)", data, err)
+	}
+	// The slow approver's background child is in its process group and
+	// must have been killed with it.
+	pidText, err := os.ReadFile(pidFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pid, _ := strconv.Atoi(strings.TrimSpace(string(pidText)))
+	if !waitGone(pid) {
+		t.Errorf("approver's child %d survived the timeout", pid)
+	}
+}
+
+// waitGone reports whether pid exits (or is a zombie) within a generous bound.
+func waitGone(pid int) bool {
+	for range 200 {
+		stat, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+		if err != nil {
+			if syscall.Kill(pid, 0) != nil {
+				return true
+			}
+		} else if f := strings.Fields(string(stat)); len(f) > 2 && f[2] == "Z" {
+			return true
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	return false
+}
+
+func TestExecApproverMissingProgram(t *testing.T) {
+	a := &ExecApprover{Argv: []string{filepath.Join(t.TempDir(), "nope")}}
+	resp, err := a.Approve(context.Background(), &Request{ID: "x"})
+	if err == nil || resp.Outcome != Denied {
+		t.Fatalf("missing approver: %+v, %v", resp, err)
+	}
+}
+
+func TestDenyAndDeferApprovers(t *testing.T) {
+	r := &Request{ID: "id1"}
+	if resp, err := (DenyApprover{}).Approve(context.Background(), r); err != nil || resp.Outcome != Denied || resp.ID != "id1" {
+		t.Errorf("deny: %+v, %v", resp, err)
+	}
+	if resp, err := (DeferApprover{}).Approve(context.Background(), r); err != nil || resp.Outcome != Deferred || resp.ID != "id1" || resp.Outcome.Approves() {
+		t.Errorf("defer: %+v, %v", resp, err)
+	}
+}

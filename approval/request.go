@@ -1,0 +1,166 @@
+package approval
+
+import (
+	"crypto/sha256"
+	"encoding/binary"
+	"encoding/hex"
+	"encoding/json"
+
+	"github.com/gatedexec/gatedexec/execpolicy"
+	"github.com/gatedexec/gatedexec/sandbox"
+)
+
+// Kind says what an approval request is for.
+type Kind string
+
+// The request kinds of DESIGN §4.
+const (
+	// KindExec asks whether a command may run at all.
+	KindExec Kind = "exec"
+	// KindEscalation asks whether a command the sandbox stopped may be
+	// re-run with more access.
+	KindEscalation Kind = "escalation"
+)
+
+// Outcome is an approver's answer.
+type Outcome string
+
+// The outcomes of DESIGN §4.
+const (
+	Approved           Outcome = "approved"
+	ApprovedForSession Outcome = "approved_for_session"
+	ApprovedAlways     Outcome = "approved_always"
+	Denied             Outcome = "denied"
+	// Abort denies and asks the caller to stop the whole agent turn.
+	Abort Outcome = "abort"
+	// Deferred means nobody answered yet: the caller exits 75 and the host
+	// re-runs the command with --approve or --deny.
+	Deferred Outcome = "deferred"
+)
+
+// Approves reports whether o lets the command run.
+func (o Outcome) Approves() bool {
+	return o == Approved || o == ApprovedForSession || o == ApprovedAlways
+}
+
+// valid reports whether o is an outcome an external approver may return.
+// Deferred is not: only the defer approver produces it.
+func (o Outcome) valid() bool {
+	switch o {
+	case Approved, ApprovedForSession, ApprovedAlways, Denied, Abort:
+		return true
+	}
+	return false
+}
+
+// MatchedRule is one rule that matched the command, as shown to approvers.
+type MatchedRule struct {
+	MatchedPrefix   []string `json:"matched_prefix"`
+	Decision        string   `json:"decision"`
+	Justification   string   `json:"justification,omitempty"`
+	ResolvedProgram string   `json:"resolved_program,omitempty"`
+	Source          string   `json:"source,omitempty"`
+}
+
+// MatchedRules converts exec-policy matches into their request form.
+func MatchedRules(ms []execpolicy.RuleMatch) []MatchedRule {
+	out := make([]MatchedRule, 0, len(ms))
+	for _, m := range ms {
+		out = append(out, MatchedRule{
+			MatchedPrefix:   m.MatchedPrefix,
+			Decision:        m.Decision.String(),
+			Justification:   m.Justification,
+			ResolvedProgram: m.ResolvedProgram,
+			Source:          m.Source,
+		})
+	}
+	return out
+}
+
+// Denial is one thing the sandbox stopped, e.g. {"kind":"fs-write",
+// "path":"/etc/x"}: the sandbox's own report, carried unchanged into
+// requests and audit records.
+type Denial = sandbox.Denial
+
+// Request is what an approver is asked. Its JSON form is the exec
+// approver's stdin and the defer approver's --result-file content.
+type Request struct {
+	ID        string              `json:"id"`
+	Argv      []string            `json:"argv"`
+	Cwd       string              `json:"cwd"`
+	Workspace string              `json:"workspace"`
+	Profile   string              `json:"profile"`
+	Decision  string              `json:"decision"`
+	Reasons   []execpolicy.Reason `json:"reasons"`
+	Matched   []MatchedRule       `json:"matched_rules"`
+	// ProposedRule is the prefix an "always" answer appends as an allow
+	// rule; nil when no amendment is offered, and then "always" is not.
+	ProposedRule []string `json:"proposed_rule"`
+	Kind         Kind     `json:"kind"`
+	// Denials are what the sandbox stopped, for an escalation.
+	Denials []Denial `json:"denials"`
+	// Escalation describes the access an escalation asks for ("write
+	// /home/u/.cache/pip", "network on"); empty for KindExec.
+	Escalation string `json:"escalation,omitempty"`
+	// Dangerous is true when the dangerous-command floor applied; such a
+	// request is never recorded as, or honoured from, a session approval.
+	Dangerous bool `json:"dangerous,omitempty"`
+}
+
+// Response is an approver's answer to the request with the same ID.
+type Response struct {
+	ID      string  `json:"id"`
+	Outcome Outcome `json:"outcome"`
+	Reason  string  `json:"reason,omitempty"`
+}
+
+// RequestIDLen is the length in hex digits of a request id (128 bits).
+const RequestIDLen = 32
+
+// RequestID returns the id of a request: a hash of everything the answer
+// applies to, so that an approval given for one command, directory,
+// profile, rule set or escalation cannot be replayed for another.
+// escalation is the requested access for KindEscalation, "" for KindExec.
+//
+// Every field is length-prefixed so that no two different inputs encode
+// alike (["a b"] and ["a","b"] differ).
+func RequestID(argv []string, cwd, profile, policyDigest, escalation string) string {
+	h := sha256.New()
+	var n [8]byte
+	put := func(s string) {
+		binary.BigEndian.PutUint64(n[:], uint64(len(s)))
+		h.Write(n[:])
+		h.Write([]byte(s))
+	}
+	put("gatedexec-request-v1")
+	binary.BigEndian.PutUint64(n[:], uint64(len(argv)))
+	h.Write(n[:])
+	for _, a := range argv {
+		put(a)
+	}
+	put(cwd)
+	put(profile)
+	put(policyDigest)
+	put(escalation)
+	return hex.EncodeToString(h.Sum(nil))[:RequestIDLen]
+}
+
+// MarshalJSON writes absent lists as [] rather than null, except
+// proposed_rule, whose null means "no amendment offered".
+func (r Request) MarshalJSON() ([]byte, error) {
+	type plain Request
+	p := plain(r)
+	if p.Argv == nil {
+		p.Argv = []string{}
+	}
+	if p.Reasons == nil {
+		p.Reasons = []execpolicy.Reason{}
+	}
+	if p.Matched == nil {
+		p.Matched = []MatchedRule{}
+	}
+	if p.Denials == nil {
+		p.Denials = []Denial{}
+	}
+	return json.Marshal(p)
+}

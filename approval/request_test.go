@@ -1,0 +1,155 @@
+package approval
+
+import (
+	"encoding/json"
+	"regexp"
+	"strings"
+	"testing"
+)
+
+func TestRequestIDBindsEveryField(t *testing.T) {
+	type in struct {
+		argv                        []string
+		cwd, profile, digest, escal string
+	}
+	base := in{[]string{"git", "push"}, "/w", "workspace-write", "d1", ""}
+	variants := []in{
+		base,
+		{[]string{"git push"}, "/w", "workspace-write", "d1", ""},
+		{[]string{"git", "push", ""}, "/w", "workspace-write", "d1", ""},
+		{[]string{"git", "pus", "h"}, "/w", "workspace-write", "d1", ""},
+		{[]string{"git", "push"}, "/w2", "workspace-write", "d1", ""},
+		{[]string{"git", "push"}, "/", "wworkspace-write", "d1", ""},
+		{[]string{"git", "push"}, "/w", "read-only", "d1", ""},
+		{[]string{"git", "push"}, "/w", "workspace-write", "d2", ""},
+		{[]string{"git", "push"}, "/w", "workspace-write", "d1", "network on"},
+	}
+	seen := map[string]int{}
+	hex := regexp.MustCompile(`^[0-9a-f]{32}$`)
+	for i, v := range variants {
+		id := RequestID(v.argv, v.cwd, v.profile, v.digest, v.escal)
+		if !hex.MatchString(id) {
+			t.Errorf("variant %d: id %q is not 32 hex digits", i, id)
+		}
+		if j, dup := seen[id]; dup {
+			t.Errorf("variants %d and %d share id %s", j, i, id)
+		}
+		seen[id] = i
+	}
+	if a, b := RequestID(base.argv, base.cwd, base.profile, base.digest, ""), RequestID([]string{"git", "push"}, "/w", "workspace-write", "d1", ""); a != b {
+		t.Errorf("RequestID not deterministic: %s vs %s", a, b)
+	}
+}
+
+func TestRequestJSONShape(t *testing.T) {
+	r := Request{ID: "x", Argv: []string{"a"}, Kind: KindExec}
+	data, err := json.Marshal(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m map[string]any
+	json.Unmarshal(data, &m)
+	for _, k := range []string{"id", "argv", "cwd", "workspace", "profile", "decision", "reasons", "matched_rules", "proposed_rule", "kind", "denials"} {
+		if _, ok := m[k]; !ok {
+			t.Errorf("request JSON lacks %q: %s", k, data)
+		}
+	}
+	for _, k := range []string{"reasons", "matched_rules", "denials"} {
+		if l, ok := m[k].([]any); !ok || len(l) != 0 {
+			t.Errorf("%s = %#v, want []", k, m[k])
+		}
+	}
+	if m["proposed_rule"] != nil {
+		t.Errorf("proposed_rule = %v, want null", m["proposed_rule"])
+	}
+}
+
+func TestResume(t *testing.T) {
+	r := &Request{ID: "abc123", ProposedRule: []string{"git", "status"}}
+	noRule := &Request{ID: "abc123"}
+	for _, tc := range []struct {
+		name           string
+		r              *Request
+		approve, deny  []string
+		want           Outcome
+		ok             bool
+		reasonContains string
+	}{
+		{"none", r, nil, nil, "", false, ""},
+		{"plain", r, []string{"abc123"}, nil, Approved, true, ""},
+		{"once", r, []string{"abc123:once"}, nil, Approved, true, ""},
+		{"session", r, []string{"abc123:session"}, nil, ApprovedForSession, true, ""},
+		{"always", r, []string{"abc123:always"}, nil, ApprovedAlways, true, ""},
+		{"always without rule", noRule, []string{"abc123:always"}, nil, Denied, true, "no rule"},
+		{"bad scope", r, []string{"abc123:forever"}, nil, Denied, true, "invalid approval scope"},
+		{"prefix id", r, []string{"abc12"}, nil, Denied, true, "mismatched approval id"},
+		{"longer id", r, []string{"abc1234"}, nil, Denied, true, "mismatched approval id"},
+		{"other id", r, []string{"zzz:once"}, nil, Denied, true, "mismatched approval id"},
+		{"deny", r, nil, []string{"abc123"}, Denied, true, "--deny"},
+		{"deny other", r, nil, []string{"zzz"}, Denied, true, "mismatched"},
+		{"deny wins", r, []string{"abc123"}, []string{"abc123"}, Denied, true, "--deny"},
+		{"conflict", r, []string{"abc123:once", "abc123:always"}, nil, Denied, true, "conflicting"},
+	} {
+		resp, ok := Resume(tc.r, tc.approve, tc.deny)
+		if ok != tc.ok || resp.Outcome != tc.want || !strings.Contains(resp.Reason, tc.reasonContains) {
+			t.Errorf("%s: Resume = %+v, %v; want %s, %v, reason containing %q", tc.name, resp, ok, tc.want, tc.ok, tc.reasonContains)
+		}
+		if ok && resp.ID != tc.r.ID {
+			t.Errorf("%s: response id %q", tc.name, resp.ID)
+		}
+	}
+}
+
+func TestSplitCommand(t *testing.T) {
+	for _, tc := range []struct {
+		in   string
+		want []string
+	}{
+		{"approve", []string{"approve"}},
+		{"  /usr/bin/ask  --mode  strict ", []string{"/usr/bin/ask", "--mode", "strict"}},
+		{`ask 'a b' "c d" e\ f`, []string{"ask", "a b", "c d", "e f"}},
+		{`ask "q\"x" 'it''s'`, []string{"ask", `q"x`, "its"}},
+		{`ask a=b --x=y`, []string{"ask", "a=b", "--x=y"}},
+		{`ask "$HOME"`, nil},
+		{`ask $HOME`, nil},
+		{"ask `id`", nil},
+		{`ask $(id)`, nil},
+		{`ask *.txt`, nil},
+		{`ask ~/x`, nil},
+		{`ask; rm x`, nil},
+		{`ask | sh`, nil},
+		{`ask > out`, nil},
+		{`X=1 ask`, nil},
+		{`ask &`, nil},
+		{`ask $'\n'`, nil},
+		{``, nil},
+		{`ask 'unterminated`, nil},
+		{"ask\x00", nil},
+	} {
+		got, err := SplitCommand(tc.in)
+		if tc.want == nil {
+			if err == nil {
+				t.Errorf("SplitCommand(%q) = %q, want an error", tc.in, got)
+			}
+			continue
+		}
+		if err != nil || strings.Join(got, "\x00") != strings.Join(tc.want, "\x00") || len(got) != len(tc.want) {
+			t.Errorf("SplitCommand(%q) = %q, %v; want %q", tc.in, got, err, tc.want)
+		}
+	}
+}
+
+func TestParseApprover(t *testing.T) {
+	for _, tc := range []struct {
+		spec string
+		ok   bool
+	}{
+		{"deny", true}, {"defer", true}, {"exec:ask --x", true},
+		{"", false}, {"exec:", false}, {"exec:$X", false}, {"ttyx", false}, {"DENY", false},
+	} {
+		_, err := ParseApprover(tc.spec, Options{})
+		if (err == nil) != tc.ok {
+			t.Errorf("ParseApprover(%q) err = %v, want ok=%v", tc.spec, err, tc.ok)
+		}
+	}
+}

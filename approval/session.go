@@ -1,0 +1,206 @@
+package approval
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+
+	"golang.org/x/sys/unix"
+)
+
+// ErrDangerous is returned by Session.Add for a request the
+// dangerous-command floor raised: a session approval may not lower it.
+var ErrDangerous = errors.New("a dangerous command cannot be approved for a session")
+
+// validSessionID is the session id syntax: one file name, never a path.
+var validSessionID = regexp.MustCompile(`^[A-Za-z0-9._-]{1,128}$`)
+
+// DefaultSessionDir returns $XDG_STATE_HOME/gatedexec/sessions, with
+// XDG_STATE_HOME defaulting to ~/.local/state. getenv is os.Getenv or a
+// test's replacement.
+func DefaultSessionDir(getenv func(string) string) (string, error) {
+	if d := getenv("XDG_STATE_HOME"); filepath.IsAbs(d) {
+		return filepath.Join(d, "gatedexec", "sessions"), nil
+	}
+	home := getenv("HOME")
+	if !filepath.IsAbs(home) {
+		return "", errors.New("session store: neither XDG_STATE_HOME nor HOME is an absolute path")
+	}
+	return filepath.Join(home, ".local", "state", "gatedexec", "sessions"), nil
+}
+
+// SessionKey is what a session approval covers: the exact argv, working
+// directory and profile, and for an escalation the access it granted, so
+// that approving a command never approves escalating it.
+type SessionKey struct {
+	Argv       []string `json:"argv"`
+	Cwd        string   `json:"cwd"`
+	Profile    string   `json:"profile"`
+	Kind       Kind     `json:"kind"`
+	Escalation string   `json:"escalation,omitempty"`
+}
+
+// KeyOf returns the session key of r.
+func KeyOf(r *Request) SessionKey {
+	return SessionKey{Argv: r.Argv, Cwd: r.Cwd, Profile: r.Profile, Kind: r.Kind, Escalation: r.Escalation}
+}
+
+func (k SessionKey) equal(o SessionKey) bool {
+	return slices.Equal(k.Argv, o.Argv) && k.Cwd == o.Cwd && k.Profile == o.Profile &&
+		k.Kind == o.Kind && k.Escalation == o.Escalation
+}
+
+// sessionFile is the JSON content of a session file.
+type sessionFile struct {
+	Version int          `json:"version"`
+	Session string       `json:"session"`
+	Entries []SessionKey `json:"entries"`
+}
+
+// Session is one session's approvals, stored in dir/<id>.json. Every
+// operation locks dir/<id>.lock, so that processes of one session share
+// the file safely; the data file is replaced by rename, so that a reader
+// never sees a torn file.
+type Session struct {
+	id   string
+	path string
+	lock string
+}
+
+// OpenSession returns the session id stored under dir, creating dir
+// (mode 0700) as needed. Nothing is read until Has or Add.
+func OpenSession(dir, id string) (*Session, error) {
+	if !validSessionID.MatchString(id) || id == "." || id == ".." {
+		return nil, fmt.Errorf("invalid session id %q (want 1-128 of A-Z a-z 0-9 . _ -)", id)
+	}
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return nil, fmt.Errorf("session store: %w", err)
+	}
+	fi, err := os.Stat(dir)
+	if err != nil {
+		return nil, fmt.Errorf("session store: %w", err)
+	}
+	// Others able to write here could plant approvals.
+	if !fi.IsDir() || fi.Mode().Perm()&0o022 != 0 {
+		return nil, fmt.Errorf("session store: %s is not a directory writable only by its owner", dir)
+	}
+	return &Session{id: id, path: filepath.Join(dir, id+".json"), lock: filepath.Join(dir, id+".lock")}, nil
+}
+
+// Path returns the session file's path.
+func (s *Session) Path() string { return s.path }
+
+// Has reports whether r was approved for this session. A dangerous
+// request never is, whatever the file says.
+func (s *Session) Has(r *Request) (bool, error) {
+	if r.Dangerous {
+		return false, nil
+	}
+	unlock, err := s.lockFile(unix.LOCK_SH)
+	if err != nil {
+		return false, err
+	}
+	defer unlock()
+	sf, err := s.read()
+	if err != nil {
+		return false, err
+	}
+	k := KeyOf(r)
+	return slices.ContainsFunc(sf.Entries, k.equal), nil
+}
+
+// Add records r as approved for this session. It refuses a dangerous
+// request with ErrDangerous.
+func (s *Session) Add(r *Request) error {
+	if r.Dangerous {
+		return ErrDangerous
+	}
+	unlock, err := s.lockFile(unix.LOCK_EX)
+	if err != nil {
+		return err
+	}
+	defer unlock()
+	sf, err := s.read()
+	if err != nil {
+		return err
+	}
+	k := KeyOf(r)
+	if slices.ContainsFunc(sf.Entries, k.equal) {
+		return nil
+	}
+	sf.Entries = append(sf.Entries, k)
+	return s.write(sf)
+}
+
+// lockFile takes the session's lock and returns its release.
+func (s *Session) lockFile(how int) (func(), error) {
+	f, err := os.OpenFile(s.lock, os.O_RDWR|os.O_CREATE|unix.O_NOFOLLOW, 0o600)
+	if err != nil {
+		return nil, fmt.Errorf("session store: %w", err)
+	}
+	for {
+		err = unix.Flock(int(f.Fd()), how)
+		if err != unix.EINTR {
+			break
+		}
+	}
+	if err != nil {
+		f.Close()
+		return nil, fmt.Errorf("session store: locking %s: %w", s.lock, err)
+	}
+	// Closing the file releases the lock.
+	return func() { f.Close() }, nil
+}
+
+// read loads the session file; a missing file is an empty session.
+func (s *Session) read() (*sessionFile, error) {
+	sf := &sessionFile{Version: 1, Session: s.id}
+	f, err := os.OpenFile(s.path, os.O_RDONLY|unix.O_NOFOLLOW, 0)
+	if errors.Is(err, os.ErrNotExist) {
+		return sf, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("session store: %w", err)
+	}
+	defer f.Close()
+	dec := json.NewDecoder(f)
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(sf); err != nil {
+		return nil, fmt.Errorf("session store: %s: %w", s.path, err)
+	}
+	if sf.Version != 1 || sf.Session != s.id {
+		return nil, fmt.Errorf("session store: %s: not a version 1 file of session %s", s.path, s.id)
+	}
+	return sf, nil
+}
+
+// write replaces the session file: a temporary file, synced, then renamed.
+func (s *Session) write(sf *sessionFile) error {
+	data, err := json.Marshal(sf)
+	if err != nil {
+		return err
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(s.path), "."+s.id+".*.tmp")
+	if err != nil {
+		return fmt.Errorf("session store: %w", err)
+	}
+	defer os.Remove(tmp.Name())
+	_, err = tmp.Write(append(data, '\n'))
+	if err == nil {
+		err = tmp.Sync()
+	}
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(tmp.Name(), s.path)
+	}
+	if err != nil {
+		return fmt.Errorf("session store: writing %s: %w", s.path, err)
+	}
+	return nil
+}

@@ -1,0 +1,207 @@
+package approval
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"sync"
+	"testing"
+)
+
+func sessionReq(i int) *Request {
+	return &Request{Argv: []string{"echo", strconv.Itoa(i)}, Cwd: "/w", Profile: "workspace-write", Kind: KindExec}
+}
+
+func TestSessionIDValidation(t *testing.T) {
+	dir := t.TempDir()
+	for _, tc := range []struct {
+		id string
+		ok bool
+	}{
+		{"abc-1.2_X", true},
+		{"", false},
+		{".", false},
+		{"..", false},
+		{"../x", false},
+		{"a/b", false},
+		{"a b", false},
+		{string(make([]byte, 129)), false},
+		{"x\x00", false},
+	} {
+		_, err := OpenSession(dir, tc.id)
+		if (err == nil) != tc.ok {
+			t.Errorf("OpenSession(%q) error = %v, want ok=%v", tc.id, err, tc.ok)
+		}
+	}
+}
+
+func TestSessionKeyExact(t *testing.T) {
+	s, err := OpenSession(t.TempDir(), "s1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	base := sessionReq(1)
+	if err := s.Add(base); err != nil {
+		t.Fatal(err)
+	}
+	fi, err := os.Stat(s.Path())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fi.Mode().Perm() != 0o600 {
+		t.Errorf("session file mode %v, want 0600", fi.Mode().Perm())
+	}
+	variants := map[string]*Request{
+		"same":       {Argv: []string{"echo", "1"}, Cwd: "/w", Profile: "workspace-write", Kind: KindExec},
+		"argv":       {Argv: []string{"echo", "1", "x"}, Cwd: "/w", Profile: "workspace-write", Kind: KindExec},
+		"joined":     {Argv: []string{"echo 1"}, Cwd: "/w", Profile: "workspace-write", Kind: KindExec},
+		"cwd":        {Argv: []string{"echo", "1"}, Cwd: "/w2", Profile: "workspace-write", Kind: KindExec},
+		"profile":    {Argv: []string{"echo", "1"}, Cwd: "/w", Profile: "read-only", Kind: KindExec},
+		"escalation": {Argv: []string{"echo", "1"}, Cwd: "/w", Profile: "workspace-write", Kind: KindEscalation, Escalation: "network on"},
+		"dangerous":  {Argv: []string{"echo", "1"}, Cwd: "/w", Profile: "workspace-write", Kind: KindExec, Dangerous: true},
+	}
+	for name, r := range variants {
+		got, err := s.Has(r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := name == "same"; got != want {
+			t.Errorf("%s: Has = %v, want %v", name, got, want)
+		}
+	}
+	if err := s.Add(variants["dangerous"]); !errors.Is(err, ErrDangerous) {
+		t.Errorf("Add(dangerous) = %v, want ErrDangerous", err)
+	}
+}
+
+func TestSessionCorruptFileFailsClosed(t *testing.T) {
+	dir := t.TempDir()
+	s, err := OpenSession(dir, "bad")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(s.Path(), []byte(`{"version":1,"session":"bad","entries":[`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if ok, err := s.Has(sessionReq(1)); err == nil || ok {
+		t.Errorf("Has on a torn file = %v, %v; want an error", ok, err)
+	}
+	if err := s.Add(sessionReq(1)); err == nil {
+		t.Error("Add on a torn file succeeded")
+	}
+}
+
+func TestSessionConcurrentGoroutines(t *testing.T) {
+	dir := t.TempDir()
+	const n = 200
+	var wg sync.WaitGroup
+	errs := make(chan error, n)
+	for i := range n {
+		wg.Go(func() {
+			s, err := OpenSession(dir, "shared")
+			if err == nil {
+				err = s.Add(sessionReq(i))
+			}
+			if err == nil {
+				var ok bool
+				ok, err = s.Has(sessionReq(i))
+				if err == nil && !ok {
+					err = fmt.Errorf("entry %d missing right after Add", i)
+				}
+			}
+			errs <- err
+		})
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	checkSessionFile(t, dir, "shared", n)
+}
+
+func helperSessionAdd(dir string, n int) error {
+	s, err := OpenSession(dir, "shared")
+	if err != nil {
+		return err
+	}
+	for i := range 5 {
+		if err := s.Add(sessionReq(n*5 + i)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func TestSessionConcurrentProcesses(t *testing.T) {
+	dir := t.TempDir()
+	const procs = 20
+	var wg sync.WaitGroup
+	errs := make(chan error, procs)
+	for p := range procs {
+		wg.Go(func() {
+			cmd := helperCmd("session-add", "HELPER_DIR="+dir, "HELPER_N="+strconv.Itoa(p))
+			if out, err := cmd.CombinedOutput(); err != nil {
+				errs <- fmt.Errorf("child %d: %v: %s", p, err, out)
+			}
+		})
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Fatal(err)
+	}
+	checkSessionFile(t, dir, "shared", procs*5)
+}
+
+// checkSessionFile asserts the file parses and holds entries echo 0..n-1.
+func checkSessionFile(t *testing.T, dir, id string, n int) {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join(dir, id+".json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var sf sessionFile
+	if err := json.Unmarshal(data, &sf); err != nil {
+		t.Fatalf("session file is not valid JSON: %v", err)
+	}
+	if len(sf.Entries) != n {
+		t.Fatalf("session file has %d entries, want %d", len(sf.Entries), n)
+	}
+	s, err := OpenSession(dir, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range n {
+		if ok, err := s.Has(sessionReq(i)); err != nil || !ok {
+			t.Fatalf("entry %d: Has = %v, %v", i, ok, err)
+		}
+	}
+	tmps, _ := filepath.Glob(filepath.Join(dir, ".*.tmp"))
+	if len(tmps) != 0 {
+		t.Errorf("temporary files left behind: %v", tmps)
+	}
+}
+
+func TestDefaultSessionDir(t *testing.T) {
+	env := func(m map[string]string) func(string) string { return func(k string) string { return m[k] } }
+	for _, tc := range []struct {
+		env  map[string]string
+		want string
+	}{
+		{map[string]string{"XDG_STATE_HOME": "/st", "HOME": "/h"}, "/st/gatedexec/sessions"},
+		{map[string]string{"XDG_STATE_HOME": "rel", "HOME": "/h"}, "/h/.local/state/gatedexec/sessions"},
+		{map[string]string{"HOME": "/h"}, "/h/.local/state/gatedexec/sessions"},
+		{map[string]string{}, ""},
+	} {
+		got, err := DefaultSessionDir(env(tc.env))
+		if got != tc.want || (err == nil) != (tc.want != "") {
+			t.Errorf("DefaultSessionDir(%v) = %q, %v; want %q", tc.env, got, err, tc.want)
+		}
+	}
+}
