@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"regexp"
 	"slices"
 
 	"golang.org/x/sys/unix"
@@ -17,7 +16,7 @@ import (
 var ErrDangerous = errors.New("a dangerous command cannot be approved for a session")
 
 // validSessionID is the session id syntax: one file name, never a path.
-var validSessionID = regexp.MustCompile(`^[A-Za-z0-9._-]{1,128}$`)
+var validSessionID = lazyRegexp(`^[A-Za-z0-9._-]{1,128}$`)
 
 // DefaultSessionDir returns $XDG_STATE_HOME/gatedexec/sessions, with
 // XDG_STATE_HOME defaulting to ~/.local/state. getenv is os.Getenv or a
@@ -74,7 +73,7 @@ type Session struct {
 // OpenSession returns the session id stored under dir, creating dir
 // (mode 0700) as needed. Nothing is read until Has or Add.
 func OpenSession(dir, id string) (*Session, error) {
-	if !validSessionID.MatchString(id) || id == "." || id == ".." {
+	if !validSessionID().MatchString(id) || id == "." || id == ".." {
 		return nil, fmt.Errorf("invalid session id %q (want 1-128 of A-Z a-z 0-9 . _ -)", id)
 	}
 	if err := os.MkdirAll(dir, 0o700); err != nil {

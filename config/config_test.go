@@ -20,7 +20,7 @@ func write(t *testing.T, path, text string) {
 func TestParseSettings(t *testing.T) {
 	tests := []struct {
 		name, src, wantErr string
-		want             Settings
+		want               Settings
 	}{
 		{name: "empty"},
 		{name: "all keys", src: "approval_policy = \"never\"\napprover = \"deny\"\nprofile = \"read-only\"\naudit_log = \"/x\"\naudit_fsync = true\n",
