@@ -13,7 +13,11 @@ func (p *Policy) RestrictOnly() *Policy {
 			if r.Decision == Allow {
 				continue
 			}
-			q.byProgram[prog] = append(q.byProgram[prog], r)
+			// A profile= from an untrusted layer could widen the sandbox
+			// of a command once it is approved.
+			c := *r
+			c.Profile = ""
+			q.byProgram[prog] = append(q.byProgram[prog], &c)
 			q.nrules++
 		}
 	}

@@ -42,14 +42,19 @@ func ruleSources(f *rulesFlags) []string {
 	return f.paths
 }
 
-// loadPolicy loads the rules named by f. A broken rules file is a
+// loadPolicy loads the rules of the configuration layers of the current
+// directory's workspace and those named by f. A broken rules file is a
 // configuration error (exit 78) and yields no policy at all.
 func loadPolicy(f *rulesFlags) (*execpolicy.Policy, error) {
-	p, err := execpolicy.Loader{HomeDir: userHome()}.LoadFiles(ruleSources(f)...)
+	pl, err := (&placeFlags{}).resolve()
 	if err != nil {
-		return nil, withCode(exitConfig, err)
+		return nil, err
 	}
-	return p, nil
+	cfg, _, err := layers(pl, "")
+	if err != nil {
+		return nil, err
+	}
+	return layeredPolicy(cfg, f)
 }
 
 type checkFlags struct {

@@ -49,6 +49,8 @@ func newRootCmd() *cobra.Command {
 		newProfilesCmd(),
 		newRulesCmd(),
 		newSandboxCmd(),
+		newRunCmd(),
+		newTrustCmd(),
 		newVersionCmd(),
 	)
 	return root

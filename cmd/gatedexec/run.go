@@ -1,0 +1,205 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/gatedexec/gatedexec/approval"
+	"github.com/gatedexec/gatedexec/execpolicy"
+	"github.com/gatedexec/gatedexec/gate"
+	"github.com/gatedexec/gatedexec/sandbox"
+)
+
+type runFlags struct {
+	place          placeFlags
+	rules          rulesFlags
+	profile        string
+	approvalPolicy string
+	approver       string
+	session        string
+	timeout        time.Duration
+	json           bool
+	resultFile     string
+	auditLog       string
+	configFile     string
+	shell          bool
+	resolveHost    bool
+	approve, deny  []string
+}
+
+func newRunCmd() *cobra.Command {
+	var f runFlags
+	cmd := &cobra.Command{
+		Use:   "run [flags] -- CMD [ARG...]",
+		Short: "Judge a command by the rules, settle approval, and run it in its sandbox profile",
+		Args:  usageArgs(cobra.MinimumNArgs(1)),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return runRun(cmd, &f, args)
+		},
+	}
+	fs := cmd.Flags()
+	fs.SetInterspersed(false)
+	f.place.register(fs)
+	f.rules.register(fs)
+	fs.StringVarP(&f.profile, "profile", "p", "", "default sandbox profile (name or .toml file) when no allow rule names one (default workspace-write)")
+	fs.StringVar(&f.approvalPolicy, "approval-policy", "", "untrusted, on-request (default), on-failure or never")
+	fs.StringVar(&f.approver, "approver", "", "tty (default with a terminal), deny (default without), defer, or exec:CMD")
+	fs.StringVar(&f.session, "session", "", "session id for session approvals (default $GATEDEXEC_SESSION)")
+	fs.DurationVar(&f.timeout, "timeout", 0, "kill the command's process group after this long")
+	fs.BoolVar(&f.json, "json", false, "print the result as JSON on stderr after the command")
+	fs.StringVar(&f.resultFile, "result-file", "", "write the JSON result (or the deferred request) to this file")
+	fs.StringVar(&f.auditLog, "audit-log", "", "append one JSON line per decision to this file; if it cannot be written nothing runs")
+	fs.StringVar(&f.configFile, "config", "", "config.toml above the configuration layers")
+	fs.BoolVar(&f.shell, "shell", false, "CMD is one shell script, judged by shell analysis and run with /bin/sh -c")
+	fs.BoolVar(&f.resolveHost, "resolve-host-executables", false, "let an absolute program path match the rules of its basename")
+	fs.StringArrayVar(&f.approve, "approve", nil, "resume a deferred request: REQUEST_ID[:once|session|always]")
+	fs.StringArrayVar(&f.deny, "deny", nil, "resume a deferred request by denying REQUEST_ID")
+	return cmd
+}
+
+// pick returns the first non-empty value: flag, environment, config, default.
+func pick(vals ...string) string {
+	for _, v := range vals {
+		if v != "" {
+			return v
+		}
+	}
+	return ""
+}
+
+func runRun(cmd *cobra.Command, f *runFlags, args []string) error {
+	if f.shell && len(args) != 1 {
+		return withCode(exitUsage, errors.New("run --shell takes exactly one script argument"))
+	}
+	pl, err := f.place.resolve()
+	if err != nil {
+		return err
+	}
+	cfg, dirs, err := layers(pl, pick(f.configFile, os.Getenv("GATEDEXEC_CONFIG")))
+	if err != nil {
+		return err
+	}
+	for _, w := range cfg.Warnings {
+		fmt.Fprintln(cmd.ErrOrStderr(), "gatedexec: warning:", w)
+	}
+	s := cfg.Settings
+	ap, err := approval.ParsePolicy(pick(f.approvalPolicy, os.Getenv("GATEDEXEC_APPROVAL_POLICY"), s.ApprovalPolicy, string(approval.DefaultPolicy)))
+	if err != nil {
+		return withCode(exitUsage, fmt.Errorf("--approval-policy: %w", err))
+	}
+	interactive := isTerminal(os.Stdin) && isTerminal(os.Stderr)
+	defaultApprover := "deny"
+	if interactive {
+		defaultApprover = "tty"
+	}
+	spec := pick(f.approver, os.Getenv("GATEDEXEC_APPROVER"), s.Approver, defaultApprover)
+	approver, err := approval.ParseApprover(spec, approval.Options{ExecStderr: cmd.ErrOrStderr()})
+	if err != nil {
+		return withCode(exitUsage, fmt.Errorf("--approver: %w", err))
+	}
+	policy, err := layeredPolicy(cfg, &f.rules)
+	if err != nil {
+		return err
+	}
+	profiles := layeredProfileLoader(pl, cfg)
+
+	o := &gate.Options{
+		Argv: args, Shell: f.shell, Cwd: pl.Cwd, Workspace: pl.Workspace, Env: os.Environ(),
+		Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr,
+		Policy:   policy,
+		EvalOpts: execpolicy.EvalOptions{ResolveHostExecutables: f.resolveHost, Shell: f.shell},
+		Approval: ap, Approver: approver, ApproverID: approverName(spec),
+		Approve: f.approve, Deny: f.deny,
+		AmendFile:      userRulesFile(dirs),
+		Profile:        profiles.Resolve,
+		DefaultProfile: pick(f.profile, os.Getenv("GATEDEXEC_PROFILE"), s.Profile, "workspace-write"),
+		Timeout:        f.timeout,
+		Runner:         hostRunner(),
+		SessionID:      pick(f.session, os.Getenv("GATEDEXEC_SESSION")),
+	}
+	if o.SessionID != "" {
+		dir, err := approval.DefaultSessionDir(os.Getenv)
+		if err == nil {
+			o.Session, err = approval.OpenSession(dir, o.SessionID)
+		}
+		if err != nil {
+			return withCode(exitUsage, fmt.Errorf("--session: %w", err))
+		}
+	}
+	if path := pick(f.auditLog, os.Getenv("GATEDEXEC_AUDIT_LOG"), s.AuditLog); path != "" {
+		o.Audit, err = approval.OpenLog(path, s.AuditFsync != nil && *s.AuditFsync)
+		if err != nil {
+			return withCode(exitInternal, fmt.Errorf("audit log: %w", err))
+		}
+		defer o.Audit.Close()
+	}
+
+	// The sandbox runner forwards signals to the command's process group;
+	// here they only cancel a pending approval.
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
+	defer stop()
+	res, runErr := gate.Run(ctx, o)
+	if res != nil {
+		var out any = res
+		if res.Request != nil {
+			out = res.Request
+		}
+		if f.resultFile != "" {
+			if err := writeFileAtomic(f.resultFile, out); err != nil {
+				return withCode(exitInternal, err)
+			}
+		}
+		if f.json {
+			if err := writeJSON(cmd.ErrOrStderr(), res); err != nil {
+				return withCode(exitInternal, err)
+			}
+		}
+	}
+	return runExit(res, runErr)
+}
+
+// runExit maps a gated run to the exit status of DESIGN §2.
+func runExit(res *gate.Result, err error) error {
+	switch {
+	case errors.Is(err, gate.ErrConfig):
+		return withCode(exitConfig, err)
+	case errors.Is(err, sandbox.ErrNotFound):
+		return withCode(exitNotFound, err)
+	case errors.Is(err, sandbox.ErrCannotExec):
+		return withCode(exitCannotExec, err)
+	case err != nil:
+		return withCode(exitInternal, err)
+	case res.Approval.Outcome == approval.Deferred:
+		return withCode(exitDeferred, fmt.Errorf("approval deferred: request %s (resume with --approve %s or --deny %s)", res.RequestID, res.RequestID, res.RequestID))
+	case !res.Ran:
+		why := res.Approval.Reason
+		if why == "" && len(res.Reasons) > 0 {
+			why = res.Reasons[0].Detail
+		}
+		return withCode(exitDenied, fmt.Errorf("denied (%s, %s by %s): %s", res.Decision, res.Approval.Outcome, res.Approval.By, why))
+	case res.ExitCode != 0:
+		return withCode(res.ExitCode, nil)
+	}
+	return nil
+}
+
+// approverName is the approver's name as results record it.
+func approverName(spec string) string {
+	if len(spec) > 5 && spec[:5] == "exec:" {
+		return "exec"
+	}
+	return spec
+}
+
+// isTerminal reports whether f is a character device, as a terminal is.
+func isTerminal(f *os.File) bool {
+	st, err := f.Stat()
+	return err == nil && st.Mode()&os.ModeCharDevice != 0
+}

@@ -1,0 +1,270 @@
+// Package gate runs one command through both of gatedexec's gates: the exec
+// policy with its approval step, then the OS sandbox the decision picked.
+//
+// It is the library behind `gatedexec run`; the command line only parses
+// flags into Options and prints the Result.
+package gate
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/gatedexec/gatedexec/approval"
+	"github.com/gatedexec/gatedexec/execpolicy"
+	"github.com/gatedexec/gatedexec/sandbox"
+)
+
+// Options configure one gated run. Every field the run needs is here; the
+// package reads no environment and no files of its own.
+type Options struct {
+	Argv []string
+	// Shell says Argv[0] is a shell script (run --shell), not a program.
+	Shell     bool
+	Cwd       string
+	Workspace string
+	Env       []string
+	Stdin     io.Reader
+	Stdout    io.Writer
+	Stderr    io.Writer
+
+	Policy     *execpolicy.Policy
+	EvalOpts   execpolicy.EvalOptions
+	Approval   approval.Policy
+	Approver   approval.Approver
+	ApproverID string // "tty", "exec", "deny", "defer": recorded in results
+	// Approve and Deny are the --approve/--deny values resuming a deferred request.
+	Approve, Deny []string
+	// Session, when non-nil, holds the session approvals.
+	Session *approval.Session
+	// AmendFile is the rules file an "always" answer appends to.
+	AmendFile string
+
+	// Profile resolves a profile name or file; DefaultProfile is used when
+	// no allow rule names one.
+	Profile        func(name string) (*sandbox.Profile, error)
+	DefaultProfile string
+	// Timeout, when set, replaces the profile's timeout.
+	Timeout time.Duration
+	Runner  sandbox.Runner
+
+	// Audit, when non-nil, receives one record per decision; a failed write
+	// stops the run before the command starts.
+	Audit     *approval.Log
+	SessionID string
+}
+
+// ErrConfig is wrapped by errors in the rules, profile or configuration
+// (exit 78).
+var ErrConfig = errors.New("bad configuration")
+
+// ErrAudit is wrapped when the audit log cannot be written (exit 125).
+var ErrAudit = errors.New("audit log")
+
+// Result is the outcome of a gated run, in the JSON shape of DESIGN §2.
+type Result struct {
+	Decision   string              `json:"decision"`
+	Approval   ApprovalResult      `json:"approval"`
+	Profile    string              `json:"profile"`
+	Layers     []string            `json:"layers"`
+	ExitCode   int                 `json:"exit_code"`
+	Signal     *int                `json:"signal"`
+	DurationMS int64               `json:"duration_ms"`
+	Denials    []sandbox.Denial    `json:"denials"`
+	Escalated  bool                `json:"escalated"`
+	RequestID  string              `json:"request_id"`
+	Reasons    []execpolicy.Reason `json:"reasons,omitempty"`
+	Missing    []string            `json:"missing_layers,omitempty"`
+	// Request is the pending request when the approval was deferred.
+	Request *approval.Request `json:"request,omitempty"`
+
+	// Ran is true when the command was started.
+	Ran bool `json:"-"`
+}
+
+// ApprovalResult says who settled the decision and how.
+type ApprovalResult struct {
+	// By is "rule", "tty", "exec", "session", "policy" (or "defer", "deny").
+	By      string           `json:"by"`
+	Outcome approval.Outcome `json:"outcome"`
+	Reason  string           `json:"reason,omitempty"`
+}
+
+// Run judges o.Argv, settles the approval, and runs the command in its
+// profile. The returned Result is non-nil whenever a decision was made; the
+// error is non-nil only when gatedexec itself failed (wrapping ErrConfig,
+// ErrAudit, sandbox.ErrLayerUnavailable, sandbox.ErrNotFound or
+// sandbox.ErrCannotExec).
+func Run(ctx context.Context, o *Options) (*Result, error) {
+	ev := o.Policy.Evaluate(o.Argv, o.EvalOpts)
+	res := &Result{Decision: ev.Decision.String(), Reasons: ev.Reasons, Layers: []string{}, Denials: []sandbox.Denial{}}
+
+	name := o.DefaultProfile
+	if ev.Profile != "" {
+		name = ev.Profile
+	}
+	prof, err := o.Profile(name)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrConfig, err)
+	}
+	if o.Timeout > 0 {
+		prof.Limits.Timeout = o.Timeout
+	}
+	res.Profile = prof.Name
+
+	req := o.request(ev, prof.Name)
+	res.RequestID = req.ID
+	rec := approval.Record{
+		Time: time.Now(), Session: o.SessionID, RequestID: req.ID, Kind: req.Kind, Attempt: 1,
+		Argv: o.Argv, Cwd: o.Cwd, Rules: req.Matched, Decision: req.Decision, Profile: prof.Name,
+	}
+
+	action := o.Approval.Action(ev)
+	rec.Action = string(action)
+	res.Approval, err = o.settle(ctx, action, &req)
+	if err != nil {
+		return nil, err
+	}
+	if action == approval.Deny && ev.Decision == execpolicy.Forbidden && len(ev.Reasons) > 0 {
+		res.Approval.By, res.Approval.Reason = "rule", ev.Reasons[0].Detail
+	}
+	rec.Approver, rec.Outcome = res.Approval.By, res.Approval.Outcome
+	if !res.Approval.Outcome.Approves() {
+		if res.Approval.Outcome == approval.Deferred {
+			res.Request = &req
+		}
+		res.ExitCode = -1
+		return res, o.audit(rec)
+	}
+	// The decision is recorded before the command runs, so a command never
+	// runs unaudited; the outcome is a second record.
+	if err := o.audit(rec); err != nil {
+		return nil, err
+	}
+
+	run, runErr := o.Runner.Run(ctx, &sandbox.Command{
+		Argv: o.argv(), Dir: o.Cwd, Env: o.Env,
+		Stdin: o.Stdin, Stdout: o.Stdout, Stderr: o.Stderr, Profile: prof,
+	})
+	if run != nil {
+		res.Ran = true
+		res.ExitCode = run.ExitCode
+		if run.Signal != 0 {
+			sig := run.Signal
+			res.Signal = &sig
+		}
+		res.Layers = append(res.Layers, run.Layers...)
+		res.Missing = run.Missing
+		res.DurationMS = run.Duration.Milliseconds()
+		if d := sandbox.Detect(prof, run, o.Cwd); d != nil {
+			res.Denials = d
+		}
+		exit := run.ExitCode
+		rec.Exit = &exit
+		rec.Layers, rec.DurationMS, rec.Denials = res.Layers, res.DurationMS, res.Denials
+	}
+	if runErr != nil {
+		rec.Error = runErr.Error()
+	}
+	rec.Time = time.Now()
+	if err := o.audit(rec); err != nil && runErr == nil {
+		runErr = err
+	}
+	return res, runErr
+}
+
+// argv is what the sandbox executes: a --shell script runs under sh -c.
+func (o *Options) argv() []string {
+	if o.Shell {
+		return []string{"/bin/sh", "-c", o.Argv[0]}
+	}
+	return o.Argv
+}
+
+// request builds the approval request for ev under profile.
+func (o *Options) request(ev execpolicy.Evaluation, profile string) approval.Request {
+	r := approval.Request{
+		ID:        approval.RequestID(o.argv(), o.Cwd, profile, o.Policy.Digest(), ""),
+		Argv:      o.argv(),
+		Cwd:       o.Cwd,
+		Workspace: o.Workspace,
+		Profile:   profile,
+		Decision:  ev.Decision.String(),
+		Reasons:   ev.Reasons,
+		Matched:   approval.MatchedRules(ev.Matched),
+		Kind:      approval.KindExec,
+		Denials:   []approval.Denial{},
+		Dangerous: ev.Dangerous,
+	}
+	if r.Reasons == nil {
+		r.Reasons = []execpolicy.Reason{}
+	}
+	if prefix, ok := execpolicy.ProposedPrefix(ev); ok && o.AmendFile != "" {
+		r.ProposedRule = prefix
+	}
+	return r
+}
+
+// settle turns the approval policy's action into an approval outcome,
+// asking the approver when the action is "ask".
+func (o *Options) settle(ctx context.Context, action approval.Action, req *approval.Request) (ApprovalResult, error) {
+	switch action {
+	case approval.Run:
+		return ApprovalResult{By: "rule", Outcome: approval.Approved}, nil
+	case approval.Deny:
+		return ApprovalResult{By: "policy", Outcome: approval.Denied, Reason: "denied by policy"}, nil
+	}
+	if resp, ok := approval.Resume(req, o.Approve, o.Deny); ok {
+		return o.record(req, ApprovalResult{By: "defer", Outcome: resp.Outcome, Reason: resp.Reason})
+	}
+	if o.Session != nil && !req.Dangerous {
+		// A damaged session file approves nothing: the approver is asked.
+		if ok, err := o.Session.Has(req); err == nil && ok {
+			return ApprovalResult{By: "session", Outcome: approval.ApprovedForSession}, nil
+		}
+	}
+	resp, err := o.Approver.Approve(ctx, req)
+	out := ApprovalResult{By: o.ApproverID, Outcome: resp.Outcome, Reason: resp.Reason}
+	if err != nil {
+		out.Outcome, out.Reason = approval.Denied, err.Error()
+	}
+	if resp.ID != req.ID && out.Outcome != approval.Deferred {
+		out.Outcome, out.Reason = approval.Denied, "approver answered another request"
+	}
+	return o.record(req, out)
+}
+
+// record makes a session or "always" approval last.
+func (o *Options) record(req *approval.Request, out ApprovalResult) (ApprovalResult, error) {
+	switch out.Outcome {
+	case approval.ApprovedForSession:
+		if o.Session == nil || req.Dangerous {
+			// Without a session (or for a dangerous command) it counts once.
+			return out, nil
+		}
+		if err := o.Session.Add(req); err != nil {
+			return out, fmt.Errorf("recording session approval: %w", err)
+		}
+	case approval.ApprovedAlways:
+		if req.ProposedRule == nil {
+			out.Outcome, out.Reason = approval.Denied, "no rule can be proposed for this command"
+			return out, nil
+		}
+		if _, err := execpolicy.AppendAllowRule(o.AmendFile, req.ProposedRule); err != nil {
+			return out, fmt.Errorf("writing the approved rule: %w", err)
+		}
+	}
+	return out, nil
+}
+
+func (o *Options) audit(rec approval.Record) error {
+	if o.Audit == nil {
+		return nil
+	}
+	if err := o.Audit.Write(rec); err != nil {
+		return fmt.Errorf("%w: %w", ErrAudit, err)
+	}
+	return nil
+}
