@@ -3,7 +3,7 @@
 # commands (including ones hidden in bash -c), then the sandbox gate runs an
 # allowed command under workspace-write and stops a write outside it.
 set -uo pipefail
-bin=${1:-bin/gatedexec}
+bin=$(realpath "${1:-bin/gatedexec}")
 rules=$(cd "$(dirname "$0")/.." && pwd)/examples/demo.rules
 ws=$(mktemp -d)
 trap 'rm -rf "$ws"' EXIT
@@ -20,9 +20,9 @@ step "$bin" check -r "$rules" -- bash -c 'ls; rm -rf ~'
 
 echo
 echo "== gate 2: sandbox (workspace-write)"
-step "$bin" run -r "$rules" -- bash -c 'echo hello > inside.txt && cat inside.txt'
+step "$bin" run -r "$rules" --approval-policy never -- bash -c 'echo hello > inside.txt && cat inside.txt'
 step "$bin" run -r "$rules" --approval-policy never -- touch /etc/gatedexec-demo
-step "$bin" run -r "$rules" -- bash -c 'echo sneaky > .git/hooks/pre-commit'
+step "$bin" run -r "$rules" --approval-policy never -- bash -c 'echo sneaky > .git/hooks/pre-commit'
 step "$bin" run -r "$rules" -- rm -rf /
 step "$bin" doctor
 exit 0
