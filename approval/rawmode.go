@@ -25,3 +25,11 @@ func makeRaw(fd int) (restore func() error, err error) {
 	}
 	return func() error { return unix.IoctlSetTermios(fd, ioctlSetTermios, old) }, nil
 }
+
+// IsTerminal reports whether fd is a terminal. A character device is not
+// enough: /dev/null is one too, and a caller with stdin on /dev/null has
+// nobody to answer a prompt.
+func IsTerminal(fd int) bool {
+	_, err := unix.IoctlGetTermios(fd, ioctlGetTermios)
+	return err == nil
+}

@@ -94,7 +94,7 @@ func runRun(cmd *cobra.Command, f *runFlags, args []string) error {
 	if err != nil {
 		return withCode(exitUsage, fmt.Errorf("--approval-policy: %w", err))
 	}
-	interactive := isTerminal(os.Stdin) && isTerminal(os.Stderr)
+	interactive := approval.IsTerminal(int(os.Stdin.Fd())) && approval.IsTerminal(int(os.Stderr.Fd()))
 	defaultApprover := "deny"
 	if interactive {
 		defaultApprover = "tty"
@@ -198,8 +198,3 @@ func approverName(spec string) string {
 	return spec
 }
 
-// isTerminal reports whether f is a character device, as a terminal is.
-func isTerminal(f *os.File) bool {
-	st, err := f.Stat()
-	return err == nil && st.Mode()&os.ModeCharDevice != 0
-}
