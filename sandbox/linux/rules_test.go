@@ -127,7 +127,7 @@ func TestScrubEnv(t *testing.T) {
 	env := []string{"PATH=/bin", "SSH_AUTH_SOCK=/s", "GH_TOKEN=x", "MY_SECRET_KEY=y", "AWS_REGION=z",
 		"TOKEN=keep", "A?B=keep", "noequals", "HOME=/h"}
 	deny := []string{"SSH_AUTH_SOCK", "*_TOKEN", "*_SECRET*", "AWS_*", "A?C"}
-	got := ScrubEnv(env, deny)
+	got := sandbox.ScrubEnv(env, deny)
 	want := []string{"PATH=/bin", "TOKEN=keep", "A?B=keep", "HOME=/h"}
 	if !slices.Equal(got, want) {
 		t.Errorf("ScrubEnv = %q, want %q", got, want)
@@ -171,19 +171,5 @@ func TestMountPlan(t *testing.T) {
 	removePlaceholders(created)
 	if _, err := os.Stat(filepath.Join(ws, ".gatedexec")); !os.IsNotExist(err) {
 		t.Errorf("placeholder not removed: %v", err)
-	}
-}
-
-func TestTailBuffer(t *testing.T) {
-	tb := &tailBuffer{max: 8}
-	for _, s := range []string{"abc", "defgh", "ij", "0123456789XY"} {
-		tb.Write([]byte(s))
-	}
-	if got := string(tb.Bytes()); got != "456789XY" {
-		t.Errorf("tail = %q", got)
-	}
-	tb.Write([]byte("z"))
-	if got := string(tb.Bytes()); got != "56789XYz" {
-		t.Errorf("tail = %q", got)
 	}
 }

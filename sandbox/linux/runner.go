@@ -68,7 +68,7 @@ func (r *Runner) Run(ctx context.Context, c *Command) (*sandbox.Result, error) {
 	if len(missing) > 0 && p.Enforcement != sandbox.BestEffort {
 		return nil, fmt.Errorf("profile %s: %s: %w", p.Name, strings.Join(missing, ", "), sandbox.ErrLayerUnavailable)
 	}
-	env := ScrubEnv(c.Env, p.EnvDeny)
+	env := sandbox.ScrubEnv(c.Env, p.EnvDeny)
 	path, err := lookPath(c.Argv[0], c.Dir, env)
 	if err != nil {
 		return &sandbox.Result{ExitCode: 127, Layers: layers, Missing: missing}, err
@@ -209,7 +209,7 @@ func (r *Runner) start(ctx context.Context, c *Command, p *sandbox.Profile, spec
 		specW.Close()
 	}()
 	pgid := cmd.Process.Pid
-	tail := &tailBuffer{max: stderrTailSize}
+	tail := &sandbox.TailBuffer{Max: stderrTailSize}
 	copied := make(chan struct{})
 	go func() {
 		defer close(copied)
