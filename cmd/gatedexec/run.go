@@ -197,4 +197,3 @@ func approverName(spec string) string {
 	}
 	return spec
 }
-
