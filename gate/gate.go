@@ -144,6 +144,55 @@ func Run(ctx context.Context, o *Options) (*Result, error) {
 		return nil, err
 	}
 
+	runErr := o.execute(ctx, prof, &rec, res)
+	if runErr != nil || len(res.Denials) == 0 || !escalates(o.Approval) {
+		return res, runErr
+	}
+
+	// The sandbox stopped the command: ask for the narrowest access that
+	// would fix what it denied, and re-run once with it.
+	plan, ok := sandbox.Plan(prof, res.Denials)
+	if !ok {
+		return res, nil
+	}
+	ereq := req
+	ereq.Kind = approval.KindEscalation
+	ereq.Escalation = plan.String()
+	ereq.Denials = res.Denials
+	ereq.ProposedRule = nil
+	ereq.ID = approval.RequestID(o.argv(), o.Cwd, prof.Name, o.Policy.Digest(), ereq.Escalation)
+	erec := rec
+	erec.RequestID, erec.Kind, erec.Attempt, erec.Exit, erec.Error = ereq.ID, ereq.Kind, 2, nil, ""
+	ans, err := o.settle(ctx, approval.Ask, &ereq)
+	if err != nil {
+		return res, err
+	}
+	erec.Approver, erec.Outcome = ans.By, ans.Outcome
+	if !ans.Outcome.Approves() {
+		if ans.Outcome == approval.Deferred {
+			res.Request = &ereq
+			res.Approval = ans
+		}
+		return res, o.audit(erec)
+	}
+	if err := o.audit(erec); err != nil {
+		return res, err
+	}
+	res.Escalated, res.RequestID, res.Approval = true, ereq.ID, ans
+	res.Layers, res.Denials, res.Signal = []string{}, []sandbox.Denial{}, nil
+	return res, o.execute(ctx, plan.Apply(prof), &erec, res)
+}
+
+// escalates reports whether the approval policy asks to escalate after a
+// sandbox denial (DESIGN §4): on-failure and untrusted do; on-request and
+// never only report it.
+func escalates(p approval.Policy) bool {
+	return p == approval.OnFailure || p == approval.Untrusted
+}
+
+// execute runs the command in prof, fills res from what happened and
+// audits the outcome in rec.
+func (o *Options) execute(ctx context.Context, prof *sandbox.Profile, rec *approval.Record, res *Result) error {
 	run, runErr := o.Runner.Run(ctx, &sandbox.Command{
 		Argv: o.argv(), Dir: o.Cwd, Env: o.Env,
 		Stdin: o.Stdin, Stdout: o.Stdout, Stderr: o.Stderr, Profile: prof,
@@ -169,10 +218,10 @@ func Run(ctx context.Context, o *Options) (*Result, error) {
 		rec.Error = runErr.Error()
 	}
 	rec.Time = time.Now()
-	if err := o.audit(rec); err != nil && runErr == nil {
+	if err := o.audit(*rec); err != nil && runErr == nil {
 		runErr = err
 	}
-	return res, runErr
+	return runErr
 }
 
 // argv is what the sandbox executes: a --shell script runs under sh -c.
