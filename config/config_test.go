@@ -112,6 +112,21 @@ func TestLoadLayers(t *testing.T) {
 	}
 }
 
+func TestEmptyWorkspaceLayerIsNoLayer(t *testing.T) {
+	root := t.TempDir()
+	d := Dirs{Workspace: filepath.Join(root, "ws")}
+	if err := os.MkdirAll(WorkspaceLayerDir(d.Workspace), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	c, err := Load(d, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(c.Layers) != 0 || len(c.Warnings) != 0 {
+		t.Fatalf("empty .gatedexec gave layers %v warnings %v", c.Layers, c.Warnings)
+	}
+}
+
 func TestLoadBadConfigFailsWhole(t *testing.T) {
 	root := t.TempDir()
 	d := Dirs{System: filepath.Join(root, "etc"), User: filepath.Join(root, "user")}

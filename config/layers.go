@@ -106,6 +106,11 @@ func Load(d Dirs, trust *TrustStore) (*Config, error) {
 		}
 		l := Layer{Name: cd.name, Dir: cd.dir, Trusted: true}
 		if cd.name == "workspace" {
+			// An empty .gatedexec is what the sandbox leaves as the mount
+			// point that keeps it read-only; it configures nothing.
+			if entries, err := os.ReadDir(cd.dir); err == nil && len(entries) == 0 {
+				continue
+			}
 			trusted, err := trust.IsTrusted(d.Workspace)
 			if err != nil {
 				return nil, err

@@ -3,7 +3,9 @@
 package linux
 
 import (
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"sort"
@@ -35,8 +37,12 @@ type mountOp struct {
 }
 
 // mountPlan is the mount plan for p and the placeholder directories that
-// had to be created for protect paths that did not exist yet (the caller
-// removes them, if still empty, after the command).
+// had to be created for protect paths that did not exist yet.
+//
+// Placeholders stay after the command: removing one while another run in
+// the same workspace has it mounted would detach that run's read-only
+// mount (rmdir of a mount point in another namespace succeeds), and a
+// concurrent run may be about to mount it.
 func mountPlan(p *sandbox.Profile) (ops []mountOp, created []string, err error) {
 	pinned := map[string]bool{}
 	for _, prot := range p.Protect {
@@ -114,17 +120,12 @@ func mkdirAllRecord(dir string) ([]string, error) {
 	var made []string
 	for _, d := range missing {
 		if err := os.Mkdir(d, 0o755); err != nil {
+			if errors.Is(err, fs.ErrExist) {
+				continue // a concurrent run made it first
+			}
 			return made, err
 		}
 		made = append(made, d)
 	}
 	return made, nil
-}
-
-// removePlaceholders removes the placeholder directories, innermost first,
-// leaving any the command managed to fill.
-func removePlaceholders(created []string) {
-	for i := len(created) - 1; i >= 0; i-- {
-		os.Remove(created[i])
-	}
 }

@@ -95,10 +95,8 @@ func (r *Runner) Run(ctx context.Context, c *Command) (*sandbox.Result, error) {
 		}
 	}
 	var cloneFlags uintptr
-	var created []string
 	if slices.Contains(layers, sandbox.LayerMountNS) {
-		spec.Mounts, created, err = mountPlan(p)
-		defer removePlaceholders(created)
+		spec.Mounts, _, err = mountPlan(p)
 		if err != nil {
 			return nil, err
 		}
