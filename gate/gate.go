@@ -114,7 +114,8 @@ func Run(ctx context.Context, o *Options) (*Result, error) {
 	}
 	res.Profile = prof.Name
 
-	req := o.request(ev, prof.Name)
+	digest := o.Policy.Digest()
+	req := o.request(ev, prof.Name, digest)
 	res.RequestID = req.ID
 	rec := approval.Record{
 		Time: time.Now(), Session: o.SessionID, RequestID: req.ID, Kind: req.Kind, Attempt: 1,
@@ -160,7 +161,7 @@ func Run(ctx context.Context, o *Options) (*Result, error) {
 	ereq.Escalation = plan.String()
 	ereq.Denials = res.Denials
 	ereq.ProposedRule = nil
-	ereq.ID = approval.RequestID(o.argv(), o.Cwd, prof.Name, o.Policy.Digest(), ereq.Escalation)
+	ereq.ID = approval.RequestID(o.argv(), o.Cwd, prof.Name, digest, ereq.Escalation)
 	erec := rec
 	erec.RequestID, erec.Kind, erec.Attempt, erec.Exit, erec.Error = ereq.ID, ereq.Kind, 2, nil, ""
 	ans, err := o.settle(ctx, approval.Ask, &ereq)
@@ -232,10 +233,11 @@ func (o *Options) argv() []string {
 	return o.Argv
 }
 
-// request builds the approval request for ev under profile.
-func (o *Options) request(ev execpolicy.Evaluation, profile string) approval.Request {
+// request builds the approval request for ev under profile; digest is the
+// policy's, bound into the request id.
+func (o *Options) request(ev execpolicy.Evaluation, profile, digest string) approval.Request {
 	r := approval.Request{
-		ID:        approval.RequestID(o.argv(), o.Cwd, profile, o.Policy.Digest(), ""),
+		ID:        approval.RequestID(o.argv(), o.Cwd, profile, digest, ""),
 		Argv:      o.argv(),
 		Cwd:       o.Cwd,
 		Workspace: o.Workspace,

@@ -39,7 +39,10 @@ func newDoctorCmd() *cobra.Command {
 			}
 			caps := hostCapabilities()
 			rep := doctorReport{Host: caps}
-			l := newProfileLoader(pl)
+			l, err := newProfileLoader(pl)
+			if err != nil {
+				return err
+			}
 			for _, name := range profiles.BuiltinNames() {
 				dp := doctorProfile{Name: name, Layers: []string{}, Missing: []string{}}
 				p, err := l.Resolve(name)

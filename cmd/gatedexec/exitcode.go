@@ -3,6 +3,8 @@ package main
 import (
 	"errors"
 	"fmt"
+
+	"github.com/gatedexec/gatedexec/sandbox"
 )
 
 // Exit statuses of DESIGN §2.
@@ -49,4 +51,17 @@ func exitCodeOf(err error) (int, bool) {
 		return ee.code, ee.err != nil
 	}
 	return exitInternal, true
+}
+
+// runnerError maps an error from a sandbox.Runner to its exit status: 127
+// not found, 126 cannot execute, 125 anything else (a layer that could not
+// be applied included).
+func runnerError(err error) error {
+	switch {
+	case errors.Is(err, sandbox.ErrNotFound):
+		return withCode(exitNotFound, err)
+	case errors.Is(err, sandbox.ErrCannotExec):
+		return withCode(exitCannotExec, err)
+	}
+	return withCode(exitInternal, err)
 }

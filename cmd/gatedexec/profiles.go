@@ -5,40 +5,14 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
-	"path/filepath"
 	"strings"
 	"text/tabwriter"
 
 	"github.com/spf13/cobra"
 
-	"github.com/gatedexec/gatedexec/config"
 	"github.com/gatedexec/gatedexec/profiles"
 	"github.com/gatedexec/gatedexec/sandbox"
 )
-
-// profileDirs returns the profile directories of the system and user
-// configuration layers, lowest first. The workspace layer is added by the
-// caller once its trust is known.
-func profileDirs(getenv func(string) string, home string) []string {
-	d := config.DefaultDirs(getenv, home, "")
-	return []string{filepath.Join(d.System, "profiles"), filepath.Join(d.User, "profiles")}
-}
-
-// newProfileLoader builds the loader for the host and the place pl.
-func newProfileLoader(pl place) *profiles.Loader {
-	home := userHome()
-	return &profiles.Loader{
-		Dirs: profileDirs(os.Getenv, home),
-		Vars: profiles.Vars{
-			Workspace: pl.Workspace,
-			Cwd:       pl.Cwd,
-			Home:      home,
-			TmpDir:    os.Getenv("TMPDIR"),
-			Getenv:    os.Getenv,
-		},
-	}
-}
 
 // profileError gives a profile loading error exit status 78.
 func profileError(err error) error {
@@ -65,7 +39,10 @@ func newProfilesListCmd() *cobra.Command {
 		Short: "List the built-in and configured profiles",
 		Args:  usageArgs(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			l := newProfileLoader(place{})
+			l, err := newProfileLoader(place{})
+			if err != nil {
+				return err
+			}
 			infos, err := l.List()
 			if err != nil {
 				return profileError(err)
@@ -163,7 +140,11 @@ func newProfilesShowCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			p, err := newProfileLoader(pl).Resolve(args[0])
+			l, err := newProfileLoader(pl)
+			if err != nil {
+				return err
+			}
+			p, err := l.Resolve(args[0])
 			if err != nil {
 				return profileError(err)
 			}
@@ -256,7 +237,11 @@ without errors. It exits 78 if any FILE has an error; warnings alone exit 0.`,
 			if err != nil {
 				return err
 			}
-			return runProfilesLint(cmd.OutOrStdout(), cmd.ErrOrStderr(), newProfileLoader(pl), files)
+			l, err := newProfileLoader(pl)
+			if err != nil {
+				return err
+			}
+			return runProfilesLint(cmd.OutOrStdout(), cmd.ErrOrStderr(), l, files)
 		},
 	}
 	pf.register(cmd.Flags())

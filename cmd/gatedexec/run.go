@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 	"time"
 
@@ -14,7 +15,6 @@ import (
 	"github.com/gatedexec/gatedexec/approval"
 	"github.com/gatedexec/gatedexec/execpolicy"
 	"github.com/gatedexec/gatedexec/gate"
-	"github.com/gatedexec/gatedexec/sandbox"
 )
 
 type runFlags struct {
@@ -108,7 +108,7 @@ func runRun(cmd *cobra.Command, f *runFlags, args []string) error {
 	if err != nil {
 		return err
 	}
-	profiles := layeredProfileLoader(pl, cfg)
+	profiles := profileLoader(pl, cfg)
 
 	o := &gate.Options{
 		Argv: args, Shell: f.shell, Cwd: pl.Cwd, Workspace: pl.Workspace, Env: os.Environ(),
@@ -170,12 +170,8 @@ func runExit(res *gate.Result, err error) error {
 	switch {
 	case errors.Is(err, gate.ErrConfig):
 		return withCode(exitConfig, err)
-	case errors.Is(err, sandbox.ErrNotFound):
-		return withCode(exitNotFound, err)
-	case errors.Is(err, sandbox.ErrCannotExec):
-		return withCode(exitCannotExec, err)
 	case err != nil:
-		return withCode(exitInternal, err)
+		return runnerError(err)
 	case res.Approval.Outcome == approval.Deferred:
 		return withCode(exitDeferred, fmt.Errorf("approval deferred: request %s (resume with --approve %s or --deny %s)", res.RequestID, res.RequestID, res.RequestID))
 	case !res.Ran:
@@ -192,7 +188,7 @@ func runExit(res *gate.Result, err error) error {
 
 // approverName is the approver's name as results record it.
 func approverName(spec string) string {
-	if len(spec) > 5 && spec[:5] == "exec:" {
+	if strings.HasPrefix(spec, "exec:") {
 		return "exec"
 	}
 	return spec

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -41,7 +40,11 @@ func newSandboxCmd() *cobra.Command {
 			if err != nil {
 				return withCode(exitUsage, err)
 			}
-			p, err := newProfileLoader(pl).Resolve(profile)
+			l, err := newProfileLoader(pl)
+			if err != nil {
+				return err
+			}
+			p, err := l.Resolve(profile)
 			if err != nil {
 				return profileError(err)
 			}
@@ -73,14 +76,10 @@ func newSandboxCmd() *cobra.Command {
 					}
 				}
 			}
-			switch {
-			case errors.Is(err, sandbox.ErrNotFound):
-				return withCode(exitNotFound, err)
-			case errors.Is(err, sandbox.ErrCannotExec):
-				return withCode(exitCannotExec, err)
-			case err != nil:
-				return withCode(exitInternal, err)
-			case res.ExitCode != 0:
+			if err != nil {
+				return runnerError(err)
+			}
+			if res.ExitCode != 0 {
 				return withCode(res.ExitCode, nil)
 			}
 			return nil

@@ -57,12 +57,30 @@ func layeredPolicy(cfg *config.Config, f *rulesFlags) (*execpolicy.Policy, error
 	return p, nil
 }
 
-// layeredProfileLoader is newProfileLoader with the profile directories of
-// the trusted configuration layers.
-func layeredProfileLoader(pl place, cfg *config.Config) *profiles.Loader {
-	l := newProfileLoader(pl)
-	l.Dirs = cfg.ProfileDirs
-	return l
+// profileLoader builds the profile loader for the place pl, looking in the
+// profile directories of cfg's trusted layers above the built-ins.
+func profileLoader(pl place, cfg *config.Config) *profiles.Loader {
+	home := userHome()
+	return &profiles.Loader{
+		Dirs: cfg.ProfileDirs,
+		Vars: profiles.Vars{
+			Workspace: pl.Workspace,
+			Cwd:       pl.Cwd,
+			Home:      home,
+			TmpDir:    os.Getenv("TMPDIR"),
+			Getenv:    os.Getenv,
+		},
+	}
+}
+
+// newProfileLoader reads the configuration layers of pl and builds its
+// profile loader, so that every command sees the same profiles as run.
+func newProfileLoader(pl place) (*profiles.Loader, error) {
+	cfg, _, err := layers(pl, "")
+	if err != nil {
+		return nil, err
+	}
+	return profileLoader(pl, cfg), nil
 }
 
 // userRulesFile is the file an "always" approval appends to.
