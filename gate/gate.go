@@ -10,6 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 	"time"
 
 	"github.com/gatedexec/gatedexec/approval"
@@ -124,7 +125,7 @@ func Run(ctx context.Context, o *Options) (*Result, error) {
 
 	action := o.Approval.Action(ev)
 	rec.Action = string(action)
-	res.Approval, err = o.settle(ctx, action, &req)
+	res.Approval, err = o.settle(ctx, action, &req, o.Approve, o.Deny)
 	if err != nil {
 		return nil, err
 	}
@@ -164,7 +165,11 @@ func Run(ctx context.Context, o *Options) (*Result, error) {
 	ereq.ID = approval.RequestID(o.argv(), o.Cwd, prof.Name, digest, ereq.Escalation)
 	erec := rec
 	erec.RequestID, erec.Kind, erec.Attempt, erec.Exit, erec.Error = ereq.ID, ereq.Kind, 2, nil, ""
-	ans, err := o.settle(ctx, approval.Ask, &ereq)
+	// --approve/--deny values given for the exec request must not deny the
+	// escalation, whose id the host could not know yet: only values naming
+	// the escalation's id resume it, otherwise the approver is asked (and
+	// a defer approver hands the escalation request back to the host).
+	ans, err := o.settle(ctx, approval.Ask, &ereq, naming(o.Approve, ereq.ID), naming(o.Deny, ereq.ID))
 	if err != nil {
 		return res, err
 	}
@@ -182,6 +187,17 @@ func Run(ctx context.Context, o *Options) (*Result, error) {
 	res.Escalated, res.RequestID, res.Approval = true, ereq.ID, ans
 	res.Layers, res.Denials, res.Signal = []string{}, []sandbox.Denial{}, nil
 	return res, o.execute(ctx, plan.Apply(prof), &erec, res)
+}
+
+// naming returns the --approve/--deny values whose request id is id.
+func naming(vals []string, id string) []string {
+	var out []string
+	for _, v := range vals {
+		if vid, _, _ := strings.Cut(v, ":"); vid == id {
+			out = append(out, v)
+		}
+	}
+	return out
 }
 
 // escalates reports whether the approval policy asks to escalate after a
@@ -260,14 +276,14 @@ func (o *Options) request(ev execpolicy.Evaluation, profile, digest string) appr
 
 // settle turns the approval policy's action into an approval outcome,
 // asking the approver when the action is "ask".
-func (o *Options) settle(ctx context.Context, action approval.Action, req *approval.Request) (ApprovalResult, error) {
+func (o *Options) settle(ctx context.Context, action approval.Action, req *approval.Request, approve, deny []string) (ApprovalResult, error) {
 	switch action {
 	case approval.Run:
 		return ApprovalResult{By: "rule", Outcome: approval.Approved}, nil
 	case approval.Deny:
 		return ApprovalResult{By: "policy", Outcome: approval.Denied, Reason: "denied by policy"}, nil
 	}
-	if resp, ok := approval.Resume(req, o.Approve, o.Deny); ok {
+	if resp, ok := approval.Resume(req, approve, deny); ok {
 		return o.record(req, ApprovalResult{By: "defer", Outcome: resp.Outcome, Reason: resp.Reason})
 	}
 	if o.Session != nil && !req.Dangerous {
