@@ -9,9 +9,9 @@ import (
 	"github.com/gatedexec/gatedexec/sandbox/linux"
 )
 
-// init turns the process into the sandbox helper before anything else of
-// the CLI runs: the helper must stay small and restrict the thread that
-// execs the target, which is the main thread during init.
+// init stops a helper invocation that reached Go: the C helper in
+// sandbox/linux takes such a process over from an ELF constructor, so
+// getting here means it did not run, and the command must not either.
 func init() {
 	if linux.IsHelper(os.Args) {
 		linux.HelperMain()

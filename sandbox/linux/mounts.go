@@ -2,6 +2,9 @@
 
 package linux
 
+// #include "helper_linux.h"
+import "C"
+
 import (
 	"errors"
 	"fmt"
@@ -21,19 +24,19 @@ const (
 	// mountPin bind-mounts a directory onto itself so it becomes a mount
 	// point: mount points cannot be renamed or removed (EBUSY), so a
 	// protected path cannot be moved aside with its ancestors.
-	mountPin mountKind = iota + 1
+	mountPin mountKind = C.GX_MOUNT_PIN
 	// mountReadOnly bind-mounts a path onto itself read-only.
-	mountReadOnly
+	mountReadOnly mountKind = C.GX_MOUNT_READONLY
 	// mountEmptyDir mounts an empty read-only tmpfs over a directory.
-	mountEmptyDir
+	mountEmptyDir mountKind = C.GX_MOUNT_EMPTYDIR
 	// mountNullFile bind-mounts /dev/null read-only over a file.
-	mountNullFile
+	mountNullFile mountKind = C.GX_MOUNT_NULLFILE
 )
 
 // mountOp is one step of the helper's mount plan.
 type mountOp struct {
-	Kind mountKind `json:"k"`
-	Path string    `json:"p"`
+	Kind mountKind
+	Path string
 }
 
 // mountPlan is the mount plan for p and the placeholder directories that

@@ -5,14 +5,14 @@
 //
 // The runner prepares everything in the calling process (Landlock ruleset
 // fd, seccomp BPF, mount plan) and starts its own binary as a helper
-// (HelperArg) that applies them to itself, on one locked thread, and execs
-// the target. Go threads exist before main, and Landlock and seccomp bind
-// to threads, so they cannot be applied to the runner itself.
+// (HelperArg) that applies them to itself and execs the target. Go threads
+// exist before main, and Landlock and seccomp bind to threads, so they
+// cannot be applied to the runner itself; the helper is C run from an ELF
+// constructor (helper_linux.c), so it costs an exec, not a Go start.
 package linux
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -144,9 +144,9 @@ type Command = sandbox.Command
 var errClone = errors.New("cannot create namespaces")
 
 func (r *Runner) start(ctx context.Context, c *Command, p *sandbox.Profile, spec *helperSpec, extra []*os.File, cloneFlags uintptr) (*sandbox.Result, error) {
-	data, err := json.Marshal(spec)
+	data, err := spec.encode()
 	if err != nil {
-		return nil, fmt.Errorf("sandbox: encoding helper spec: %w", err)
+		return nil, err
 	}
 	specR, specW, err := os.Pipe()
 	if err != nil {

@@ -14,8 +14,9 @@ import (
 	"github.com/gatedexec/gatedexec/sandbox"
 )
 
-// TestMain lets the test binary serve as its own sandbox helper, as the
-// gatedexec binary does.
+// TestMain refuses to run the tests when the test binary is started as
+// the helper: the C constructor should have taken the process over, and
+// running the tests again in the helper would recurse.
 func TestMain(m *testing.M) {
 	if IsHelper(os.Args) {
 		HelperMain()

@@ -1,0 +1,408 @@
+// The sandbox helper, in C so that it runs as an ELF constructor: before
+// the Go runtime starts any thread, allocates its heap or installs signal
+// handlers. A gatedexec process started with HELPER_ARG as its first
+// argument applies the plan the runner prepared (see helper_spec.go for the
+// wire format) to itself and execs the target; it never reaches Go's main.
+// Every other gatedexec process returns from the constructor at once.
+//
+// Starting a second Go runtime just to call a dozen syscalls and execve
+// cost more than the rest of a sandboxed start together; this is the
+// runc nsexec approach, for the same reason.
+
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <net/if.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mount.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/statvfs.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
+
+#include "helper_linux.h"
+
+#ifndef SYS_landlock_restrict_self
+#define SYS_landlock_restrict_self 446 // the same on every architecture
+#endif
+
+// The report pipe stays silent on a successful exec (it is CLOEXEC); on
+// failure it carries "TAG message", which the runner turns into an error.
+static void fail(int code, const char *tag, const char *fmt, ...) {
+	char buf[1024];
+	int n = snprintf(buf, sizeof buf, "%s ", tag);
+	va_list ap;
+	va_start(ap, fmt);
+	if (n >= 0 && n < (int)sizeof buf) {
+		vsnprintf(buf + n, sizeof buf - n, fmt, ap);
+	}
+	va_end(ap);
+	size_t len = strnlen(buf, sizeof buf);
+	for (size_t off = 0; off < len;) {
+		ssize_t w = write(GX_REPORT_FD, buf + off, len - off);
+		if (w <= 0) {
+			break;
+		}
+		off += (size_t)w;
+	}
+	_exit(code);
+}
+
+#define setup_fail(...) fail(GX_HELPER_FAIL, "setup", __VA_ARGS__)
+
+// read_all reads fd to EOF, refusing more than GX_MAX_SPEC bytes.
+static unsigned char *read_all(int fd, size_t *len) {
+	size_t cap = 64 << 10, n = 0;
+	unsigned char *buf = malloc(cap);
+	if (buf == NULL) {
+		setup_fail("reading spec: out of memory");
+	}
+	for (;;) {
+		if (n == cap) {
+			if (cap >= GX_MAX_SPEC) {
+				setup_fail("reading spec: larger than %d bytes", GX_MAX_SPEC);
+			}
+			cap *= 2;
+			buf = realloc(buf, cap);
+			if (buf == NULL) {
+				setup_fail("reading spec: out of memory");
+			}
+		}
+		ssize_t r = read(fd, buf + n, cap - n);
+		if (r < 0 && errno == EINTR) {
+			continue;
+		}
+		if (r < 0) {
+			setup_fail("reading spec: %s", strerror(errno));
+		}
+		if (r == 0) {
+			break;
+		}
+		n += (size_t)r;
+	}
+	*len = n;
+	return buf;
+}
+
+struct mount_op {
+	int kind;
+	char *path;
+};
+
+struct spec {
+	char *path, *dir;
+	char **argv, **envp;
+	size_t argc, envc;
+	struct mount_op *mounts;
+	size_t nmounts;
+	uint64_t parent_mntns;
+	int loopback;
+	struct rlimit_op {
+		uint32_t resource;
+		uint64_t value;
+	} *rlimits;
+	size_t nrlimits;
+	int landlock;
+	uint32_t landlock_flags;
+	unsigned char *bpf;
+	size_t bpf_len;
+};
+
+static uint32_t le32(const unsigned char *p) {
+	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+static uint64_t le64(const unsigned char *p) {
+	return (uint64_t)le32(p) | (uint64_t)le32(p + 4) << 32;
+}
+
+// cstring copies a record's payload into a NUL-terminated string; a NUL
+// inside it would silently shorten a path or argument, so it is an error.
+static char *cstring(const unsigned char *p, uint32_t n) {
+	if (memchr(p, 0, n) != NULL) {
+		setup_fail("decoding spec: NUL byte in a string");
+	}
+	char *s = malloc((size_t)n + 1);
+	if (s == NULL) {
+		setup_fail("decoding spec: out of memory");
+	}
+	memcpy(s, p, n);
+	s[n] = 0;
+	return s;
+}
+
+// grow makes room for one more element in a malloc'd array.
+static void *grow(void *arr, size_t count, size_t size) {
+	void *p = realloc(arr, (count + 1) * size);
+	if (p == NULL) {
+		setup_fail("decoding spec: out of memory");
+	}
+	return p;
+}
+
+static void decode(const unsigned char *b, size_t len, struct spec *s) {
+	memset(s, 0, sizeof *s);
+	if (len < 4 || memcmp(b, GX_SPEC_MAGIC, 4) != 0) {
+		setup_fail("decoding spec: bad magic");
+	}
+	size_t off = 4;
+	while (off < len) {
+		if (len - off < 5) {
+			setup_fail("decoding spec: truncated record header at %zu", off);
+		}
+		unsigned char tag = b[off];
+		uint32_t n = le32(b + off + 1);
+		off += 5;
+		if (n > len - off) {
+			setup_fail("decoding spec: record %c of %u bytes overruns the spec", tag, n);
+		}
+		const unsigned char *p = b + off;
+		off += n;
+		switch (tag) {
+		case GX_TAG_PATH:
+			s->path = cstring(p, n);
+			break;
+		case GX_TAG_DIR:
+			s->dir = cstring(p, n);
+			break;
+		case GX_TAG_ARG:
+			s->argv = grow(s->argv, s->argc, sizeof *s->argv);
+			s->argv[s->argc++] = cstring(p, n);
+			break;
+		case GX_TAG_ENV:
+			s->envp = grow(s->envp, s->envc, sizeof *s->envp);
+			s->envp[s->envc++] = cstring(p, n);
+			break;
+		case GX_TAG_MOUNT:
+			if (n < 2) {
+				setup_fail("decoding spec: short mount record");
+			}
+			s->mounts = grow(s->mounts, s->nmounts, sizeof *s->mounts);
+			s->mounts[s->nmounts].kind = p[0];
+			s->mounts[s->nmounts++].path = cstring(p + 1, n - 1);
+			break;
+		case GX_TAG_PARENT_MNTNS:
+			if (n != 8) {
+				setup_fail("decoding spec: bad mount namespace record");
+			}
+			s->parent_mntns = le64(p);
+			break;
+		case GX_TAG_LOOPBACK:
+			s->loopback = 1;
+			break;
+		case GX_TAG_RLIMIT:
+			if (n != 12) {
+				setup_fail("decoding spec: bad rlimit record");
+			}
+			s->rlimits = grow(s->rlimits, s->nrlimits, sizeof *s->rlimits);
+			s->rlimits[s->nrlimits].resource = le32(p);
+			s->rlimits[s->nrlimits++].value = le64(p + 4);
+			break;
+		case GX_TAG_LANDLOCK:
+			if (n != 4) {
+				setup_fail("decoding spec: bad landlock record");
+			}
+			s->landlock = 1;
+			s->landlock_flags = le32(p);
+			break;
+		case GX_TAG_BPF:
+			if (n == 0 || n % sizeof(struct sock_filter) != 0 || n / sizeof(struct sock_filter) > BPF_MAXINSNS) {
+				setup_fail("decoding spec: seccomp program of %u bytes", n);
+			}
+			s->bpf = malloc(n);
+			if (s->bpf == NULL) {
+				setup_fail("decoding spec: out of memory");
+			}
+			memcpy(s->bpf, p, n);
+			s->bpf_len = n;
+			break;
+		default:
+			// An unknown record is a runner/helper mismatch: refuse
+			// rather than run with part of the plan.
+			setup_fail("decoding spec: unknown record %c", tag);
+		}
+	}
+	if (s->path == NULL || s->argc == 0) {
+		setup_fail("decoding spec: no command");
+	}
+	s->argv = grow(s->argv, s->argc, sizeof *s->argv);
+	s->argv[s->argc] = NULL;
+	s->envp = grow(s->envp, s->envc, sizeof *s->envp);
+	s->envp[s->envc] = NULL;
+}
+
+static uint64_t mntns_inode(void) {
+	struct stat st;
+	if (stat("/proc/self/ns/mnt", &st) != 0) {
+		setup_fail("mount namespace: %s", strerror(errno));
+	}
+	return (uint64_t)st.st_ino;
+}
+
+// bind_readonly bind-mounts src onto dst and remounts it read-only,
+// keeping the flags a user namespace is not allowed to clear.
+static int bind_readonly(const char *src, const char *dst) {
+	if (mount(src, dst, NULL, MS_BIND | MS_REC, NULL) != 0) {
+		return -1;
+	}
+	struct statvfs st;
+	if (statvfs(dst, &st) != 0) {
+		return -1;
+	}
+	unsigned long flags = MS_BIND | MS_REMOUNT | MS_RDONLY;
+	static const unsigned long keep[][2] = {
+		{ST_NOSUID, MS_NOSUID}, {ST_NODEV, MS_NODEV}, {ST_NOEXEC, MS_NOEXEC},
+		{ST_NOATIME, MS_NOATIME}, {ST_NODIRATIME, MS_NODIRATIME}, {ST_RELATIME, MS_RELATIME},
+	};
+	for (size_t i = 0; i < sizeof keep / sizeof keep[0]; i++) {
+		if (st.f_flag & keep[i][0]) {
+			flags |= keep[i][1];
+		}
+	}
+	return mount(NULL, dst, NULL, flags, NULL);
+}
+
+static void apply_mounts(const struct spec *s) {
+	if (s->nmounts == 0) {
+		return;
+	}
+	// Mount only in a namespace of our own: a helper started by hand, in
+	// the caller's namespace, must not change the caller's mount table.
+	if (s->parent_mntns == 0 || mntns_inode() == s->parent_mntns) {
+		setup_fail("mount namespace: not a private namespace");
+	}
+	if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) != 0) {
+		setup_fail("mount: making / private: %s", strerror(errno));
+	}
+	for (size_t i = 0; i < s->nmounts; i++) {
+		const char *path = s->mounts[i].path;
+		int rc;
+		switch (s->mounts[i].kind) {
+		case GX_MOUNT_PIN:
+			rc = mount(path, path, NULL, MS_BIND | MS_REC, NULL);
+			break;
+		case GX_MOUNT_READONLY:
+			rc = bind_readonly(path, path);
+			break;
+		case GX_MOUNT_EMPTYDIR:
+			rc = mount("tmpfs", path, "tmpfs", MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC, "size=4k,mode=0555");
+			break;
+		case GX_MOUNT_NULLFILE:
+			rc = bind_readonly("/dev/null", path);
+			break;
+		default:
+			setup_fail("mount %s: unknown mount kind %d", path, s->mounts[i].kind);
+		}
+		if (rc != 0) {
+			setup_fail("mount %s: %s", path, strerror(errno));
+		}
+	}
+}
+
+static void loopback_up(void) {
+	int fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	if (fd < 0) {
+		setup_fail("netns: %s", strerror(errno));
+	}
+	struct ifreq ifr;
+	memset(&ifr, 0, sizeof ifr);
+	strncpy(ifr.ifr_name, "lo", IFNAMSIZ - 1);
+	if (ioctl(fd, SIOCGIFFLAGS, &ifr) != 0) {
+		setup_fail("netns: %s", strerror(errno));
+	}
+	ifr.ifr_flags |= IFF_UP;
+	if (ioctl(fd, SIOCSIFFLAGS, &ifr) != 0) {
+		setup_fail("netns: %s", strerror(errno));
+	}
+	close(fd);
+}
+
+static void run_helper(void) {
+	if (fcntl(GX_REPORT_FD, F_SETFD, FD_CLOEXEC) != 0) {
+		_exit(GX_HELPER_FAIL);
+	}
+	size_t len;
+	unsigned char *data = read_all(GX_SPEC_FD, &len);
+	close(GX_SPEC_FD);
+	struct spec s;
+	decode(data, len, &s);
+	free(data);
+
+	apply_mounts(&s);
+	if (s.loopback) {
+		loopback_up();
+	}
+	for (size_t i = 0; i < s.nrlimits; i++) {
+		struct rlimit rl = {.rlim_cur = s.rlimits[i].value, .rlim_max = s.rlimits[i].value};
+		if (setrlimit((int)s.rlimits[i].resource, &rl) != 0) {
+			setup_fail("rlimit %u: %s", s.rlimits[i].resource, strerror(errno));
+		}
+	}
+	if (s.dir != NULL && chdir(s.dir) != 0) {
+		setup_fail("chdir %s: %s", s.dir, strerror(errno));
+	}
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) {
+		setup_fail("no_new_privs: %s", strerror(errno));
+	}
+	if (s.landlock) {
+		if (syscall(SYS_landlock_restrict_self, GX_RULESET_FD, s.landlock_flags) != 0) {
+			setup_fail("landlock_restrict_self: %s", strerror(errno));
+		}
+		close(GX_RULESET_FD);
+	}
+	if (s.bpf_len > 0) {
+		struct sock_fprog prog = {
+			.len = (unsigned short)(s.bpf_len / sizeof(struct sock_filter)),
+			.filter = (struct sock_filter *)s.bpf,
+		};
+		if (syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &prog) != 0) {
+			setup_fail("seccomp: %s", strerror(errno));
+		}
+	}
+	execve(s.path, s.argv, s.envp);
+	int e = errno;
+	if (e == ENOENT || e == ENOTDIR) {
+		fail(127, "notfound", "%s", strerror(e));
+	}
+	fail(126, "cannotexec", "%s", strerror(e));
+}
+
+// is_helper reports whether this process was started as the helper. glibc
+// passes argc and argv to constructors; elsewhere /proc/self/cmdline says.
+static int is_helper(int argc, char **argv) {
+#ifdef __GLIBC__
+	return argc > 1 && argv != NULL && argv[1] != NULL && strcmp(argv[1], GX_HELPER_ARG) == 0;
+#else
+	(void)argc;
+	(void)argv;
+	char buf[256];
+	int fd = open("/proc/self/cmdline", O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		return 0;
+	}
+	ssize_t n = read(fd, buf, sizeof buf - 1);
+	close(fd);
+	if (n <= 0) {
+		return 0;
+	}
+	buf[n] = 0;
+	size_t first = strnlen(buf, (size_t)n);
+	return first + 1 < (size_t)n && strcmp(buf + first + 1, GX_HELPER_ARG) == 0;
+#endif
+}
+
+__attribute__((constructor)) static void gatedexec_helper(int argc, char **argv) {
+	if (is_helper(argc, argv)) {
+		run_helper();
+	}
+}

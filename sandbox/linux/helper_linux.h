@@ -1,0 +1,43 @@
+// The contract between the Go runner (helper.go, helper_spec.go) and the C
+// helper (helper_linux.c). Go reads these through cgo, so the two sides
+// cannot drift apart.
+#ifndef GATEDEXEC_HELPER_LINUX_H
+#define GATEDEXEC_HELPER_LINUX_H
+
+// The first argument that turns gatedexec into the helper. Long and
+// versioned so nothing triggers it by accident; starting it by hand grants
+// nothing, since the helper only adds restrictions before exec'ing.
+#define GX_HELPER_ARG "__gatedexec-sandbox-helper-v1__"
+
+// File descriptors the runner hands the helper.
+#define GX_SPEC_FD 3    // the spec, read to EOF
+#define GX_REPORT_FD 4  // made CLOEXEC: silent on a successful exec
+#define GX_RULESET_FD 5 // the Landlock ruleset, when the spec has GX_TAG_LANDLOCK
+
+// The helper's exit status when it cannot set the sandbox up.
+#define GX_HELPER_FAIL 125
+
+// The largest spec the helper reads.
+#define GX_MAX_SPEC (64 << 20)
+
+// The spec is GX_SPEC_MAGIC, then records: a tag byte, a little-endian
+// uint32 payload length, the payload.
+#define GX_SPEC_MAGIC "GXH1"
+#define GX_TAG_PATH 'p'          // the executable to exec
+#define GX_TAG_ARG 'a'           // one argv element, in order
+#define GX_TAG_ENV 'e'           // one environment entry, in order
+#define GX_TAG_DIR 'd'           // the working directory
+#define GX_TAG_MOUNT 'm'         // kind byte (GX_MOUNT_*), then the path
+#define GX_TAG_PARENT_MNTNS 'n'  // uint64: the runner's mount namespace inode
+#define GX_TAG_LOOPBACK 'l'      // bring "lo" up (empty payload)
+#define GX_TAG_RLIMIT 'r'        // uint32 resource, uint64 value
+#define GX_TAG_LANDLOCK 'k'      // uint32 landlock_restrict_self flags
+#define GX_TAG_BPF 'b'           // the seccomp program, raw sock_filters
+
+// Mount kinds, in the order the runner plans them.
+#define GX_MOUNT_PIN 1      // bind a directory onto itself (EBUSY on rename)
+#define GX_MOUNT_READONLY 2 // bind a path onto itself read-only
+#define GX_MOUNT_EMPTYDIR 3 // an empty read-only tmpfs over a directory
+#define GX_MOUNT_NULLFILE 4 // /dev/null, read-only, over a file
+
+#endif

@@ -1,0 +1,98 @@
+//go:build linux
+
+package linux
+
+// #include "helper_linux.h"
+import "C"
+
+import (
+	"encoding/binary"
+	"fmt"
+	"strings"
+)
+
+// Record tags of the spec's wire format (helper_linux.h).
+const (
+	tagPath        = C.GX_TAG_PATH
+	tagArg         = C.GX_TAG_ARG
+	tagEnv         = C.GX_TAG_ENV
+	tagDir         = C.GX_TAG_DIR
+	tagMount       = C.GX_TAG_MOUNT
+	tagParentMntNS = C.GX_TAG_PARENT_MNTNS
+	tagLoopback    = C.GX_TAG_LOOPBACK
+	tagRlimit      = C.GX_TAG_RLIMIT
+	tagLandlock    = C.GX_TAG_LANDLOCK
+	tagBPF         = C.GX_TAG_BPF
+	maxSpec        = C.GX_MAX_SPEC
+)
+
+// specEncoder appends records to a spec.
+type specEncoder struct {
+	buf []byte
+	err error
+}
+
+func (e *specEncoder) record(tag byte, payload ...[]byte) {
+	n := 0
+	for _, p := range payload {
+		n += len(p)
+	}
+	e.buf = append(e.buf, tag)
+	e.buf = binary.LittleEndian.AppendUint32(e.buf, uint32(n))
+	for _, p := range payload {
+		e.buf = append(e.buf, p...)
+	}
+}
+
+// str appends a string record. A NUL would end the string early in C and
+// make the helper exec or mount something other than what was planned.
+func (e *specEncoder) str(tag byte, what, s string, prefix ...byte) {
+	if strings.IndexByte(s, 0) >= 0 {
+		if e.err == nil {
+			e.err = fmt.Errorf("sandbox: %s %q contains a NUL byte", what, s)
+		}
+		return
+	}
+	e.record(tag, prefix, []byte(s))
+}
+
+// encode returns s in the helper's wire format.
+func (s *helperSpec) encode() ([]byte, error) {
+	e := &specEncoder{buf: append(make([]byte, 0, 4096), C.GX_SPEC_MAGIC...)}
+	e.str(tagPath, "executable", s.Path)
+	for _, a := range s.Argv {
+		e.str(tagArg, "argument", a)
+	}
+	for _, kv := range s.Env {
+		e.str(tagEnv, "environment entry", kv)
+	}
+	if s.Dir != "" {
+		e.str(tagDir, "directory", s.Dir)
+	}
+	for _, m := range s.Mounts {
+		e.str(tagMount, "mount path", m.Path, byte(m.Kind))
+	}
+	if s.ParentMntNS != 0 {
+		e.record(tagParentMntNS, binary.LittleEndian.AppendUint64(nil, s.ParentMntNS))
+	}
+	if s.LoopbackUp {
+		e.record(tagLoopback)
+	}
+	for _, r := range s.Rlimits {
+		p := binary.LittleEndian.AppendUint32(nil, uint32(r.Resource))
+		e.record(tagRlimit, binary.LittleEndian.AppendUint64(p, r.Value))
+	}
+	if s.Landlock {
+		e.record(tagLandlock, binary.LittleEndian.AppendUint32(nil, s.LandlockFlags))
+	}
+	if len(s.BPF) > 0 {
+		e.record(tagBPF, s.BPF)
+	}
+	if e.err != nil {
+		return nil, e.err
+	}
+	if len(e.buf) > maxSpec {
+		return nil, fmt.Errorf("sandbox: helper spec of %d bytes exceeds %d", len(e.buf), maxSpec)
+	}
+	return e.buf, nil
+}
