@@ -268,10 +268,24 @@ func (o *Options) request(ev execpolicy.Evaluation, profile, digest string) appr
 	if r.Reasons == nil {
 		r.Reasons = []execpolicy.Reason{}
 	}
-	if prefix, ok := execpolicy.ProposedPrefix(ev); ok && o.AmendFile != "" {
+	if prefix, ok := execpolicy.ProposedPrefix(ev); ok && o.AmendFile != "" && !promptRuleMatched(ev) {
 		r.ProposedRule = prefix
 	}
 	return r
+}
+
+// promptRuleMatched reports whether a prompt rule covers a command of ev.
+// An allow rule appended for an "always" answer could never outrank it
+// (prompt > allow), so offering one would leave a dead rule and keep asking.
+func promptRuleMatched(ev execpolicy.Evaluation) bool {
+	for _, c := range ev.Commands {
+		for _, m := range c.Matches {
+			if m.Decision == execpolicy.Prompt {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // settle turns the approval policy's action into an approval outcome,

@@ -142,8 +142,9 @@ func runRun(cmd *cobra.Command, f *runFlags, args []string) error {
 	}
 
 	// The sandbox runner forwards signals to the command's process group;
-	// here they only cancel a pending approval.
-	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
+	// here they only cancel a pending approval. SIGHUP is one of them so
+	// that closing the terminal of a tty prompt is an audited denial.
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP)
 	defer stop()
 	res, runErr := gate.Run(ctx, o)
 	if res != nil {
