@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/BurntSushi/toml"
@@ -127,8 +128,12 @@ func decodeError(name string, src []byte, err error) error {
 	return &Error{File: name, Err: err}
 }
 
-// tableHeader matches a [table] or [[array of tables]] line.
-var tableHeader = regexp.MustCompile(`^\s*\[\[?\s*([A-Za-z0-9_.\s"'-]+?)\s*\]`)
+// tableHeader matches a [table] or [[array of tables]] line. It is
+// compiled on first use: only error messages need it, and every gatedexec
+// start would pay for compiling it at init.
+var tableHeader = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^\s*\[\[?\s*([A-Za-z0-9_.\s"'-]+?)\s*\]`)
+})
 
 // keyLine returns the 1-based line where key is assigned or opened as a
 // table, or 1 when it cannot be found; the TOML library does not expose key
@@ -141,7 +146,7 @@ func keyLine(src []byte, key toml.Key) int {
 	table := ""
 	want := strings.Join(key, ".")
 	for i, line := range strings.Split(string(src), "\n") {
-		if m := tableHeader.FindStringSubmatch(line); m != nil {
+		if m := tableHeader().FindStringSubmatch(line); m != nil {
 			table = normalizeKey(m[1])
 			if table == want {
 				return i + 1

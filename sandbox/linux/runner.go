@@ -201,11 +201,11 @@ func (r *Runner) start(ctx context.Context, c *Command, p *sandbox.Profile, spec
 		}
 		return nil, fmt.Errorf("sandbox: starting helper: %w", err)
 	}
-	// A pipe holds 64 KiB; a larger spec is written while the helper reads.
-	go func() {
-		specW.Write(data)
-		specW.Close()
-	}()
+	// The helper is running and reads the spec before anything else, so
+	// this write cannot deadlock. If it fails the helper sees a short spec
+	// and refuses.
+	specW.Write(data)
+	specW.Close()
 	pgid := cmd.Process.Pid
 	tail := &sandbox.TailBuffer{Max: stderrTailSize}
 	copied := make(chan struct{})
