@@ -1,6 +1,7 @@
 package execpolicy
 
 import (
+	"bytes"
 	"fmt"
 	"io"
 	"os"
@@ -44,6 +45,15 @@ type Loader struct {
 	MaxSteps uint64
 	// MaxEntries bounds what one file declares; 0 means DefaultMaxEntries.
 	MaxEntries int
+	// CacheDir, when set, is where LoadFiles keeps compiled policies so
+	// that loading unchanged files again skips Starlark. Empty means no
+	// cache. The directory must belong to the effective user and not be
+	// writable by others, or the cache is not used.
+	CacheDir string
+	// CacheBuild identifies the build of the program, so that an entry
+	// compiled by another build is never used; see BuildIdentity. Empty
+	// means no cache.
+	CacheBuild string
 }
 
 // LoadFiles loads paths with the zero Loader; see Loader.LoadFiles.
@@ -62,16 +72,26 @@ func (l Loader) LoadFiles(paths ...string) (*Policy, error) {
 	if err != nil {
 		return nil, err
 	}
-	p := NewPolicy()
-	for _, name := range files {
-		src, err := l.readFile(name)
-		if err != nil {
-			return nil, err
-		}
-		if err := l.loadInto(p, name, src); err != nil {
+	srcs := make([][]byte, len(files))
+	for i, name := range files {
+		if srcs[i], err = l.readFile(name); err != nil {
 			return nil, err
 		}
 	}
+	cache := l.cacheEntryFor(files, srcs)
+	if p := cache.load(); p != nil {
+		for i, name := range files {
+			p.sources = append(p.sources, source{name: name, text: srcs[i]})
+		}
+		return p, nil
+	}
+	p := NewPolicy()
+	for i, name := range files {
+		if err := l.loadInto(p, name, srcs[i]); err != nil {
+			return nil, err
+		}
+	}
+	cache.store(p)
 	return p, nil
 }
 
@@ -82,7 +102,8 @@ func (l Loader) Load(filename string, src []byte) (*Policy, error) {
 		return nil, l.tooLarge(filename)
 	}
 	p := NewPolicy()
-	if err := l.loadInto(p, filename, src); err != nil {
+	// The policy keeps the text for Digest; the caller keeps src.
+	if err := l.loadInto(p, filename, slices.Clone(src)); err != nil {
 		return nil, err
 	}
 	return p, nil
@@ -147,7 +168,8 @@ func (l Loader) tooLarge(name string) error {
 // them whole, and anything but a regular file: opening a FIFO planted in a
 // rules directory would block forever, and a device could be endless.
 func (l Loader) readFile(name string) ([]byte, error) {
-	if st, err := os.Stat(name); err != nil {
+	st, err := os.Stat(name)
+	if err != nil {
 		return nil, fmt.Errorf("rules %s: %w", name, err)
 	} else if !st.Mode().IsRegular() {
 		return nil, fmt.Errorf("rules %s: not a regular file", name)
@@ -157,14 +179,18 @@ func (l Loader) readFile(name string) ([]byte, error) {
 		return nil, fmt.Errorf("rules %s: %w", name, err)
 	}
 	defer f.Close()
-	src, err := io.ReadAll(io.LimitReader(f, l.maxFileSize()+1))
-	if err != nil {
+	// Sized from the stat, the buffer is usually read into once; the
+	// file may have grown since, so the limit is what bounds the read,
+	// and a sparse file does not get its size allocated up front.
+	var buf bytes.Buffer
+	buf.Grow(int(min(st.Size(), l.maxFileSize(), DefaultMaxFileSize)) + bytes.MinRead)
+	if _, err := buf.ReadFrom(io.LimitReader(f, l.maxFileSize()+1)); err != nil {
 		return nil, fmt.Errorf("rules %s: %w", name, err)
 	}
-	if int64(len(src)) > l.maxFileSize() {
+	if int64(buf.Len()) > l.maxFileSize() {
 		return nil, l.tooLarge(name)
 	}
-	return src, nil
+	return buf.Bytes(), nil
 }
 
 // rulesFileOptions returns the Starlark dialect of rules files: like
@@ -175,7 +201,8 @@ func rulesFileOptions() *syntax.FileOptions {
 }
 
 // loadInto executes one rules file and, if it loads without error and its
-// examples hold, appends its rules to p. On error p is unchanged.
+// examples hold, appends its rules to p, keeping src. On error p is
+// unchanged.
 func (l Loader) loadInto(p *Policy, name string, src []byte) error {
 	f, err := rulesFileOptions().Parse(name, src, 0)
 	if err != nil {
@@ -205,18 +232,24 @@ func (l Loader) loadInto(p *Policy, name string, src []byte) error {
 	if err := b.validateExamples(p.hostExecutables); err != nil {
 		return err
 	}
-	b.policy.sources = []source{{name: name, text: slices.Clone(src)}}
+	b.policy.sources = []source{{name: name, text: src}}
+	if p.empty() {
+		// The usual case, a policy of one file: no need to copy.
+		*p = *b.policy
+		return nil
+	}
 	p.Merge(b.policy)
 	return nil
 }
 
 // callStarts maps the opening parenthesis of every call in f to the start
 // of the call expression.
-func callStarts(f *syntax.File) map[syntax.Position]syntax.Position {
-	m := map[syntax.Position]syntax.Position{}
+func callStarts(f *syntax.File) callStartMap {
+	// Most statements of a rules file are one call each.
+	m := make(callStartMap, len(f.Stmts))
 	syntax.Walk(f, func(n syntax.Node) bool {
 		if c, ok := n.(*syntax.CallExpr); ok {
-			m[stripFile(c.Lparen)] = syntax.Start(c)
+			m[lineCol(c.Lparen)] = syntax.Start(c)
 		}
 		return true
 	})

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"path"
 	"slices"
+	"strconv"
 	"strings"
 
 	"go.starlark.net/starlark"
@@ -16,7 +17,7 @@ type fileBuilder struct {
 	file       string
 	home       string
 	policy     *Policy
-	callStarts map[syntax.Position]syntax.Position
+	callStarts callStartMap
 	pending    []pendingExamples
 	// entries counts the rules, examples and paths declared so far, up
 	// to maxEntries (Loader.MaxEntries).
@@ -53,11 +54,19 @@ func (b *fileBuilder) builtins() starlark.StringDict {
 
 // callPos returns where the builtin being run was called from.
 func (b *fileBuilder) callPos(thread *starlark.Thread) syntax.Position {
-	pos := thread.CallFrame(1).Pos
-	if start, ok := b.callStarts[stripFile(pos)]; ok {
-		return start
-	}
-	return pos
+	return b.callStarts.start(thread.CallFrame(1).Pos)
+}
+
+// source renders pos as a rule's Source, "file:line:col". It runs once per
+// rule, so it avoids fmt.
+func (b *fileBuilder) source(pos syntax.Position) string {
+	buf := make([]byte, 0, len(b.file)+12)
+	buf = append(buf, b.file...)
+	buf = append(buf, ':')
+	buf = strconv.AppendInt(buf, int64(pos.Line), 10)
+	buf = append(buf, ':')
+	buf = strconv.AppendInt(buf, int64(pos.Col), 10)
+	return string(buf)
 }
 
 // prefixRule implements prefix_rule. The positional order after pattern
@@ -110,12 +119,15 @@ func (b *fileBuilder) prefixRule(thread *starlark.Thread, fn *starlark.Builtin, 
 		return nil, err
 	}
 	pos := b.callPos(thread)
-	src := fmt.Sprintf("%s:%d:%d", b.file, pos.Line, pos.Col)
+	src := b.source(pos)
+	// The policy points into rules rather than copying each rule: one
+	// allocation per call, not per rule.
 	rules := make([]PrefixRule, len(first))
 	for i, prog := range first {
 		rules[i] = PrefixRule{Program: prog, Rest: rest, Decision: decision, Justification: justification, Profile: profile, Source: src}
-		b.policy.AddPrefixRule(rules[i])
+		b.policy.byProgram[prog] = append(b.policy.byProgram[prog], &rules[i])
 	}
+	b.policy.nrules += len(rules)
 	b.policy.nexamples += len(matches) + len(notMatches)
 	if len(matches)+len(notMatches) > 0 {
 		b.pending = append(b.pending, pendingExamples{pos: pos, rules: rules, matches: matches, notMatches: notMatches})
@@ -311,7 +323,7 @@ func (b *fileBuilder) networkRule(thread *starlark.Thread, fn *starlark.Builtin,
 	pos := b.callPos(thread)
 	b.policy.network = append(b.policy.network, NetworkRule{
 		Host: normalized, Protocol: proto, Decision: decision, Justification: justification,
-		Source: fmt.Sprintf("%s:%d:%d", b.file, pos.Line, pos.Col),
+		Source: b.source(pos),
 	})
 	return starlark.None, nil
 }

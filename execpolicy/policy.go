@@ -120,6 +120,11 @@ func (p *Policy) Merge(other *Policy) {
 	p.nexamples += other.nexamples
 }
 
+// empty reports whether p holds nothing at all, not even a source.
+func (p *Policy) empty() bool {
+	return len(p.byProgram) == 0 && len(p.hostExecutables) == 0 && len(p.network) == 0 && len(p.sources) == 0 && p.nexamples == 0
+}
+
 // Digest returns the hex SHA-256 of the names and contents of the files p
 // was loaded from, in load order. Approval request ids include it, so an
 // approval given under one set of rules is not valid under another.

@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/gatedexec/gatedexec/approval"
 	"github.com/gatedexec/gatedexec/config"
 	"github.com/gatedexec/gatedexec/execpolicy"
 	"github.com/gatedexec/gatedexec/profiles"
@@ -37,7 +38,11 @@ func trustStore(d config.Dirs) *config.TrustStore {
 // layer contributing only what can make decisions stricter) and then the
 // -r paths. Any bad file means no policy (exit 78).
 func layeredPolicy(cfg *config.Config, f *rulesFlags) (*execpolicy.Policy, error) {
-	loader := execpolicy.Loader{HomeDir: userHome()}
+	home := userHome()
+	loader := execpolicy.Loader{HomeDir: home, CacheDir: rulesCacheDir(os.Getenv, home)}
+	if loader.CacheDir != "" {
+		loader.CacheBuild = execpolicy.BuildIdentity(version)
+	}
 	p := execpolicy.NewPolicy()
 	for _, src := range cfg.Rules {
 		lp, err := loader.LoadFiles(src.Path)
@@ -86,4 +91,61 @@ func newProfileLoader(pl place) (*profiles.Loader, error) {
 // userRulesFile is the file an "always" approval appends to.
 func userRulesFile(d config.Dirs) string {
 	return filepath.Join(d.User, "rules", "default.rules")
+}
+
+// rulesCacheDir is where compiled rules are cached:
+// $XDG_CACHE_HOME/gatedexec/rules, by default ~/.cache/gatedexec/rules.
+// GATEDEXEC_NO_RULES_CACHE set to anything turns the cache off, as does a
+// base directory that does not exist: a cache is no reason to create a
+// home directory.
+func rulesCacheDir(getenv func(string) string, home string) string {
+	if getenv("GATEDEXEC_NO_RULES_CACHE") != "" {
+		return ""
+	}
+	base, sub := getenv("XDG_CACHE_HOME"), []string{"gatedexec", "rules"}
+	if !filepath.IsAbs(base) {
+		base, sub = home, []string{".cache", "gatedexec", "rules"}
+	}
+	if st, err := os.Stat(base); !filepath.IsAbs(base) || err != nil || !st.IsDir() {
+		return ""
+	}
+	return filepath.Join(append([]string{base}, sub...)...)
+}
+
+// controlPaths lists gatedexec's own files for sandbox.WithControl: the
+// system and user layers, the state directory (trust records, sessions),
+// the rules cache, and extra (the -r rules files, the audit log). The
+// workspace's .gatedexec is not among them: changing it revokes the
+// workspace's trust, which only makes its rules stricter.
+func controlPaths(d config.Dirs, extra ...string) []string {
+	paths := []string{d.System, d.User, d.State, rulesCacheDir(os.Getenv, userHome())}
+	if dir, err := approval.DefaultSessionDir(os.Getenv); err == nil {
+		paths = append(paths, dir)
+	}
+	var out []string
+	for _, p := range append(paths, extra...) {
+		if p == "" {
+			continue
+		}
+		if abs, err := filepath.Abs(p); err == nil {
+			out = append(out, resolveExisting(abs))
+		}
+	}
+	return out
+}
+
+// resolveExisting resolves the symlinks of the longest existing prefix of
+// the absolute path p, so that it compares with the profile's resolved
+// paths; the rest is kept as written.
+func resolveExisting(p string) string {
+	rest := ""
+	for dir := p; ; dir = filepath.Dir(dir) {
+		if r, err := filepath.EvalSymlinks(dir); err == nil {
+			return filepath.Join(r, rest)
+		}
+		if dir == filepath.Dir(dir) {
+			return p
+		}
+		rest = filepath.Join(filepath.Base(dir), rest)
+	}
 }

@@ -1,0 +1,101 @@
+package execpolicy
+
+import (
+	"io"
+	"os"
+	"path/filepath"
+)
+
+// maxCacheEntry bounds the size of a cache entry read or written. An entry
+// never needs to be larger than a few times the rules it came from; a
+// larger one is not worth keeping and is not read.
+const maxCacheEntry = 64 << 20
+
+// cacheEntry is the compiled-policy cache entry for one LoadFiles call.
+//
+// Parsing and running Starlark is most of what loading costs, and a
+// command-line tool pays it on every run, so LoadFiles keeps what it
+// compiled under Loader.CacheDir. An entry is used only when its key, which
+// covers the loader's build and every file's name and content, matches;
+// when anything about it is wrong (damaged, truncated, written for other
+// files, owned by someone else, writable by others) the files are simply
+// loaded again. Failures are never cached, so a broken file reports its
+// position on every run.
+type cacheEntry struct {
+	dir  string
+	path string
+	key  [cacheKeySize]byte
+}
+
+// cacheEntryFor returns the cache entry of loading files, or nil when the
+// loader has no cache. Without a build identity there is none: an entry
+// from another build of the loader could hold another meaning.
+func (l Loader) cacheEntryFor(files []string, srcs [][]byte) *cacheEntry {
+	if l.CacheDir == "" || l.CacheBuild == "" || !cacheSupported || len(files) == 0 {
+		return nil
+	}
+	slot, key := l.cacheKeys(files, srcs)
+	return &cacheEntry{dir: l.CacheDir, path: filepath.Join(l.CacheDir, slot), key: key}
+}
+
+// load returns the cached policy, or nil when there is no usable entry.
+func (c *cacheEntry) load() *Policy {
+	if c == nil || !c.dirIsPrivate() {
+		return nil
+	}
+	f, err := openNoFollow(c.path)
+	if err != nil {
+		return nil
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil || !st.Mode().IsRegular() || !ownedPrivately(st) || st.Size() > maxCacheEntry {
+		return nil
+	}
+	entry := make([]byte, st.Size())
+	if _, err := io.ReadFull(f, entry); err != nil {
+		return nil
+	}
+	p, err := decodePolicy(c.key, entry)
+	if err != nil {
+		return nil
+	}
+	return p
+}
+
+// dirIsPrivate reports whether the cache directory is a real directory
+// only the effective user can write to.
+func (c *cacheEntry) dirIsPrivate() bool {
+	st, err := os.Lstat(c.dir)
+	return err == nil && st.IsDir() && ownedPrivately(st)
+}
+
+// store writes p as the entry, atomically: readers see the old entry or
+// the new one, never part of one. Any failure leaves the cache as it was;
+// the cache only ever saves time, so it never fails a load.
+func (c *cacheEntry) store(p *Policy) {
+	if c == nil {
+		return
+	}
+	entry := encodePolicy(c.key, p)
+	if len(entry) > maxCacheEntry {
+		return
+	}
+	if err := os.MkdirAll(c.dir, 0o700); err != nil || !c.dirIsPrivate() {
+		return
+	}
+	tmp, err := os.CreateTemp(c.dir, ".tmp-*")
+	if err != nil {
+		return
+	}
+	_, err = tmp.Write(entry)
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(tmp.Name(), c.path)
+	}
+	if err != nil {
+		os.Remove(tmp.Name())
+	}
+}

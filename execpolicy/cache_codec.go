@@ -1,0 +1,310 @@
+package execpolicy
+
+import (
+	"crypto/sha256"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"slices"
+)
+
+// The compiled-policy cache stores a Policy in this encoding:
+//
+//	magic "gxrules1" | key (32 bytes) | body | SHA-256 of all before it
+//
+// The body holds, with every count and string length a uvarint:
+//
+//	examples, rules, rest positions, alternatives (totals, for allocating)
+//	programs { program, rules { rest { alts { string } }, decision byte,
+//	           justification, profile, source } }
+//	host executables { name, paths { string } }
+//	network rules { host, protocol, decision byte, justification, source }
+//
+// Sources are not stored: the loader has just read the files to hash them
+// and puts their text back. The trailing hash catches truncation and bit
+// flips, which a structurally valid body could otherwise turn into a
+// different decision.
+const cacheMagic = "gxrules1"
+
+// cacheKeySize is the size of the key an entry records and of its hash.
+const cacheKeySize = sha256.Size
+
+// errCacheEntry reports an entry that does not decode; the loader then
+// loads the files itself.
+var errCacheEntry = errors.New("malformed rules cache entry")
+
+// encodePolicy returns the cache entry for p under key.
+func encodePolicy(key [cacheKeySize]byte, p *Policy) []byte {
+	buf := append([]byte(cacheMagic), key[:]...)
+	buf = binary.AppendUvarint(buf, uint64(p.nexamples))
+	var nrules, nrest, nalts int
+	for _, rules := range p.byProgram {
+		nrules += len(rules)
+		for _, r := range rules {
+			nrest += len(r.Rest)
+			for _, alts := range r.Rest {
+				nalts += len(alts)
+			}
+		}
+	}
+	buf = binary.AppendUvarint(buf, uint64(nrules))
+	buf = binary.AppendUvarint(buf, uint64(nrest))
+	buf = binary.AppendUvarint(buf, uint64(nalts))
+	progs := sortedKeys(p.byProgram)
+	buf = binary.AppendUvarint(buf, uint64(len(progs)))
+	for _, prog := range progs {
+		rules := p.byProgram[prog]
+		buf = appendString(buf, prog)
+		buf = binary.AppendUvarint(buf, uint64(len(rules)))
+		for _, r := range rules {
+			buf = binary.AppendUvarint(buf, uint64(len(r.Rest)))
+			for _, alts := range r.Rest {
+				buf = appendStrings(buf, alts)
+			}
+			buf = append(buf, byte(r.Decision))
+			buf = appendString(buf, r.Justification)
+			buf = appendString(buf, r.Profile)
+			buf = appendString(buf, r.Source)
+		}
+	}
+	names := sortedKeys(p.hostExecutables)
+	buf = binary.AppendUvarint(buf, uint64(len(names)))
+	for _, name := range names {
+		buf = appendString(buf, name)
+		buf = appendStrings(buf, p.hostExecutables[name])
+	}
+	buf = binary.AppendUvarint(buf, uint64(len(p.network)))
+	for _, n := range p.network {
+		buf = appendString(buf, n.Host)
+		buf = appendString(buf, n.Protocol)
+		buf = append(buf, byte(n.Decision))
+		buf = appendString(buf, n.Justification)
+		buf = appendString(buf, n.Source)
+	}
+	sum := sha256.Sum256(buf)
+	return append(buf, sum[:]...)
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
+}
+
+func appendString(buf []byte, s string) []byte {
+	buf = binary.AppendUvarint(buf, uint64(len(s)))
+	return append(buf, s...)
+}
+
+func appendStrings(buf []byte, ss []string) []byte {
+	buf = binary.AppendUvarint(buf, uint64(len(ss)))
+	for _, s := range ss {
+		buf = appendString(buf, s)
+	}
+	return buf
+}
+
+// decodePolicy decodes a cache entry written under key. Every count is
+// checked against the bytes left before anything is allocated for it, so
+// a hostile or damaged entry costs at most its own size and yields an
+// error, never a panic or a policy that differs from what was encoded.
+// The returned policy has no sources; the caller adds them.
+func decodePolicy(key [cacheKeySize]byte, entry []byte) (*Policy, error) {
+	head := len(cacheMagic) + cacheKeySize
+	if len(entry) < head+cacheKeySize {
+		return nil, fmt.Errorf("%w: truncated", errCacheEntry)
+	}
+	if string(entry[:len(cacheMagic)]) != cacheMagic {
+		return nil, fmt.Errorf("%w: bad magic", errCacheEntry)
+	}
+	if [cacheKeySize]byte(entry[len(cacheMagic):head]) != key {
+		return nil, fmt.Errorf("%w: written for another key", errCacheEntry)
+	}
+	end := len(entry) - cacheKeySize
+	if sha256.Sum256(entry[:end]) != [cacheKeySize]byte(entry[end:]) {
+		return nil, fmt.Errorf("%w: checksum mismatch", errCacheEntry)
+	}
+	// One string for the whole body lets every decoded string share it
+	// instead of costing an allocation each.
+	d := &decoder{s: string(entry[head:end])}
+	p := NewPolicy()
+	p.nexamples = d.count()
+	// The rules, their positions and their alternatives are carved out of
+	// one array each; the totals are checked against what the rules use.
+	rules := make([]PrefixRule, d.count())
+	ptrs := make([]*PrefixRule, len(rules))
+	rests := make([][]string, d.count())
+	alts := make([]string, d.count())
+	nprogs := d.count()
+	if nprogs > len(rules) {
+		d.fail("%d programs for %d rules", nprogs, len(rules))
+	}
+	p.byProgram = make(map[string][]*PrefixRule, nprogs)
+	for range nprogs {
+		prog := d.string()
+		n := d.count()
+		if n == 0 || n > len(rules)-p.nrules {
+			d.fail("program %q has %d rules", prog, n)
+		}
+		if _, dup := p.byProgram[prog]; dup {
+			d.fail("program %q listed twice", prog)
+		}
+		if d.err != nil {
+			break
+		}
+		bucket := ptrs[p.nrules : p.nrules+n : p.nrules+n]
+		for i := range bucket {
+			r := &rules[p.nrules+i]
+			r.Program = prog
+			if nrest := d.count(); nrest > len(rests) {
+				d.fail("rule uses %d positions of %d left", nrest, len(rests))
+			} else if nrest > 0 {
+				r.Rest, rests = rests[:nrest:nrest], rests[nrest:]
+				for j := range r.Rest {
+					r.Rest[j], alts = d.carve(alts)
+				}
+			}
+			r.Decision = d.decision()
+			r.Justification = d.string()
+			r.Profile = d.string()
+			r.Source = d.string()
+			bucket[i] = r
+		}
+		p.byProgram[prog] = bucket
+		p.nrules += n
+	}
+	if d.err == nil && (p.nrules != len(rules) || len(rests) != 0 || len(alts) != 0) {
+		d.fail("totals do not match the rules")
+	}
+	nhosts := d.count()
+	p.hostExecutables = make(map[string][]string, nhosts)
+	for range nhosts {
+		name := d.string()
+		paths := d.strings()
+		if _, dup := p.hostExecutables[name]; dup {
+			d.fail("host executable %q listed twice", name)
+		}
+		p.hostExecutables[name] = paths
+	}
+	if n := d.count(); n > 0 {
+		p.network = make([]NetworkRule, n)
+		for i := range p.network {
+			p.network[i] = NetworkRule{Host: d.string(), Protocol: d.string(), Decision: d.decision(), Justification: d.string(), Source: d.string()}
+		}
+	}
+	if d.err == nil && d.off != len(d.s) {
+		d.fail("%d trailing bytes", len(d.s)-d.off)
+	}
+	if d.err != nil {
+		return nil, d.err
+	}
+	return p, nil
+}
+
+// decoder reads the body of a cache entry. After the first error every
+// read returns a zero value, so callers check err once at the end; counts
+// read as zero then, which ends every loop.
+type decoder struct {
+	s   string
+	off int
+	err error
+}
+
+func (d *decoder) fail(format string, args ...any) {
+	if d.err == nil {
+		d.err = fmt.Errorf("%w: %s at byte %d", errCacheEntry, fmt.Sprintf(format, args...), d.off)
+	}
+	d.off = len(d.s)
+}
+
+func (d *decoder) uvarint() uint64 {
+	if d.err != nil {
+		return 0
+	}
+	var v uint64
+	for shift := 0; shift < 64; shift += 7 {
+		if d.off >= len(d.s) {
+			d.fail("truncated number")
+			return 0
+		}
+		c := d.s[d.off]
+		d.off++
+		v |= uint64(c&0x7f) << shift
+		if c < 0x80 {
+			return v
+		}
+	}
+	d.fail("number too long")
+	return 0
+}
+
+// count reads a count of items, each of which takes at least one byte, so
+// a count larger than what is left is damage.
+func (d *decoder) count() int {
+	n := d.uvarint()
+	if n > uint64(len(d.s)-d.off) {
+		d.fail("count %d exceeds the entry", n)
+		return 0
+	}
+	return int(n)
+}
+
+func (d *decoder) string() string {
+	n := d.uvarint()
+	if n > uint64(len(d.s)-d.off) {
+		d.fail("string length %d exceeds the entry", n)
+		return ""
+	}
+	s := d.s[d.off : d.off+int(n)]
+	d.off += int(n)
+	return s
+}
+
+// strings reads a list of strings; an empty list decodes as nil, as the
+// loader builds it.
+func (d *decoder) strings() []string {
+	n := d.count()
+	if n == 0 {
+		return nil
+	}
+	ss := make([]string, n)
+	for i := range ss {
+		ss[i] = d.string()
+	}
+	return ss
+}
+
+// carve reads a non-empty list of strings into the front of pool and
+// returns it and the rest of pool.
+func (d *decoder) carve(pool []string) (list, rest []string) {
+	n := d.count()
+	if n == 0 || n > len(pool) {
+		d.fail("list of %d strings with %d left", n, len(pool))
+		return nil, pool
+	}
+	list, rest = pool[:n:n], pool[n:]
+	for i := range list {
+		list[i] = d.string()
+	}
+	return list, rest
+}
+
+func (d *decoder) decision() Decision {
+	if d.err != nil {
+		return 0
+	}
+	if d.off >= len(d.s) {
+		d.fail("truncated decision")
+		return 0
+	}
+	v := Decision(d.s[d.off])
+	d.off++
+	if v != Allow && v != Prompt && v != Forbidden {
+		d.fail("invalid decision %d", int(v))
+		return 0
+	}
+	return v
+}

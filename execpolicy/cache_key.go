@@ -1,0 +1,115 @@
+package execpolicy
+
+import (
+	"crypto/sha256"
+	"encoding/binary"
+	"encoding/hex"
+	"os"
+	"path/filepath"
+)
+
+// cacheFormat names the cache encoding and key layout. Change it whenever
+// either changes, so that no entry of an older layout is ever read.
+const cacheFormat = "gatedexec compiled rules cache v1"
+
+// keyHasher writes length-prefixed fields into a SHA-256, so that no two
+// different field lists hash the same input.
+type keyHasher struct {
+	h   [8]byte
+	sum interface {
+		Write([]byte) (int, error)
+		Sum([]byte) []byte
+	}
+}
+
+func newKeyHasher(purpose string) *keyHasher {
+	k := &keyHasher{sum: sha256.New()}
+	k.bytes([]byte(cacheFormat))
+	k.bytes([]byte(purpose))
+	return k
+}
+
+func (k *keyHasher) uint(v uint64) {
+	binary.BigEndian.PutUint64(k.h[:], v)
+	k.sum.Write(k.h[:])
+}
+
+func (k *keyHasher) bytes(b []byte) {
+	k.uint(uint64(len(b)))
+	k.sum.Write(b)
+}
+
+func (k *keyHasher) string(s string) { k.bytes([]byte(s)) }
+
+func (k *keyHasher) done() (out [cacheKeySize]byte) {
+	copy(out[:], k.sum.Sum(nil))
+	return out
+}
+
+// limits hashes what, besides the files, decides what a load yields: the
+// home directory that "~/" expands to and the limits that could make a
+// load fail.
+func (l Loader) limits(k *keyHasher) {
+	k.string(l.HomeDir)
+	k.uint(uint64(l.maxFileSize()))
+	k.uint(l.maxSteps())
+	k.uint(uint64(l.maxEntries()))
+}
+
+// cacheKeys returns the two keys of loading files whose contents are
+// srcs. The slot names the entry file: it depends on the file names only,
+// so that editing a rules file replaces its entry instead of adding one.
+// The key, recorded inside the entry, covers everything the result
+// depends on: the build of the loader, the limits, and every file's name
+// and full content, so that an entry for anything else is never used.
+func (l Loader) cacheKeys(files []string, srcs [][]byte) (slot string, key [cacheKeySize]byte) {
+	s := newKeyHasher("slot")
+	l.limits(s)
+	k := newKeyHasher("key")
+	k.string(l.CacheBuild)
+	l.limits(k)
+	k.uint(uint64(len(files)))
+	s.uint(uint64(len(files)))
+	for i, name := range files {
+		// A relative name means a different file in another directory;
+		// only the slot needs telling them apart, since the key has the
+		// content.
+		abs, err := filepath.Abs(name)
+		if err != nil {
+			abs = name
+		}
+		s.string(abs)
+		k.string(name)
+		sum := sha256.Sum256(srcs[i])
+		k.bytes(sum[:])
+	}
+	slotSum := s.done()
+	return hex.EncodeToString(slotSum[:]), k.done()
+}
+
+// BuildIdentity returns a string that differs between builds of this
+// program, for Loader.CacheBuild, or "" when it cannot tell (and then
+// there is no cache). Two development builds can share a version string
+// but behave differently, so it covers the executable file too: its path,
+// size, modification time and, where the platform has them, device,
+// inode and change time, which any rebuild or replacement changes. (The
+// module build information would say less at a cost of a fifth of a
+// millisecond per run.)
+func BuildIdentity(version string) string {
+	exe, err := os.Executable()
+	if err != nil {
+		return ""
+	}
+	st, err := os.Stat(exe)
+	if err != nil {
+		return ""
+	}
+	k := newKeyHasher("build")
+	k.string(version)
+	k.string(exe)
+	k.uint(uint64(st.Size()))
+	k.uint(uint64(st.ModTime().UnixNano()))
+	k.string(fileIdentity(st))
+	sum := k.done()
+	return hex.EncodeToString(sum[:])
+}
