@@ -47,6 +47,10 @@ type Options struct {
 	// no allow rule names one.
 	Profile        func(name string) (*sandbox.Profile, error)
 	DefaultProfile string
+	// Control lists gatedexec's own files and directories (rules, state,
+	// cache, audit log): the command may not write them even where its
+	// profile makes a parent writable (sandbox.WithControl).
+	Control []string
 	// Timeout, when set, replaces the profile's timeout.
 	Timeout time.Duration
 	Runner  sandbox.Runner
@@ -113,6 +117,7 @@ func Run(ctx context.Context, o *Options) (*Result, error) {
 	if o.Timeout > 0 {
 		prof.Limits.Timeout = o.Timeout
 	}
+	prof = sandbox.WithControl(prof, o.Control)
 	res.Profile = prof.Name
 
 	digest := o.Policy.Digest()

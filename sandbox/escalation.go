@@ -100,6 +100,11 @@ func Plan(p *Profile, denials []Denial) (*Escalation, bool) {
 				continue
 			}
 			path := filepath.Clean(d.Path)
+			if d.Kind == KindFSWrite && under(path, p.Control) {
+				// A command that may write gatedexec's rules or
+				// sessions approves itself from then on.
+				continue
+			}
 			if h := coveringRoot(path, p.Hide); h != "" {
 				add(Change{Kind: Unhide, Path: h})
 			}
@@ -195,6 +200,7 @@ func (e *Escalation) Apply(p *Profile) *Profile {
 	q.Protect = slices.Clone(p.Protect)
 	q.Hide = slices.Clone(p.Hide)
 	q.EnvDeny = slices.Clone(p.EnvDeny)
+	q.Control = slices.Clone(p.Control)
 	for _, c := range e.Changes {
 		switch c.Kind {
 		case GrantWrite:
@@ -214,6 +220,8 @@ func (e *Escalation) Apply(p *Profile) *Profile {
 			q.Network, q.UnixSockets = NetworkOn, true
 		}
 	}
+	// A granted directory may contain a control path.
+	q.protectControl()
 	return &q
 }
 

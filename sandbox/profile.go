@@ -49,6 +49,10 @@ type Profile struct {
 	Write   []string // absolute, cleaned paths; writable implies readable
 	Protect []string // read-only even inside a Write path; may not exist yet
 	Hide    []string // appear empty to the command
+	// Control holds gatedexec's own rules, state, cache and audit log (see
+	// WithControl): read-only wherever Write covers them, and no escalation
+	// makes them writable.
+	Control []string
 
 	Network     NetworkMode
 	UnixSockets bool // false: AF_UNIX sockets are denied too

@@ -133,13 +133,15 @@ func runRun(cmd *cobra.Command, f *runFlags, args []string) error {
 			return withCode(exitUsage, fmt.Errorf("--session: %w", err))
 		}
 	}
-	if path := pick(f.auditLog, os.Getenv("GATEDEXEC_AUDIT_LOG"), s.AuditLog); path != "" {
-		o.Audit, err = approval.OpenLog(path, s.AuditFsync != nil && *s.AuditFsync)
+	auditPath := pick(f.auditLog, os.Getenv("GATEDEXEC_AUDIT_LOG"), s.AuditLog)
+	if auditPath != "" {
+		o.Audit, err = approval.OpenLog(auditPath, s.AuditFsync != nil && *s.AuditFsync)
 		if err != nil {
 			return withCode(exitInternal, fmt.Errorf("audit log: %w", err))
 		}
 		defer o.Audit.Close()
 	}
+	o.Control = controlPaths(dirs, append(ruleSources(&f.rules), auditPath)...)
 
 	// The sandbox runner forwards signals to the command's process group;
 	// here they only cancel a pending approval. SIGHUP is one of them so

@@ -1,0 +1,47 @@
+package sandbox
+
+import (
+	"path/filepath"
+	"slices"
+)
+
+// WithControl returns a copy of p that keeps gatedexec's own files out of
+// the command's reach: paths holds the rules files and directories,
+// session and trust state, the rules cache and the audit log. Each one
+// that lies inside a writable path is added to Protect, so a command run
+// with the workspace at $HOME cannot append an allow rule or a session
+// approval for its next run; Plan never proposes to make one writable,
+// and Apply re-protects them under a granted directory. Paths outside
+// every writable path need nothing: the backend already keeps them
+// read-only, and they cost no namespace.
+//
+// An unrestricted profile is returned unchanged: full-access means no
+// filesystem restriction at all.
+func WithControl(p *Profile, paths []string) *Profile {
+	if p.Unrestricted || len(paths) == 0 {
+		return p
+	}
+	q := *p
+	q.Protect = slices.Clone(p.Protect)
+	q.Control = slices.Clone(p.Control)
+	for _, c := range paths {
+		if c == "" || !filepath.IsAbs(c) {
+			continue
+		}
+		q.Control = appendNew(q.Control, filepath.Clean(c))
+	}
+	q.protectControl()
+	return &q
+}
+
+// protectControl adds to Protect the Control paths that Write covers.
+func (p *Profile) protectControl() {
+	if p.Unrestricted {
+		return
+	}
+	for _, c := range p.Control {
+		if under(c, p.Write) && coveringRoot(c, p.Protect) == "" {
+			p.Protect = append(p.Protect, c)
+		}
+	}
+}
