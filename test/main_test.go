@@ -20,7 +20,24 @@ func TestMain(m *testing.M) {
 	os.Exit(runMain(m))
 }
 
+// runMain builds the binary, or with GATEDEXEC_BIN set (as `make test`
+// does) uses that one, so the tests run what `make build` ships.
 func runMain(m *testing.M) int {
+	if bin := os.Getenv("GATEDEXEC_BIN"); bin != "" {
+		abs, err := filepath.Abs(bin)
+		if err == nil && filepath.Base(abs) != "gatedexec" {
+			err = fmt.Errorf("%s: the binary must be named gatedexec (the CLI scripts run it by name)", bin)
+		}
+		if err == nil {
+			_, err = os.Stat(abs)
+		}
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "GATEDEXEC_BIN:", err)
+			return 1
+		}
+		binDir, gatedexecBin = filepath.Dir(abs), abs
+		return m.Run()
+	}
 	dir, err := os.MkdirTemp("", "gatedexec-test-bin-")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
