@@ -2,10 +2,13 @@ package execpolicy
 
 import (
 	"cmp"
-	"fmt"
 	"path"
 	"slices"
+	"sort"
+	"strconv"
 	"strings"
+
+	"mvdan.cc/sh/v3/syntax"
 )
 
 // EvalOptions tunes Evaluate.
@@ -77,19 +80,53 @@ func (p *Policy) Evaluate(argv []string, opts EvalOptions) Evaluation {
 		d = a.unanalysable("nothing to run")
 	}
 	ev.Decision = d
-	ev.Commands = a.commands
+	if len(a.commands) > 0 {
+		ev.Commands = a.commands // else nil, though script made room
+	}
 	ev.Dynamic = a.dynamic
 	ev.Dangerous = a.dangerous
 	ev.KnownSafe = a.safe && !a.dangerous && !a.nonPlain && d != Forbidden && len(a.commands) > 0
-	if d != Allow {
-		slices.SortStableFunc(a.reasons, func(x, y reasonAt) int {
-			return cmp.Or(cmp.Compare(y.d, x.d), cmp.Compare(kindRank(x.r.Kind), kindRank(y.r.Kind)))
-		})
-		for _, r := range a.reasons {
-			ev.Reasons = append(ev.Reasons, r.r)
-		}
+	if d != Allow && len(a.reasons) > 0 {
+		ev.Reasons = sortReasons(a.reasons, a.reasonDecisions)
 	}
 	return ev
+}
+
+// sortReasons orders reasons most severe first: by the decision each stands
+// for (decisions[i] for reasons[i]), then by kind, keeping the order found
+// among equals. It sorts reasons and decisions in place.
+func sortReasons(reasons []Reason, decisions []Decision) []Reason {
+	o := reasonOrder{reasons, decisions}
+	if len(reasons) > 64 {
+		sort.Stable(o)
+		return reasons
+	}
+	// An insertion sort, stable too, is quicker for the few reasons of
+	// most commands.
+	for i := 1; i < len(reasons); i++ {
+		for j := i; j > 0 && o.Less(j, j-1); j-- {
+			o.Swap(j, j-1)
+		}
+	}
+	return reasons
+}
+
+// reasonOrder sorts reasons, with the decisions each stands for alongside,
+// most severe first.
+type reasonOrder struct {
+	reasons   []Reason
+	decisions []Decision
+}
+
+func (o reasonOrder) Len() int { return len(o.reasons) }
+
+func (o reasonOrder) Less(i, j int) bool {
+	return cmp.Or(cmp.Compare(o.decisions[j], o.decisions[i]), cmp.Compare(kindRank(o.reasons[i].Kind), kindRank(o.reasons[j].Kind))) < 0
+}
+
+func (o reasonOrder) Swap(i, j int) {
+	o.reasons[i], o.reasons[j] = o.reasons[j], o.reasons[i]
+	o.decisions[i], o.decisions[j] = o.decisions[j], o.decisions[i]
 }
 
 // topLevelScript returns the script of SHELL [opts] -c SCRIPT.
@@ -97,7 +134,7 @@ func topLevelScript(ws []word) (string, bool) {
 	if !slices.Contains(shells, path.Base(ws[0].value)) {
 		return "", false
 	}
-	u := unwrap(shellWrapper, ws)
+	u := unwrap(&shellWrapper, ws)
 	if len(u.scripts) != 1 || u.uncertain != "" {
 		return "", false
 	}
@@ -106,36 +143,71 @@ func topLevelScript(ws []word) (string, bool) {
 
 // analysis accumulates what one Evaluate finds.
 type analysis struct {
-	p             *Policy
-	match         MatchOptions
-	commands      []Command
-	reasons       []reasonAt
-	allowProfiles map[string]bool
-	dynamic       bool
-	dangerous     bool
-	safe          bool // every command so far is known safe
-	nonPlain      bool // something outside the plain subset was seen
-	exhausted     bool
-	parsed        int
-	ncommands     int
-}
-
-// reasonAt is a reason with the decision it stands for, for ordering.
-type reasonAt struct {
-	r Reason
-	d Decision
+	p        *Policy
+	match    MatchOptions
+	commands []Command
+	// reasons are the reasons found, reasonDecisions the decision each
+	// stands for, for ordering.
+	reasons         []Reason
+	reasonDecisions []Decision
+	allowProfiles   map[string]bool
+	dynamic         bool
+	dangerous       bool
+	safe            bool // every command so far is known safe
+	nonPlain        bool // something outside the plain subset was seen
+	exhausted       bool
+	parsed          int
+	ncommands       int
+	// parser parses every script of the evaluation, one after the other.
+	parser *syntax.Parser
+	// words is a stack of the words of the commands being judged, reused
+	// from one command to the next (see analyseWords).
+	words []word
+	// argvs is the chunk newArgv cuts recorded argvs from.
+	argvs []string
+	// reasonSeen has the reasonBit of every reason recorded.
+	reasonSeen [4]uint64
 }
 
 func kindRank(k ReasonKind) int {
-	return slices.Index([]ReasonKind{ReasonRule, ReasonDangerous, ReasonUnanalysable, ReasonUnmatched}, k)
+	switch k {
+	case ReasonRule:
+		return 0
+	case ReasonDangerous:
+		return 1
+	case ReasonUnanalysable:
+		return 2
+	case ReasonUnmatched:
+		return 3
+	}
+	return -1
 }
 
 func (a *analysis) reason(kind ReasonKind, d Decision, detail string) Decision {
-	r := reasonAt{Reason{Kind: kind, Detail: detail}, d}
-	if !slices.Contains(a.reasons, r) {
-		a.reasons = append(a.reasons, r)
+	i, bit := reasonBit(kind, d, detail)
+	if a.reasonSeen[i]&bit != 0 {
+		for j := range a.reasons {
+			if r := &a.reasons[j]; a.reasonDecisions[j] == d && r.Detail == detail && r.Kind == kind {
+				return d
+			}
+		}
 	}
+	a.reasonSeen[i] |= bit
+	a.reasons = append(a.reasons, Reason{Kind: kind, Detail: detail})
+	a.reasonDecisions = append(a.reasonDecisions, d)
 	return d
+}
+
+// reasonBit picks the bit of analysis.reasonSeen for a reason. Equal
+// reasons share a bit, so a clear bit means the reason is new and the
+// search for a duplicate can be skipped.
+func reasonBit(kind ReasonKind, d Decision, detail string) (int, uint64) {
+	h := uint(len(detail))*151 + uint(len(kind))*7 + uint(d)*3
+	if n := len(detail); n > 0 {
+		h += uint(detail[n-1])*131 + uint(detail[n/2])*17
+	}
+	h &= 255
+	return int(h >> 6), 1 << (h & 63)
 }
 
 // unanalysable records that the command is outside what the analysis can
@@ -160,7 +232,7 @@ func (a *analysis) danger(name string) Decision {
 }
 
 func (a *analysis) ruleReason(m RuleMatch) Decision {
-	detail := fmt.Sprintf("%s rule %s", m.Decision, strings.Join(m.MatchedPrefix, " "))
+	detail := m.Decision.String() + " rule " + strings.Join(m.MatchedPrefix, " ")
 	if m.Source != "" {
 		detail += " (" + m.Source + ")"
 	}
@@ -178,6 +250,12 @@ func (a *analysis) matches(ws []word) []RuleMatch {
 		}
 		argv = append(argv, w.value)
 	}
+	return a.matchesArgv(argv)
+}
+
+// matchesArgv is matches for the static prefix argv, which it does not
+// modify.
+func (a *analysis) matchesArgv(argv []string) []RuleMatch {
 	ms := a.p.MatchArgv(argv, a.match)
 	if len(argv) == 0 || !strings.Contains(argv[0], "/") {
 		return ms
@@ -211,11 +289,15 @@ func (a *analysis) command(ws []word, depth int) Decision {
 	if depth > maxDepth {
 		return a.exhaust("wrappers nested deeper than 64")
 	}
-	argv := make([]string, len(ws))
+	argv := a.newArgv(len(ws))
 	dyn := false
+	nstatic := len(ws) // the static prefix, which the rules match
 	for i, w := range ws {
 		argv[i] = w.text()
 		dyn = dyn || !w.literal
+		if !w.static && nstatic == len(ws) {
+			nstatic = i
+		}
 	}
 	idx := len(a.commands)
 	a.commands = append(a.commands, Command{Argv: argv, Dynamic: dyn})
@@ -228,7 +310,9 @@ func (a *analysis) command(ws []word, depth int) Decision {
 		a.commands[idx].Decision = d
 		return d
 	}
-	ms := a.matches(ws)
+	// A static word's text is its value: argv[:nstatic] is the prefix
+	// matches(ws) would build.
+	ms := a.matchesArgv(argv[:nstatic])
 	a.commands[idx].Matches = ms
 	d = Strictest(ms)
 	switch d {
@@ -251,21 +335,80 @@ func (a *analysis) command(ws []word, depth int) Decision {
 			}
 		}
 	}
-	if name := dangerous(ws); name != "" {
+	// One lookup for the floor, the known-safe list and the wrappers.
+	prog := path.Base(ws[0].value)
+	facts := programTable[prog]
+	if name := dangerousAmong(ws, prog, facts.danger); name != "" {
 		d = Max(d, a.danger(name+": "+strings.Join(argv, " ")))
 	}
-	if dyn || !knownSafe(argv) {
+	// The known-safe list names programs exactly, not by path. Once one
+	// command is not known safe, the evaluation is not, whatever the rest.
+	if a.safe && (dyn || argv[0] != prog || !knownSafeAmong(argv, facts.safe)) {
 		a.safe = false
 	}
-	if spec, ok := lookupWrapper(ws[0].value); ok {
-		d = Max(d, a.wrapped(spec, ws, depth+1))
+	if facts.wrapper != nil {
+		d = Max(d, a.wrapped(facts.wrapper, ws, depth+1))
 	}
 	a.commands[idx].Decision = Max(a.commands[idx].Decision, d)
 	return d
 }
 
+// maxArgvChunk bounds the chunks newArgv allocates, in strings.
+const maxArgvChunk = 256
+
+// newArgv returns a zeroed argv of n strings for a recorded command. The
+// argvs of one evaluation are cut from shared chunks (see makeRoom), each
+// new one twice the size of the one before, rather than allocated one by
+// one; each argv is capped at its length, so appending to one never writes
+// into another.
+func (a *analysis) newArgv(n int) []string {
+	if n > cap(a.argvs)-len(a.argvs) {
+		size := min(max(2*cap(a.argvs), 16), maxArgvChunk)
+		if n > size/8 {
+			// A lone command, or a long one: no chunk for it.
+			return make([]string, n)
+		}
+		a.argvs = make([]string, 0, size)
+	}
+	i := len(a.argvs)
+	a.argvs = a.argvs[:i+n]
+	return a.argvs[i : i+n : i+n]
+}
+
+// programFacts is what the built-in tables say about one program
+// basename.
+type programFacts struct {
+	wrapper *wrapper    // as lookupWrapper
+	danger  []int       // the dangerFloor entries naming it exactly, as dangerIndex
+	safe    []safeEntry // its knownSafeList entries
+}
+
+// programTable joins wrapperIndex, dangerIndex and knownSafeList by
+// basename, so that judging a command looks its program up once. It is
+// built once and never changed; a missing program reads as the zero
+// programFacts.
+var programTable = func() map[string]programFacts {
+	m := map[string]programFacts{}
+	for name, w := range wrapperIndex {
+		f := m[name]
+		f.wrapper = w
+		m[name] = f
+	}
+	for name, l := range dangerIndex {
+		f := m[name]
+		f.danger = l
+		m[name] = f
+	}
+	for name, l := range knownSafeList {
+		f := m[name]
+		f.safe = l
+		m[name] = f
+	}
+	return m
+}()
+
 // wrapped judges what the wrapper at ws[0] runs.
-func (a *analysis) wrapped(spec wrapper, ws []word, depth int) Decision {
+func (a *analysis) wrapped(spec *wrapper, ws []word, depth int) Decision {
 	u := unwrap(spec, ws)
 	d := Decision(0)
 	if u.uncertain != "" {
@@ -297,11 +440,11 @@ func (a *analysis) probe(ws []word, depth int) Decision {
 		if !ws[i].static || strings.HasPrefix(ws[i].value, "-") {
 			continue
 		}
-		sub := &analysis{p: a.p, match: a.match, parsed: a.parsed, ncommands: a.ncommands}
+		sub := &analysis{p: a.p, match: a.match, parsed: a.parsed, ncommands: a.ncommands, parser: a.parser}
 		if sub.command(ws[i:], depth) == Forbidden {
-			for _, r := range sub.reasons {
-				if r.d == Forbidden {
-					d = a.reason(r.r.Kind, r.d, r.r.Detail)
+			for j, r := range sub.reasons {
+				if sub.reasonDecisions[j] == Forbidden {
+					d = a.reason(r.Kind, Forbidden, r.Detail)
 				}
 			}
 		}
@@ -324,7 +467,7 @@ func mapsKeys(m map[string]bool) func(func(string) bool) {
 func quoteAll(ss []string) []string {
 	out := make([]string, len(ss))
 	for i, s := range ss {
-		out[i] = fmt.Sprintf("%q", s)
+		out[i] = strconv.Quote(s)
 	}
 	return out
 }

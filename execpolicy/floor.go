@@ -33,17 +33,53 @@ var dangerFloor = []dangerEntry{
 	{name: "recursive chmod/chown of a system root", programs: []string{"chmod", "chown", "chgrp"}, match: recursiveOnRoot},
 }
 
+// dangerIndex lists, for each program named exactly by a floor entry, the
+// entries (in floor order) that apply to it; dangerPatterns are the
+// entries with a wildcard program. Built once and never changed, they spare
+// every command a scan of the whole floor.
+var dangerIndex, dangerPatterns = func() (map[string][]int, []int) {
+	exact := map[string][]int{}
+	var patterns []int
+	for i, e := range dangerFloor {
+		for _, p := range e.programs {
+			if strings.HasSuffix(p, "*") {
+				if !slices.Contains(patterns, i) {
+					patterns = append(patterns, i)
+				}
+			} else if l := exact[p]; len(l) == 0 || l[len(l)-1] != i {
+				exact[p] = append(l, i)
+			}
+		}
+	}
+	return exact, patterns
+}()
+
 // dangerous returns the name of the floor entry ws hits, or "".
 func dangerous(ws []word) string {
 	if len(ws) == 0 || !ws[0].static {
 		return ""
 	}
 	prog := path.Base(ws[0].value)
-	for _, e := range dangerFloor {
-		if !programMatches(e.programs, prog) {
-			continue
+	return dangerousAmong(ws, prog, dangerIndex[prog])
+}
+
+// dangerousAmong is dangerous for the static ws, whose program has basename
+// prog and is named exactly by the floor entries candidates.
+func dangerousAmong(ws []word, prog string, candidates []int) string {
+	for _, i := range dangerPatterns {
+		if programMatches(dangerFloor[i].programs, prog) {
+			// Rare (mkfs.ext4): keep floor order with a full scan.
+			candidates = nil
+			for j := range dangerFloor {
+				if programMatches(dangerFloor[j].programs, prog) {
+					candidates = append(candidates, j)
+				}
+			}
+			break
 		}
-		if e.match == nil || e.match(ws[1:]) {
+	}
+	for _, i := range candidates {
+		if e := &dangerFloor[i]; e.match == nil || e.match(ws[1:]) {
 			return e.name
 		}
 	}

@@ -56,7 +56,12 @@ func knownSafe(argv []string) bool {
 	if len(argv) == 0 {
 		return false
 	}
-	for _, e := range knownSafeList[argv[0]] {
+	return knownSafeAmong(argv, knownSafeList[argv[0]])
+}
+
+// knownSafeAmong is knownSafe with the list entries for argv[0] given.
+func knownSafeAmong(argv []string, entries []safeEntry) bool {
+	for _, e := range entries {
 		args := argv[1:]
 		if e.sub != "" {
 			if len(args) == 0 || args[0] != e.sub {

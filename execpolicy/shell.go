@@ -1,7 +1,6 @@
 package execpolicy
 
 import (
-	"fmt"
 	"slices"
 	"strings"
 
@@ -20,54 +19,105 @@ const (
 	maxRoughNesting = 1000
 )
 
-// nestOpen and nestClose are the keywords that open and close a nesting
-// level for roughNesting.
-var (
-	nestOpen  = []string{"if", "while", "until", "case", "for", "select", "function", "coproc"}
-	nestClose = []string{"fi", "done", "esac"}
-)
-
 // roughNesting over-estimates how deeply src nests, ignoring quoting:
 // brackets and compound-command keywords open and close levels, and
 // prefixes like ! and time count until the end of the pipeline.
-func roughNesting(src string) int {
+// On the way it guesses how many commands src holds, from the runs of
+// separators (; newline & |) not part of a redirection (2>&1), for
+// makeRoom.
+func roughNesting(src string) (nesting, commands int) {
 	depth, prefix, deepest := 0, 0, 0
+	commands = 1
 	for i := 0; i < len(src); i++ {
-		switch c := src[i]; c {
-		case '(', '{', '[':
+		switch roughClass[src[i]] {
+		case roughOther:
+			continue
+		case roughOpen:
 			depth++
-		case ')', '}', ']':
+		case roughClose:
 			depth = max(depth-1, 0)
-		case '!':
+			continue
+		case roughPrefix:
 			prefix++
-		case ';', '\n', '&', '|':
+		case roughEnd:
 			prefix = 0
-		default:
-			if c < 'a' || c > 'z' || i > 0 && isWordByte(src[i-1]) {
+			if i > 0 {
+				if p := src[i-1]; roughClass[p] == roughEnd || p == '<' || p == '>' {
+					continue
+				}
+			}
+			commands++
+			continue
+		case roughLower:
+			if i > 0 && isWordByte(src[i-1]) {
 				continue
 			}
 			j := i
 			for j < len(src) && isWordByte(src[j]) {
 				j++
 			}
-			switch w := src[i:j]; {
-			case slices.Contains(nestOpen, w):
-				depth++
-			case slices.Contains(nestClose, w):
-				depth = max(depth-1, 0)
-			case w == "time":
-				prefix++
-			}
+			w := src[i:j]
 			i = j - 1
+			// Compound-command keywords open and close a level.
+			switch w {
+			case "if", "while", "until", "case", "for", "select", "function", "coproc":
+				depth++
+			case "fi", "done", "esac":
+				depth = max(depth-1, 0)
+				continue
+			case "time":
+				prefix++
+			default:
+				continue
+			}
 		}
+		// Only the cases that deepen get here.
 		deepest = max(deepest, depth+prefix)
 	}
-	return deepest
+	return deepest, commands
 }
 
+// Byte classes for roughNesting.
+const (
+	roughOther  = iota
+	roughOpen   // ( { [
+	roughClose  // ) } ]
+	roughPrefix // !
+	roughEnd    // ; newline & |: the end of a pipeline
+	roughLower  // a-z: maybe the start of a keyword
+)
+
+// roughClass is the roughNesting class of every byte, built once and never
+// changed.
+var roughClass = func() (t [256]uint8) {
+	for _, c := range "({[" {
+		t[c] = roughOpen
+	}
+	for _, c := range ")}]" {
+		t[c] = roughClose
+	}
+	t['!'] = roughPrefix
+	for _, c := range ";\n&|" {
+		t[c] = roughEnd
+	}
+	for c := 'a'; c <= 'z'; c++ {
+		t[c] = roughLower
+	}
+	return t
+}()
+
 func isWordByte(c byte) bool {
-	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '-'
+	return wordBytes[c]
 }
+
+// wordBytes marks the bytes of a word for roughNesting: ASCII letters,
+// digits, _ and -. Built once and never changed.
+var wordBytes = func() (t [256]bool) {
+	for c := range 256 {
+		t[c] = c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '-'
+	}
+	return t
+}()
 
 // script analyses one shell script at wrapper depth depth and returns its
 // decision. Its commands and reasons go to a.
@@ -82,18 +132,25 @@ func (a *analysis) script(src string, depth int) Decision {
 	if len(src) > maxScriptBytes {
 		return a.exhaust("script larger than 1 MiB")
 	}
-	if roughNesting(src) > maxRoughNesting {
+	nesting, commands := roughNesting(src)
+	if nesting > maxRoughNesting {
 		return a.exhaust("nesting too deep to parse")
 	}
 	a.parsed += len(src)
 	if a.parsed > maxTotalBytes {
 		return a.exhaust("re-parsed scripts larger than 4 MiB")
 	}
-	f, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(src), "")
+	// Scripts are parsed one after the other, never while another parse
+	// runs, so one parser serves the whole evaluation.
+	if a.parser == nil {
+		a.parser = syntax.NewParser(syntax.Variant(syntax.LangBash))
+	}
+	f, err := a.parser.Parse(strings.NewReader(src), "")
 	if err != nil {
 		a.dynamic = true
 		return a.unanalysable("parse error: " + err.Error())
 	}
+	a.makeRoom(commands)
 	d := Decision(0)
 	if len(f.Stmts) == 0 {
 		d = a.unanalysable("empty script")
@@ -103,6 +160,27 @@ func (a *analysis) script(src string, depth int) Decision {
 	}
 	d = Max(d, a.walk(f, src, depth))
 	return d
+}
+
+// maxRoom bounds how many commands makeRoom makes room for.
+const maxRoom = 256
+
+// makeRoom grows the lists of commands and reasons once for the n commands
+// roughNesting guessed a script holds, rather than many times over as they
+// are found, and gives newArgv a chunk for their argvs. The guess is
+// bounded so that a crafted script cannot make it large.
+func (a *analysis) makeRoom(n int) {
+	n = min(n, maxRoom)
+	if words := min(3*n, maxArgvChunk); cap(a.argvs)-len(a.argvs) < words {
+		a.argvs = make([]string, 0, words)
+	}
+	if cap(a.commands)-len(a.commands) < n {
+		a.commands = slices.Grow(a.commands, n)
+	}
+	if cap(a.reasons)-len(a.reasons) < n {
+		a.reasons = slices.Grow(a.reasons, n)
+		a.reasonDecisions = slices.Grow(a.reasonDecisions, n)
+	}
 }
 
 // plainStmt checks that s is within the plain subset (DESIGN §3, corpus rule
@@ -167,22 +245,18 @@ func (a *analysis) plainRedirect(r *syntax.Redirect, src string) Decision {
 	if r.N != nil && !allDigits(r.N.Value) {
 		return a.unanalysable("named file descriptor {" + r.N.Value + "}")
 	}
-	target := ""
-	if r.Word != nil {
-		target = sourceOf(r.Word, src)
-	}
 	switch r.Op {
 	case syntax.DplOut, syntax.DplIn:
 		w := analyseWord(r.Word, src)
 		if w.literal && (allDigits(w.value) || w.value == "-") {
 			return 0
 		}
-		return a.unanalysable("write redirect to " + target)
+		return a.unanalysable("write redirect to " + redirectTarget(r, src))
 	case syntax.RdrOut, syntax.AppOut, syntax.RdrClob, syntax.RdrAll, syntax.AppAll:
 		if w := analyseWord(r.Word, src); w.literal && w.value == "/dev/null" {
 			return 0
 		}
-		return a.unanalysable("write redirect to " + target)
+		return a.unanalysable("write redirect to " + redirectTarget(r, src))
 	case syntax.Hdoc, syntax.DashHdoc:
 		if r.Hdoc != nil {
 			for _, p := range r.Hdoc.Parts {
@@ -200,78 +274,53 @@ func (a *analysis) plainRedirect(r *syntax.Redirect, src string) Decision {
 		}
 		return 0
 	case syntax.RdrIn:
-		return a.unanalysable("input redirect from " + target)
+		return a.unanalysable("input redirect from " + redirectTarget(r, src))
 	}
-	return a.unanalysable(fmt.Sprintf("redirect %s %s", r.Op, target))
+	return a.unanalysable("redirect " + r.Op.String() + " " + redirectTarget(r, src))
 }
 
-// walk visits every node of f and analyses every simple command in it,
-// wherever it is: lists, compound commands, function bodies, substitutions,
-// redirect targets, assignment values and heredoc bodies.
-func (a *analysis) walk(f *syntax.File, src string, depth int) Decision {
-	d := Decision(0)
-	nest := 0
-	var stack []bool
-	// innerPipes are the pipes inside a pipeline already checked whole.
-	var innerPipes map[*syntax.BinaryCmd]bool
-	syntax.Walk(f, func(n syntax.Node) bool {
-		if n == nil {
-			if stack[len(stack)-1] {
-				nest--
-			}
-			stack = stack[:len(stack)-1]
+// redirectTarget returns the source text of r's word, for a reason.
+func redirectTarget(r *syntax.Redirect, src string) string {
+	if r.Word == nil {
+		return ""
+	}
+	return sourceOf(r.Word, src)
+}
+
+// analyseWords appends the analysed args to a.words and returns them. The
+// caller truncates a.words back when done with them; commands analysed
+// meanwhile (a script the words run) stack theirs above.
+func (a *analysis) analyseWords(args []*syntax.Word, src string) []word {
+	mark := len(a.words)
+	for _, w := range args {
+		a.words = append(a.words, analyseWord(w, src))
+	}
+	// The full slice expression keeps an append to the result from
+	// writing over words stacked later.
+	return a.words[mark:len(a.words):len(a.words)]
+}
+
+// hasInner reports whether w has a part other than a literal or a
+// single-quoted string: one the walk must visit.
+func hasInner(w *syntax.Word) bool {
+	for _, p := range w.Parts {
+		switch p.(type) {
+		case *syntax.Lit, *syntax.SglQuoted:
+		default:
 			return true
 		}
-		if a.exhausted {
-			return false
-		}
-		deep := nests(n)
-		if deep {
-			nest++
-			if nest > maxDepth {
-				nest--
-				d = Max(d, a.exhaust("nesting deeper than 64"))
-				return false
-			}
-		}
-		stack = append(stack, deep)
-		switch n := n.(type) {
-		case *syntax.Stmt:
-			d = Max(d, a.shellStdin(n, src, depth))
-		case *syntax.CallExpr:
-			if len(n.Args) > 0 {
-				ws := make([]word, len(n.Args))
-				for i, w := range n.Args {
-					ws[i] = analyseWord(w, src)
-				}
-				d = Max(d, a.command(ws, depth))
-			}
-		case *syntax.DeclClause:
-			ws := []word{{value: n.Variant.Value, src: n.Variant.Value, static: true, literal: true}}
-			for _, as := range n.Args {
-				s := sourceOf(as, src)
-				ws = append(ws, word{src: s})
-			}
-			d = Max(d, a.command(ws, depth))
-		case *syntax.BinaryCmd:
-			if (n.Op == syntax.Pipe || n.Op == syntax.PipeAll) && !innerPipes[n] {
-				if innerPipes == nil {
-					innerPipes = map[*syntax.BinaryCmd]bool{}
-				}
-				if name := pipeIntoShell(n, src, innerPipes); name != "" {
-					d = Max(d, a.danger(name))
-				}
-			}
-		case *syntax.FuncDecl:
-			if forkBomb(n) {
-				d = Max(d, a.danger("fork bomb"))
-			}
-		case *syntax.ParamExp, *syntax.CmdSubst, *syntax.ArithmExp, *syntax.ProcSubst, *syntax.ExtGlob:
-			a.dynamic = true
-		}
-		return true
-	})
-	return d
+	}
+	return false
+}
+
+func isPipe(op syntax.BinCmdOperator) bool {
+	return op == syntax.Pipe || op == syntax.PipeAll
+}
+
+// isPipeCmd reports whether n is a pipe: a | b or a |& b.
+func isPipeCmd(n syntax.Node) bool {
+	b, ok := n.(*syntax.BinaryCmd)
+	return ok && isPipe(b.Op)
 }
 
 // nests reports whether n adds a level of nesting for the depth budget.
@@ -294,51 +343,49 @@ var (
 
 // pipeIntoShell reports a pipeline where a downloader's output reaches a
 // shell or interpreter ("curl | sudo bash").
-// Nested pipes of the pipeline are added to inner so that the pipeline is
-// checked once, not once per stage.
-func pipeIntoShell(b *syntax.BinaryCmd, src string, inner map[*syntax.BinaryCmd]bool) string {
-	var stages []*syntax.Stmt
-	var flatten func(s *syntax.Stmt)
-	flatten = func(s *syntax.Stmt) {
-		if bc, ok := s.Cmd.(*syntax.BinaryCmd); ok && (bc.Op == syntax.Pipe || bc.Op == syntax.PipeAll) {
-			inner[bc] = true
-			flatten(bc.X)
-			flatten(bc.Y)
-			return
-		}
-		stages = append(stages, s)
-	}
-	flatten(b.X)
-	flatten(b.Y)
+func (a *analysis) pipeIntoShell(b *syntax.BinaryCmd, src string) string {
 	sawDownload := false
-	for _, s := range stages {
-		prog := stageProgram(s, src)
-		switch {
-		case programIn(prog, downloaders):
-			sawDownload = true
-		case sawDownload && programIn(prog, pipeInterpreters):
-			return "download piped into a shell"
-		}
+	if a.pipeStagesIntoShell(b.X, src, &sawDownload) || a.pipeStagesIntoShell(b.Y, src, &sawDownload) {
+		return "download piped into a shell"
 	}
 	return ""
 }
 
+// pipeStagesIntoShell goes through the stages of the pipeline s, left to
+// right, and reports a shell or interpreter after a downloader; *sawDownload
+// carries whether one was seen in an earlier stage.
+func (a *analysis) pipeStagesIntoShell(s *syntax.Stmt, src string, sawDownload *bool) bool {
+	if bc, ok := s.Cmd.(*syntax.BinaryCmd); ok && isPipe(bc.Op) {
+		return a.pipeStagesIntoShell(bc.X, src, sawDownload) || a.pipeStagesIntoShell(bc.Y, src, sawDownload)
+	}
+	prog := a.stageProgram(s, src)
+	switch {
+	case programIn(prog, downloaders):
+		*sawDownload = true
+	case *sawDownload && programIn(prog, pipeInterpreters):
+		return true
+	}
+	return false
+}
+
 // stageProgram returns the program a pipeline stage runs, seen through
 // argv wrappers (sudo, env, ...).
-func stageProgram(s *syntax.Stmt, src string) string {
+func (a *analysis) stageProgram(s *syntax.Stmt, src string) string {
 	c, ok := s.Cmd.(*syntax.CallExpr)
 	if !ok || len(c.Args) == 0 {
 		return ""
 	}
-	if lit := c.Args[0].Lit(); lit != "" && !strings.ContainsAny(lit, "\\*?[{~") {
-		if _, wrapped := lookupWrapper(lit); !wrapped {
-			return lit
+	// The common stage names its program with one plain literal.
+	if parts := c.Args[0].Parts; len(parts) == 1 {
+		if lit, ok := parts[0].(*syntax.Lit); ok && plainProgram(lit.Value) {
+			if _, wrapped := lookupWrapper(lit.Value); !wrapped {
+				return lit.Value
+			}
 		}
 	}
-	ws := make([]word, len(c.Args))
-	for i, w := range c.Args {
-		ws[i] = analyseWord(w, src)
-	}
+	mark := len(a.words)
+	defer func() { a.words = a.words[:mark] }()
+	ws := a.analyseWords(c.Args, src)
 	for range maxDepth {
 		if len(ws) == 0 || !ws[0].static {
 			return ""
@@ -354,6 +401,19 @@ func stageProgram(s *syntax.Stmt, src string) string {
 		ws = u.argvs[0]
 	}
 	return ""
+}
+
+// plainProgram reports whether lit, an unquoted literal, is a program
+// name as it stands: not empty and free of escapes, globs, braces and
+// tildes.
+func plainProgram(lit string) bool {
+	for i := 0; i < len(lit); i++ {
+		switch lit[i] {
+		case '\\', '*', '?', '[', '{', '~':
+			return false
+		}
+	}
+	return lit != ""
 }
 
 func programIn(prog string, set []string) bool {
@@ -414,7 +474,7 @@ func (a *analysis) shellStdin(s *syntax.Stmt, src string, depth int) Decision {
 	for i, w := range c.Args {
 		ws[i] = analyseWord(w, src)
 	}
-	if u := unwrap(shellWrapper, ws); len(u.scripts) > 0 || u.uncertain != "" {
+	if u := unwrap(&shellWrapper, ws); len(u.scripts) > 0 || u.uncertain != "" {
 		return 0
 	}
 	d := Decision(0)

@@ -45,26 +45,26 @@ func literalWords(argv []string) []word {
 // analyseWord performs quote removal on w (src is the script w came from).
 func analyseWord(w *syntax.Word, src string) word {
 	out := word{static: true, literal: true}
-	var b strings.Builder
+	var v wordValue
 	for i, part := range w.Parts {
 		switch p := part.(type) {
 		case *syntax.Lit:
-			glob := unquoteLit(&b, p.Value)
+			glob, brace := unquoteLit(&v, p.Value)
 			if glob || (i == 0 && strings.HasPrefix(p.Value, "~")) {
 				out.literal = false
 			}
-			if strings.ContainsAny(p.Value, "{") && hasBraceExp(w) {
+			if brace && hasBraceExp(w) {
 				out.literal = false
 			}
 		case *syntax.SglQuoted:
 			if p.Dollar {
-				v, ok := decodeANSIC(p.Value)
+				s, ok := decodeANSIC(p.Value)
 				if !ok {
 					out.static, out.literal = false, false
 				}
-				b.WriteString(v)
+				v.add(s)
 			} else {
-				b.WriteString(p.Value)
+				v.add(p.Value)
 			}
 		case *syntax.DblQuoted:
 			if p.Dollar {
@@ -77,14 +77,14 @@ func analyseWord(w *syntax.Word, src string) word {
 					out.static, out.literal = false, false
 					continue
 				}
-				unquoteDbl(&b, lit.Value)
+				unquoteDbl(&v, lit.Value)
 			}
 		default:
 			out.static, out.literal = false, false
 		}
 	}
 	if out.static {
-		out.value = b.String()
+		out.value = v.String()
 	}
 	// The source text is only shown for words that are not plain literals;
 	// computing End is not free.
@@ -93,6 +93,46 @@ func analyseWord(w *syntax.Word, src string) word {
 		out.src = sourceOf(w, src)
 	}
 	return out
+}
+
+// wordValue accumulates the value of a word. Most words are a single
+// literal or quoted part without escapes, whose value is that part's text;
+// wordValue keeps such a text as it is and copies only when parts are
+// joined or escapes removed, so that the common word costs no allocation.
+type wordValue struct {
+	one    string // the value while it is a single unchanged piece
+	joined bool   // the value is in b instead
+	b      strings.Builder
+}
+
+// add appends s unchanged.
+func (v *wordValue) add(s string) {
+	switch {
+	case v.joined:
+		v.b.WriteString(s)
+	case v.one == "":
+		v.one = s
+	case s != "":
+		v.join(len(s))
+		v.b.WriteString(s)
+	}
+}
+
+// join moves the value into b, with room for n more bytes.
+func (v *wordValue) join(n int) {
+	if v.joined {
+		return
+	}
+	v.joined = true
+	v.b.Grow(len(v.one) + n)
+	v.b.WriteString(v.one)
+}
+
+func (v *wordValue) String() string {
+	if v.joined {
+		return v.b.String()
+	}
+	return v.one
 }
 
 // sourceOf returns the source text of n within src, or "" when the
@@ -111,9 +151,28 @@ func hasBraceExp(w *syntax.Word) bool {
 	return syntax.SplitBraces(&syntax.Word{Parts: slices.Clone(w.Parts)})
 }
 
-// unquoteLit writes an unquoted literal with backslash escapes removed and
-// reports whether it holds an unescaped glob character.
-func unquoteLit(b *strings.Builder, s string) (glob bool) {
+// unquoteLit appends an unquoted literal with backslash escapes removed and
+// reports whether it holds an unescaped glob character and whether it holds
+// a brace, escaped or not.
+func unquoteLit(v *wordValue, s string) (glob, brace bool) {
+	escaped := false
+	for i := 0; i < len(s); i++ {
+		switch s[i] {
+		case '\\':
+			escaped = true
+		case '*', '?', '[':
+			glob = true
+		case '{':
+			brace = true
+		}
+	}
+	if !escaped {
+		v.add(s)
+		return glob, brace
+	}
+	glob = false
+	v.join(len(s))
+	b := &v.b
 	for i := 0; i < len(s); i++ {
 		c := s[i]
 		switch {
@@ -127,12 +186,18 @@ func unquoteLit(b *strings.Builder, s string) (glob bool) {
 			b.WriteByte(c)
 		}
 	}
-	return glob
+	return glob, brace
 }
 
-// unquoteDbl writes a literal from inside double quotes, where a backslash
+// unquoteDbl appends a literal from inside double quotes, where a backslash
 // only escapes $ ` " \ and newline.
-func unquoteDbl(b *strings.Builder, s string) {
+func unquoteDbl(v *wordValue, s string) {
+	if strings.IndexByte(s, '\\') < 0 {
+		v.add(s)
+		return
+	}
+	v.join(len(s))
+	b := &v.b
 	for i := 0; i < len(s); i++ {
 		c := s[i]
 		if c == '\\' && i+1 < len(s) && strings.IndexByte("$`\"\\\n", s[i+1]) >= 0 {
@@ -149,7 +214,11 @@ func unquoteDbl(b *strings.Builder, s string) {
 // decodeANSIC decodes the body of a $'...' string. It reports false when the
 // result would hold a NUL byte, which bash silently truncates at.
 func decodeANSIC(s string) (string, bool) {
+	if strings.IndexByte(s, '\\') < 0 {
+		return s, strings.IndexByte(s, 0) < 0
+	}
 	var b strings.Builder
+	b.Grow(len(s))
 	for i := 0; i < len(s); i++ {
 		c := s[i]
 		if c != '\\' || i+1 == len(s) {
@@ -182,7 +251,13 @@ func decodeANSIC(s string) (string, bool) {
 				b.WriteByte(s[i] & 0x1f)
 			}
 		case 'x', 'u', 'U':
-			max := map[byte]int{'x': 2, 'u': 4, 'U': 8}[e]
+			max := 8
+			switch e {
+			case 'x':
+				max = 2
+			case 'u':
+				max = 4
+			}
 			j := i + 1
 			for j < len(s) && j-i-1 < max && isHex(s[j]) {
 				j++

@@ -95,14 +95,43 @@ var shells = []string{"bash", "sh", "dash", "zsh", "ksh", "ash", "mksh", "yash",
 var shellWrapper = wrapper{kind: runsShell, anyShort: true, plusOpts: true,
 	value: []string{"-o", "+o", "-O", "+O", "--rcfile", "--init-file"}}
 
-// lookupWrapper returns how program (by basename) wraps another command.
-func lookupWrapper(program string) (wrapper, bool) {
-	base := path.Base(program)
-	if slices.Contains(shells, base) {
-		return shellWrapper, true
+// wrapperIndex maps a basename to its wrapper, shells included, so that
+// the lookup for every command is one map access. It is built once and
+// never changed.
+var wrapperIndex = func() map[string]*wrapper {
+	m := make(map[string]*wrapper, len(wrappers)+len(shells))
+	for name := range wrappers {
+		w := wrappers[name]
+		m[name] = &w
 	}
-	w, ok := wrappers[base]
+	for _, name := range shells {
+		m[name] = &shellWrapper
+	}
+	return m
+}()
+
+// lookupWrapper returns how program (by basename) wraps another command.
+func lookupWrapper(program string) (*wrapper, bool) {
+	w, ok := wrapperIndex[path.Base(program)]
 	return w, ok
+}
+
+// shortOptNames holds "-c" and "+c" for every byte c, so that splitting an
+// option cluster into options does not allocate.
+var shortOptNames = func() (t [2][256]string) {
+	for c := range 256 {
+		t[0][c] = string([]byte{'-', byte(c)})
+		t[1][c] = string([]byte{'+', byte(c)})
+	}
+	return t
+}()
+
+// shortOpt returns sign (- or +) followed by c.
+func shortOpt(sign, c byte) string {
+	if sign == '+' {
+		return shortOptNames[1][c]
+	}
+	return shortOptNames[0][c]
 }
 
 // unwrapped is what one wrapper invocation runs.
@@ -121,7 +150,7 @@ type unwrapped struct {
 
 // unwrap parses the options of wrapper spec at ws[0] and returns what it
 // runs.
-func unwrap(spec wrapper, ws []word) unwrapped {
+func unwrap(spec *wrapper, ws []word) unwrapped {
 	var out unwrapped
 	if spec.kind == runsFindExec {
 		return unwrapFind(ws)
@@ -194,9 +223,9 @@ opts:
 			continue
 		}
 		// A cluster of short options: -abc, -n19, -ec.
-		sign := v[:1]
+		sign := v[0]
 		for j := 1; j < len(v); j++ {
-			opt := sign + v[j:j+1]
+			opt := shortOpt(sign, v[j])
 			rest := v[j+1:]
 			switch {
 			case slices.Contains(spec.noExec, opt):

@@ -1,0 +1,261 @@
+package execpolicy
+
+import (
+	"slices"
+
+	"mvdan.cc/sh/v3/syntax"
+)
+
+// walk visits every node of f and analyses every simple command in it,
+// wherever it is: lists, compound commands, function bodies, substitutions,
+// redirect targets, assignment values and heredoc bodies.
+func (a *analysis) walk(f *syntax.File, src string, depth int) Decision {
+	w := &walker{a: a, src: src, depth: depth, path: make([]syntax.Node, 0, 32)}
+	newNodeWalker(w).walk(f)
+	return w.d
+}
+
+// walker is the state of one walk.
+type walker struct {
+	a     *analysis
+	src   string
+	depth int
+	d     Decision
+	nest  int
+	// path holds the nodes entered and not yet left, innermost last: the
+	// nesting budget is counted on it, and it tells a pipeline apart from
+	// the pipes inside it.
+	path []syntax.Node
+}
+
+// nodeVisitor is called as syntax.Walk calls its function: with each node
+// on entering it, returning whether to descend, and with nil on leaving it.
+type nodeVisitor interface {
+	visit(n syntax.Node) bool
+}
+
+// nodeWalker walks a syntax tree for a nodeVisitor exactly as syntax.Walk
+// would, visiting the same nodes in the same order, but faster: it
+// descends itself into the nodes that make up most scripts and leaves only
+// the rest to syntax.Walk, which defers within its loop over comments and
+// so makes every call to it costly.
+type nodeWalker struct {
+	v nodeVisitor
+	f func(syntax.Node) bool // v.visit, made once, for syntax.Walk
+}
+
+func newNodeWalker(v nodeVisitor) nodeWalker {
+	return nodeWalker{v: v, f: v.visit}
+}
+
+// walk walks n and its descendants.
+func (w nodeWalker) walk(n syntax.Node) {
+	switch n := n.(type) {
+	case *syntax.File:
+		if !w.v.visit(n) {
+			return
+		}
+		w.stmts(n.Stmts)
+		w.comments(n.Last)
+	case *syntax.Stmt:
+		if len(n.Comments) > 0 {
+			// Comments go before or after the rest; syntax.Walk knows where.
+			syntax.Walk(n, w.f)
+			return
+		}
+		if !w.v.visit(n) {
+			return
+		}
+		if n.Cmd != nil {
+			w.walk(n.Cmd)
+		}
+		for _, r := range n.Redirs {
+			w.walk(r)
+		}
+	case *syntax.Redirect:
+		if !w.v.visit(n) {
+			return
+		}
+		if n.N != nil {
+			w.walk(n.N)
+		}
+		w.walk(n.Word)
+		if n.Hdoc != nil {
+			w.walk(n.Hdoc)
+		}
+	case *syntax.CallExpr:
+		if !w.v.visit(n) {
+			return
+		}
+		for _, as := range n.Assigns {
+			w.walk(as)
+		}
+		for _, word := range n.Args {
+			w.walk(word)
+		}
+	case *syntax.BinaryCmd:
+		if !w.v.visit(n) {
+			return
+		}
+		w.walk(n.X)
+		w.walk(n.Y)
+	case *syntax.Block:
+		if !w.v.visit(n) {
+			return
+		}
+		w.stmts(n.Stmts)
+		w.comments(n.Last)
+	case *syntax.Subshell:
+		if !w.v.visit(n) {
+			return
+		}
+		w.stmts(n.Stmts)
+		w.comments(n.Last)
+	case *syntax.IfClause:
+		if !w.v.visit(n) {
+			return
+		}
+		w.stmts(n.Cond)
+		w.comments(n.CondLast)
+		w.stmts(n.Then)
+		w.comments(n.ThenLast)
+		w.comments(n.Last)
+		if n.Else != nil {
+			w.walk(n.Else)
+		}
+	case *syntax.WhileClause:
+		if !w.v.visit(n) {
+			return
+		}
+		w.stmts(n.Cond)
+		w.comments(n.CondLast)
+		w.stmts(n.Do)
+		w.comments(n.DoLast)
+	case *syntax.ForClause:
+		if !w.v.visit(n) {
+			return
+		}
+		w.walk(n.Loop)
+		w.stmts(n.Do)
+		w.comments(n.DoLast)
+	case *syntax.WordIter:
+		if !w.v.visit(n) {
+			return
+		}
+		w.walk(n.Name)
+		for _, word := range n.Items {
+			w.walk(word)
+		}
+	case *syntax.Word:
+		if !w.v.visit(n) {
+			return
+		}
+		for _, p := range n.Parts {
+			w.walk(p)
+		}
+	case *syntax.DblQuoted:
+		if !w.v.visit(n) {
+			return
+		}
+		for _, p := range n.Parts {
+			w.walk(p)
+		}
+	case *syntax.CmdSubst:
+		if !w.v.visit(n) {
+			return
+		}
+		w.stmts(n.Stmts)
+		w.comments(n.Last)
+	case *syntax.Lit, *syntax.SglQuoted:
+		if !w.v.visit(n) {
+			return
+		}
+	default:
+		syntax.Walk(n, w.f)
+		return
+	}
+	w.v.visit(nil)
+}
+
+func (w nodeWalker) stmts(list []*syntax.Stmt) {
+	for _, s := range list {
+		w.walk(s)
+	}
+}
+
+func (w nodeWalker) comments(list []syntax.Comment) {
+	for i := range list {
+		w.walk(&list[i])
+	}
+}
+
+// visit is called on entering every node n, and with nil on leaving it,
+// as by syntax.Walk; it returns false to skip n's descendants.
+func (w *walker) visit(n syntax.Node) bool {
+	a, src, depth := w.a, w.src, w.depth
+	if n == nil {
+		if nests(w.path[len(w.path)-1]) {
+			w.nest--
+		}
+		w.path = w.path[:len(w.path)-1]
+		return true
+	}
+	if a.exhausted {
+		return false
+	}
+	if nests(n) {
+		w.nest++
+		if w.nest > maxDepth {
+			w.nest--
+			w.d = Max(w.d, a.exhaust("nesting deeper than 64"))
+			return false
+		}
+	}
+	switch n := n.(type) {
+	case *syntax.Stmt:
+		if len(n.Redirs) > 0 { // shellStdin looks only at these
+			w.d = Max(w.d, a.shellStdin(n, src, depth))
+		}
+	case *syntax.CallExpr:
+		if len(n.Args) > 0 {
+			mark := len(a.words)
+			ws := a.analyseWords(n.Args, src)
+			w.d = Max(w.d, a.command(ws, depth))
+			a.words = a.words[:mark]
+		}
+		// The words of a plain command hold nothing more to look at;
+		// skipping them saves a visit per word.
+		if len(n.Assigns) == 0 && !slices.ContainsFunc(n.Args, hasInner) {
+			return false
+		}
+	case *syntax.DeclClause:
+		ws := []word{{value: n.Variant.Value, src: n.Variant.Value, static: true, literal: true}}
+		for _, as := range n.Args {
+			s := sourceOf(as, src)
+			ws = append(ws, word{src: s})
+		}
+		w.d = Max(w.d, a.command(ws, depth))
+	case *syntax.BinaryCmd:
+		// A pipe whose statement is a stage of another pipe was checked
+		// with the whole pipeline.
+		if isPipe(n.Op) && !(len(w.path) >= 2 && isPipeCmd(w.path[len(w.path)-2])) {
+			if name := a.pipeIntoShell(n, src); name != "" {
+				w.d = Max(w.d, a.danger(name))
+			}
+		}
+	case *syntax.FuncDecl:
+		if forkBomb(n) {
+			w.d = Max(w.d, a.danger("fork bomb"))
+		}
+	case *syntax.ParamExp, *syntax.CmdSubst, *syntax.ArithmExp, *syntax.ProcSubst, *syntax.ExtGlob:
+		a.dynamic = true
+	case *syntax.Word:
+		// A word of literal and single-quoted parts holds nothing the walk
+		// looks at; skipping its parts saves a visit per part.
+		if !hasInner(n) {
+			return false
+		}
+	}
+	w.path = append(w.path, n)
+	return true
+}
