@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 
 	"mvdan.cc/sh/v3/syntax"
 )
@@ -337,7 +338,7 @@ func (a *analysis) command(ws []word, depth int) Decision {
 	}
 	// One lookup for the floor, the known-safe list and the wrappers.
 	prog := path.Base(ws[0].value)
-	facts := programTable[prog]
+	facts := programTable()[prog]
 	if name := dangerousAmong(ws, prog, facts.danger); name != "" {
 		d = Max(d, a.danger(name+": "+strings.Join(argv, " ")))
 	}
@@ -385,16 +386,16 @@ type programFacts struct {
 
 // programTable joins wrapperIndex, dangerIndex and knownSafeList by
 // basename, so that judging a command looks its program up once. It is
-// built once and never changed; a missing program reads as the zero
-// programFacts.
-var programTable = func() map[string]programFacts {
+// built on first use and never changed; a missing program reads as the
+// zero programFacts.
+var programTable = sync.OnceValue(func() map[string]programFacts {
 	m := map[string]programFacts{}
-	for name, w := range wrapperIndex {
+	for name, w := range wrapperIndex() {
 		f := m[name]
 		f.wrapper = w
 		m[name] = f
 	}
-	for name, l := range dangerIndex {
+	for name, l := range dangerIndex() {
 		f := m[name]
 		f.danger = l
 		m[name] = f
@@ -405,7 +406,7 @@ var programTable = func() map[string]programFacts {
 		m[name] = f
 	}
 	return m
-}()
+})
 
 // wrapped judges what the wrapper at ws[0] runs.
 func (a *analysis) wrapped(spec *wrapper, ws []word, depth int) Decision {

@@ -4,6 +4,7 @@ import (
 	"path"
 	"slices"
 	"strings"
+	"sync"
 )
 
 // dangerEntry is one entry of the dangerous-command floor: a command that
@@ -33,11 +34,12 @@ var dangerFloor = []dangerEntry{
 	{name: "recursive chmod/chown of a system root", programs: []string{"chmod", "chown", "chgrp"}, match: recursiveOnRoot},
 }
 
-// dangerIndex lists, for each program named exactly by a floor entry, the
-// entries (in floor order) that apply to it; dangerPatterns are the
-// entries with a wildcard program. Built once and never changed, they spare
-// every command a scan of the whole floor.
-var dangerIndex, dangerPatterns = func() (map[string][]int, []int) {
+// dangerTables holds dangerIndex, for each program named exactly by a
+// floor entry the entries (in floor order) that apply to it, and
+// dangerPatterns, the entries with a wildcard program. Built on first use and never changed,
+// they spare every command a scan of the whole floor; a gatedexec process
+// that evaluates nothing does not build them.
+var dangerTables = sync.OnceValues(func() (map[string][]int, []int) {
 	exact := map[string][]int{}
 	var patterns []int
 	for i, e := range dangerFloor {
@@ -52,7 +54,10 @@ var dangerIndex, dangerPatterns = func() (map[string][]int, []int) {
 		}
 	}
 	return exact, patterns
-}()
+})
+
+func dangerIndex() map[string][]int { m, _ := dangerTables(); return m }
+func dangerPatterns() []int         { _, p := dangerTables(); return p }
 
 // dangerous returns the name of the floor entry ws hits, or "".
 func dangerous(ws []word) string {
@@ -60,13 +65,13 @@ func dangerous(ws []word) string {
 		return ""
 	}
 	prog := path.Base(ws[0].value)
-	return dangerousAmong(ws, prog, dangerIndex[prog])
+	return dangerousAmong(ws, prog, dangerIndex()[prog])
 }
 
 // dangerousAmong is dangerous for the static ws, whose program has basename
 // prog and is named exactly by the floor entries candidates.
 func dangerousAmong(ws []word, prog string, candidates []int) string {
-	for _, i := range dangerPatterns {
+	for _, i := range dangerPatterns() {
 		if programMatches(dangerFloor[i].programs, prog) {
 			// Rare (mkfs.ext4): keep floor order with a full scan.
 			candidates = nil

@@ -4,6 +4,7 @@ import (
 	"path"
 	"slices"
 	"strings"
+	"sync"
 )
 
 // unwrapKind says how a wrapper runs what it wraps.
@@ -96,9 +97,9 @@ var shellWrapper = wrapper{kind: runsShell, anyShort: true, plusOpts: true,
 	value: []string{"-o", "+o", "-O", "+O", "--rcfile", "--init-file"}}
 
 // wrapperIndex maps a basename to its wrapper, shells included, so that
-// the lookup for every command is one map access. It is built once and
-// never changed.
-var wrapperIndex = func() map[string]*wrapper {
+// the lookup for every command is one map access. It is built on first
+// use and never changed.
+var wrapperIndex = sync.OnceValue(func() map[string]*wrapper {
 	m := make(map[string]*wrapper, len(wrappers)+len(shells))
 	for name := range wrappers {
 		w := wrappers[name]
@@ -108,30 +109,31 @@ var wrapperIndex = func() map[string]*wrapper {
 		m[name] = &shellWrapper
 	}
 	return m
-}()
+})
 
 // lookupWrapper returns how program (by basename) wraps another command.
 func lookupWrapper(program string) (*wrapper, bool) {
-	w, ok := wrapperIndex[path.Base(program)]
+	w, ok := wrapperIndex()[path.Base(program)]
 	return w, ok
 }
 
 // shortOptNames holds "-c" and "+c" for every byte c, so that splitting an
-// option cluster into options does not allocate.
-var shortOptNames = func() (t [2][256]string) {
+// option cluster into options does not allocate. Built on first use.
+var shortOptNames = sync.OnceValue(func() (t *[2][256]string) {
+	t = new([2][256]string)
 	for c := range 256 {
 		t[0][c] = string([]byte{'-', byte(c)})
 		t[1][c] = string([]byte{'+', byte(c)})
 	}
 	return t
-}()
+})
 
 // shortOpt returns sign (- or +) followed by c.
 func shortOpt(sign, c byte) string {
 	if sign == '+' {
-		return shortOptNames[1][c]
+		return shortOptNames()[1][c]
 	}
-	return shortOptNames[0][c]
+	return shortOptNames()[0][c]
 }
 
 // unwrapped is what one wrapper invocation runs.

@@ -103,7 +103,9 @@ func (f *File) unknownError(k toml.Key) *Error {
 }
 
 // typeErrorLine matches the library's message for a value of the wrong type.
-var typeErrorLine = regexp.MustCompile(`^toml: line (\d+) \(last key "([^"]*)"\): (.*)$`)
+var typeErrorLine = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^toml: line (\d+) \(last key "([^"]*)"\): (.*)$`)
+})
 
 // decodeError turns a toml error into an *Error with a line number.
 func decodeError(name string, src []byte, err error) error {
@@ -121,7 +123,7 @@ func decodeError(name string, src []byte, err error) error {
 		}
 		return errorf(name, line, "%s", msg)
 	}
-	if m := typeErrorLine.FindStringSubmatch(err.Error()); m != nil {
+	if m := typeErrorLine().FindStringSubmatch(err.Error()); m != nil {
 		line, _ := strconv.Atoi(m[1])
 		return errorf(name, line, "%s: %s", m[2], m[3])
 	}

@@ -4,6 +4,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/gatedexec/gatedexec/sandbox"
 )
@@ -19,11 +20,13 @@ type Violation struct {
 
 // violationRe matches the report wherever it sits in a log line (log
 // stream prefixes timestamps and "kernel: (Sandbox)").
-var violationRe = regexp.MustCompile(`Sandbox: (.+?)\((\d+)\) deny\(\d+\) ([a-z0-9*-]+)(?: (.*))?$`)
+var violationRe = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`Sandbox: (.+?)\((\d+)\) deny\(\d+\) ([a-z0-9*-]+)(?: (.*))?$`)
+})
 
 // ParseViolation parses one log line; ok is false when it is not a report.
 func ParseViolation(line string) (v Violation, ok bool) {
-	m := violationRe.FindStringSubmatch(strings.TrimRight(line, "\r\n"))
+	m := violationRe().FindStringSubmatch(strings.TrimRight(line, "\r\n"))
 	if m == nil {
 		return Violation{}, false
 	}
