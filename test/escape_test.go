@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -69,6 +70,9 @@ func buildProbe(t *testing.T) string {
 // profile may write, and a fake home with a secret to hide.
 type fixture struct {
 	ws, outside, home, secret string
+	// bin and cred, when set, run gatedexec from bin as another user.
+	bin  string
+	cred *syscall.Credential
 }
 
 func newFixture(t *testing.T) fixture {
@@ -114,7 +118,14 @@ func git(t *testing.T, dir string, args ...string) {
 func (f fixture) sandboxed(t *testing.T, profile string, argv ...string) (string, int) {
 	t.Helper()
 	args := append([]string{"sandbox", "-p", profile, "-C", f.ws, "-w", f.ws, "--"}, argv...)
-	cmd := exec.Command(gatedexecBin, args...)
+	bin := gatedexecBin
+	if f.bin != "" {
+		bin = f.bin
+	}
+	cmd := exec.Command(bin, args...)
+	if f.cred != nil {
+		cmd.SysProcAttr = &syscall.SysProcAttr{Credential: f.cred}
+	}
 	cmd.Env = append(os.Environ(), "HOME="+f.home, "GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@t",
 		"GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@t", "XDG_CONFIG_HOME="+filepath.Join(f.home, ".config"))
 	var out bytes.Buffer

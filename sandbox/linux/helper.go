@@ -6,8 +6,11 @@ package linux
 import "C"
 
 import (
+	"errors"
 	"fmt"
+	"io"
 	"os"
+	"os/exec"
 	"strings"
 
 	"golang.org/x/sys/unix"
@@ -27,14 +30,20 @@ const (
 	helperFail = C.GX_HELPER_FAIL
 )
 
+// reportNamespaces is the helper's report tag for namespace set-up failures.
+const reportNamespaces = C.GX_REPORT_NS
+
 // helperSpec is everything the helper does, prepared by the runner so the
 // helper parses nothing but this. encode gives its wire format.
 type helperSpec struct {
-	Path   string
-	Argv   []string
-	Env    []string
-	Dir    string
-	Mounts []mountOp
+	Path string
+	Argv []string
+	Env  []string
+	Dir  string
+	// Unshare holds the namespaces the helper creates for itself
+	// (CLONE_NEW* flags); CLONE_NEWUSER when not root.
+	Unshare uint32
+	Mounts  []mountOp
 	// ParentMntNS is the runner's mount namespace inode: the helper mounts
 	// nothing unless it is in a different one, so a stray invocation cannot
 	// change the caller's mount table.
@@ -62,6 +71,39 @@ func IsHelper(args []string) bool {
 func HelperMain() {
 	fmt.Fprintln(os.Stderr, "gatedexec: sandbox helper: the C constructor did not run; refusing to run the command")
 	os.Exit(helperFail)
+}
+
+// runHelperSpec runs this binary as the helper with spec and nothing else
+// (no stdio, no ruleset) and returns its exit status and report.
+func runHelperSpec(spec []byte) (code int, report string, err error) {
+	specR, specW, err := os.Pipe()
+	if err != nil {
+		return 0, "", err
+	}
+	defer specR.Close()
+	repR, repW, err := os.Pipe()
+	if err != nil {
+		specW.Close()
+		return 0, "", err
+	}
+	defer repR.Close()
+	cmd := &exec.Cmd{Path: "/proc/self/exe", Args: []string{"gatedexec-sandbox", HelperArg},
+		ExtraFiles: []*os.File{specR, repW}}
+	err = cmd.Start()
+	repW.Close()
+	if err != nil {
+		specW.Close()
+		return 0, "", fmt.Errorf("sandbox: starting helper: %w", err)
+	}
+	specW.Write(spec)
+	specW.Close()
+	rep, _ := io.ReadAll(repR)
+	err = cmd.Wait()
+	var ee *exec.ExitError
+	if errors.As(err, &ee) {
+		return ee.ExitCode(), string(rep), nil
+	}
+	return 0, string(rep), err
 }
 
 // helperReport is what the helper said on the report pipe.

@@ -20,6 +20,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mount.h>
+#include <sched.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
@@ -58,7 +59,8 @@ static void fail(int code, const char *tag, const char *fmt, ...) {
 	_exit(code);
 }
 
-#define setup_fail(...) fail(GX_HELPER_FAIL, "setup", __VA_ARGS__)
+#define setup_fail(...) fail(GX_HELPER_FAIL, GX_REPORT_SETUP, __VA_ARGS__)
+#define ns_fail(...) fail(GX_HELPER_FAIL, GX_REPORT_NS, __VA_ARGS__)
 
 // read_all reads fd to EOF, refusing more than GX_MAX_SPEC bytes.
 static unsigned char *read_all(int fd, size_t *len) {
@@ -114,6 +116,7 @@ struct spec {
 	size_t nrlimits;
 	int landlock;
 	uint32_t landlock_flags;
+	uint32_t unshare_flags;
 	unsigned char *bpf;
 	size_t bpf_len;
 };
@@ -215,6 +218,12 @@ static void decode(const unsigned char *b, size_t len, struct spec *s) {
 			s->landlock = 1;
 			s->landlock_flags = le32(p);
 			break;
+		case GX_TAG_UNSHARE:
+			if (n != 4) {
+				setup_fail("decoding spec: bad unshare record");
+			}
+			s->unshare_flags = le32(p);
+			break;
 		case GX_TAG_BPF:
 			if (n == 0 || n % sizeof(struct sock_filter) != 0 || n / sizeof(struct sock_filter) > BPF_MAXINSNS) {
 				setup_fail("decoding spec: seccomp program of %u bytes", n);
@@ -244,7 +253,7 @@ static void decode(const unsigned char *b, size_t len, struct spec *s) {
 static uint64_t mntns_inode(void) {
 	struct stat st;
 	if (stat("/proc/self/ns/mnt", &st) != 0) {
-		setup_fail("mount namespace: %s", strerror(errno));
+		ns_fail("mount namespace: %s", strerror(errno));
 	}
 	return (uint64_t)st.st_ino;
 }
@@ -282,7 +291,7 @@ static void apply_mounts(const struct spec *s) {
 		setup_fail("mount namespace: not a private namespace");
 	}
 	if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) != 0) {
-		setup_fail("mount: making / private: %s", strerror(errno));
+		ns_fail("mount: making / private: %s", strerror(errno));
 	}
 	for (size_t i = 0; i < s->nmounts; i++) {
 		const char *path = s->mounts[i].path;
@@ -301,28 +310,61 @@ static void apply_mounts(const struct spec *s) {
 			rc = bind_readonly("/dev/null", path);
 			break;
 		default:
-			setup_fail("mount %s: unknown mount kind %d", path, s->mounts[i].kind);
+			ns_fail("mount %s: unknown mount kind %d", path, s->mounts[i].kind);
 		}
 		if (rc != 0) {
-			setup_fail("mount %s: %s", path, strerror(errno));
+			ns_fail("mount %s: %s", path, strerror(errno));
 		}
+	}
+}
+
+static void write_file(const char *path, const char *text) {
+	int fd = open(path, O_WRONLY | O_CLOEXEC);
+	if (fd < 0) {
+		ns_fail("user namespace: %s: %s", path, strerror(errno));
+	}
+	size_t len = strlen(text);
+	if (write(fd, text, len) != (ssize_t)len) {
+		ns_fail("user namespace: %s: %s", path, strerror(errno));
+	}
+	close(fd);
+}
+
+// enter_namespaces creates the namespaces in flags. Without privilege it
+// takes a user namespace too and maps only the caller's own uid and gid,
+// so the command keeps its identity and holds no capability after exec;
+// the helper holds them until then, which the mounts need. The helper is
+// single-threaded here, as unshare(CLONE_NEWUSER) requires.
+static void enter_namespaces(uint32_t flags) {
+	uid_t uid = getuid();
+	gid_t gid = getgid();
+	if (unshare((int)flags) != 0) {
+		ns_fail("unshare: %s", strerror(errno));
+	}
+	if (flags & CLONE_NEWUSER) {
+		char map[64];
+		snprintf(map, sizeof map, "%u %u 1\n", (unsigned)uid, (unsigned)uid);
+		write_file("/proc/self/uid_map", map);
+		write_file("/proc/self/setgroups", "deny\n");
+		snprintf(map, sizeof map, "%u %u 1\n", (unsigned)gid, (unsigned)gid);
+		write_file("/proc/self/gid_map", map);
 	}
 }
 
 static void loopback_up(void) {
 	int fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
 	if (fd < 0) {
-		setup_fail("netns: %s", strerror(errno));
+		ns_fail("netns: %s", strerror(errno));
 	}
 	struct ifreq ifr;
 	memset(&ifr, 0, sizeof ifr);
 	strncpy(ifr.ifr_name, "lo", IFNAMSIZ - 1);
 	if (ioctl(fd, SIOCGIFFLAGS, &ifr) != 0) {
-		setup_fail("netns: %s", strerror(errno));
+		ns_fail("netns: %s", strerror(errno));
 	}
 	ifr.ifr_flags |= IFF_UP;
 	if (ioctl(fd, SIOCSIFFLAGS, &ifr) != 0) {
-		setup_fail("netns: %s", strerror(errno));
+		ns_fail("netns: %s", strerror(errno));
 	}
 	close(fd);
 }
@@ -338,6 +380,9 @@ static void run_helper(void) {
 	decode(data, len, &s);
 	free(data);
 
+	if (s.unshare_flags != 0) {
+		enter_namespaces(s.unshare_flags);
+	}
 	apply_mounts(&s);
 	if (s.loopback) {
 		loopback_up();

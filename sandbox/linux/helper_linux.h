@@ -17,6 +17,12 @@
 // The helper's exit status when it cannot set the sandbox up.
 #define GX_HELPER_FAIL 125
 
+// Report tags. GX_REPORT_NS means the namespaces or the mounts in them
+// could not be set up, and nothing else was tried: a best-effort profile
+// may run again without them.
+#define GX_REPORT_SETUP "setup"
+#define GX_REPORT_NS "namespaces"
+
 // The largest spec the helper reads.
 #define GX_MAX_SPEC (64 << 20)
 
@@ -33,6 +39,7 @@
 #define GX_TAG_RLIMIT 'r'        // uint32 resource, uint64 value
 #define GX_TAG_LANDLOCK 'k'      // uint32 landlock_restrict_self flags
 #define GX_TAG_BPF 'b'           // the seccomp program, raw sock_filters
+#define GX_TAG_UNSHARE 'u'       // uint32 unshare(2) flags, applied first
 
 // Mount kinds, in the order the runner plans them.
 #define GX_MOUNT_PIN 1      // bind a directory onto itself (EBUSY on rename)

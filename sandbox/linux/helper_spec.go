@@ -23,6 +23,7 @@ const (
 	tagRlimit      = C.GX_TAG_RLIMIT
 	tagLandlock    = C.GX_TAG_LANDLOCK
 	tagBPF         = C.GX_TAG_BPF
+	tagUnshare     = C.GX_TAG_UNSHARE
 	maxSpec        = C.GX_MAX_SPEC
 )
 
@@ -71,6 +72,9 @@ func (s *helperSpec) encode() ([]byte, error) {
 	}
 	for _, m := range s.Mounts {
 		e.str(tagMount, "mount path", m.Path, byte(m.Kind))
+	}
+	if s.Unshare != 0 {
+		e.record(tagUnshare, binary.LittleEndian.AppendUint32(nil, s.Unshare))
 	}
 	if s.ParentMntNS != 0 {
 		e.record(tagParentMntNS, binary.LittleEndian.AppendUint64(nil, s.ParentMntNS))

@@ -5,50 +5,13 @@ package linux
 import (
 	"bytes"
 	"encoding/binary"
-	"errors"
 	"os"
-	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
-)
 
-// runHelper starts this test binary as the helper with spec on its spec fd
-// and returns its exit status and what it wrote on the report pipe.
-func runHelper(t *testing.T, spec []byte) (int, string, string) {
-	t.Helper()
-	specR, specW, err := os.Pipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	repR, repW, err := os.Pipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	var stdout bytes.Buffer
-	cmd := exec.Command("/proc/self/exe", HelperArg)
-	cmd.Args[0] = "gatedexec-sandbox"
-	cmd.ExtraFiles = []*os.File{specR, repW}
-	cmd.Stdout = &stdout
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	specR.Close()
-	repW.Close()
-	specW.Write(spec)
-	specW.Close()
-	report := new(bytes.Buffer)
-	report.ReadFrom(repR)
-	repR.Close()
-	err = cmd.Wait()
-	code := 0
-	var ee *exec.ExitError
-	if errors.As(err, &ee) {
-		code = ee.ExitCode()
-	} else if err != nil {
-		t.Fatal(err)
-	}
-	return code, report.String(), stdout.String()
-}
+	"golang.org/x/sys/unix"
+)
 
 // record is one wire-format record, for building hostile specs by hand.
 func record(tag byte, payload string) []byte {
@@ -58,7 +21,9 @@ func record(tag byte, payload string) []byte {
 }
 
 func TestHelperSpec(t *testing.T) {
-	good, err := (&helperSpec{Path: "/bin/echo", Argv: []string{"echo", "ran", "a b"}, Env: []string{"A=1"}}).encode()
+	out := filepath.Join(t.TempDir(), "out")
+	good, err := (&helperSpec{Path: "/bin/sh", Argv: []string{"sh", "-c", `echo "$A" ran "$1" > "$0"`, out, "a b"},
+		Env: []string{"A=1"}}).encode()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -72,7 +37,7 @@ func TestHelperSpec(t *testing.T) {
 		report string // prefix; "" means the exec succeeded
 		stdout string
 	}{
-		{"good", good, 0, "", "ran a b\n"},
+		{"good", good, 0, "", "1 ran a b\n"},
 		{"empty", nil, helperFail, "setup decoding spec: bad magic", ""},
 		{"bad magic", cat([]byte("GXH0"), cmdRecs), helperFail, "setup decoding spec: bad magic", ""},
 		{"truncated header", cat(magic, cmdRecs, []byte{tagArg, 1, 0}), helperFail, "setup decoding spec: truncated record header", ""},
@@ -89,19 +54,31 @@ func TestHelperSpec(t *testing.T) {
 		{"mounts without the runner's namespace", cat(magic, cmdRecs,
 			record(tagMount, string([]byte{byte(mountEmptyDir)})+t.TempDir())),
 			helperFail, "setup mount namespace: not a private namespace", ""},
+		{"short unshare record", cat(magic, cmdRecs, record(tagUnshare, "12")), helperFail, "setup decoding spec: bad unshare record", ""},
+		// CLONE_PARENT is invalid for unshare: the failure is reported as
+		// a namespace one, which a best-effort profile may run without.
+		{"unshare fails", cat(magic, cmdRecs, record(tagUnshare, string(binary.LittleEndian.AppendUint32(nil, unix.CLONE_PARENT)))),
+			helperFail, reportNamespaces + " unshare: Invalid argument", ""},
 		{"not found", cat(magic, record(tagPath, "/no/such/program"), record(tagArg, "x")), 127, "notfound ", ""},
 		{"cannot exec", cat(magic, record(tagPath, "/etc/hostname"), record(tagArg, "x")), 126, "cannotexec ", ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			code, report, stdout := runHelper(t, tt.spec)
+			os.Remove(out)
+			// runHelperSpec gives the command no stdout; the good
+			// case shows it ran through the file it writes.
+			code, report, err := runHelperSpec(tt.spec)
+			if err != nil {
+				t.Fatal(err)
+			}
+			stdout, _ := os.ReadFile(out)
 			if code != tt.code {
 				t.Errorf("exit %d, want %d (report %q)", code, tt.code, report)
 			}
 			if tt.report == "" && report != "" || !strings.HasPrefix(report, tt.report) {
 				t.Errorf("report %q, want prefix %q", report, tt.report)
 			}
-			if stdout != tt.stdout {
+			if string(stdout) != tt.stdout {
 				t.Errorf("stdout %q, want %q", stdout, tt.stdout)
 			}
 		})

@@ -4,8 +4,6 @@ package linux
 
 import (
 	"os"
-	"os/exec"
-	"syscall"
 
 	llsyscall "github.com/landlock-lsm/go-landlock/landlock/syscall"
 	"golang.org/x/sys/unix"
@@ -29,30 +27,35 @@ func seccompAvailable() bool {
 	return e == 0
 }
 
-// Probe finds out what this host offers, trying each namespace by cloning
-// a short-lived child (/bin/true) into it.
+// Probe finds out what this host offers. Namespaces are tried the way
+// the runner uses them: the helper creates them (with a user namespace
+// when not root) and, for the mount namespace, bind-mounts a directory,
+// then execs /bin/true. Creating a user namespace is not enough: some
+// hosts (Ubuntu's AppArmor userns restriction) allow it but refuse the
+// mounts inside.
 func Probe() sandbox.Capabilities {
 	root := os.Geteuid() == 0
-	try := func(flags uintptr) bool {
-		attr := &syscall.SysProcAttr{Cloneflags: flags}
-		if flags&unix.CLONE_NEWUSER != 0 {
-			attr.UidMappings = []syscall.SysProcIDMap{{ContainerID: 0, HostID: os.Geteuid(), Size: 1}}
-			attr.GidMappings = []syscall.SysProcIDMap{{ContainerID: 0, HostID: os.Getegid(), Size: 1}}
-		}
-		cmd := exec.Command("/bin/true")
-		cmd.SysProcAttr = attr
-		return cmd.Run() == nil
-	}
-	var userFlag uintptr
+	var userFlag uint32
 	if !root {
 		userFlag = unix.CLONE_NEWUSER
 	}
+	try := func(s helperSpec) bool {
+		s.Path, s.Argv = "/bin/true", []string{"true"}
+		spec, err := s.encode()
+		if err != nil {
+			return false
+		}
+		code, _, err := runHelperSpec(spec)
+		return err == nil && code == 0
+	}
+	mntns, err := mountNSInode()
 	return sandbox.Capabilities{
 		LandlockABI: landlockABI(),
 		Seccomp:     seccompAvailable(),
-		UserNS:      try(unix.CLONE_NEWUSER),
-		MountNS:     try(userFlag | unix.CLONE_NEWNS),
-		NetNS:       try(userFlag | unix.CLONE_NEWNET),
-		Root:        root,
+		UserNS:      try(helperSpec{Unshare: unix.CLONE_NEWUSER}),
+		MountNS: err == nil && try(helperSpec{Unshare: userFlag | unix.CLONE_NEWNS, ParentMntNS: mntns,
+			Mounts: []mountOp{{Kind: mountPin, Path: os.TempDir()}}}),
+		NetNS: try(helperSpec{Unshare: userFlag | unix.CLONE_NEWNET, LoopbackUp: true}),
+		Root:  root,
 	}
 }

@@ -94,35 +94,37 @@ func (r *Runner) Run(ctx context.Context, c *Command) (*sandbox.Result, error) {
 			}
 		}
 	}
-	var cloneFlags uintptr
 	if slices.Contains(layers, sandbox.LayerMountNS) {
 		spec.Mounts, _, err = mountPlan(p)
 		if err != nil {
 			return nil, err
 		}
-		cloneFlags |= unix.CLONE_NEWNS
+		spec.Unshare |= unix.CLONE_NEWNS
 		if spec.ParentMntNS, err = mountNSInode(); err != nil {
 			return nil, fmt.Errorf("sandbox: mount namespace: %w", err)
 		}
 	}
 	if slices.Contains(layers, sandbox.LayerNetNS) {
-		cloneFlags |= unix.CLONE_NEWNET
+		spec.Unshare |= unix.CLONE_NEWNET
 		spec.LoopbackUp = true
 	}
-	res, err := r.start(ctx, c, p, &spec, extra, cloneFlags)
-	if err != nil && cloneFlags != 0 && errors.Is(err, errClone) {
+	if spec.Unshare != 0 && !caps.Root {
+		spec.Unshare |= unix.CLONE_NEWUSER
+	}
+	res, err := r.start(ctx, c, p, &spec, extra)
+	if err != nil && errors.Is(err, errNamespaces) {
 		if p.Enforcement != sandbox.BestEffort {
-			return nil, fmt.Errorf("profile %s: namespaces: %v: %w", p.Name, err, sandbox.ErrLayerUnavailable)
+			return nil, fmt.Errorf("profile %s: %v: %w", p.Name, err, sandbox.ErrLayerUnavailable)
 		}
 		layers = slices.DeleteFunc(layers, func(l string) bool { return l == sandbox.LayerMountNS || l == sandbox.LayerNetNS })
-		if cloneFlags&unix.CLONE_NEWNS != 0 {
+		if spec.Unshare&unix.CLONE_NEWNS != 0 {
 			missing = append(missing, sandbox.LayerMountNS)
 		}
-		if cloneFlags&unix.CLONE_NEWNET != 0 {
+		if spec.Unshare&unix.CLONE_NEWNET != 0 {
 			missing = append(missing, sandbox.LayerNetNS)
 		}
-		spec.Mounts, spec.LoopbackUp, spec.ParentMntNS = nil, false, 0
-		res, err = r.start(ctx, c, p, &spec, extra, 0)
+		spec.Unshare, spec.Mounts, spec.LoopbackUp, spec.ParentMntNS = 0, nil, false, 0
+		res, err = r.start(ctx, c, p, &spec, extra)
 	}
 	if len(missing) > 0 {
 		w := r.Warn
@@ -140,10 +142,11 @@ func (r *Runner) Run(ctx context.Context, c *Command) (*sandbox.Result, error) {
 // Command is the backend's name for sandbox.Command.
 type Command = sandbox.Command
 
-// errClone marks a failure to create the helper's namespaces.
-var errClone = errors.New("cannot create namespaces")
+// errNamespaces marks a helper that could not set up its namespaces or
+// the mounts in them, and ran nothing.
+var errNamespaces = errors.New("cannot set up namespaces")
 
-func (r *Runner) start(ctx context.Context, c *Command, p *sandbox.Profile, spec *helperSpec, extra []*os.File, cloneFlags uintptr) (*sandbox.Result, error) {
+func (r *Runner) start(ctx context.Context, c *Command, p *sandbox.Profile, spec *helperSpec, extra []*os.File) (*sandbox.Result, error) {
 	data, err := spec.encode()
 	if err != nil {
 		return nil, err
@@ -178,16 +181,10 @@ func (r *Runner) start(ctx context.Context, c *Command, p *sandbox.Profile, spec
 		Stderr:     errW,
 		ExtraFiles: append([]*os.File{specR, repW}, extra...),
 		SysProcAttr: &syscall.SysProcAttr{
-			Setsid:     !p.NoSetsid,
-			Setpgid:    p.NoSetsid,
-			Pdeathsig:  syscall.SIGKILL,
-			Cloneflags: cloneFlags,
+			Setsid:    !p.NoSetsid,
+			Setpgid:   p.NoSetsid,
+			Pdeathsig: syscall.SIGKILL,
 		},
-	}
-	if cloneFlags != 0 && os.Geteuid() != 0 {
-		cmd.SysProcAttr.Cloneflags |= unix.CLONE_NEWUSER
-		cmd.SysProcAttr.UidMappings = []syscall.SysProcIDMap{{ContainerID: os.Geteuid(), HostID: os.Geteuid(), Size: 1}}
-		cmd.SysProcAttr.GidMappings = []syscall.SysProcIDMap{{ContainerID: os.Getegid(), HostID: os.Getegid(), Size: 1}}
 	}
 	begin := time.Now()
 	err = cmd.Start()
@@ -196,9 +193,6 @@ func (r *Runner) start(ctx context.Context, c *Command, p *sandbox.Profile, spec
 	if err != nil {
 		specW.Close()
 		errR.Close()
-		if cloneFlags != 0 {
-			return nil, fmt.Errorf("%w: %v", errClone, err)
-		}
 		return nil, fmt.Errorf("sandbox: starting helper: %w", err)
 	}
 	// The helper is running and reads the spec before anything else, so
@@ -283,6 +277,8 @@ loop:
 			return res, fmt.Errorf("%s: %s: %w", c.Argv[0], hr.msg, sandbox.ErrNotFound)
 		case "cannotexec":
 			return res, fmt.Errorf("%s: %s: %w", c.Argv[0], hr.msg, sandbox.ErrCannotExec)
+		case reportNamespaces:
+			return nil, fmt.Errorf("%w: %s", errNamespaces, hr.msg)
 		default:
 			return nil, fmt.Errorf("sandbox helper: %s: %w", hr.msg, sandbox.ErrLayerUnavailable)
 		}
