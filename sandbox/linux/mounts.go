@@ -48,16 +48,30 @@ type mountOp struct {
 // concurrent run may be about to mount it.
 func mountPlan(p *sandbox.Profile) (ops []mountOp, created []string, err error) {
 	pinned := map[string]bool{}
+	planned := map[string]bool{}
 	for _, prot := range p.Protect {
 		root := outermostWriteRoot(p.Write, prot)
 		if root == "" {
 			// Not inside a writable path: Landlock already makes it read-only.
 			continue
 		}
+		if coveringPlanned(planned, prot) {
+			continue // an ancestor is already mounted read-only
+		}
+		target := prot
 		if _, err := os.Lstat(prot); os.IsNotExist(err) {
-			// A mount needs an existing target; an empty directory the
-			// command cannot write, rename or remove stands in for it.
-			made, err := mkdirAllRecord(prot)
+			// A mount needs an existing target. An empty directory the
+			// command cannot write, rename or remove stands in for the
+			// outermost missing component, so that nothing that exists
+			// becomes read-only and the host keeps no odd debris: in a
+			// workspace without .git, ".git/config" is held by an empty
+			// .git, which a later `git init` fills in, not by a directory
+			// named config, which would break it.
+			if _, err := os.Lstat(root); err != nil {
+				continue // the write root is missing: nothing there is writable
+			}
+			target = outermostMissing(root, prot)
+			made, err := mkdirRecord(target)
 			created = append(created, made...)
 			if err != nil {
 				return nil, created, fmt.Errorf("protect %s: %w", prot, err)
@@ -65,10 +79,14 @@ func mountPlan(p *sandbox.Profile) (ops []mountOp, created []string, err error) 
 		} else if err != nil {
 			return nil, created, fmt.Errorf("protect %s: %w", prot, err)
 		}
-		for dir := filepath.Dir(prot); dir != root && strings.HasPrefix(dir, root+"/"); dir = filepath.Dir(dir) {
+		if planned[target] {
+			continue
+		}
+		planned[target] = true
+		for dir := filepath.Dir(target); dir != root && strings.HasPrefix(dir, root+"/"); dir = filepath.Dir(dir) {
 			pinned[dir] = true
 		}
-		ops = append(ops, mountOp{Kind: mountReadOnly, Path: prot})
+		ops = append(ops, mountOp{Kind: mountReadOnly, Path: target})
 	}
 	pins := make([]string, 0, len(pinned))
 	for d := range pinned {
@@ -107,28 +125,44 @@ func outermostWriteRoot(write []string, path string) string {
 	return best
 }
 
-// mkdirAllRecord is os.MkdirAll that returns the directories it created,
-// innermost last.
-func mkdirAllRecord(dir string) ([]string, error) {
-	var missing []string
-	for d := dir; ; d = filepath.Dir(d) {
-		if _, err := os.Lstat(d); err == nil {
-			break
+// coveringPlanned reports whether path or one of its ancestors is planned.
+func coveringPlanned(planned map[string]bool, path string) bool {
+	for p := path; ; p = filepath.Dir(p) {
+		if planned[p] {
+			return true
 		}
-		missing = append([]string{d}, missing...)
-		if d == filepath.Dir(d) {
-			break
+		if p == filepath.Dir(p) {
+			return false
 		}
 	}
-	var made []string
-	for _, d := range missing {
-		if err := os.Mkdir(d, 0o755); err != nil {
-			if errors.Is(err, fs.ErrExist) {
-				continue // a concurrent run made it first
-			}
-			return made, err
-		}
-		made = append(made, d)
+}
+
+// outermostMissing returns the first component of path below root that
+// does not exist, or path itself when every component exists (a concurrent
+// run has just made it).
+func outermostMissing(root, path string) string {
+	rel, err := filepath.Rel(root, path)
+	if err != nil {
+		return path
 	}
-	return made, nil
+	dir := root
+	for _, c := range strings.Split(rel, string(filepath.Separator)) {
+		dir = filepath.Join(dir, c)
+		if _, err := os.Lstat(dir); err != nil {
+			return dir
+		}
+	}
+	return path
+}
+
+// mkdirRecord makes dir and returns it, or nothing when a concurrent run
+// made it first.
+func mkdirRecord(dir string) ([]string, error) {
+	if err := os.Mkdir(dir, 0o755); err != nil {
+		if errors.Is(err, fs.ErrExist) {
+			return nil, nil
+		}
+		return nil, err
+	}
+	return []string{dir}, nil
 }

@@ -172,3 +172,28 @@ func TestMountPlan(t *testing.T) {
 		t.Errorf("second plan: created %q, err %v", again, err)
 	}
 }
+
+// TestMountPlanMissingParent: without .git, its protected entries are held
+// by one empty .git, so no directory named config is left behind (which
+// would break a later `git init`) and nothing that exists turns read-only.
+func TestMountPlanMissingParent(t *testing.T) {
+	ws := t.TempDir()
+	p := &sandbox.Profile{
+		Write:   []string{ws, "/nonexistent-gatedexec-root"},
+		Protect: []string{filepath.Join(ws, ".git", "hooks"), filepath.Join(ws, ".git", "config"), "/nonexistent-gatedexec-root/x"},
+	}
+	ops, created, err := mountPlan(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dotgit := filepath.Join(ws, ".git")
+	if want := []mountOp{{mountReadOnly, dotgit}}; !slices.Equal(ops, want) {
+		t.Errorf("mountPlan = %+v, want %+v", ops, want)
+	}
+	if !slices.Equal(created, []string{dotgit}) {
+		t.Errorf("placeholders = %q, want just %s", created, dotgit)
+	}
+	if entries, err := os.ReadDir(dotgit); err != nil || len(entries) != 0 {
+		t.Errorf(".git holds %v (%v), want an empty directory", entries, err)
+	}
+}
