@@ -40,17 +40,20 @@ func newSandboxCmd() *cobra.Command {
 			if err != nil {
 				return withCode(exitUsage, err)
 			}
-			l, err := newProfileLoader(pl)
+			cfg, dirs, err := layers(pl, "")
 			if err != nil {
 				return err
 			}
-			p, err := l.Resolve(profile)
+			p, err := profileLoader(pl, cfg).Resolve(profile)
 			if err != nil {
 				return profileError(err)
 			}
 			if timeout > 0 {
 				p.Limits.Timeout = timeout
 			}
+			// No rules are read here, but the command must not be able to
+			// write the ones a later run reads.
+			p = sandbox.WithControl(p, controlPaths(dirs))
 			res, err := hostRunner().Run(context.Background(), &sandbox.Command{
 				Argv: args, Dir: pl.Cwd, Env: os.Environ(),
 				Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr,
