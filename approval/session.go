@@ -9,6 +9,8 @@ import (
 	"slices"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/gatedexec/gatedexec/internal/atomicfile"
 )
 
 // ErrDangerous is returned by Session.Add for a request the
@@ -183,23 +185,8 @@ func (s *Session) write(sf *sessionFile) error {
 	if err != nil {
 		return err
 	}
-	tmp, err := os.CreateTemp(filepath.Dir(s.path), "."+s.id+".*.tmp")
-	if err != nil {
+	if err := atomicfile.Write(s.path, append(data, '\n'), true); err != nil {
 		return fmt.Errorf("session store: %w", err)
-	}
-	defer os.Remove(tmp.Name())
-	_, err = tmp.Write(append(data, '\n'))
-	if err == nil {
-		err = tmp.Sync()
-	}
-	if cerr := tmp.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(tmp.Name(), s.path)
-	}
-	if err != nil {
-		return fmt.Errorf("session store: writing %s: %w", s.path, err)
 	}
 	return nil
 }

@@ -4,6 +4,8 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+
+	"github.com/gatedexec/gatedexec/internal/atomicfile"
 )
 
 // maxCacheEntry bounds the size of a cache entry read or written. An entry
@@ -84,18 +86,6 @@ func (c *cacheEntry) store(p *Policy) {
 	if err := os.MkdirAll(c.dir, 0o700); err != nil || !c.dirIsPrivate() {
 		return
 	}
-	tmp, err := os.CreateTemp(c.dir, ".tmp-*")
-	if err != nil {
-		return
-	}
-	_, err = tmp.Write(entry)
-	if cerr := tmp.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(tmp.Name(), c.path)
-	}
-	if err != nil {
-		os.Remove(tmp.Name())
-	}
+	// A failed write leaves no entry, and a cache is no reason to fail.
+	_ = atomicfile.Write(c.path, entry, false)
 }

@@ -1,14 +1,15 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"os"
-	"path/filepath"
 	"time"
 
 	"github.com/spf13/cobra"
 
+	"github.com/gatedexec/gatedexec/internal/atomicfile"
 	"github.com/gatedexec/gatedexec/sandbox"
 )
 
@@ -100,22 +101,12 @@ func newSandboxCmd() *cobra.Command {
 // writeFileAtomic writes v as JSON to a temporary file beside path and
 // renames it over path, so readers never see a partial result.
 func writeFileAtomic(path string, v any) error {
-	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-")
-	if err != nil {
+	var buf bytes.Buffer
+	if err := writeJSON(&buf, v); err != nil {
+		return fmt.Errorf("result file %s: %w", path, err)
+	}
+	if err := atomicfile.Write(path, buf.Bytes(), false); err != nil {
 		return fmt.Errorf("result file: %w", err)
-	}
-	if err := writeJSON(f, v); err != nil {
-		f.Close()
-		os.Remove(f.Name())
-		return fmt.Errorf("result file %s: %w", path, err)
-	}
-	if err := f.Close(); err != nil {
-		os.Remove(f.Name())
-		return fmt.Errorf("result file %s: %w", path, err)
-	}
-	if err := os.Rename(f.Name(), path); err != nil {
-		os.Remove(f.Name())
-		return fmt.Errorf("result file %s: %w", path, err)
 	}
 	return nil
 }
