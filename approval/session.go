@@ -11,6 +11,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/gatedexec/gatedexec/internal/atomicfile"
+	"github.com/gatedexec/gatedexec/internal/lazyregexp"
 )
 
 // ErrDangerous is returned by Session.Add for a request the
@@ -18,7 +19,7 @@ import (
 var ErrDangerous = errors.New("a dangerous command cannot be approved for a session")
 
 // validSessionID is the session id syntax: one file name, never a path.
-var validSessionID = lazyRegexp(`^[A-Za-z0-9._-]{1,128}$`)
+var validSessionID = lazyregexp.New(`^[A-Za-z0-9._-]{1,128}$`)
 
 // DefaultSessionDir returns $XDG_STATE_HOME/gatedexec/sessions, with
 // XDG_STATE_HOME defaulting to ~/.local/state. getenv is os.Getenv or a

@@ -4,13 +4,13 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"regexp"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/BurntSushi/toml"
+
+	"github.com/gatedexec/gatedexec/internal/lazyregexp"
 )
 
 // maxFileSize bounds a profile file; a larger one is an error, not a hang.
@@ -103,9 +103,7 @@ func (f *File) unknownError(k toml.Key) *Error {
 }
 
 // typeErrorLine matches the library's message for a value of the wrong type.
-var typeErrorLine = sync.OnceValue(func() *regexp.Regexp {
-	return regexp.MustCompile(`^toml: line (\d+) \(last key "([^"]*)"\): (.*)$`)
-})
+var typeErrorLine = lazyregexp.New(`^toml: line (\d+) \(last key "([^"]*)"\): (.*)$`)
 
 // decodeError turns a toml error into an *Error with a line number.
 func decodeError(name string, src []byte, err error) error {
@@ -133,9 +131,7 @@ func decodeError(name string, src []byte, err error) error {
 // tableHeader matches a [table] or [[array of tables]] line. It is
 // compiled on first use: only error messages need it, and every gatedexec
 // start would pay for compiling it at init.
-var tableHeader = sync.OnceValue(func() *regexp.Regexp {
-	return regexp.MustCompile(`^\s*\[\[?\s*([A-Za-z0-9_.\s"'-]+?)\s*\]`)
-})
+var tableHeader = lazyregexp.New(`^\s*\[\[?\s*([A-Za-z0-9_.\s"'-]+?)\s*\]`)
 
 // keyLine returns the 1-based line where key is assigned or opened as a
 // table, or 1 when it cannot be found; the TOML library does not expose key

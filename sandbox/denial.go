@@ -4,6 +4,8 @@ import (
 	"path/filepath"
 	"strings"
 	"syscall"
+
+	"github.com/gatedexec/gatedexec/internal/lazyregexp"
 )
 
 // Denial kinds.
@@ -92,7 +94,7 @@ func (d *detector) add(x Denial) {
 // syscallRe matches errors naming a syscall the Linux seccomp filter
 // always denies with EPERM; the names are specific enough that the error
 // is the filter's, not the host's.
-var syscallRe = lazyRegexp(`(?i)\b(ptrace|process_vm_(?:readv|writev)|io_uring_\w+|bpf|perf_event_open|keyctl|add_key|request_key|userfaultfd|kexec_\w+|init_module|finit_module|delete_module|pivot_root|unshare|setns|umount2?)\b[^\n]*(operation not permitted|function not implemented)`)
+var syscallRe = lazyregexp.New(`(?i)\b(ptrace|process_vm_(?:readv|writev)|io_uring_\w+|bpf|perf_event_open|keyctl|add_key|request_key|userfaultfd|kexec_\w+|init_module|finit_module|delete_module|pivot_root|unshare|setns|umount2?)\b[^\n]*(operation not permitted|function not implemented)`)
 
 func (d *detector) syscallLine(l string) {
 	lower := strings.ToLower(l)
@@ -106,25 +108,25 @@ func (d *detector) syscallLine(l string) {
 
 // fsErrRe finds the errno texts the sandbox produces for file access:
 // EACCES (Landlock), EROFS (read-only bind mounts), EPERM (Seatbelt).
-var fsErrRe = lazyRegexp(`(?i)permission denied|read-only file system|operation not permitted|\bEACCES\b|\bEROFS\b|\bEPERM\b|\[Errno (?:1|13|30)\]`)
+var fsErrRe = lazyregexp.New(`(?i)permission denied|read-only file system|operation not permitted|\bEACCES\b|\bEROFS\b|\bEPERM\b|\[Errno (?:1|13|30)\]`)
 
 // enoentRe matches "not found" errors, evidence only for hidden paths,
 // which appear empty under the Linux backend.
-var enoentRe = lazyRegexp(`(?i)no such file or directory|\bENOENT\b|\[Errno 2\]`)
+var enoentRe = lazyregexp.New(`(?i)no such file or directory|\bENOENT\b|\[Errno 2\]`)
 
 // readVerbRe marks a message as about reading; writeVerbRe as about writing.
 var (
-	readVerbRe  = lazyRegexp(`(?i)^(?:cat|head|tail|less|more|grep|egrep|rg|ls|find|du|wc|sort|diff|cmp|file|stat|readlink|md5sum|sha\w*sum|source|tar|zip|unzip -l): |cannot open .* for reading|cannot access|cannot read|cannot stat|cannot open directory|opendir|\bscandir\b|\blstat\b|\bstat\b|failed to read|could not read|unable to read|\bread\b`)
-	writeVerbRe = lazyRegexp(`(?i)read-only file system|\bEROFS\b|\[Errno 30\]|cannot touch|cannot create|cannot remove|cannot move|cannot overwrite|cannot make|unable to create|could not create|failed to create|could not lock|unable to write|could not write|failed to write|\bmkdir\b|\bwrite\b|\bcreat\w*|\brename\b|\bunlink\w*|\bremove\b|\bchmod\b|\bsymlink\b|\blink\b|\btruncate\b|\bopen\b.*\bw\b`)
+	readVerbRe  = lazyregexp.New(`(?i)^(?:cat|head|tail|less|more|grep|egrep|rg|ls|find|du|wc|sort|diff|cmp|file|stat|readlink|md5sum|sha\w*sum|source|tar|zip|unzip -l): |cannot open .* for reading|cannot access|cannot read|cannot stat|cannot open directory|opendir|\bscandir\b|\blstat\b|\bstat\b|failed to read|could not read|unable to read|\bread\b`)
+	writeVerbRe = lazyregexp.New(`(?i)read-only file system|\bEROFS\b|\[Errno 30\]|cannot touch|cannot create|cannot remove|cannot move|cannot overwrite|cannot make|unable to create|could not create|failed to create|could not lock|unable to write|could not write|failed to write|\bmkdir\b|\bwrite\b|\bcreat\w*|\brename\b|\bunlink\w*|\bremove\b|\bchmod\b|\bsymlink\b|\blink\b|\btruncate\b|\bopen\b.*\bw\b`)
 )
 
 // Candidate path shapes: quoted (ASCII, GNU's ‘’ and Rust's backticks),
 // the "prog: PATH: error" shape, and bare absolute paths.
 var (
-	quotedRe   = lazyRegexp("'([^'\\n]+)'|\"([^\"\\n]+)\"|‘([^’\\n]+)’|`([^`\\n]+)`")
-	colonRe    = lazyRegexp(`: (?i:permission denied|read-only file system|operation not permitted|no such file or directory)`)
-	absRe      = lazyRegexp(`(?:^|[\s(=])(/[^\s:'"(),;]+)`)
-	goOpPathRe = lazyRegexp(`\b(?:open|openat|mkdir|mkdirat|remove|rename|stat|lstat|chmod|chown|symlink|link|unlinkat|write|read|create|truncate) (\S+?)(?: (\S+?))?: `)
+	quotedRe   = lazyregexp.New("'([^'\\n]+)'|\"([^\"\\n]+)\"|‘([^’\\n]+)’|`([^`\\n]+)`")
+	colonRe    = lazyregexp.New(`: (?i:permission denied|read-only file system|operation not permitted|no such file or directory)`)
+	absRe      = lazyregexp.New(`(?:^|[\s(=])(/[^\s:'"(),;]+)`)
+	goOpPathRe = lazyregexp.New(`\b(?:open|openat|mkdir|mkdirat|remove|rename|stat|lstat|chmod|chown|symlink|link|unlinkat|write|read|create|truncate) (\S+?)(?: (\S+?))?: `)
 )
 
 // fsHints are substrings (lower case) one of which every fsErrRe or
@@ -257,10 +259,10 @@ func coveringRoot(path string, roots []string) string {
 
 // netRe matches resolver and connect errors of curl, wget, git, ssh, pip,
 // npm, Go, Python and Node when the network is unavailable.
-var netRe = lazyRegexp(`(?i)could not resolve (?:host|hostname|proxy)|temporary failure in name resolution|temporary failure resolving|name or service not known|nodename nor servname|unable to resolve host|network is unreachable|network unreachable|no route to host|failed to establish a new connection|newconnectionerror|getaddrinfo (?:ENOTFOUND|EAI_AGAIN)|\bEAI_AGAIN\b|code ENOTFOUND|couldn't connect to server|curl: \(7\)|dial tcp[^\n]*(?:operation not permitted|permission denied|no such host|server misbehaving)|lookup \S+[^\n]*(?:no such host|server misbehaving)|(?:socket|connect)(?:\(\))?(?: failed)?: (?:operation not permitted|permission denied)|address family not supported|\bENETUNREACH\b|\bEHOSTUNREACH\b`)
+var netRe = lazyregexp.New(`(?i)could not resolve (?:host|hostname|proxy)|temporary failure in name resolution|temporary failure resolving|name or service not known|nodename nor servname|unable to resolve host|network is unreachable|network unreachable|no route to host|failed to establish a new connection|newconnectionerror|getaddrinfo (?:ENOTFOUND|EAI_AGAIN)|\bEAI_AGAIN\b|code ENOTFOUND|couldn't connect to server|curl: \(7\)|dial tcp[^\n]*(?:operation not permitted|permission denied|no such host|server misbehaving)|lookup \S+[^\n]*(?:no such host|server misbehaving)|(?:socket|connect)(?:\(\))?(?: failed)?: (?:operation not permitted|permission denied)|address family not supported|\bENETUNREACH\b|\bEHOSTUNREACH\b`)
 
 // bindRe matches a refused bind or listen.
-var bindRe = lazyRegexp(`(?i)(?:bind|listen)(?:\(\))?(?: tcp[^\n]*)?: (?:operation not permitted|permission denied)|listen EACCES|listen EPERM`)
+var bindRe = lazyregexp.New(`(?i)(?:bind|listen)(?:\(\))?(?: tcp[^\n]*)?: (?:operation not permitted|permission denied)|listen EACCES|listen EPERM`)
 
 // netHints are substrings (lower case) one of which every netRe or
 // bindRe match contains; they spare the big regexps most lines.

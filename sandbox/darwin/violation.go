@@ -1,11 +1,10 @@
 package darwin
 
 import (
-	"regexp"
 	"strconv"
 	"strings"
-	"sync"
 
+	"github.com/gatedexec/gatedexec/internal/lazyregexp"
 	"github.com/gatedexec/gatedexec/sandbox"
 )
 
@@ -20,9 +19,7 @@ type Violation struct {
 
 // violationRe matches the report wherever it sits in a log line (log
 // stream prefixes timestamps and "kernel: (Sandbox)").
-var violationRe = sync.OnceValue(func() *regexp.Regexp {
-	return regexp.MustCompile(`Sandbox: (.+?)\((\d+)\) deny\(\d+\) ([a-z0-9*-]+)(?: (.*))?$`)
-})
+var violationRe = lazyregexp.New(`Sandbox: (.+?)\((\d+)\) deny\(\d+\) ([a-z0-9*-]+)(?: (.*))?$`)
 
 // ParseViolation parses one log line; ok is false when it is not a report.
 func ParseViolation(line string) (v Violation, ok bool) {
