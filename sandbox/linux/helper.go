@@ -30,8 +30,12 @@ const (
 	helperFail = C.GX_HELPER_FAIL
 )
 
-// reportNamespaces is the helper's report tag for namespace set-up failures.
-const reportNamespaces = C.GX_REPORT_NS
+// The helper's report tags (helper_linux.h).
+const (
+	reportNamespaces = C.GX_REPORT_NS
+	reportNotFound   = C.GX_REPORT_NOTFOUND
+	reportCannotExec = C.GX_REPORT_CANNOTEXEC
+)
 
 // helperSpec is everything the helper does, prepared by the runner so the
 // helper parses nothing but this. encode gives its wire format.

@@ -417,9 +417,9 @@ static void run_helper(void) {
 	execve(s.path, s.argv, s.envp);
 	int e = errno;
 	if (e == ENOENT || e == ENOTDIR) {
-		fail(127, "notfound", "%s", strerror(e));
+		fail(127, GX_REPORT_NOTFOUND, "%s", strerror(e));
 	}
-	fail(126, "cannotexec", "%s", strerror(e));
+	fail(126, GX_REPORT_CANNOTEXEC, "%s", strerror(e));
 }
 
 // is_helper reports whether this process was started as the helper. glibc

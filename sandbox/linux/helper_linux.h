@@ -22,6 +22,8 @@
 // may run again without them.
 #define GX_REPORT_SETUP "setup"
 #define GX_REPORT_NS "namespaces"
+#define GX_REPORT_NOTFOUND "notfound"     // execve: ENOENT or ENOTDIR (exit 127)
+#define GX_REPORT_CANNOTEXEC "cannotexec" // execve: any other error (exit 126)
 
 // The largest spec the helper reads.
 #define GX_MAX_SPEC (64 << 20)

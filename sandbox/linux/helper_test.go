@@ -59,8 +59,8 @@ func TestHelperSpec(t *testing.T) {
 		// a namespace one, which a best-effort profile may run without.
 		{"unshare fails", cat(magic, cmdRecs, record(tagUnshare, string(binary.LittleEndian.AppendUint32(nil, unix.CLONE_PARENT)))),
 			helperFail, reportNamespaces + " unshare: Invalid argument", ""},
-		{"not found", cat(magic, record(tagPath, "/no/such/program"), record(tagArg, "x")), 127, "notfound ", ""},
-		{"cannot exec", cat(magic, record(tagPath, "/etc/hostname"), record(tagArg, "x")), 126, "cannotexec ", ""},
+		{"not found", cat(magic, record(tagPath, "/no/such/program"), record(tagArg, "x")), 127, reportNotFound + " ", ""},
+		{"cannot exec", cat(magic, record(tagPath, "/etc/hostname"), record(tagArg, "x")), 126, reportCannotExec + " ", ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -273,9 +273,9 @@ loop:
 	rep, _ := io.ReadAll(repR)
 	if hr, ok := parseReport(rep); ok {
 		switch hr.tag {
-		case "notfound":
+		case reportNotFound:
 			return res, fmt.Errorf("%s: %s: %w", c.Argv[0], hr.msg, sandbox.ErrNotFound)
-		case "cannotexec":
+		case reportCannotExec:
 			return res, fmt.Errorf("%s: %s: %w", c.Argv[0], hr.msg, sandbox.ErrCannotExec)
 		case reportNamespaces:
 			return nil, fmt.Errorf("%w: %s", errNamespaces, hr.msg)
