@@ -11,6 +11,7 @@
 
 #define _GNU_SOURCE
 #include <errno.h>
+#include <setjmp.h>
 #include <fcntl.h>
 #include <net/if.h>
 #include <stdarg.h>
@@ -60,6 +61,23 @@ static void fail(int code, const char *tag, const char *fmt, ...) {
 }
 
 #define setup_fail(...) fail(GX_HELPER_FAIL, GX_REPORT_SETUP, __VA_ARGS__)
+
+// decode_jmp is set only while gx_spec_check decodes (in tests and fuzz
+// targets, in a Go process): a decoding error then returns there with its
+// message in decode_msg instead of ending the process.
+static jmp_buf *decode_jmp;
+static char decode_msg[256];
+
+static void decode_fail(const char *fmt, ...) {
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(decode_msg, sizeof decode_msg, fmt, ap);
+	va_end(ap);
+	if (decode_jmp != NULL) {
+		longjmp(*decode_jmp, 1);
+	}
+	setup_fail("decoding spec: %s", decode_msg);
+}
 #define ns_fail(...) fail(GX_HELPER_FAIL, GX_REPORT_NS, __VA_ARGS__)
 
 // read_all reads fd to EOF, refusing more than GX_MAX_SPEC bytes.
@@ -133,11 +151,11 @@ static uint64_t le64(const unsigned char *p) {
 // inside it would silently shorten a path or argument, so it is an error.
 static char *cstring(const unsigned char *p, uint32_t n) {
 	if (memchr(p, 0, n) != NULL) {
-		setup_fail("decoding spec: NUL byte in a string");
+		decode_fail("NUL byte in a string");
 	}
 	char *s = malloc((size_t)n + 1);
 	if (s == NULL) {
-		setup_fail("decoding spec: out of memory");
+		decode_fail("out of memory");
 	}
 	memcpy(s, p, n);
 	s[n] = 0;
@@ -148,7 +166,7 @@ static char *cstring(const unsigned char *p, uint32_t n) {
 static void *grow(void *arr, size_t count, size_t size) {
 	void *p = realloc(arr, (count + 1) * size);
 	if (p == NULL) {
-		setup_fail("decoding spec: out of memory");
+		decode_fail("out of memory");
 	}
 	return p;
 }
@@ -156,47 +174,58 @@ static void *grow(void *arr, size_t count, size_t size) {
 static void decode(const unsigned char *b, size_t len, struct spec *s) {
 	memset(s, 0, sizeof *s);
 	if (len < 4 || memcmp(b, GX_SPEC_MAGIC, 4) != 0) {
-		setup_fail("decoding spec: bad magic");
+		decode_fail("bad magic");
 	}
 	size_t off = 4;
 	while (off < len) {
 		if (len - off < 5) {
-			setup_fail("decoding spec: truncated record header at %zu", off);
+			decode_fail("truncated record header at %zu", off);
 		}
 		unsigned char tag = b[off];
 		uint32_t n = le32(b + off + 1);
 		off += 5;
 		if (n > len - off) {
-			setup_fail("decoding spec: record %c of %u bytes overruns the spec", tag, n);
+			decode_fail("record %c of %u bytes overruns the spec", tag, n);
 		}
 		const unsigned char *p = b + off;
 		off += n;
 		switch (tag) {
+		// Every pointer is stored only once it is valid, so that a
+		// decoding error part-way leaves a spec free_spec can release.
 		case GX_TAG_PATH:
-			s->path = cstring(p, n);
+		case GX_TAG_DIR: {
+			char **dst = tag == GX_TAG_PATH ? &s->path : &s->dir;
+			if (*dst != NULL) {
+				decode_fail("duplicate record %c", tag);
+			}
+			*dst = cstring(p, n);
 			break;
-		case GX_TAG_DIR:
-			s->dir = cstring(p, n);
-			break;
-		case GX_TAG_ARG:
+		}
+		case GX_TAG_ARG: {
 			s->argv = grow(s->argv, s->argc, sizeof *s->argv);
-			s->argv[s->argc++] = cstring(p, n);
+			char *a = cstring(p, n);
+			s->argv[s->argc++] = a;
 			break;
-		case GX_TAG_ENV:
+		}
+		case GX_TAG_ENV: {
 			s->envp = grow(s->envp, s->envc, sizeof *s->envp);
-			s->envp[s->envc++] = cstring(p, n);
+			char *e = cstring(p, n);
+			s->envp[s->envc++] = e;
 			break;
-		case GX_TAG_MOUNT:
+		}
+		case GX_TAG_MOUNT: {
 			if (n < 2) {
-				setup_fail("decoding spec: short mount record");
+				decode_fail("short mount record");
 			}
 			s->mounts = grow(s->mounts, s->nmounts, sizeof *s->mounts);
+			char *path = cstring(p + 1, n - 1);
 			s->mounts[s->nmounts].kind = p[0];
-			s->mounts[s->nmounts++].path = cstring(p + 1, n - 1);
+			s->mounts[s->nmounts++].path = path;
 			break;
+		}
 		case GX_TAG_PARENT_MNTNS:
 			if (n != 8) {
-				setup_fail("decoding spec: bad mount namespace record");
+				decode_fail("bad mount namespace record");
 			}
 			s->parent_mntns = le64(p);
 			break;
@@ -205,7 +234,7 @@ static void decode(const unsigned char *b, size_t len, struct spec *s) {
 			break;
 		case GX_TAG_RLIMIT:
 			if (n != 12) {
-				setup_fail("decoding spec: bad rlimit record");
+				decode_fail("bad rlimit record");
 			}
 			s->rlimits = grow(s->rlimits, s->nrlimits, sizeof *s->rlimits);
 			s->rlimits[s->nrlimits].resource = le32(p);
@@ -213,24 +242,27 @@ static void decode(const unsigned char *b, size_t len, struct spec *s) {
 			break;
 		case GX_TAG_LANDLOCK:
 			if (n != 4) {
-				setup_fail("decoding spec: bad landlock record");
+				decode_fail("bad landlock record");
 			}
 			s->landlock = 1;
 			s->landlock_flags = le32(p);
 			break;
 		case GX_TAG_UNSHARE:
 			if (n != 4) {
-				setup_fail("decoding spec: bad unshare record");
+				decode_fail("bad unshare record");
 			}
 			s->unshare_flags = le32(p);
 			break;
 		case GX_TAG_BPF:
 			if (n == 0 || n % sizeof(struct sock_filter) != 0 || n / sizeof(struct sock_filter) > BPF_MAXINSNS) {
-				setup_fail("decoding spec: seccomp program of %u bytes", n);
+				decode_fail("seccomp program of %u bytes", n);
+			}
+			if (s->bpf != NULL) {
+				decode_fail("duplicate record %c", tag);
 			}
 			s->bpf = malloc(n);
 			if (s->bpf == NULL) {
-				setup_fail("decoding spec: out of memory");
+				decode_fail("out of memory");
 			}
 			memcpy(s->bpf, p, n);
 			s->bpf_len = n;
@@ -238,16 +270,53 @@ static void decode(const unsigned char *b, size_t len, struct spec *s) {
 		default:
 			// An unknown record is a runner/helper mismatch: refuse
 			// rather than run with part of the plan.
-			setup_fail("decoding spec: unknown record %c", tag);
+			decode_fail("unknown record %c", tag);
 		}
 	}
 	if (s->path == NULL || s->argc == 0) {
-		setup_fail("decoding spec: no command");
+		decode_fail("no command");
 	}
 	s->argv = grow(s->argv, s->argc, sizeof *s->argv);
 	s->argv[s->argc] = NULL;
 	s->envp = grow(s->envp, s->envc, sizeof *s->envp);
 	s->envp[s->envc] = NULL;
+}
+
+static void free_spec(struct spec *s) {
+	free(s->path);
+	free(s->dir);
+	for (size_t i = 0; i < s->argc; i++) {
+		free(s->argv[i]);
+	}
+	free(s->argv);
+	for (size_t i = 0; i < s->envc; i++) {
+		free(s->envp[i]);
+	}
+	free(s->envp);
+	for (size_t i = 0; i < s->nmounts; i++) {
+		free(s->mounts[i].path);
+	}
+	free(s->mounts);
+	free(s->rlimits);
+	free(s->bpf);
+	memset(s, 0, sizeof *s);
+}
+
+const char *gx_spec_check(const unsigned char *b, size_t len, size_t *argc) {
+	jmp_buf env;
+	static struct spec s;
+	memset(&s, 0, sizeof s);
+	decode_jmp = &env;
+	if (setjmp(env) != 0) {
+		decode_jmp = NULL;
+		free_spec(&s);
+		return decode_msg;
+	}
+	decode(b, len, &s);
+	decode_jmp = NULL;
+	*argc = s.argc;
+	free_spec(&s);
+	return NULL;
 }
 
 static uint64_t mntns_inode(void) {

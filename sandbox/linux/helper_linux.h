@@ -49,4 +49,10 @@
 #define GX_MOUNT_EMPTYDIR 3 // an empty read-only tmpfs over a directory
 #define GX_MOUNT_NULLFILE 4 // /dev/null, read-only, over a file
 
+// gx_spec_check decodes a spec without applying it and returns NULL, with
+// the command's argument count in *argc, or the decoding error. For tests
+// and fuzz targets only; not safe for concurrent use.
+#include <stddef.h>
+const char *gx_spec_check(const unsigned char *b, size_t len, size_t *argc);
+
 #endif

@@ -78,6 +78,15 @@ func TestHelperSpec(t *testing.T) {
 			if tt.report == "" && report != "" || !strings.HasPrefix(report, tt.report) {
 				t.Errorf("report %q, want prefix %q", report, tt.report)
 			}
+			// The decoder alone, in-process, agrees with the helper.
+			_, derr := checkSpec(tt.spec)
+			if want, ok := strings.CutPrefix(tt.report, "setup decoding spec: "); ok {
+				if derr == nil || !strings.HasPrefix(derr.Error(), want) {
+					t.Errorf("checkSpec = %v, want prefix %q", derr, want)
+				}
+			} else if derr != nil {
+				t.Errorf("checkSpec = %v, want the spec to decode", derr)
+			}
 			if string(stdout) != tt.stdout {
 				t.Errorf("stdout %q, want %q", stdout, tt.stdout)
 			}
@@ -105,4 +114,30 @@ func TestHelperSpecEncodeRejectsNUL(t *testing.T) {
 			t.Errorf("encode(%+v) = %v, want a NUL error", s, err)
 		}
 	}
+}
+
+// FuzzHelperSpec feeds the C decoder arbitrary specs (it must report an
+// error or decode, never crash) and round-trips specs built from the
+// inputs through encode.
+func FuzzHelperSpec(f *testing.F) {
+	good, _ := (&helperSpec{Path: "/bin/true", Argv: []string{"true", "x"}, Env: []string{"A=1"}, Dir: "/tmp",
+		Mounts: []mountOp{{Kind: mountPin, Path: "/tmp"}}, Rlimits: []rlimit{{Resource: 7, Value: 64}},
+		Landlock: true, Unshare: 1, BPF: make([]byte, 16)}).encode()
+	f.Add(good, "arg")
+	f.Add([]byte("GXH1"), "")
+	f.Add([]byte("GXH1p\x01\x00\x00\x00/a\x00\x00\x00\x00"), "a\x00b")
+	f.Fuzz(func(t *testing.T, raw []byte, arg string) {
+		checkSpec(raw)
+		spec, err := (&helperSpec{Path: "/bin/true", Argv: []string{"true", arg}, Env: []string{arg}, Dir: arg}).encode()
+		if err != nil {
+			if !strings.Contains(arg, "\x00") {
+				t.Fatalf("encode without NUL failed: %v", err)
+			}
+			return
+		}
+		argc, err := checkSpec(spec)
+		if err != nil || argc != 2 {
+			t.Fatalf("round trip: argc %d, err %v", argc, err)
+		}
+	})
 }

@@ -1,0 +1,33 @@
+//go:build linux
+
+package linux
+
+// #include "helper_linux.h"
+import "C"
+
+import (
+	"errors"
+	"sync"
+	"unsafe"
+)
+
+// checkMu serialises checkSpec: the C decoder's error path is not
+// reentrant.
+var checkMu sync.Mutex
+
+// checkSpec runs the helper's own decoder on spec without applying
+// anything, so tests and fuzz targets can exercise it in-process. It
+// returns the decoded argument count, or the error the helper would report.
+func checkSpec(spec []byte) (int, error) {
+	checkMu.Lock()
+	defer checkMu.Unlock()
+	var p *C.uchar
+	if len(spec) > 0 {
+		p = (*C.uchar)(unsafe.Pointer(&spec[0]))
+	}
+	var argc C.size_t
+	if msg := C.gx_spec_check(p, C.size_t(len(spec)), &argc); msg != nil {
+		return 0, errors.New(C.GoString(msg))
+	}
+	return int(argc), nil
+}
