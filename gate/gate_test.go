@@ -1,0 +1,206 @@
+package gate
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"slices"
+	"testing"
+
+	"github.com/gatedexec/gatedexec/approval"
+	"github.com/gatedexec/gatedexec/execpolicy"
+	"github.com/gatedexec/gatedexec/sandbox"
+)
+
+// fakeRunner records what it was asked to run and answers from results.
+type fakeRunner struct {
+	results  []*sandbox.Result
+	profiles []*sandbox.Profile
+}
+
+func (f *fakeRunner) Run(_ context.Context, c *sandbox.Command) (*sandbox.Result, error) {
+	f.profiles = append(f.profiles, c.Profile)
+	if len(f.results) == 0 {
+		return &sandbox.Result{Layers: []string{"fake"}}, nil
+	}
+	r := f.results[0]
+	f.results = f.results[1:]
+	return r, nil
+}
+
+// fakeApprover answers every request with outcome and records the kinds.
+type fakeApprover struct {
+	outcome approval.Outcome
+	kinds   []approval.Kind
+	asked   []*approval.Request
+}
+
+func (a *fakeApprover) Approve(_ context.Context, r *approval.Request) (approval.Response, error) {
+	a.kinds = append(a.kinds, r.Kind)
+	a.asked = append(a.asked, r)
+	return approval.Response{ID: r.ID, Outcome: a.outcome}, nil
+}
+
+const testRules = `
+prefix_rule(pattern=["rm"], decision="forbidden")
+prefix_rule(pattern=["git", "push"], decision="prompt")
+prefix_rule(pattern=["make"], decision="allow", profile="read-only")
+prefix_rule(pattern=["touch"], decision="allow")
+`
+
+func newOptions(t *testing.T, argv ...string) (*Options, *fakeRunner, *fakeApprover, string) {
+	t.Helper()
+	pol, err := execpolicy.Loader{}.Load("test.rules", []byte(testRules))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ws := t.TempDir()
+	runner := &fakeRunner{}
+	approver := &fakeApprover{outcome: approval.Denied}
+	o := &Options{
+		Argv: argv, Cwd: ws, Workspace: ws, Policy: pol,
+		Approval: approval.OnRequest, Approver: approver, ApproverID: "exec",
+		Profile: func(name string) (*sandbox.Profile, error) {
+			if name == "missing" {
+				return nil, errors.New("no such profile")
+			}
+			return &sandbox.Profile{Name: name, ReadAll: true, Write: []string{ws}, Network: sandbox.NetworkOff}, nil
+		},
+		DefaultProfile: "workspace-write",
+		Runner:         runner,
+	}
+	return o, runner, approver, ws
+}
+
+func TestRunDecisions(t *testing.T) {
+	tests := []struct {
+		name     string
+		argv     []string
+		answer   approval.Outcome
+		ran      bool
+		profile  string
+		asked    int
+		decision string
+	}{
+		{"forbidden runs nothing and asks no one", []string{"rm", "-rf", "x"}, approval.Approved, false, "", 0, "forbidden"},
+		{"prompt denied", []string{"git", "push"}, approval.Denied, false, "", 1, "prompt"},
+		{"prompt approved", []string{"git", "push"}, approval.Approved, true, "workspace-write", 1, "prompt"},
+		{"allow runs in the rule's profile", []string{"make", "all"}, approval.Denied, true, "read-only", 0, "allow"},
+		{"allow runs in the default profile", []string{"touch", "f"}, approval.Denied, true, "workspace-write", 0, "allow"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			o, runner, approver, _ := newOptions(t, tt.argv...)
+			approver.outcome = tt.answer
+			res, err := Run(context.Background(), o)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.Decision != tt.decision || res.Ran != tt.ran || len(approver.kinds) != tt.asked {
+				t.Fatalf("decision %s ran %v asked %d; want %s %v %d", res.Decision, res.Ran, len(approver.kinds), tt.decision, tt.ran, tt.asked)
+			}
+			if tt.ran != (len(runner.profiles) == 1) {
+				t.Fatalf("runner called %d times", len(runner.profiles))
+			}
+			if tt.ran && runner.profiles[0].Name != tt.profile {
+				t.Errorf("profile %s, want %s", runner.profiles[0].Name, tt.profile)
+			}
+			if !tt.ran && res.ExitCode != -1 {
+				t.Errorf("exit code %d for a command that did not run, want -1", res.ExitCode)
+			}
+		})
+	}
+}
+
+func TestRunBadProfileIsConfigError(t *testing.T) {
+	o, runner, _, _ := newOptions(t, "touch", "f")
+	o.DefaultProfile = "missing"
+	if _, err := Run(context.Background(), o); !errors.Is(err, ErrConfig) {
+		t.Fatalf("err = %v, want ErrConfig", err)
+	}
+	if len(runner.profiles) != 0 {
+		t.Fatal("the command ran without a profile")
+	}
+}
+
+func TestRunProtectsControlPaths(t *testing.T) {
+	o, runner, _, ws := newOptions(t, "touch", "f")
+	rules := filepath.Join(ws, "home", ".config", "gatedexec")
+	o.Control = []string{rules, "/etc/gatedexec"}
+	if _, err := Run(context.Background(), o); err != nil {
+		t.Fatal(err)
+	}
+	if p := runner.profiles[0]; !slices.Contains(p.Protect, rules) || slices.Contains(p.Protect, "/etc/gatedexec") {
+		t.Errorf("Protect = %q; want %s (inside the workspace) and not /etc/gatedexec", p.Protect, rules)
+	}
+}
+
+func TestRunAuditFailureRunsNothing(t *testing.T) {
+	o, runner, _, ws := newOptions(t, "touch", "f")
+	log, err := approval.OpenLog(filepath.Join(ws, "audit.jsonl"), false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	log.Close() // every write now fails
+	o.Audit = log
+	if _, err := Run(context.Background(), o); !errors.Is(err, ErrAudit) {
+		t.Fatalf("err = %v, want ErrAudit", err)
+	}
+	if len(runner.profiles) != 0 {
+		t.Fatal("the command ran unaudited")
+	}
+}
+
+func TestRunEscalation(t *testing.T) {
+	outside := filepath.Join(t.TempDir(), "out")
+	if err := os.Mkdir(outside, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	denied := &sandbox.Result{ExitCode: 1, Layers: []string{"landlock-v7"},
+		StderrTail: []byte("touch: cannot touch '" + outside + "/f': Permission denied\n")}
+	tests := []struct {
+		name      string
+		policy    approval.Policy
+		answer    approval.Outcome
+		runs      int
+		escalated bool
+	}{
+		{"on-failure, approved", approval.OnFailure, approval.Approved, 2, true},
+		{"on-failure, refused", approval.OnFailure, approval.Denied, 1, false},
+		{"on-request only reports", approval.OnRequest, approval.Approved, 1, false},
+		{"never only reports", approval.Never, approval.Approved, 1, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			o, runner, approver, _ := newOptions(t, "touch", filepath.Join(outside, "f"))
+			o.Approval, approver.outcome = tt.policy, tt.answer
+			runner.results = []*sandbox.Result{denied}
+			res, err := Run(context.Background(), o)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(runner.profiles) != tt.runs || res.Escalated != tt.escalated {
+				t.Fatalf("runs %d escalated %v; want %d %v", len(runner.profiles), res.Escalated, tt.runs, tt.escalated)
+			}
+			if tt.policy == approval.OnFailure {
+				if len(approver.asked) != 1 || approver.asked[0].Kind != approval.KindEscalation ||
+					approver.asked[0].Escalation != "write access to "+outside {
+					t.Fatalf("approver asked %+v, want one escalation for write access to %s", approver.asked, outside)
+				}
+			} else if len(approver.asked) != 0 {
+				t.Fatalf("approver asked %d times under %s", len(approver.asked), tt.policy)
+			}
+			if tt.escalated {
+				if !slices.Contains(runner.profiles[1].Write, outside) || slices.Contains(runner.profiles[0].Write, outside) {
+					t.Errorf("writes: first %q, re-run %q; want %s only in the re-run", runner.profiles[0].Write, runner.profiles[1].Write, outside)
+				}
+				if res.ExitCode != 0 || len(res.Denials) != 0 {
+					t.Errorf("after the re-run: exit %d denials %v", res.ExitCode, res.Denials)
+				}
+			} else if len(res.Denials) != 1 || res.Denials[0].Path != filepath.Join(outside, "f") {
+				t.Errorf("denials %+v, want the write to %s/f", res.Denials, outside)
+			}
+		})
+	}
+}
