@@ -405,8 +405,9 @@ static void write_file(const char *path, const char *text) {
 // the helper holds them until then, which the mounts need. The helper is
 // single-threaded here, as unshare(CLONE_NEWUSER) requires.
 static void enter_namespaces(uint32_t flags) {
-	uid_t uid = getuid();
-	gid_t gid = getgid();
+	// The kernel lets an unprivileged process map only its effective ids.
+	uid_t uid = geteuid();
+	gid_t gid = getegid();
 	if (unshare((int)flags) != 0) {
 		ns_fail("unshare: %s", strerror(errno));
 	}
