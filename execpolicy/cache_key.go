@@ -54,6 +54,9 @@ func (l Loader) limits(k *keyHasher) {
 	k.uint(uint64(l.maxFileSize()))
 	k.uint(l.maxSteps())
 	k.uint(uint64(l.maxEntries()))
+	if l.Restricted {
+		k.string("restricted")
+	}
 }
 
 // cacheKeys returns the two keys of loading files whose contents are

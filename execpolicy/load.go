@@ -35,7 +35,7 @@ const (
 //
 // Starlark offers no allocation limit, so the step limit and the file size
 // bound time, not memory: a file can still build large strings in few
-// steps. That ends the process rather than letting a command run.
+// steps. Restricted closes that for files the user did not write.
 type Loader struct {
 	// HomeDir expands "~/" in host_executable paths.
 	HomeDir string
@@ -50,6 +50,11 @@ type Loader struct {
 	// cache. The directory must belong to the effective user and not be
 	// writable by others, or the cache is not used.
 	CacheDir string
+	// Restricted accepts only the literal subset of the language
+	// (checkRestricted), in which memory stays proportional to the file's
+	// size. It is meant for files that arrive with a repository, which
+	// could otherwise exhaust memory in a few Starlark steps.
+	Restricted bool
 	// CacheBuild identifies the build of the program, so that an entry
 	// compiled by another build is never used; see BuildIdentity. Empty
 	// means no cache.
@@ -216,6 +221,11 @@ func (l Loader) loadInto(p *Policy, name string, src []byte) error {
 		maxEntries: l.maxEntries(),
 	}
 	predeclared := b.builtins()
+	if l.Restricted {
+		if err := checkRestricted(f, predeclared.Has); err != nil {
+			return asLoadError(name, err, nil)
+		}
+	}
 	prog, err := starlark.FileProgram(f, predeclared.Has)
 	if err != nil {
 		return asLoadError(name, err, b.callStarts)

@@ -45,7 +45,11 @@ func layeredPolicy(cfg *config.Config, f *rulesFlags) (*execpolicy.Policy, error
 	}
 	p := execpolicy.NewPolicy()
 	for _, src := range cfg.Rules {
-		lp, err := loader.LoadFiles(src.Path)
+		l := loader
+		// An untrusted layer arrived with the repository: its files get
+		// the literal subset, so that they cannot exhaust memory.
+		l.Restricted = !src.AllowRules
+		lp, err := l.LoadFiles(src.Path)
 		if err != nil {
 			return nil, withCode(exitConfig, err)
 		}
