@@ -24,25 +24,51 @@ func FuzzLoad(f *testing.F) {
 		"def f():\n    for i in range(1000000000):\n        pass\nf()",
 		"load(\"x\", \"y\")",
 		"\x00\xff\xfe",
+		"CMDS = [\"git\"]\nprefix_rule(pattern=CMDS + [\"x\"], decision=\"prompt\")",
+		"x = \"a\" * 3\nprefix_rule(pattern=[x], justification=\"j\" + \"k\")",
 	} {
 		f.Add(seed)
 	}
+	argvs := [][]string{{"git", "status"}, {"/usr/bin/git"}, {"a", "x"}, {""}}
 	f.Fuzz(func(t *testing.T, src string) {
-		p, err := Loader{HomeDir: "/home/u", MaxSteps: 100_000, MaxEntries: 10_000}.Load("f.rules", []byte(src))
-		if err != nil {
-			var le *LoadError
-			if !errors.As(err, &le) || le.File != "f.rules" || le.Line < 1 || le.Col < 1 {
-				t.Fatalf("error %v is not a positioned *LoadError", err)
-			}
+		l := Loader{HomeDir: "/home/u", MaxSteps: 100_000, MaxEntries: 10_000}
+		p, err := l.Load("f.rules", []byte(src))
+		checkLoadResult(t, p, err)
+		// The literal subset is a subset: what it accepts, the full
+		// language accepts with the same rules.
+		l.Restricted = true
+		rp, rerr := l.Load("f.rules", []byte(src))
+		checkLoadResult(t, rp, rerr)
+		if rerr == nil && err != nil {
+			t.Fatalf("restricted load accepted what the full language refused: %v", err)
+		}
+		for _, argv := range argvs {
+			opts := MatchOptions{ResolveHostExecutables: true}
 			if p != nil {
-				t.Fatalf("policy returned with error %v", err)
+				got := string(CodexJSON(p.MatchArgv(argv, opts), true))
+				if rp != nil && string(CodexJSON(rp.MatchArgv(argv, opts), true)) != got {
+					t.Fatalf("restricted and full loads match %q differently", argv)
+				}
 			}
-			return
 		}
-		for _, argv := range [][]string{{"git", "status"}, {"/usr/bin/git"}, {"a", "x"}, {""}} {
-			ms := p.MatchArgv(argv, MatchOptions{ResolveHostExecutables: true})
-			_ = CodexJSON(ms, true)
+		if p != nil {
+			_ = p.Digest()
 		}
-		_ = p.Digest()
 	})
+}
+
+// checkLoadResult asserts that a failed load is a positioned *LoadError
+// with no policy.
+func checkLoadResult(t *testing.T, p *Policy, err error) {
+	t.Helper()
+	if err == nil {
+		return
+	}
+	var le *LoadError
+	if !errors.As(err, &le) || le.File != "f.rules" || le.Line < 1 || le.Col < 1 {
+		t.Fatalf("error %v is not a positioned *LoadError", err)
+	}
+	if p != nil {
+		t.Fatalf("policy returned with error %v", err)
+	}
 }
