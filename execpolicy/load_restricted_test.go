@@ -2,6 +2,9 @@ package execpolicy
 
 import (
 	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -63,5 +66,46 @@ func TestUnrestrictedLoadKeepsFullLanguage(t *testing.T) {
 	}
 	if _, err := (Loader{Restricted: true}).Load("u.rules", []byte(src)); err == nil {
 		t.Fatal("the restricted loader accepted def and a comprehension")
+	}
+}
+
+func TestRestrictedSizeLimits(t *testing.T) {
+	dir := t.TempDir()
+	line := "prefix_rule(pattern=[\"ls\"], decision=\"prompt\")\n"
+	big := strings.Repeat(line, MaxRestrictedBytes/len(line)+1)
+	write := func(name, src string) string {
+		t.Helper()
+		path := filepath.Join(dir, name)
+		if err := os.WriteFile(path, []byte(src), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return path
+	}
+	one := write("one.rules", big)
+	if _, err := (Loader{}).LoadFiles(one); err != nil {
+		t.Fatalf("a trusted load of %d bytes failed: %v", len(big), err)
+	}
+	if _, err := (Loader{Restricted: true}).LoadFiles(one); err == nil || !strings.Contains(err.Error(), "one.rules:1:1: rules file larger than") {
+		t.Fatalf("restricted load of one big file: %v", err)
+	}
+	// Together, not each: two files of half the limit and a bit more.
+	half := strings.Repeat(line, MaxRestrictedBytes/len(line)/2+1)
+	sub := filepath.Join(dir, "layer")
+	os.Mkdir(sub, 0o755)
+	os.WriteFile(filepath.Join(sub, "a.rules"), []byte(half), 0o644)
+	os.WriteFile(filepath.Join(sub, "b.rules"), []byte(half), 0o644)
+	if _, err := (Loader{Restricted: true}).LoadFiles(sub); err == nil || !strings.Contains(err.Error(), "b.rules:1:1: untrusted rules larger than") {
+		t.Fatalf("restricted load of two halves: %v", err)
+	}
+	many := filepath.Join(dir, "many")
+	os.Mkdir(many, 0o755)
+	for i := 0; i <= MaxRestrictedFiles; i++ {
+		os.WriteFile(filepath.Join(many, fmt.Sprintf("%04d.rules", i)), []byte(line), 0o644)
+	}
+	if _, err := (Loader{Restricted: true}).LoadFiles(many); err == nil || !strings.Contains(err.Error(), "more than 256 rules files") {
+		t.Fatalf("restricted load of %d files: %v", MaxRestrictedFiles+1, err)
+	}
+	if _, err := (Loader{}).LoadFiles(many); err != nil {
+		t.Fatalf("trusted load of many files: %v", err)
 	}
 }
