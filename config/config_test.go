@@ -170,3 +170,38 @@ func TestDefaultDirs(t *testing.T) {
 		t.Fatalf("%+v", d)
 	}
 }
+
+// A trusted layer whose rules directory is a symlink must lose its trust
+// when a file behind the link changes: the loaders follow the link, so the
+// digest has to as well.
+func TestDigestFollowsSymlinkedDirs(t *testing.T) {
+	root := t.TempDir()
+	layer, behind := filepath.Join(root, "ws", ".gatedexec"), filepath.Join(root, "ws", "shared-rules")
+	write(t, filepath.Join(behind, "a.rules"), "prefix_rule(pattern=[\"ls\"], decision=\"allow\")\n")
+	if err := os.MkdirAll(layer, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("../shared-rules", filepath.Join(layer, "rules")); err != nil {
+		t.Fatal(err)
+	}
+	before, err := Digest(layer)
+	if err != nil {
+		t.Fatal(err)
+	}
+	write(t, filepath.Join(behind, "b.rules"), "prefix_rule(pattern=[\"curl\"], decision=\"allow\")\n")
+	after, err := Digest(layer)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if before == after {
+		t.Fatal("adding a file behind a symlinked directory left the digest unchanged")
+	}
+
+	// A link back up the tree is bounded, and an error, not a hang.
+	if err := os.Symlink("..", filepath.Join(behind, "loop")); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Digest(layer); err == nil {
+		t.Fatal("a symlink loop digested without error")
+	}
+}

@@ -127,7 +127,10 @@ func Digest(dir string) (string, error) {
 				continue
 			}
 			switch {
-			case st.IsDir() && e.Type()&fs.ModeSymlink == 0:
+			case st.IsDir():
+				// A linked directory is walked like any other: its files
+				// are what the loaders read. A link loop ends at
+				// maxDigestFiles, as an error.
 				fmt.Fprintf(h, "dir\x00")
 				if err := walk(r); err != nil {
 					return err
