@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"os/exec"
+	"strings"
 	"syscall"
 	"time"
 )
@@ -105,7 +106,7 @@ func (a *ExecApprover) run(ctx context.Context, r *Request) (Response, error) {
 func parseResponse(out []byte, id string) (Response, error) {
 	dec := json.NewDecoder(bytes.NewReader(out))
 	var resp Response
-	if err := dec.Decode(&resp); err != nil {
+	if err := decodeResponse(dec, &resp); err != nil {
 		return Response{}, fmt.Errorf("bad response JSON: %w", err)
 	}
 	if _, err := dec.Token(); err != io.EOF {
@@ -118,4 +119,47 @@ func parseResponse(out []byte, id string) (Response, error) {
 		return Response{}, fmt.Errorf("unknown outcome %q", resp.Outcome)
 	}
 	return resp, nil
+}
+
+// decodeResponse reads one response object from dec, taking each key only
+// as spelt and only once. Decoding into the struct would not: encoding/json
+// takes "OUTCOME" for "outcome" and lets a repeated key override an earlier
+// one, so {"outcome":"denied","Outcome":"approved"} would approve. Other
+// keys are ignored.
+func decodeResponse(dec *json.Decoder, resp *Response) error {
+	if tok, err := dec.Token(); err != nil {
+		return err
+	} else if tok != json.Delim('{') {
+		return errors.New("response is not an object")
+	}
+	fields := map[string]any{"id": &resp.ID, "outcome": &resp.Outcome, "reason": &resp.Reason}
+	seen := map[string]bool{}
+	for dec.More() {
+		tok, err := dec.Token()
+		if err != nil {
+			return err
+		}
+		key, ok := tok.(string)
+		if !ok {
+			return fmt.Errorf("object key %v is not a string", tok)
+		}
+		dst, known := fields[key]
+		for k := range fields {
+			if !known && strings.EqualFold(key, k) {
+				return fmt.Errorf("key %q is not spelt %q", key, k)
+			}
+		}
+		if seen[key] {
+			return fmt.Errorf("key %q given twice", key)
+		}
+		seen[key] = true
+		if !known {
+			dst = new(json.RawMessage)
+		}
+		if err := dec.Decode(dst); err != nil {
+			return err
+		}
+	}
+	_, err := dec.Token() // the closing brace
+	return err
 }

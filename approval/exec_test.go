@@ -116,3 +116,39 @@ func TestDenyAndDeferApprovers(t *testing.T) {
 		t.Errorf("defer: %+v, %v", resp, err)
 	}
 }
+
+// TestParseResponseKeys checks that a reply approves only when its keys
+// say so unambiguously: a repeated or differently spelt key denies.
+func TestParseResponseKeys(t *testing.T) {
+	const id = "0123456789abcdef0123456789abcdef"
+	tests := []struct {
+		name, out string
+		want      Outcome
+		errText   string
+	}{
+		{"plain", `{"id":"` + id + `","outcome":"approved","reason":"r"}`, Approved, ""},
+		{"extra-key", `{"id":"` + id + `","outcome":"approved","note":{"x":[1]}}`, Approved, ""},
+		{"repeated-outcome", `{"id":"` + id + `","outcome":"denied","outcome":"approved"}`, "", "given twice"},
+		{"repeated-id", `{"id":"x","id":"` + id + `","outcome":"approved"}`, "", "given twice"},
+		{"upper-outcome", `{"id":"` + id + `","outcome":"denied","OUTCOME":"approved"}`, "", "not spelt"},
+		{"upper-id", `{"ID":"` + id + `","outcome":"approved"}`, "", "not spelt"},
+		{"folded-key", `{"id":"` + id + `","outcome":"denied","rea\u017fon":"x"}`, "", "not spelt"},
+		{"array", `["` + id + `","approved"]`, "", "not an object"},
+		{"null", `null`, "", "not an object"},
+		{"missing-outcome", `{"id":"` + id + `"}`, "", "unknown outcome"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			resp, err := parseResponse([]byte(tc.out), id)
+			if tc.want != "" {
+				if err != nil || resp.Outcome != tc.want || resp.ID != id {
+					t.Fatalf("parseResponse(%s) = %+v, %v; want %s", tc.out, resp, err, tc.want)
+				}
+				return
+			}
+			if err == nil || !strings.Contains(err.Error(), tc.errText) {
+				t.Fatalf("parseResponse(%s) = %+v, %v; want an error mentioning %q", tc.out, resp, err, tc.errText)
+			}
+		})
+	}
+}
