@@ -3,12 +3,10 @@ package approval
 import (
 	"bufio"
 	"encoding/json"
-	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 )
@@ -79,24 +77,7 @@ func helperAuditWrite(path string, n int) error {
 func TestAuditConcurrentProcesses(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "audit.jsonl")
 	const procs = 200
-	var wg sync.WaitGroup
-	errs := make(chan error, procs)
-	sem := make(chan struct{}, 16)
-	for p := range procs {
-		wg.Go(func() {
-			sem <- struct{}{}
-			defer func() { <-sem }()
-			cmd := helperCmd("audit-write", "HELPER_PATH="+path, "HELPER_N="+strconv.Itoa(p))
-			if out, err := cmd.CombinedOutput(); err != nil {
-				errs <- fmt.Errorf("child %d: %v: %s", p, err, out)
-			}
-		})
-	}
-	wg.Wait()
-	close(errs)
-	for err := range errs {
-		t.Fatal(err)
-	}
+	runHelpers(t, "audit-write", path, procs, 16)
 	f, err := os.Open(path)
 	if err != nil {
 		t.Fatal(err)

@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"strconv"
+	"sync"
 	"testing"
 )
 
@@ -22,7 +23,7 @@ func TestHelperProcess(t *testing.T) {
 	var err error
 	switch mode {
 	case "session-add":
-		err = helperSessionAdd(os.Getenv("HELPER_DIR"), n)
+		err = helperSessionAdd(os.Getenv("HELPER_PATH"), n)
 	case "audit-write":
 		err = helperAuditWrite(os.Getenv("HELPER_PATH"), n)
 	default:
@@ -35,9 +36,31 @@ func TestHelperProcess(t *testing.T) {
 	os.Exit(0)
 }
 
-// helperCmd returns a command re-running this test binary as a helper.
-func helperCmd(mode string, env ...string) *exec.Cmd {
-	cmd := exec.Command(os.Args[0], "-test.run=^TestHelperProcess$")
-	cmd.Env = append(os.Environ(), append([]string{helperEnv + "=" + mode}, env...)...)
-	return cmd
+// runHelpers runs procs helper processes in mode on path, at most
+// parallel at once, the p-th with HELPER_N=p, and fails t for each one
+// that fails.
+func runHelpers(t *testing.T, mode, path string, procs, parallel int) {
+	t.Helper()
+	var wg sync.WaitGroup
+	errs := make(chan error, procs)
+	sem := make(chan struct{}, parallel)
+	for p := range procs {
+		wg.Go(func() {
+			sem <- struct{}{}
+			defer func() { <-sem }()
+			cmd := exec.Command(os.Args[0], "-test.run=^TestHelperProcess$")
+			cmd.Env = append(os.Environ(), helperEnv+"="+mode, "HELPER_PATH="+path, "HELPER_N="+strconv.Itoa(p))
+			if out, err := cmd.CombinedOutput(); err != nil {
+				errs <- fmt.Errorf("child %d: %v: %s", p, err, out)
+			}
+		})
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Error(err)
+	}
+	if t.Failed() {
+		t.FailNow()
+	}
 }

@@ -141,21 +141,7 @@ func helperSessionAdd(dir string, n int) error {
 func TestSessionConcurrentProcesses(t *testing.T) {
 	dir := t.TempDir()
 	const procs = 20
-	var wg sync.WaitGroup
-	errs := make(chan error, procs)
-	for p := range procs {
-		wg.Go(func() {
-			cmd := helperCmd("session-add", "HELPER_DIR="+dir, "HELPER_N="+strconv.Itoa(p))
-			if out, err := cmd.CombinedOutput(); err != nil {
-				errs <- fmt.Errorf("child %d: %v: %s", p, err, out)
-			}
-		})
-	}
-	wg.Wait()
-	close(errs)
-	for err := range errs {
-		t.Fatal(err)
-	}
+	runHelpers(t, "session-add", dir, procs, procs)
 	checkSessionFile(t, dir, "shared", procs*5)
 }
 
