@@ -110,9 +110,17 @@ func Run(ctx context.Context, o *Options) (*Result, error) {
 	if ev.Profile != "" {
 		name = ev.Profile
 	}
+	// One record for the decision, filled in as the run goes: a run that
+	// stops early (a bad profile) is audited too.
+	rec := approval.Record{
+		Time: time.Now(), Session: o.SessionID, Kind: approval.KindExec, Attempt: 1,
+		Argv: o.Argv, Cwd: o.Cwd, Rules: approval.MatchedRules(ev.Matched), Decision: res.Decision, Profile: name,
+	}
 	prof, err := o.Profile(name)
 	if err != nil {
-		return nil, fmt.Errorf("%w: %w", ErrConfig, err)
+		err = fmt.Errorf("%w: %w", ErrConfig, err)
+		rec.Error = err.Error()
+		return nil, errors.Join(err, o.audit(rec))
 	}
 	if o.Timeout > 0 {
 		prof.Limits.Timeout = o.Timeout
@@ -123,16 +131,13 @@ func Run(ctx context.Context, o *Options) (*Result, error) {
 	digest := o.Policy.Digest()
 	req := o.request(ev, prof.Name, digest)
 	res.RequestID = req.ID
-	rec := approval.Record{
-		Time: time.Now(), Session: o.SessionID, RequestID: req.ID, Kind: req.Kind, Attempt: 1,
-		Argv: o.Argv, Cwd: o.Cwd, Rules: req.Matched, Decision: req.Decision, Profile: prof.Name,
-	}
+	rec.RequestID, rec.Kind, rec.Profile = req.ID, req.Kind, prof.Name
 
 	action := o.Approval.Action(ev)
 	rec.Action = string(action)
 	res.Approval, err = o.settle(ctx, action, &req, o.Approve, o.Deny)
 	if err != nil {
-		return nil, err
+		return nil, o.unsettled(rec, res.Approval, err)
 	}
 	if action == approval.Deny && ev.Decision == execpolicy.Forbidden && len(ev.Reasons) > 0 {
 		res.Approval.By, res.Approval.Reason = "rule", ev.Reasons[0].Detail
@@ -176,7 +181,7 @@ func Run(ctx context.Context, o *Options) (*Result, error) {
 	// a defer approver hands the escalation request back to the host).
 	ans, err := o.settle(ctx, approval.Ask, &ereq, naming(o.Approve, ereq.ID), naming(o.Deny, ereq.ID))
 	if err != nil {
-		return res, err
+		return res, o.unsettled(erec, ans, err)
 	}
 	erec.Approver, erec.Outcome = ans.By, ans.Outcome
 	if !ans.Outcome.Approves() {
@@ -343,6 +348,14 @@ func (o *Options) record(req *approval.Request, out ApprovalResult) (ApprovalRes
 		}
 	}
 	return out, nil
+}
+
+// unsettled audits an answer that could not be made to last (a session or
+// rules file that could not be written) and returns err: the command does
+// not run, but the approver's answer was a decision and is recorded.
+func (o *Options) unsettled(rec approval.Record, ans ApprovalResult, err error) error {
+	rec.Approver, rec.Outcome, rec.Error = ans.By, ans.Outcome, err.Error()
+	return errors.Join(err, o.audit(rec))
 }
 
 func (o *Options) audit(rec approval.Record) error {

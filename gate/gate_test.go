@@ -2,10 +2,12 @@ package gate
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/gatedexec/gatedexec/approval"
@@ -114,13 +116,28 @@ func TestRunDecisions(t *testing.T) {
 }
 
 func TestRunBadProfileIsConfigError(t *testing.T) {
-	o, runner, _, _ := newOptions(t, "touch", "f")
+	o, runner, _, ws := newOptions(t, "touch", "f")
 	o.DefaultProfile = "missing"
+	logPath := filepath.Join(ws, "audit.jsonl")
+	log, err := approval.OpenLog(logPath, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer log.Close()
+	o.Audit = log
 	if _, err := Run(context.Background(), o); !errors.Is(err, ErrConfig) {
 		t.Fatalf("err = %v, want ErrConfig", err)
 	}
 	if len(runner.profiles) != 0 {
 		t.Fatal("the command ran without a profile")
+	}
+	// The refusal is a decision too, and is audited.
+	b, err := os.ReadFile(logPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := strings.Count(string(b), "\n"); n != 1 || !strings.Contains(string(b), `"profile":"missing"`) || !strings.Contains(string(b), "no such profile") {
+		t.Errorf("audit log %q; want one record naming the profile and its error", b)
 	}
 }
 
@@ -149,6 +166,49 @@ func TestRunAuditFailureRunsNothing(t *testing.T) {
 	}
 	if len(runner.profiles) != 0 {
 		t.Fatal("the command ran unaudited")
+	}
+}
+
+func TestRunUnrecordableApprovalIsAudited(t *testing.T) {
+	// Unmatched, so an "always" answer proposes an allow rule.
+	o, runner, approver, ws := newOptions(t, "mytool", "x")
+	o.Approval, approver.outcome = approval.Untrusted, approval.ApprovedAlways
+	blocker := filepath.Join(ws, "not-a-dir")
+	if err := os.WriteFile(blocker, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	o.AmendFile = filepath.Join(blocker, "default.rules") // cannot be created
+	logPath := filepath.Join(ws, "audit.jsonl")
+	log, err := approval.OpenLog(logPath, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer log.Close()
+	o.Audit = log
+	if _, err := Run(context.Background(), o); err == nil || errors.Is(err, ErrAudit) {
+		t.Fatalf("err = %v, want the failure to write the approved rule", err)
+	}
+	if len(approver.asked) != 1 || len(runner.profiles) != 0 {
+		t.Fatalf("asked %d, ran %d; want asked once and nothing run", len(approver.asked), len(runner.profiles))
+	}
+	b, err := os.ReadFile(logPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSuffix(string(b), "\n"), "\n")
+	if len(lines) != 1 {
+		t.Fatalf("audit log has %d records, want 1: %s", len(lines), b)
+	}
+	var rec struct {
+		Outcome approval.Outcome `json:"outcome"`
+		Exit    *int             `json:"exit"`
+		Error   string           `json:"error"`
+	}
+	if err := json.Unmarshal([]byte(lines[0]), &rec); err != nil {
+		t.Fatal(err)
+	}
+	if rec.Outcome != approval.ApprovedAlways || rec.Exit != nil || !strings.Contains(rec.Error, "writing the approved rule") {
+		t.Errorf("audit record %s; want outcome approved_always, no exit, and the write error", lines[0])
 	}
 }
 
