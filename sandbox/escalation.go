@@ -4,7 +4,9 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
+	"unicode"
 )
 
 // ChangeKind is one kind of extra access an escalation grants.
@@ -34,22 +36,35 @@ type Change struct {
 }
 
 // String describes c for a prompt: "write access to /home/u/.cache/pip".
+// The text is also what the escalation's request id and session key bind,
+// so it must name one change only: a path holding a quote, a backslash,
+// ";" or an unprintable character is quoted, and no unquoted path can then
+// pass for a list of changes.
 func (c Change) String() string {
+	p := displayPath(c.Path)
 	switch c.Kind {
 	case GrantWrite:
-		return "write access to " + c.Path
+		return "write access to " + p
 	case GrantRead:
-		return "read access to " + c.Path
+		return "read access to " + p
 	case GrantNetwork:
 		return "network access"
 	case Unprotect:
-		return "write access to protected " + c.Path
+		return "write access to protected " + p
 	case Unhide:
-		return "read access to hidden " + c.Path
+		return "read access to hidden " + p
 	case FullAccess:
 		return "no sandbox restrictions (full-access)"
 	}
-	return string(c.Kind) + " " + c.Path
+	return string(c.Kind) + " " + p
+}
+
+// displayPath is p, or p quoted when it could be misread.
+func displayPath(p string) string {
+	if strings.ContainsAny(p, "\";\\") || strings.ContainsFunc(p, func(r rune) bool { return !unicode.IsPrint(r) }) {
+		return strconv.Quote(p)
+	}
+	return p
 }
 
 // Escalation is the narrowest extra access that would have avoided a set

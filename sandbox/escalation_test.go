@@ -132,3 +132,22 @@ func TestApplyCopies(t *testing.T) {
 		t.Errorf("full access: %+v", f)
 	}
 }
+
+// TestEscalationStringUnambiguous: the text an escalation's request id
+// and session key bind names its changes only one way.
+func TestEscalationStringUnambiguous(t *testing.T) {
+	one := &Escalation{Changes: []Change{{Kind: GrantWrite, Path: "/a; write access to /b"}}}
+	two := &Escalation{Changes: []Change{{Kind: GrantWrite, Path: "/a"}, {Kind: GrantWrite, Path: "/b"}}}
+	if one.String() == two.String() {
+		t.Fatalf("one path and two paths both read %q", one.String())
+	}
+	for path, want := range map[string]string{
+		"/home/u/.cache/pip": "write access to /home/u/.cache/pip",
+		"/tmp/a\nb":          `write access to "/tmp/a\nb"`,
+		`/tmp/"q"`:           `write access to "/tmp/\"q\""`,
+	} {
+		if got := (Change{Kind: GrantWrite, Path: path}).String(); got != want {
+			t.Errorf("String(%q) = %q, want %q", path, got, want)
+		}
+	}
+}
