@@ -35,13 +35,6 @@ func userHome() string {
 	return home
 }
 
-// ruleSources returns the rules files and directories to load, in load
-// order. It is the one place that decides where rules come from, so that
-// config-layer discovery can be added here.
-func ruleSources(f *rulesFlags) []string {
-	return f.paths
-}
-
 // loadPolicy loads the rules of the configuration layers of the current
 // directory's workspace and those named by f. A broken rules file is a
 // configuration error (exit 78) and yields no policy at all.

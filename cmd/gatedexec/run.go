@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"slices"
 	"strings"
 	"syscall"
 	"time"
@@ -141,7 +142,7 @@ func runRun(cmd *cobra.Command, f *runFlags, args []string) error {
 		}
 		defer o.Audit.Close()
 	}
-	o.Control = controlPaths(dirs, append(ruleSources(&f.rules), auditPath)...)
+	o.Control = controlPaths(dirs, append(slices.Clip(f.rules.paths), auditPath)...)
 
 	// The sandbox runner forwards signals to the command's process group;
 	// here they only cancel a pending approval. SIGHUP is one of them so

@@ -58,7 +58,7 @@ func layeredPolicy(cfg *config.Config, f *rulesFlags) (*execpolicy.Policy, error
 		}
 		p.Merge(lp)
 	}
-	fp, err := loader.LoadFiles(ruleSources(f)...)
+	fp, err := loader.LoadFiles(f.paths...)
 	if err != nil {
 		return nil, withCode(exitConfig, err)
 	}

@@ -41,14 +41,16 @@ func (f *placeFlags) resolve() (place, error) {
 	if err != nil {
 		return place{}, withCode(exitUsage, fmt.Errorf("--cwd: %w", err))
 	}
-	ws := f.workspace
-	if ws == "" {
-		ws = gitTopLevel(cwd)
+	if f.workspace == "" {
+		// An ancestor of the resolved cwd is itself resolved: no second
+		// walk of its path is needed.
+		ws := gitTopLevel(cwd)
+		if ws == "" {
+			ws = cwd
+		}
+		return place{Cwd: cwd, Workspace: ws}, nil
 	}
-	if ws == "" {
-		ws = cwd
-	}
-	ws, err = realDir(ws)
+	ws, err := realDir(f.workspace)
 	if err != nil {
 		return place{}, withCode(exitUsage, fmt.Errorf("--workspace: %w", err))
 	}
