@@ -49,7 +49,8 @@ func newDoctorCmd() *cobra.Command {
 				if err != nil {
 					dp.Error = err.Error()
 				} else {
-					layers, missing := hostLayers(p)
+					// The host was probed once above; PlanLayers only reads it.
+					layers, missing := sandbox.PlanLayers(p, caps)
 					dp.Layers = append(dp.Layers, layers...)
 					dp.Missing = append(dp.Missing, missing...)
 				}
