@@ -91,6 +91,16 @@ func (r *Runner) Run(ctx context.Context, c *Command) (*sandbox.Result, error) {
 				defer f.Close()
 				extra = append(extra, f)
 				spec.Landlock, spec.LandlockFlags = true, flags
+			} else {
+				// go-landlock's best-effort downgrade enforces nothing
+				// when a rule needs a right the kernel lacks (refer on
+				// ABI 1): the layer planned is then missing, not applied.
+				if p.Enforcement != sandbox.BestEffort {
+					return nil, fmt.Errorf("profile %s: %s: kernel Landlock ABI %d cannot enforce the profile's rules: %w",
+						p.Name, sandbox.LayerLandlock, caps.LandlockABI, sandbox.ErrLayerUnavailable)
+				}
+				layers = slices.DeleteFunc(layers, func(l string) bool { return l == sandbox.LandlockLayer(caps.LandlockABI) })
+				missing = append(missing, sandbox.LayerLandlock)
 			}
 		}
 	}
