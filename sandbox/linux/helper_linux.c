@@ -385,6 +385,20 @@ static void apply_mounts(const struct spec *s) {
 			ns_fail("mount %s: %s", path, strerror(errno));
 		}
 	}
+	// The inherited working directory was entered before these mounts:
+	// at or below a protected or hidden path it is still the writable,
+	// visible tree underneath. Entering it again by name lands on top of
+	// the mounts (an absolute spec directory is entered by name later).
+	if (s->dir == NULL || s->dir[0] != '/') {
+		char *cwd = getcwd(NULL, 0);
+		if (cwd == NULL) {
+			ns_fail("mount namespace: working directory: %s", strerror(errno));
+		}
+		if (chdir(cwd) != 0) {
+			ns_fail("mount namespace: chdir %s: %s", cwd, strerror(errno));
+		}
+		free(cwd);
+	}
 }
 
 static void write_file(const char *path, const char *text) {

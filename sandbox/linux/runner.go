@@ -172,23 +172,25 @@ func (r *Runner) start(ctx context.Context, c *Command, p *sandbox.Profile, spec
 		return nil, err
 	}
 	defer repR.Close()
-	errR, errW, err := os.Pipe()
-	if err != nil {
-		specW.Close()
-		repW.Close()
-		return nil, err
+	tail := &sandbox.TailBuffer{Max: stderrTailSize}
+	var stderr io.Writer = tail
+	if c.Stderr != nil {
+		stderr = io.MultiWriter(c.Stderr, tail)
 	}
 	exe := r.Exe
 	if exe == "" {
 		exe = "/proc/self/exe"
 	}
 	cmd := &exec.Cmd{
-		Path:       exe,
-		Args:       []string{"gatedexec-sandbox", HelperArg},
-		Env:        []string{},
-		Stdin:      c.Stdin,
-		Stdout:     c.Stdout,
-		Stderr:     errW,
+		Path:   exe,
+		Args:   []string{"gatedexec-sandbox", HelperArg},
+		Env:    []string{},
+		Stdin:  c.Stdin,
+		Stdout: c.Stdout,
+		Stderr: stderr,
+		// Bounds the wait for output still held open by a process
+		// outside the group once the command has exited.
+		WaitDelay:  time.Second,
 		ExtraFiles: append([]*os.File{specR, repW}, extra...),
 		SysProcAttr: &syscall.SysProcAttr{
 			Setsid:    !p.NoSetsid,
@@ -199,10 +201,8 @@ func (r *Runner) start(ctx context.Context, c *Command, p *sandbox.Profile, spec
 	begin := time.Now()
 	err = cmd.Start()
 	repW.Close()
-	errW.Close()
 	if err != nil {
 		specW.Close()
-		errR.Close()
 		return nil, fmt.Errorf("sandbox: starting helper: %w", err)
 	}
 	// The helper is running and reads the spec before anything else, so
@@ -211,16 +211,6 @@ func (r *Runner) start(ctx context.Context, c *Command, p *sandbox.Profile, spec
 	specW.Write(data)
 	specW.Close()
 	pgid := cmd.Process.Pid
-	tail := &sandbox.TailBuffer{Max: stderrTailSize}
-	copied := make(chan struct{})
-	go func() {
-		defer close(copied)
-		var w io.Writer = tail
-		if c.Stderr != nil {
-			w = io.MultiWriter(c.Stderr, tail)
-		}
-		io.Copy(w, errR)
-	}()
 
 	sigs := make(chan os.Signal, 4)
 	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGQUIT)
@@ -232,10 +222,17 @@ func (r *Runner) start(ctx context.Context, c *Command, p *sandbox.Profile, spec
 		timeout = t.C
 	}
 	done := make(chan struct{})
-	var state *os.ProcessState
 	var waitErr error
 	go func() {
-		state, waitErr = cmd.Process.Wait()
+		// No orphans: once the command exits, whatever it left behind in
+		// its group goes too. The group is killed while the unreaped
+		// command still holds its id, and before cmd.Wait waits for the
+		// output those processes may hold open.
+		var info unix.Siginfo
+		for unix.Waitid(unix.P_PID, pgid, &info, unix.WEXITED|unix.WNOWAIT, nil) == unix.EINTR {
+		}
+		syscall.Kill(-pgid, syscall.SIGKILL)
+		waitErr = cmd.Wait()
 		close(done)
 	}()
 	timedOut := false
@@ -259,20 +256,13 @@ loop:
 			syscall.Kill(-pgid, syscall.SIGKILL)
 		}
 	}
-	// No orphans: whatever the command left behind in its group goes too.
-	syscall.Kill(-pgid, syscall.SIGKILL)
-	select {
-	case <-copied:
-	case <-time.After(time.Second):
-		errR.Close() // a process outside the group still holds stderr
-		<-copied
-	}
-	errR.Close()
 	res := &sandbox.Result{Duration: time.Since(begin), TimedOut: timedOut, StderrTail: tail.Bytes()}
-	if waitErr != nil {
+	// An exit status, or output cut off after WaitDelay, is the
+	// command's business; only a wait that has no status is an error.
+	if cmd.ProcessState == nil {
 		return nil, fmt.Errorf("sandbox: waiting: %w", waitErr)
 	}
-	ws := state.Sys().(syscall.WaitStatus)
+	ws := cmd.ProcessState.Sys().(syscall.WaitStatus)
 	switch {
 	case ws.Signaled():
 		res.Signal = int(ws.Signal())

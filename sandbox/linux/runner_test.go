@@ -7,7 +7,9 @@ import (
 	"context"
 	"errors"
 	"os"
+	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -90,5 +92,101 @@ func TestRunnerStatus(t *testing.T) {
 func TestRunnerNoProfile(t *testing.T) {
 	if _, err := (&Runner{}).Run(context.Background(), &Command{Argv: []string{"true"}}); err == nil {
 		t.Fatal("Run without a profile succeeded")
+	}
+}
+
+// TestRunnerCwdBelowMount runs commands whose working directory (the
+// caller's, Dir empty) is at or below a protected or hidden path: the
+// mounts must cover it there too, not only for paths looked up from /.
+func TestRunnerCwdBelowMount(t *testing.T) {
+	if landlockABI() == 0 && os.Getenv("CI") == "" {
+		t.Skip("no landlock")
+	}
+	ws := t.TempDir()
+	git, secret := filepath.Join(ws, ".git"), filepath.Join(ws, "secret")
+	for _, d := range []string{git, secret} {
+		if err := os.Mkdir(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.WriteFile(filepath.Join(git, "config"), []byte("orig\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(secret, "key"), []byte("hunter2\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name, cwd string
+		argv      []string
+	}{
+		{"protected cwd", git, []string{"sh", "-c", "echo evil >> config"}},
+		{"protected cwd, new file", git, []string{"sh", "-c", "echo evil > hooks"}},
+		{"hidden cwd", secret, []string{"cat", "key"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Chdir(tt.cwd)
+			p := &sandbox.Profile{Name: "t", Enforcement: sandbox.Strict, ReadAll: true, Write: []string{ws},
+				Protect: []string{git}, Hide: []string{secret}, Network: sandbox.NetworkOff, UnixSockets: true}
+			var stdout, stderr bytes.Buffer
+			res, err := (&Runner{}).Run(context.Background(), &Command{
+				Argv: tt.argv, Env: []string{"PATH=/usr/bin:/bin"}, Stdout: &stdout, Stderr: &stderr, Profile: p,
+			})
+			if errors.Is(err, sandbox.ErrLayerUnavailable) && os.Getenv("CI") == "" {
+				t.Skipf("no mount namespace: %v", err)
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.ExitCode == 0 || strings.Contains(stdout.String(), "hunter2") {
+				t.Errorf("%v in %s: exit %d, stdout %q; want a failure", tt.argv, tt.cwd, res.ExitCode, stdout.String())
+			}
+		})
+	}
+	if b, err := os.ReadFile(filepath.Join(git, "config")); err != nil || string(b) != "orig\n" {
+		t.Errorf(".git/config = %q, %v; want it unchanged", b, err)
+	}
+	if _, err := os.Lstat(filepath.Join(git, "hooks")); err == nil {
+		t.Error(".git/hooks was created inside the protected directory")
+	}
+}
+
+// slowWriter is a caller's writer that is not an *os.File, so the output
+// reaches it through a copy in the runner, and a slow one.
+type slowWriter struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (w *slowWriter) Write(p []byte) (int, error) {
+	time.Sleep(50 * time.Millisecond)
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.buf.Write(p)
+}
+
+func (w *slowWriter) String() string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.buf.String()
+}
+
+// TestRunnerOutputComplete checks that Run returns only once the
+// command's output has reached the caller's writers.
+func TestRunnerOutputComplete(t *testing.T) {
+	if landlockABI() == 0 && os.Getenv("CI") == "" {
+		t.Skip("no landlock")
+	}
+	p := &sandbox.Profile{Name: "t", Enforcement: sandbox.Strict, ReadAll: true, Network: sandbox.NetworkOff, UnixSockets: true}
+	var stdout, stderr slowWriter
+	res, err := (&Runner{}).Run(context.Background(), &Command{
+		Argv: []string{"sh", "-c", "echo out; echo err >&2"}, Env: []string{"PATH=/usr/bin:/bin"},
+		Stdout: &stdout, Stderr: &stderr, Profile: p,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, gotErr := stdout.String(), stderr.String(); got != "out\n" || gotErr != "err\n" || string(res.StderrTail) != "err\n" {
+		t.Errorf("when Run returned: stdout %q, stderr %q, tail %q; want \"out\\n\", \"err\\n\", \"err\\n\"", got, gotErr, res.StderrTail)
 	}
 }
