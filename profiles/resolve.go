@@ -12,48 +12,31 @@ import (
 // Lists are replaced whole, never merged.
 func over(parent, child *File) *File {
 	m := *child
-	pick := func(c, p **string) {
-		if *c == nil {
-			*c = *p
-		}
-	}
-	pickList := func(c, p **[]string) {
-		if *c == nil {
-			*c = *p
-		}
-	}
-	pick(&m.Description, &parent.Description)
-	pick(&m.Enforcement, &parent.Enforcement)
-	pickList(&m.Filesystem.Read, &parent.Filesystem.Read)
-	pickList(&m.Filesystem.Write, &parent.Filesystem.Write)
-	pickList(&m.Filesystem.Protect, &parent.Filesystem.Protect)
-	pickList(&m.Filesystem.Hide, &parent.Filesystem.Hide)
-	pick(&m.Network.Mode, &parent.Network.Mode)
-	pick(&m.Network.UnixSockets, &parent.Network.UnixSockets)
-	pickList(&m.Process.EnvDeny, &parent.Process.EnvDeny)
-	if m.Process.Setsid == nil {
-		m.Process.Setsid = parent.Process.Setsid
-	}
+	inherit(&m.Description, parent.Description)
+	inherit(&m.Enforcement, parent.Enforcement)
+	inherit(&m.Filesystem.Read, parent.Filesystem.Read)
+	inherit(&m.Filesystem.Write, parent.Filesystem.Write)
+	inherit(&m.Filesystem.Protect, parent.Filesystem.Protect)
+	inherit(&m.Filesystem.Hide, parent.Filesystem.Hide)
+	inherit(&m.Network.Mode, parent.Network.Mode)
+	inherit(&m.Network.UnixSockets, parent.Network.UnixSockets)
+	inherit(&m.Process.EnvDeny, parent.Process.EnvDeny)
+	inherit(&m.Process.Setsid, parent.Process.Setsid)
 	l, pl := &m.Limits, &parent.Limits
-	if l.NoFile == nil {
-		l.NoFile = pl.NoFile
-	}
-	if l.NProc == nil {
-		l.NProc = pl.NProc
-	}
-	if l.FSize == nil {
-		l.FSize = pl.FSize
-	}
-	if l.CPU == nil {
-		l.CPU = pl.CPU
-	}
-	if l.AS == nil {
-		l.AS = pl.AS
-	}
-	if l.Timeout == nil {
-		l.Timeout = pl.Timeout
-	}
+	inherit(&l.NoFile, pl.NoFile)
+	inherit(&l.NProc, pl.NProc)
+	inherit(&l.FSize, pl.FSize)
+	inherit(&l.CPU, pl.CPU)
+	inherit(&l.AS, pl.AS)
+	inherit(&l.Timeout, pl.Timeout)
 	return &m
+}
+
+// inherit sets an unset key to the parent's value.
+func inherit[T any](key **T, parent *T) {
+	if *key == nil {
+		*key = parent
+	}
 }
 
 // source remembers which file set a key after merging, so that an error in
