@@ -5,7 +5,6 @@ package test
 import (
 	"bufio"
 	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -360,13 +359,9 @@ type deferredRequest struct {
 
 func readRequest(t *testing.T, path string) deferredRequest {
 	t.Helper()
-	data, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("deferred request: %v", err)
-	}
-	var r deferredRequest
-	if err := json.Unmarshal(data, &r); err != nil || r.ID == "" {
-		t.Fatalf("deferred request %s: %v\n%s", path, err, data)
+	r, data := readJSON[deferredRequest](t, "deferred request", path)
+	if r.ID == "" {
+		t.Fatalf("deferred request %s has no id:\n%s", path, data)
 	}
 	return r
 }

@@ -264,15 +264,23 @@ type runResult struct {
 
 func readResult(t *testing.T, path string) runResult {
 	t.Helper()
+	r, _ := readJSON[runResult](t, "result file", path)
+	return r
+}
+
+// readJSON decodes the JSON file at path, named what in failures, and
+// returns it with the file's bytes.
+func readJSON[T any](t *testing.T, what, path string) (T, []byte) {
+	t.Helper()
+	var v T
 	data, err := os.ReadFile(path)
 	if err != nil {
-		t.Fatalf("reading the result file: %v", err)
+		t.Fatalf("reading the %s: %v", what, err)
 	}
-	var r runResult
-	if err := json.Unmarshal(data, &r); err != nil {
-		t.Fatalf("result file %s: %v\n%s", path, err, data)
+	if err := json.Unmarshal(data, &v); err != nil {
+		t.Fatalf("%s %s: %v\n%s", what, path, err, data)
 	}
-	return r
+	return v, data
 }
 
 // auditRecord is the part of an audit line a test checks.
