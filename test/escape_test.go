@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -280,32 +281,15 @@ func TestEscapeNetwork(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer ln.Close()
-	accepted := make(chan struct{}, 16)
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			c.Close()
-			accepted <- struct{}{}
-		}
-	}()
+	accepted := make(chan string, 16)
+	go acceptAll(ln, accepted)
 	sock := filepath.Join(t.TempDir(), "host.sock")
 	uln, err := net.Listen("unix", sock)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer uln.Close()
-	go func() {
-		for {
-			c, err := uln.Accept()
-			if err != nil {
-				return
-			}
-			c.Close()
-		}
-	}()
+	go acceptAll(uln, nil)
 	f := newFixture(t)
 	for _, prof := range allProfiles {
 		t.Run(prof, func(t *testing.T) {
@@ -315,18 +299,9 @@ func TestEscapeNetwork(t *testing.T) {
 				t.Run(op, func(t *testing.T) { expectProbe(t, out, code, !denied) })
 			}
 			t.Run("tcp", func(t *testing.T) {
-				for len(accepted) > 0 {
-					<-accepted
-				}
 				out, code := f.sandboxed(t, prof, probe, "tcp", ln.Addr().String())
 				expectProbe(t, out, code, !denied)
-				got := false
-				select {
-				case <-accepted:
-					got = true
-				case <-time.After(200 * time.Millisecond):
-				}
-				if got == denied {
+				if got := connectedBefore(t, ln, accepted); got == denied {
 					t.Errorf("listener accepted=%v, want %v", got, !denied)
 				}
 			})
@@ -340,15 +315,10 @@ func TestEscapeNetwork(t *testing.T) {
 		requireFeature(t, h.Host.Root || h.Host.UserNS, "user namespaces")
 		iso := filepath.Join(t.TempDir(), "iso.toml")
 		mustWrite(t, iso, "extends = \"workspace-write\"\n[network]\nmode = \"isolated\"\n")
-		for len(accepted) > 0 {
-			<-accepted
-		}
 		out, code := f.sandboxed(t, iso, probe, "tcp", ln.Addr().String())
 		expectProbe(t, out, code, false)
-		select {
-		case <-accepted:
+		if connectedBefore(t, ln, accepted) {
 			t.Errorf("host listener got a connection from an isolated sandbox")
-		case <-time.After(200 * time.Millisecond):
 		}
 		// Positive control: the private loopback works (a listener inside).
 		out, code = f.sandboxed(t, iso, probe, "loopback")
@@ -362,6 +332,54 @@ func TestEscapeNetwork(t *testing.T) {
 	})
 }
 
+// acceptAll accepts and closes connections on ln until it is closed,
+// sending each one's remote address on accepted unless that is nil.
+func acceptAll(ln net.Listener, accepted chan<- string) {
+	for {
+		c, err := ln.Accept()
+		if err != nil {
+			return
+		}
+		c.Close()
+		if accepted != nil {
+			accepted <- c.RemoteAddr().String()
+		}
+	}
+}
+
+// acceptDeadline bounds the wait for the marker connection of
+// connectedBefore; reaching it fails the test (a hang), it times nothing.
+const acceptDeadline = time.Minute
+
+// connectedBefore reports whether anything connected to the TCP listener
+// ln since the last call. It connects a marker of its own and takes what
+// acceptAll reports up to the marker: a connection made by a process that
+// has already exited was queued before the marker, and the accept queue
+// is first in, first out. No waiting for "long enough" is involved.
+func connectedBefore(t *testing.T, ln net.Listener, accepted <-chan string) bool {
+	t.Helper()
+	c, err := net.Dial("tcp", ln.Addr().String())
+	if err != nil {
+		t.Fatalf("marker connection: %v", err)
+	}
+	defer c.Close()
+	marker := c.LocalAddr().String()
+	deadline := time.NewTimer(acceptDeadline)
+	defer deadline.Stop()
+	got := false
+	for {
+		select {
+		case a := <-accepted:
+			if a == marker {
+				return got
+			}
+			got = true
+		case <-deadline.C:
+			t.Fatalf("the marker connection was not accepted within %v", acceptDeadline)
+		}
+	}
+}
+
 func TestEscapeProcess(t *testing.T) {
 	h := doctor(t)
 	requireFeature(t, h.Host.Seccomp, "seccomp")
@@ -372,7 +390,7 @@ func TestEscapeProcess(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer victim.Process.Kill()
-	pid := itoa(victim.Process.Pid)
+	pid := strconv.Itoa(victim.Process.Pid)
 	for _, prof := range allProfiles {
 		t.Run(prof, func(t *testing.T) {
 			restricted := prof != "full-access"
@@ -440,9 +458,4 @@ func TestEscapeTIOCSTI(t *testing.T) {
 			})
 		}
 	}
-}
-
-func itoa(n int) string {
-	b, _ := json.Marshal(n)
-	return string(b)
 }

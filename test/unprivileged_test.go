@@ -4,6 +4,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -86,9 +87,9 @@ func TestEscapeUnprivileged(t *testing.T) {
 
 	t.Run("identity", func(t *testing.T) {
 		out, code := f.sandboxed(t, "workspace-write", "sh", "-c", "id -u; grep CapEff /proc/self/status")
-		want := itoa(os.Geteuid())
+		want := strconv.Itoa(os.Geteuid())
 		if f.cred != nil {
-			want = itoa(nobody)
+			want = strconv.Itoa(nobody)
 		}
 		if code != 0 || !strings.HasPrefix(out, want+"\n") || !strings.Contains(out, "CapEff:\t0000000000000000") {
 			t.Errorf("want uid %s and no capabilities, got exit %d:\n%s", want, code, out)
