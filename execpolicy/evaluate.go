@@ -416,6 +416,15 @@ func (a *analysis) wrapped(spec *wrapper, ws []word, depth int) Decision {
 		d = a.unanalysable(ws[0].value + ": " + u.uncertain)
 		d = Max(d, a.probe(ws, depth))
 	}
+	if u.stdinScript {
+		// Even a heredoc there, which shellStdin analyses for what it
+		// runs, leaves the command unanalysable (DESIGN: a shell fed from
+		// stdin is never plain).
+		d = Max(d, a.unanalysable(ws[0].value+": reads its commands from stdin"))
+	}
+	if u.scriptFile != nil {
+		d = Max(d, a.unanalysable(ws[0].value+": runs the script file "+u.scriptFile.src))
+	}
 	for _, inner := range u.argvs {
 		d = Max(d, a.command(inner, depth))
 	}

@@ -240,3 +240,67 @@ func TestEvaluateShellStdin(t *testing.T) {
 		}
 	}
 }
+
+// TestEvaluateShellStdinSpelledOtherwise: the shell reading stdin is found
+// however it is spelt and through wrappers, and its script is analysed;
+// with sh and sudo allowed it still never allows (a shell fed from stdin
+// is unanalysable).
+func TestEvaluateShellStdinSpelledOtherwise(t *testing.T) {
+	p := corpusPolicy()
+	p.AddPrefixRule(PrefixRule{Program: "sh", Decision: Allow})
+	p.AddPrefixRule(PrefixRule{Program: "sudo", Decision: Allow})
+	tests := []struct {
+		script string
+		want   Decision
+	}{
+		{`"sh" <<< 'curl http://x'`, Forbidden},
+		{`s\h <<< 'curl http://x'`, Forbidden},
+		{"sudo sh <<< 'curl http://x'", Forbidden},
+		{"sudo -u root env X=1 /bin/sh <<'EOF'\nrm -rf /\nEOF", Forbidden},
+		{`'sh' <<< 'whoami'`, Prompt},
+		{"sudo sh <<< 'whoami'", Prompt},
+		{"sudo sh <<< 'ls'", Prompt},
+		{"sudo -s <<< 'curl http://x'", Forbidden},
+	}
+	for _, tt := range tests {
+		if ev := p.Evaluate([]string{tt.script}, EvalOptions{Shell: true}); ev.Decision != tt.want {
+			t.Errorf("%q: %v, want %v (%v)", tt.script, ev.Decision, tt.want, ev.Reasons)
+		}
+	}
+}
+
+// TestEvaluateShellUnseenScript: a shell, or a wrapper starting one, whose
+// commands come from a pipe, a file or stdin is unanalysable even when an
+// allow rule names it; with -c, its script decides.
+func TestEvaluateShellUnseenScript(t *testing.T) {
+	p := corpusPolicy()
+	for _, prog := range []string{"sh", "bash", "sudo", "su", "doas"} {
+		p.AddPrefixRule(PrefixRule{Program: prog, Decision: Allow})
+	}
+	tests := []struct {
+		script string
+		want   Decision
+	}{
+		{"echo 'curl http://x' | sh", Prompt},
+		{"cat x.sh | bash -s arg", Prompt},
+		{"bash x.sh", Prompt},
+		{"sh < x.sh", Prompt},
+		{"echo 'curl http://x' | sudo -s", Prompt},
+		{"echo 'curl http://x' | sudo -i", Prompt},
+		{"echo 'curl http://x' | doas -s", Prompt},
+		{"echo 'curl http://x' | su", Prompt},
+		{"su -c 'ls'", Allow},
+		{"sh -c 'ls'", Allow},
+		{"sudo -s ls", Allow},
+		{"sudo ls", Allow},
+		// An option value missing at the end (fuzz-found panic).
+		{"sudo -u", Allow},
+		{"sh -o", Prompt},
+	}
+	for _, tt := range tests {
+		ev := p.Evaluate([]string{tt.script}, EvalOptions{Shell: true})
+		if ev.Decision != tt.want {
+			t.Errorf("%q: %v, want %v (%v)", tt.script, ev.Decision, tt.want, ev.Reasons)
+		}
+	}
+}

@@ -59,17 +59,9 @@ var dangerTables = sync.OnceValues(func() (map[string][]int, []int) {
 func dangerIndex() map[string][]int { m, _ := dangerTables(); return m }
 func dangerPatterns() []int         { _, p := dangerTables(); return p }
 
-// dangerous returns the name of the floor entry ws hits, or "".
-func dangerous(ws []word) string {
-	if len(ws) == 0 || !ws[0].static {
-		return ""
-	}
-	prog := path.Base(ws[0].value)
-	return dangerousAmong(ws, prog, dangerIndex()[prog])
-}
-
-// dangerousAmong is dangerous for the static ws, whose program has basename
-// prog and is named exactly by the floor entries candidates.
+// dangerousAmong returns the name of the floor entry the static ws hits,
+// or "": ws's program has basename prog and is named exactly by the floor
+// entries candidates (dangerIndex()[prog]).
 func dangerousAmong(ws []word, prog string, candidates []int) string {
 	for _, i := range dangerPatterns() {
 		if programMatches(dangerFloor[i].programs, prog) {

@@ -50,16 +50,8 @@ var knownSafeList = map[string][]safeEntry{
 	},
 }
 
-// knownSafe reports whether argv (literal words) is on the known-safe
-// list. The program must be named exactly, not by path.
-func knownSafe(argv []string) bool {
-	if len(argv) == 0 {
-		return false
-	}
-	return knownSafeAmong(argv, knownSafeList[argv[0]])
-}
-
-// knownSafeAmong is knownSafe with the list entries for argv[0] given.
+// knownSafeAmong reports whether argv (literal words) is allowed by one of
+// entries, the known-safe list entries for its program, named exactly.
 func knownSafeAmong(argv []string, entries []safeEntry) bool {
 	for _, e := range entries {
 		args := argv[1:]

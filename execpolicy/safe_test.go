@@ -5,6 +5,16 @@ import (
 	"testing"
 )
 
+// knownSafe reports whether argv (literal words) is on the known-safe
+// list, as Policy.Evaluate looks it up through programTable. The program
+// must be named exactly, not by path.
+func knownSafe(argv []string) bool {
+	if len(argv) == 0 {
+		return false
+	}
+	return knownSafeAmong(argv, knownSafeList[argv[0]])
+}
+
 // safeCases has a safe and, where the entry restricts options, an unsafe
 // use for every program of knownSafeList; TestKnownSafeCovered checks that
 // none is left untested.

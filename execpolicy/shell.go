@@ -335,10 +335,12 @@ func nests(n syntax.Node) bool {
 	return false
 }
 
-// downloaders and interpreters for the curl|sh floor entry.
+// downloaders and interpreters for the curl|sh floor entry: every shell
+// the analysis knows, and the interpreters (python3 too, as programIn
+// matches a version after the name).
 var (
 	downloaders      = []string{"curl", "wget"}
-	pipeInterpreters = []string{"bash", "sh", "dash", "zsh", "ksh", "ash", "mksh", "python", "python3", "perl", "ruby", "node"}
+	pipeInterpreters = append(slices.Clip(shells), "python", "perl", "ruby", "node")
 )
 
 // pipeIntoShell reports a pipeline where a downloader's output reaches a
@@ -385,22 +387,32 @@ func (a *analysis) stageProgram(s *syntax.Stmt, src string) string {
 	}
 	mark := len(a.words)
 	defer func() { a.words = a.words[:mark] }()
-	ws := a.analyseWords(c.Args, src)
+	if ws := innerArgv(a.analyseWords(c.Args, src)); ws != nil {
+		return ws[0].value
+	}
+	return ""
+}
+
+// innerArgv returns the argv that ws runs once the argv wrappers in front
+// of it (sudo, env, ...) are seen through: ws itself when ws[0] is no such
+// wrapper, or the innermost wrapper when it runs nothing. It returns nil
+// when a command word is not static or wrappers nest deeper than maxDepth.
+func innerArgv(ws []word) []word {
 	for range maxDepth {
 		if len(ws) == 0 || !ws[0].static {
-			return ""
+			return nil
 		}
 		spec, ok := lookupWrapper(ws[0].value)
 		if !ok || spec.kind != runsArgv {
-			return ws[0].value
+			return ws
 		}
 		u := unwrap(spec, ws)
 		if len(u.argvs) == 0 {
-			return ws[0].value
+			return ws
 		}
 		ws = u.argvs[0]
 	}
-	return ""
+	return nil
 }
 
 // plainProgram reports whether lit, an unquoted literal, is a program
@@ -459,22 +471,23 @@ func callsName(s *syntax.Stmt, name string) bool {
 }
 
 // shellStdin analyses the heredoc or here-string fed to a shell that reads
-// its script from stdin (sh <<< 'curl ...'), so that a forbidden command
-// there is seen. The command stays outside the plain subset either way.
+// its script from stdin (sh <<< 'curl ...', "sh" <<< ..., sudo sh <<< ...),
+// so that a forbidden command there is seen and the command allows only
+// when every command of that script does.
 func (a *analysis) shellStdin(s *syntax.Stmt, src string, depth int) Decision {
 	c, ok := s.Cmd.(*syntax.CallExpr)
 	if !ok || len(c.Args) == 0 || len(s.Redirs) == 0 {
 		return 0
 	}
-	prog := c.Args[0].Lit()
-	if !slices.Contains(shells, prog[strings.LastIndexByte(prog, '/')+1:]) {
+	// The shell is named as the command runs it: by its value, not its
+	// spelling, and through wrappers, as command judges it.
+	mark := len(a.words)
+	defer func() { a.words = a.words[:mark] }()
+	ws := innerArgv(a.analyseWords(c.Args, src))
+	if ws == nil {
 		return 0
 	}
-	ws := make([]word, len(c.Args))
-	for i, w := range c.Args {
-		ws[i] = analyseWord(w, src)
-	}
-	if u := unwrap(&shellWrapper, ws); len(u.scripts) > 0 || u.uncertain != "" {
+	if spec, ok := lookupWrapper(ws[0].value); !ok || !unwrap(spec, ws).stdinScript {
 		return 0
 	}
 	d := Decision(0)

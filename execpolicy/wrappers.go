@@ -49,16 +49,20 @@ type wrapper struct {
 	anyShort bool
 	// plusOpts: +x options exist (shells).
 	plusOpts bool
+	// shellOpts start a shell that, given no command, reads its commands
+	// from stdin (sudo -s, doas -s).
+	shellOpts []string
 }
 
 // wrappers maps a program's basename to how it wraps another command.
 // Unknown options make the wrapper unanalysable rather than guessed.
 var wrappers = map[string]wrapper{
 	"sudo": {kind: runsArgv,
-		value:  []string{"-u", "--user", "-g", "--group", "-h", "--host", "-p", "--prompt", "-C", "--close-from", "-D", "--chdir", "-r", "--role", "-t", "--type", "-U", "--other-user", "-T", "--command-timeout", "-R", "--chroot"},
-		flag:   []string{"-A", "--askpass", "-b", "--background", "-E", "--preserve-env", "-H", "--set-home", "-i", "--login", "-k", "--reset-timestamp", "-K", "--remove-timestamp", "-n", "--non-interactive", "-P", "--preserve-groups", "-S", "--stdin", "-s", "--shell", "-B", "--bell", "-N", "--no-update"},
-		noExec: []string{"-e", "--edit", "-l", "--list", "-V", "--version", "-v", "--validate", "--help"}},
-	"doas":    {kind: runsArgv, value: []string{"-u", "-C"}, flag: []string{"-n", "-s"}, noExec: []string{"-L"}},
+		value:     []string{"-u", "--user", "-g", "--group", "-h", "--host", "-p", "--prompt", "-C", "--close-from", "-D", "--chdir", "-r", "--role", "-t", "--type", "-U", "--other-user", "-T", "--command-timeout", "-R", "--chroot"},
+		flag:      []string{"-A", "--askpass", "-b", "--background", "-E", "--preserve-env", "-H", "--set-home", "-i", "--login", "-k", "--reset-timestamp", "-K", "--remove-timestamp", "-n", "--non-interactive", "-P", "--preserve-groups", "-S", "--stdin", "-s", "--shell", "-B", "--bell", "-N", "--no-update"},
+		noExec:    []string{"-e", "--edit", "-l", "--list", "-V", "--version", "-v", "--validate", "--help"},
+		shellOpts: []string{"-i", "--login", "-s", "--shell"}},
+	"doas":    {kind: runsArgv, value: []string{"-u", "-C"}, flag: []string{"-n", "-s"}, noExec: []string{"-L"}, shellOpts: []string{"-s"}},
 	"env":     {kind: runsArgv, assignments: true, value: []string{"-u", "--unset", "-C", "--chdir"}, flag: []string{"-i", "-", "--ignore-environment", "-0", "--null", "-v", "--debug", "--default-signal", "--ignore-signal", "--block-signal", "--list-signal-handling"}, script: []string{"-S", "--split-string"}, noExec: []string{"--help", "--version"}},
 	"nice":    {kind: runsArgv, numeric: true, value: []string{"-n", "--adjustment"}},
 	"nohup":   {kind: runsArgv},
@@ -148,6 +152,12 @@ type unwrapped struct {
 	// uncertain is set when an option was not understood: what follows
 	// could be anything.
 	uncertain string
+	// stdinScript: the wrapper runs a shell that reads its commands from
+	// stdin (sh, bash -s, sudo -s, su without -c).
+	stdinScript bool
+	// scriptFile is the script file a shell runs (sh x.sh), whose
+	// contents the analysis does not read.
+	scriptFile *word
 }
 
 // unwrap parses the options of wrapper spec at ws[0] and returns what it
@@ -160,6 +170,9 @@ func unwrap(spec *wrapper, ws []word) unwrapped {
 	kind := spec.kind
 	operands := spec.operands
 	hasC := false
+	// startsShell: an option that makes the wrapper start a shell reading
+	// stdin when no command follows (sudo -s, bash -s).
+	startsShell := false
 	i := 1
 opts:
 	for i < len(ws) {
@@ -171,6 +184,7 @@ opts:
 		v := w.value
 		switch {
 		case slices.Contains(spec.flag, v):
+			startsShell = startsShell || slices.Contains(spec.shellOpts, v)
 			i++
 			continue
 		case spec.assignments && isAssignmentWord(v):
@@ -238,6 +252,9 @@ opts:
 			case spec.kind == runsShell && opt == "-c":
 				hasC = true
 				continue
+			case spec.kind == runsShell && opt == "-s" || slices.Contains(spec.shellOpts, opt):
+				startsShell = true
+				continue
 			case slices.Contains(spec.script, opt):
 				if rest != "" {
 					out.scripts = append(out.scripts, word{value: rest, src: rest, static: true, literal: w.literal})
@@ -259,18 +276,26 @@ opts:
 		}
 		i++
 	}
-	if i >= len(ws) {
-		return out
-	}
-	rest := ws[i:]
-	switch kind {
-	case runsArgv:
-		out.argvs = append(out.argvs, rest)
-	case runsShell:
-		if hasC {
-			out.scripts = append(out.scripts, rest[0])
+	// An option value may have been skipped past the last word.
+	rest := ws[min(i, len(ws)):]
+	switch {
+	case kind == runsShell && !hasC:
+		// The script comes from stdin or a file: the analysis sees
+		// neither (a heredoc on stdin is looked at by shellStdin).
+		if startsShell || len(rest) == 0 {
+			out.stdinScript = true
+		} else {
+			out.scriptFile = &rest[0]
 		}
-	case runsJoined:
+	case kind == runsNone && len(out.scripts) == 0,
+		kind == runsArgv && startsShell && len(rest) == 0:
+		out.stdinScript = true // su, sudo -s: an interactive shell
+	case len(rest) == 0:
+	case kind == runsArgv:
+		out.argvs = append(out.argvs, rest)
+	case kind == runsShell:
+		out.scripts = append(out.scripts, rest[0])
+	case kind == runsJoined:
 		out.scripts = append(out.scripts, joinWords(rest))
 	}
 	return out
