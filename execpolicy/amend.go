@@ -8,10 +8,10 @@ import (
 
 // neverBare are programs that run other programs or code given to them:
 // an allow rule for them alone (or with a mere option) would allow anything.
+// Every wrapper and shell the analysis sees through (lookupWrapper) is one
+// too, and is not repeated here.
 var neverBare = []string{
-	"bash", "sh", "dash", "zsh", "ksh", "ash", "mksh", "fish", "csh", "tcsh",
-	"env", "sudo", "doas", "su", "xargs", "eval", "exec", "command", "builtin", "busybox",
-	"nice", "nohup", "timeout", "stdbuf", "time", "setsid", "ionice", "chrt", "taskset", "unshare", "watch", "find",
+	"fish", "csh", "tcsh",
 	"python", "node", "nodejs", "deno", "bun", "ruby", "perl", "php", "lua", "tclsh", "Rscript", "osascript", "npx", "ssh",
 	"source", ".",
 }
@@ -60,7 +60,7 @@ func ProposedPrefix(ev Evaluation) ([]string, bool) {
 func proposedPrefix(argv []string) ([]string, bool) {
 	prog := argv[0]
 	base := path.Base(prog)
-	if prog == "" || slices.Contains(neverBare, base) {
+	if _, wraps := lookupWrapper(base); wraps || prog == "" || slices.Contains(neverBare, base) {
 		return nil, false
 	}
 	for _, p := range interpreterPrefixes {
