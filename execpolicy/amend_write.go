@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -88,7 +89,9 @@ func AppendAllowRule(path string, prefix []string) (added bool, err error) {
 	}
 	defer unix.Flock(int(f.Fd()), unix.LOCK_UN)
 
-	data, err := os.ReadFile(path)
+	// Read through f, the file locked: path may name another file by now
+	// (an editor saves by renaming over it).
+	data, err := io.ReadAll(f)
 	if err != nil {
 		return false, fmt.Errorf("append allow rule: %w", err)
 	}
@@ -103,7 +106,7 @@ func AppendAllowRule(path string, prefix []string) (added bool, err error) {
 	}
 	buf = append(buf, line...)
 	buf = append(buf, '\n')
-	if _, err := f.Seek(0, 2); err != nil {
+	if _, err := f.Seek(0, io.SeekEnd); err != nil {
 		return false, fmt.Errorf("append allow rule: %w", err)
 	}
 	if _, err := f.Write(buf); err != nil {
