@@ -50,22 +50,18 @@ func newNodeWalker(v nodeVisitor) nodeWalker {
 
 // walk walks n and its descendants.
 func (w nodeWalker) walk(n syntax.Node) {
+	if !walksItself(n) {
+		syntax.Walk(n, w.f)
+		return
+	}
+	if !w.v.visit(n) {
+		return
+	}
 	switch n := n.(type) {
 	case *syntax.File:
-		if !w.v.visit(n) {
-			return
-		}
 		w.stmts(n.Stmts)
 		w.comments(n.Last)
 	case *syntax.Stmt:
-		if len(n.Comments) > 0 {
-			// Comments go before or after the rest; syntax.Walk knows where.
-			syntax.Walk(n, w.f)
-			return
-		}
-		if !w.v.visit(n) {
-			return
-		}
 		if n.Cmd != nil {
 			w.walk(n.Cmd)
 		}
@@ -73,9 +69,6 @@ func (w nodeWalker) walk(n syntax.Node) {
 			w.walk(r)
 		}
 	case *syntax.Redirect:
-		if !w.v.visit(n) {
-			return
-		}
 		if n.N != nil {
 			w.walk(n.N)
 		}
@@ -84,9 +77,6 @@ func (w nodeWalker) walk(n syntax.Node) {
 			w.walk(n.Hdoc)
 		}
 	case *syntax.CallExpr:
-		if !w.v.visit(n) {
-			return
-		}
 		for _, as := range n.Assigns {
 			w.walk(as)
 		}
@@ -94,27 +84,15 @@ func (w nodeWalker) walk(n syntax.Node) {
 			w.walk(word)
 		}
 	case *syntax.BinaryCmd:
-		if !w.v.visit(n) {
-			return
-		}
 		w.walk(n.X)
 		w.walk(n.Y)
 	case *syntax.Block:
-		if !w.v.visit(n) {
-			return
-		}
 		w.stmts(n.Stmts)
 		w.comments(n.Last)
 	case *syntax.Subshell:
-		if !w.v.visit(n) {
-			return
-		}
 		w.stmts(n.Stmts)
 		w.comments(n.Last)
 	case *syntax.IfClause:
-		if !w.v.visit(n) {
-			return
-		}
 		w.stmts(n.Cond)
 		w.comments(n.CondLast)
 		w.stmts(n.Then)
@@ -124,57 +102,51 @@ func (w nodeWalker) walk(n syntax.Node) {
 			w.walk(n.Else)
 		}
 	case *syntax.WhileClause:
-		if !w.v.visit(n) {
-			return
-		}
 		w.stmts(n.Cond)
 		w.comments(n.CondLast)
 		w.stmts(n.Do)
 		w.comments(n.DoLast)
 	case *syntax.ForClause:
-		if !w.v.visit(n) {
-			return
-		}
 		w.walk(n.Loop)
 		w.stmts(n.Do)
 		w.comments(n.DoLast)
 	case *syntax.WordIter:
-		if !w.v.visit(n) {
-			return
-		}
 		w.walk(n.Name)
 		for _, word := range n.Items {
 			w.walk(word)
 		}
 	case *syntax.Word:
-		if !w.v.visit(n) {
-			return
-		}
 		for _, p := range n.Parts {
 			w.walk(p)
 		}
 	case *syntax.DblQuoted:
-		if !w.v.visit(n) {
-			return
-		}
 		for _, p := range n.Parts {
 			w.walk(p)
 		}
 	case *syntax.CmdSubst:
-		if !w.v.visit(n) {
-			return
-		}
 		w.stmts(n.Stmts)
 		w.comments(n.Last)
 	case *syntax.Lit, *syntax.SglQuoted:
-		if !w.v.visit(n) {
-			return
-		}
-	default:
-		syntax.Walk(n, w.f)
-		return
+		// No children.
 	}
 	w.v.visit(nil)
+}
+
+// walksItself reports whether walk descends into n itself rather than
+// leaving it to syntax.Walk. It must name exactly the types walk has a case
+// for: a type named here and missing there would have its children skipped.
+// A statement with comments is left to syntax.Walk, which knows whether
+// each goes before or after the rest.
+func walksItself(n syntax.Node) bool {
+	switch n := n.(type) {
+	case *syntax.Stmt:
+		return len(n.Comments) == 0
+	case *syntax.File, *syntax.Redirect, *syntax.CallExpr, *syntax.BinaryCmd, *syntax.Block,
+		*syntax.Subshell, *syntax.IfClause, *syntax.WhileClause, *syntax.ForClause, *syntax.WordIter,
+		*syntax.Word, *syntax.DblQuoted, *syntax.CmdSubst, *syntax.Lit, *syntax.SglQuoted:
+		return true
+	}
+	return false
 }
 
 func (w nodeWalker) stmts(list []*syntax.Stmt) {
