@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 )
 
@@ -50,7 +51,7 @@ func encodePolicy(key [cacheKeySize]byte, p *Policy) []byte {
 	buf = binary.AppendUvarint(buf, uint64(nrules))
 	buf = binary.AppendUvarint(buf, uint64(nrest))
 	buf = binary.AppendUvarint(buf, uint64(nalts))
-	progs := sortedKeys(p.byProgram)
+	progs := slices.Sorted(maps.Keys(p.byProgram))
 	buf = binary.AppendUvarint(buf, uint64(len(progs)))
 	for _, prog := range progs {
 		rules := p.byProgram[prog]
@@ -67,7 +68,7 @@ func encodePolicy(key [cacheKeySize]byte, p *Policy) []byte {
 			buf = appendString(buf, r.Source)
 		}
 	}
-	names := sortedKeys(p.hostExecutables)
+	names := slices.Sorted(maps.Keys(p.hostExecutables))
 	buf = binary.AppendUvarint(buf, uint64(len(names)))
 	for _, name := range names {
 		buf = appendString(buf, name)
@@ -83,15 +84,6 @@ func encodePolicy(key [cacheKeySize]byte, p *Policy) []byte {
 	}
 	sum := sha256.Sum256(buf)
 	return append(buf, sum[:]...)
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	return keys
 }
 
 func appendString(buf []byte, s string) []byte {

@@ -2,6 +2,7 @@ package execpolicy
 
 import (
 	"cmp"
+	"maps"
 	"path"
 	"slices"
 	"sort"
@@ -69,8 +70,8 @@ func (p *Policy) Evaluate(argv []string, opts EvalOptions) Evaluation {
 			d = Max(d, a.unanalysable("NUL byte in argument"))
 		}
 	}
-	if a.allowProfiles != nil && len(a.allowProfiles) > 1 {
-		names := slices.Sorted(mapsKeys(a.allowProfiles))
+	if len(a.allowProfiles) > 1 {
+		names := slices.Sorted(maps.Keys(a.allowProfiles))
 		d = Max(d, a.unanalysable("commands ask for different profiles: "+strings.Join(quoteAll(names), ", ")))
 	} else {
 		for name := range a.allowProfiles {
@@ -462,16 +463,6 @@ func (a *analysis) probe(ws []word, depth int) Decision {
 		a.parsed = sub.parsed
 	}
 	return d
-}
-
-func mapsKeys(m map[string]bool) func(func(string) bool) {
-	return func(yield func(string) bool) {
-		for k := range m {
-			if !yield(k) {
-				return
-			}
-		}
-	}
 }
 
 func quoteAll(ss []string) []string {
