@@ -78,38 +78,38 @@ func newline(buf *bytes.Buffer, pretty bool, depth int) {
 }
 
 func (a jsonArray) write(buf *bytes.Buffer, pretty bool, depth int) {
-	buf.WriteByte('[')
-	for i, v := range a {
-		if i > 0 {
-			buf.WriteByte(',')
-		}
-		newline(buf, pretty, depth+1)
-		v.write(buf, pretty, depth+1)
-	}
-	if len(a) > 0 {
-		newline(buf, pretty, depth)
-	}
-	buf.WriteByte(']')
+	writeItems(buf, pretty, depth, '[', ']', len(a), func(i int) {
+		a[i].write(buf, pretty, depth+1)
+	})
 }
 
 func (o jsonObject) write(buf *bytes.Buffer, pretty bool, depth int) {
-	buf.WriteByte('{')
-	for i, f := range o {
-		if i > 0 {
-			buf.WriteByte(',')
-		}
-		newline(buf, pretty, depth+1)
-		jsonString(f.key).write(buf, pretty, depth+1)
+	writeItems(buf, pretty, depth, '{', '}', len(o), func(i int) {
+		jsonString(o[i].key).write(buf, pretty, depth+1)
 		buf.WriteByte(':')
 		if pretty {
 			buf.WriteByte(' ')
 		}
-		f.value.write(buf, pretty, depth+1)
+		o[i].value.write(buf, pretty, depth+1)
+	})
+}
+
+// writeItems writes the n items of an array or object between open and
+// close, separated by commas and, when pretty, each on a line of its own
+// one level deeper, as serde_json lays them out; item writes the i-th.
+func writeItems(buf *bytes.Buffer, pretty bool, depth int, open, close byte, n int, item func(i int)) {
+	buf.WriteByte(open)
+	for i := range n {
+		if i > 0 {
+			buf.WriteByte(',')
+		}
+		newline(buf, pretty, depth+1)
+		item(i)
 	}
-	if len(o) > 0 {
+	if n > 0 {
 		newline(buf, pretty, depth)
 	}
-	buf.WriteByte('}')
+	buf.WriteByte(close)
 }
 
 // write escapes s as serde_json does: \" \\ \b \f \n \r \t, other control
