@@ -185,15 +185,21 @@ func parsePatternElement(v starlark.Value) ([]string, error) {
 	if l.Len() == 0 {
 		return nil, fmt.Errorf("invalid pattern element: pattern alternatives cannot be empty")
 	}
-	alts := make([]string, l.Len())
+	return listStrings(l, "invalid pattern element: pattern alternative must be a string")
+}
+
+// listStrings returns the items of l, which must all be strings; notString
+// is the error, less the type named after it, for an item that is not.
+func listStrings(l *starlark.List, notString string) ([]string, error) {
+	ss := make([]string, l.Len())
 	for i := range l.Len() {
 		s, ok := starlark.AsString(l.Index(i))
 		if !ok {
-			return nil, fmt.Errorf("invalid pattern element: pattern alternative must be a string (got %s)", l.Index(i).Type())
+			return nil, fmt.Errorf("%s (got %s)", notString, l.Index(i).Type())
 		}
-		alts[i] = s
+		ss[i] = s
 	}
-	return alts, nil
+	return ss, nil
 }
 
 // parseExamples unpacks a match or not_match argument: None or a list
@@ -235,15 +241,7 @@ func parseExample(v starlark.Value) ([]string, error) {
 	if l.Len() == 0 {
 		return nil, fmt.Errorf("invalid example: example cannot be an empty list")
 	}
-	words := make([]string, l.Len())
-	for i := range l.Len() {
-		s, ok := starlark.AsString(l.Index(i))
-		if !ok {
-			return nil, fmt.Errorf("invalid example: example tokens must be strings (got %s)", l.Index(i).Type())
-		}
-		words[i] = s
-	}
-	return words, nil
+	return listStrings(l, "invalid example: example tokens must be strings")
 }
 
 // validateExamples checks every prefix_rule call's examples against the
