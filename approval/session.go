@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"syscall"
 
 	"golang.org/x/sys/unix"
 
@@ -86,9 +87,12 @@ func OpenSession(dir, id string) (*Session, error) {
 	if err != nil {
 		return nil, fmt.Errorf("session store: %w", err)
 	}
-	// Others able to write here could plant approvals.
-	if !fi.IsDir() || fi.Mode().Perm()&0o022 != 0 {
-		return nil, fmt.Errorf("session store: %s is not a directory writable only by its owner", dir)
+	// Others able to write here could plant approvals: the directory must
+	// be ours (root pointed at a user's XDG_STATE_HOME trusts nothing the
+	// user left there) and writable by nobody else.
+	st, ok := fi.Sys().(*syscall.Stat_t)
+	if !fi.IsDir() || fi.Mode().Perm()&0o022 != 0 || !ok || int(st.Uid) != os.Geteuid() {
+		return nil, fmt.Errorf("session store: %s is not a directory owned and writable only by you", dir)
 	}
 	return &Session{id: id, path: filepath.Join(dir, id+".json"), lock: filepath.Join(dir, id+".lock")}, nil
 }

@@ -191,3 +191,28 @@ func TestDefaultSessionDir(t *testing.T) {
 		}
 	}
 }
+
+// TestOpenSessionRefusesForeignDir: approvals in a directory someone else
+// owns or may write are not trusted.
+func TestOpenSessionRefusesForeignDir(t *testing.T) {
+	if _, err := OpenSession(t.TempDir(), "s"); err != nil {
+		t.Fatalf("own private directory: %v", err)
+	}
+	shared := t.TempDir()
+	if err := os.Chmod(shared, 0o777); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := OpenSession(shared, "s"); err == nil {
+		t.Error("a world-writable directory was accepted")
+	}
+	if os.Geteuid() != 0 {
+		return // only root can give a directory away
+	}
+	foreign := t.TempDir()
+	if err := os.Chown(foreign, 65534, 65534); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := OpenSession(foreign, "s"); err == nil {
+		t.Error("a directory owned by another user was accepted")
+	}
+}
