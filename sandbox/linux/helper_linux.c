@@ -37,6 +37,16 @@
 #ifndef SYS_landlock_restrict_self
 #define SYS_landlock_restrict_self 446 // the same on every architecture
 #endif
+#ifndef SYS_mount_setattr
+#define SYS_mount_setattr 442 // the same on every architecture
+#endif
+#define GX_MOUNT_ATTR_RDONLY 0x00000001
+#define GX_AT_RECURSIVE 0x8000
+
+// struct mount_attr of mount_setattr(2), version 0.
+struct mount_attr_v0 {
+	uint64_t attr_set, attr_clr, propagation, userns_fd;
+};
 
 // The report pipe stays silent on a successful exec (it is CLOEXEC); on
 // failure it carries "TAG message", which the runner turns into an error.
@@ -333,6 +343,16 @@ static int bind_readonly(const char *src, const char *dst) {
 	if (mount(src, dst, NULL, MS_BIND | MS_REC, NULL) != 0) {
 		return -1;
 	}
+	// mount_setattr makes every mount of the new tree read-only, the ones
+	// below dst too; a read-only remount reaches only the top one.
+	struct mount_attr_v0 attr = {.attr_set = GX_MOUNT_ATTR_RDONLY};
+	if (syscall(SYS_mount_setattr, AT_FDCWD, dst, GX_AT_RECURSIVE, &attr, sizeof attr) == 0) {
+		return 0;
+	}
+	if (errno != ENOSYS) {
+		return -1;
+	}
+	// Before Linux 5.12: the top mount only.
 	struct statvfs st;
 	if (statvfs(dst, &st) != 0) {
 		return -1;

@@ -13,6 +13,8 @@ import (
 	"testing"
 	"time"
 
+	"golang.org/x/sys/unix"
+
 	"github.com/gatedexec/gatedexec/sandbox"
 )
 
@@ -188,5 +190,47 @@ func TestRunnerOutputComplete(t *testing.T) {
 	}
 	if got, gotErr := stdout.String(), stderr.String(); got != "out\n" || gotErr != "err\n" || string(res.StderrTail) != "err\n" {
 		t.Errorf("when Run returned: stdout %q, stderr %q, tail %q; want \"out\\n\", \"err\\n\", \"err\\n\"", got, gotErr, res.StderrTail)
+	}
+}
+
+// TestRunnerProtectCoversSubmounts: a mount below a protect path is
+// read-only too, not only the protect path's own mount.
+func TestRunnerProtectCoversSubmounts(t *testing.T) {
+	if os.Geteuid() != 0 {
+		if os.Getenv("CI") != "" {
+			t.Fatal("CI runs as root; this test mounts on the host")
+		}
+		t.Skip("mounting the test's submount needs root")
+	}
+	ws := t.TempDir()
+	prot := filepath.Join(ws, "prot")
+	sub := filepath.Join(prot, "sub")
+	if err := os.MkdirAll(sub, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := unix.Mount("tmpfs", sub, "tmpfs", 0, "size=64k"); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { unix.Unmount(sub, unix.MNT_DETACH) })
+	p := &sandbox.Profile{Name: "t", Enforcement: sandbox.Strict, ReadAll: true, Write: []string{ws},
+		Protect: []string{prot}, Network: sandbox.NetworkOff, UnixSockets: true}
+	run := func(script string) (int, string) {
+		var stderr bytes.Buffer
+		res, err := (&Runner{}).Run(context.Background(), &Command{
+			Argv: []string{"sh", "-c", script}, Dir: ws, Env: []string{"PATH=/usr/bin:/bin"}, Stderr: &stderr, Profile: p,
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res.ExitCode, stderr.String()
+	}
+	if code, out := run("echo ok > beside"); code != 0 {
+		t.Fatalf("control: writing beside the protect path failed (%d): %s", code, out)
+	}
+	if code, out := run("echo evil > prot/sub/x"); code == 0 || !strings.Contains(out, "Read-only") {
+		t.Errorf("write below a submount of a protect path: exit %d: %s", code, out)
+	}
+	if _, err := os.Stat(filepath.Join(sub, "x")); err == nil {
+		t.Error("the file was written in the protected submount")
 	}
 }
