@@ -33,13 +33,22 @@ func newProfilesCmd() *cobra.Command {
 }
 
 func newProfilesListCmd() *cobra.Command {
-	var asJSON bool
+	var (
+		pf     placeFlags
+		asJSON bool
+	)
 	cmd := &cobra.Command{
 		Use:   "list",
 		Short: "List the built-in and configured profiles",
 		Args:  usageArgs(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			l, err := newProfileLoader(place{})
+			// The workspace's trusted profiles are listed too, as show
+			// and run find them.
+			pl, err := pf.resolve()
+			if err != nil {
+				return err
+			}
+			l, err := newProfileLoader(pl)
 			if err != nil {
 				return err
 			}
@@ -63,6 +72,7 @@ func newProfilesListCmd() *cobra.Command {
 			return tw.Flush()
 		},
 	}
+	pf.register(cmd.Flags())
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
 	return cmd
 }
