@@ -84,11 +84,19 @@ func entryPath(t *testing.T, l Loader) string {
 	return filepath.Join(l.CacheDir, entries[0].Name())
 }
 
+// rulesOf returns a copy of p without its scratch pool, which holds
+// nothing of what p decides, for comparing policies.
+func rulesOf(p *Policy) Policy {
+	c := *p
+	c.scratch = nil
+	return c
+}
+
 // assertSamePolicy fails unless got and want hold the same rules, digest
 // and decisions.
 func assertSamePolicy(t *testing.T, got, want *Policy) {
 	t.Helper()
-	if !reflect.DeepEqual(got, want) {
+	if !reflect.DeepEqual(rulesOf(got), rulesOf(want)) {
 		t.Fatalf("policies differ:\n got %+v\nwant %+v", got, want)
 	}
 	if got.Digest() != want.Digest() {
@@ -370,7 +378,7 @@ func TestCacheCodecRoundTrip(t *testing.T) {
 			t.Fatalf("%s: %v", name, err)
 		}
 		got.sources = p.sources
-		if !reflect.DeepEqual(got, p) {
+		if !reflect.DeepEqual(rulesOf(got), rulesOf(p)) {
 			t.Errorf("%s: decoded %+v, want %+v", name, got, p)
 		}
 	}

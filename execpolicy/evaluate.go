@@ -9,8 +9,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-
-	"mvdan.cc/sh/v3/syntax"
 )
 
 // EvalOptions tunes Evaluate.
@@ -42,7 +40,8 @@ type EvalOptions struct {
 // then rule, dangerous, unanalysable, unmatched), so Reasons[0] explains
 // the decision.
 func (p *Policy) Evaluate(argv []string, opts EvalOptions) Evaluation {
-	a := &analysis{p: p, match: MatchOptions{ResolveHostExecutables: opts.ResolveHostExecutables}, safe: true}
+	a := &analysis{p: p, match: MatchOptions{ResolveHostExecutables: opts.ResolveHostExecutables}, safe: true, scratch: p.scratch.get()}
+	defer p.scratch.put(a.scratch)
 	ev := Evaluation{Matched: p.MatchArgv(argv, a.match)}
 	var d Decision
 	switch {
@@ -160,11 +159,11 @@ type analysis struct {
 	exhausted       bool
 	parsed          int
 	ncommands       int
-	// parser parses every script of the evaluation, one after the other.
-	parser *syntax.Parser
-	// words is a stack of the words of the commands being judged, reused
-	// from one command to the next (see analyseWords).
-	words []word
+	// scratch holds the parser, which parses every script of the
+	// evaluation one after the other, and the stack of the words of the
+	// commands being judged, reused from one command to the next (see
+	// analyseWords).
+	scratch *scratch
 	// argvs is the chunk newArgv cuts recorded argvs from.
 	argvs []string
 	// reasonSeen has the reasonBit of every reason recorded.
@@ -451,7 +450,7 @@ func (a *analysis) probe(ws []word, depth int) Decision {
 		if !ws[i].static || strings.HasPrefix(ws[i].value, "-") {
 			continue
 		}
-		sub := &analysis{p: a.p, match: a.match, parsed: a.parsed, ncommands: a.ncommands, parser: a.parser}
+		sub := &analysis{p: a.p, match: a.match, parsed: a.parsed, ncommands: a.ncommands, scratch: a.scratch}
 		if sub.command(ws[i:], depth) == Forbidden {
 			for j, r := range sub.reasons {
 				if sub.reasonDecisions[j] == Forbidden {

@@ -69,6 +69,8 @@ type Policy struct {
 	sources         []source
 	// nexamples counts the match/not_match examples verified at load.
 	nexamples int
+	// scratch is shared by the copies of a Policy, as its rules are.
+	scratch *scratchPool
 }
 
 // source is one loaded file, kept for Digest.
@@ -88,7 +90,7 @@ type NetworkRule struct {
 
 // NewPolicy returns an empty policy.
 func NewPolicy() *Policy {
-	return &Policy{byProgram: map[string][]*PrefixRule{}, hostExecutables: map[string][]string{}}
+	return &Policy{byProgram: map[string][]*PrefixRule{}, hostExecutables: map[string][]string{}, scratch: &scratchPool{}}
 }
 
 // AddPrefixRule appends r to p, after every rule already in p.

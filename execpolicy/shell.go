@@ -142,10 +142,7 @@ func (a *analysis) script(src string, depth int) Decision {
 	}
 	// Scripts are parsed one after the other, never while another parse
 	// runs, so one parser serves the whole evaluation.
-	if a.parser == nil {
-		a.parser = syntax.NewParser(syntax.Variant(syntax.LangBash))
-	}
-	f, err := a.parser.Parse(strings.NewReader(src), "")
+	f, err := a.scratch.shellParser().Parse(strings.NewReader(src), "")
 	if err != nil {
 		a.dynamic = true
 		return a.unanalysable("parse error: " + err.Error())
@@ -287,17 +284,17 @@ func redirectTarget(r *syntax.Redirect, src string) string {
 	return sourceOf(r.Word, src)
 }
 
-// analyseWords appends the analysed args to a.words and returns them. The
-// caller truncates a.words back when done with them; commands analysed
+// analyseWords appends the analysed args to a.scratch.words and returns them. The
+// caller truncates a.scratch.words back when done with them; commands analysed
 // meanwhile (a script the words run) stack theirs above.
 func (a *analysis) analyseWords(args []*syntax.Word, src string) []word {
-	mark := len(a.words)
+	mark := len(a.scratch.words)
 	for _, w := range args {
-		a.words = append(a.words, analyseWord(w, src))
+		a.scratch.words = append(a.scratch.words, analyseWord(w, src))
 	}
 	// The full slice expression keeps an append to the result from
 	// writing over words stacked later.
-	return a.words[mark:len(a.words):len(a.words)]
+	return a.scratch.words[mark:len(a.scratch.words):len(a.scratch.words)]
 }
 
 // hasInner reports whether w has a part other than a literal or a
@@ -385,8 +382,8 @@ func (a *analysis) stageProgram(s *syntax.Stmt, src string) string {
 			}
 		}
 	}
-	mark := len(a.words)
-	defer func() { a.words = a.words[:mark] }()
+	mark := len(a.scratch.words)
+	defer func() { a.scratch.words = a.scratch.words[:mark] }()
 	if ws := innerArgv(a.analyseWords(c.Args, src)); ws != nil {
 		return ws[0].value
 	}
@@ -481,8 +478,8 @@ func (a *analysis) shellStdin(s *syntax.Stmt, src string, depth int) Decision {
 	}
 	// The shell is named as the command runs it: by its value, not its
 	// spelling, and through wrappers, as command judges it.
-	mark := len(a.words)
-	defer func() { a.words = a.words[:mark] }()
+	mark := len(a.scratch.words)
+	defer func() { a.scratch.words = a.scratch.words[:mark] }()
 	ws := innerArgv(a.analyseWords(c.Args, src))
 	if ws == nil {
 		return 0

@@ -190,10 +190,10 @@ func (w *walker) visit(n syntax.Node) bool {
 		}
 	case *syntax.CallExpr:
 		if len(n.Args) > 0 {
-			mark := len(a.words)
+			mark := len(a.scratch.words)
 			ws := a.analyseWords(n.Args, src)
 			w.d = Max(w.d, a.command(ws, depth))
-			a.words = a.words[:mark]
+			a.scratch.words = a.scratch.words[:mark]
 		}
 		// The words of a plain command hold nothing more to look at;
 		// skipping them saves a visit per word.
