@@ -136,33 +136,6 @@ func TestLoadBadConfigFailsWhole(t *testing.T) {
 	}
 }
 
-func TestDigestChanges(t *testing.T) {
-	dir := t.TempDir()
-	empty, err := Digest(filepath.Join(dir, "missing"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	write(t, filepath.Join(dir, "a", "x"), "1")
-	d1, _ := Digest(dir)
-	write(t, filepath.Join(dir, "a", "x"), "2")
-	d2, _ := Digest(dir)
-	if err := os.Rename(filepath.Join(dir, "a", "x"), filepath.Join(dir, "a", "y")); err != nil {
-		t.Fatal(err)
-	}
-	d3, _ := Digest(dir)
-	if err := os.Symlink("/etc/passwd", filepath.Join(dir, "l")); err != nil {
-		t.Fatal(err)
-	}
-	d4, _ := Digest(dir)
-	seen := map[string]bool{}
-	for _, d := range []string{empty, d1, d2, d3, d4} {
-		if seen[d] {
-			t.Fatalf("digest repeated across different trees: %s", d)
-		}
-		seen[d] = true
-	}
-}
-
 func TestDefaultDirs(t *testing.T) {
 	env := map[string]string{"XDG_CONFIG_HOME": "/c", "XDG_STATE_HOME": "relative"}
 	d := DefaultDirs(func(k string) string { return env[k] }, "/home/u", "/ws")

@@ -6,6 +6,8 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+
+	"github.com/gatedexec/gatedexec/internal/snapshot"
 )
 
 // Dirs names the directories configuration is read from. Build it with
@@ -78,13 +80,17 @@ type Config struct {
 	// Warnings are things the user should be told once (an ignored
 	// untrusted workspace layer).
 	Warnings []string
+	// Files reads the files Rules, ProfileDirs and the layers name: a
+	// trusted workspace layer from the snapshot its trust was checked
+	// on, everything else from the disk.
+	Files snapshot.FS
 }
 
 // Load reads the layers named by d. A layer directory that does not exist
 // is skipped; one that exists but cannot be read, or a config.toml that does
 // not parse, is an error: a half-read configuration must not run anything.
 func Load(d Dirs, trust *TrustStore) (*Config, error) {
-	c := &Config{}
+	c := &Config{Files: snapshot.Disk{}}
 	type cand struct{ name, dir string }
 	cands := []cand{{"system", d.System}, {"user", d.User}}
 	if d.Workspace != "" {
@@ -97,7 +103,7 @@ func Load(d Dirs, trust *TrustStore) (*Config, error) {
 		if cd.dir == "" {
 			continue
 		}
-		ok, err := isDir(cd.dir)
+		ok, err := isDir(snapshot.Disk{}, cd.dir)
 		if err != nil {
 			return nil, fmt.Errorf("%s config layer %s: %w", cd.name, cd.dir, err)
 		}
@@ -111,11 +117,15 @@ func Load(d Dirs, trust *TrustStore) (*Config, error) {
 			if entries, err := os.ReadDir(cd.dir); err == nil && len(entries) == 0 {
 				continue
 			}
-			trusted, err := trust.IsTrusted(d.Workspace)
+			tree, err := trust.trusted(d.Workspace)
 			if err != nil {
 				return nil, err
 			}
-			l.Trusted = trusted
+			if l.Trusted = tree != nil; l.Trusted {
+				// The tree answers for the layer's files only; every
+				// other path it reads from the disk.
+				c.Files = tree
+			}
 		}
 		if err := c.addLayer(l); err != nil {
 			return nil, err
@@ -128,7 +138,7 @@ func Load(d Dirs, trust *TrustStore) (*Config, error) {
 func (c *Config) addLayer(l Layer) error {
 	c.Layers = append(c.Layers, l)
 	rules := filepath.Join(l.Dir, "rules")
-	hasRules, err := isDir(rules)
+	hasRules, err := isDir(c.Files, rules)
 	if err != nil {
 		return fmt.Errorf("%s: %w", rules, err)
 	}
@@ -142,14 +152,14 @@ func (c *Config) addLayer(l Layer) error {
 		return nil
 	}
 	profiles := filepath.Join(l.Dir, "profiles")
-	hasProfiles, err := isDir(profiles)
+	hasProfiles, err := isDir(c.Files, profiles)
 	if err != nil {
 		return fmt.Errorf("%s: %w", profiles, err)
 	}
 	if hasProfiles {
 		c.ProfileDirs = append(c.ProfileDirs, profiles)
 	}
-	s, err := ReadSettingsFile(filepath.Join(l.Dir, "config.toml"))
+	s, err := readSettings(c.Files, filepath.Join(l.Dir, "config.toml"))
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil
 	}
@@ -162,8 +172,8 @@ func (c *Config) addLayer(l Layer) error {
 
 // isDir reports whether path is a directory, treating "does not exist" as
 // false and any other error as an error.
-func isDir(path string) (bool, error) {
-	st, err := os.Stat(path)
+func isDir(fsys snapshot.FS, path string) (bool, error) {
+	st, err := fsys.Stat(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return false, nil
 	}

@@ -3,11 +3,12 @@ package config
 import (
 	"errors"
 	"fmt"
-	"os"
 	"regexp"
 	"strings"
 
 	"github.com/BurntSushi/toml"
+
+	"github.com/gatedexec/gatedexec/internal/snapshot"
 )
 
 // Settings are the keys of config.toml. An empty string or nil pointer
@@ -51,7 +52,15 @@ const maxSettingsSize = 1 << 20
 // ReadSettingsFile parses one config.toml. Unknown keys and wrong types are
 // errors naming file:line.
 func ReadSettingsFile(path string) (Settings, error) {
-	src, err := os.ReadFile(path)
+	return readSettings(snapshot.Disk{}, path)
+}
+
+// readSettings parses the config.toml at path as fsys holds it.
+func readSettings(fsys snapshot.FS, path string) (Settings, error) {
+	src, err := fsys.ReadFile(path, maxSettingsSize)
+	if errors.Is(err, snapshot.ErrTooLarge) {
+		return Settings{}, fmt.Errorf("%s: file larger than %d bytes", path, maxSettingsSize)
+	}
 	if err != nil {
 		return Settings{}, err
 	}

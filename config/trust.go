@@ -6,13 +6,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
-	"sort"
 
 	"github.com/gatedexec/gatedexec/internal/atomicfile"
+	"github.com/gatedexec/gatedexec/internal/snapshot"
 )
 
 // TrustStore records which workspaces the user trusts, each with a digest
@@ -39,26 +38,39 @@ func (t *TrustStore) recordPath(workspace string) string {
 // IsTrusted reports whether workspace is trusted and its .gatedexec
 // directory is unchanged since. A nil store trusts nothing.
 func (t *TrustStore) IsTrusted(workspace string) (bool, error) {
+	tree, err := t.trusted(workspace)
+	return tree != nil, err
+}
+
+// trusted returns the snapshot of workspace's .gatedexec directory when
+// the workspace is trusted and the snapshot has the recorded digest, and
+// nil when it is not trusted. The layer must then be loaded from that
+// snapshot, never read again from the disk: a file swapped in after the
+// check would be used as trusted.
+func (t *TrustStore) trusted(workspace string) (*snapshot.Tree, error) {
 	if t == nil || t.Dir == "" {
-		return false, nil
+		return nil, nil
 	}
 	b, err := os.ReadFile(t.recordPath(workspace))
 	if errors.Is(err, fs.ErrNotExist) {
-		return false, nil
+		return nil, nil
 	}
 	if err != nil {
-		return false, fmt.Errorf("trust record for %s: %w", workspace, err)
+		return nil, fmt.Errorf("trust record for %s: %w", workspace, err)
 	}
 	var rec trustRecord
 	if err := json.Unmarshal(b, &rec); err != nil || rec.Workspace != workspace {
 		// A damaged or foreign record trusts nothing.
-		return false, nil
+		return nil, nil
 	}
-	d, err := Digest(WorkspaceLayerDir(workspace))
+	tree, err := snapshot.Take(WorkspaceLayerDir(workspace))
 	if err != nil {
-		return false, err
+		return nil, err
 	}
-	return d == rec.Digest, nil
+	if tree.Digest() != rec.Digest {
+		return nil, nil
+	}
+	return tree, nil
 }
 
 // Trust records workspace as trusted with the current digest of its
@@ -88,81 +100,14 @@ func (t *TrustStore) Revoke(workspace string) error {
 	return nil
 }
 
-// maxDigestFiles bounds the walk so a hostile .gatedexec cannot make every
-// command slow; a larger directory is an error.
-const maxDigestFiles = 10000
-
-// Digest hashes the tree at dir: every entry's relative path, type and, for
-// regular files, contents, in sorted order. Symlinks are hashed by target
-// and followed for content, since the loaders follow them too. A missing
-// dir has the digest of an empty tree.
+// Digest returns the digest of the tree at dir (see snapshot.Take), which
+// a trust record holds. A missing dir has the digest of an empty tree.
 func Digest(dir string) (string, error) {
-	h := sha256.New()
-	n := 0
-	var walk func(rel string) error
-	walk = func(rel string) error {
-		full := filepath.Join(dir, rel)
-		entries, err := os.ReadDir(full)
-		if err != nil {
-			return err
-		}
-		sort.Slice(entries, func(i, j int) bool { return entries[i].Name() < entries[j].Name() })
-		for _, e := range entries {
-			if n++; n > maxDigestFiles {
-				return fmt.Errorf("more than %d entries", maxDigestFiles)
-			}
-			r := filepath.Join(rel, e.Name())
-			p := filepath.Join(dir, r)
-			fmt.Fprintf(h, "%q\x00", r)
-			if e.Type()&fs.ModeSymlink != 0 {
-				target, err := os.Readlink(p)
-				if err != nil {
-					return err
-				}
-				fmt.Fprintf(h, "link %q\x00", target)
-			}
-			st, err := os.Stat(p)
-			if err != nil {
-				fmt.Fprintf(h, "dangling\x00")
-				continue
-			}
-			switch {
-			case st.IsDir():
-				// A linked directory is walked like any other: its files
-				// are what the loaders read. A link loop ends at
-				// maxDigestFiles, as an error.
-				fmt.Fprintf(h, "dir\x00")
-				if err := walk(r); err != nil {
-					return err
-				}
-			case st.Mode().IsRegular():
-				if err := hashFile(h, p, st.Size()); err != nil {
-					return err
-				}
-			default:
-				fmt.Fprintf(h, "other %v\x00", st.Mode().Type())
-			}
-		}
-		return nil
-	}
-	if _, err := os.Stat(dir); errors.Is(err, fs.ErrNotExist) {
-		return hex.EncodeToString(h.Sum(nil)), nil
-	}
-	if err := walk("."); err != nil {
-		return "", fmt.Errorf("digest of %s: %w", dir, err)
-	}
-	return hex.EncodeToString(h.Sum(nil)), nil
-}
-
-func hashFile(h io.Writer, path string, size int64) error {
-	f, err := os.Open(path)
+	t, err := snapshot.Take(dir)
 	if err != nil {
-		return err
+		return "", err
 	}
-	defer f.Close()
-	fmt.Fprintf(h, "file %d\x00", size)
-	_, err = io.Copy(h, f)
-	return err
+	return t.Digest(), nil
 }
 
 // writeFileAtomic writes b to path through a temporary file and a rename, so

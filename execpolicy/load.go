@@ -1,16 +1,16 @@
 package execpolicy
 
 import (
-	"bytes"
+	"errors"
 	"fmt"
-	"io"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 
 	"go.starlark.net/starlark"
 	"go.starlark.net/syntax"
+
+	"github.com/gatedexec/gatedexec/internal/snapshot"
 )
 
 // Limits that keep a hostile rules file from hanging or exhausting the
@@ -67,6 +67,10 @@ type Loader struct {
 	// compiled by another build is never used; see BuildIdentity. Empty
 	// means no cache.
 	CacheBuild string
+	// Files reads the rules files and directories; nil reads the disk.
+	// A trusted layer is loaded from the snapshot its trust was checked
+	// on (see package config).
+	Files snapshot.FS
 }
 
 // LoadFiles loads paths with the zero Loader; see Loader.LoadFiles.
@@ -81,7 +85,7 @@ func Load(filename string, src []byte) (*Policy, error) { return Loader{}.Load(f
 // security configuration and a partly loaded set could allow what a
 // forbidden rule in the broken file was meant to stop.
 func (l Loader) LoadFiles(paths ...string) (*Policy, error) {
-	files, err := ExpandRulePaths(paths...)
+	files, err := expandRulePaths(l.files(), paths)
 	if err != nil {
 		return nil, err
 	}
@@ -135,9 +139,13 @@ func (l Loader) Load(filename string, src []byte) (*Policy, error) {
 // itself, a directory for the "*.rules" files directly inside it, sorted by
 // name. A path that does not exist is an error.
 func ExpandRulePaths(paths ...string) ([]string, error) {
+	return expandRulePaths(snapshot.Disk{}, paths)
+}
+
+func expandRulePaths(fsys snapshot.FS, paths []string) ([]string, error) {
 	var files []string
 	for _, p := range paths {
-		st, err := os.Stat(p)
+		st, err := fsys.Stat(p)
 		if err != nil {
 			return nil, fmt.Errorf("rules %s: %w", p, err)
 		}
@@ -145,7 +153,7 @@ func ExpandRulePaths(paths ...string) ([]string, error) {
 			files = append(files, p)
 			continue
 		}
-		entries, err := os.ReadDir(p)
+		entries, err := fsys.ReadDir(p)
 		if err != nil {
 			return nil, fmt.Errorf("rules directory %s: %w", p, err)
 		}
@@ -190,33 +198,26 @@ func (l Loader) tooLarge(name string) error {
 	return &LoadError{File: name, Line: 1, Col: 1, Msg: fmt.Sprintf("rules file larger than %d bytes", l.maxFileSize())}
 }
 
+// files returns what l reads rules from.
+func (l Loader) files() snapshot.FS {
+	if l.Files == nil {
+		return snapshot.Disk{}
+	}
+	return l.Files
+}
+
 // readFile reads name, refusing files over the size limit without reading
 // them whole, and anything but a regular file: opening a FIFO planted in a
 // rules directory would block forever, and a device could be endless.
 func (l Loader) readFile(name string) ([]byte, error) {
-	st, err := os.Stat(name)
-	if err != nil {
-		return nil, fmt.Errorf("rules %s: %w", name, err)
-	} else if !st.Mode().IsRegular() {
-		return nil, fmt.Errorf("rules %s: not a regular file", name)
-	}
-	f, err := os.Open(name)
-	if err != nil {
-		return nil, fmt.Errorf("rules %s: %w", name, err)
-	}
-	defer f.Close()
-	// Sized from the stat, the buffer is usually read into once; the
-	// file may have grown since, so the limit is what bounds the read,
-	// and a sparse file does not get its size allocated up front.
-	var buf bytes.Buffer
-	buf.Grow(int(min(st.Size(), l.maxFileSize(), DefaultMaxFileSize)) + bytes.MinRead)
-	if _, err := buf.ReadFrom(io.LimitReader(f, l.maxFileSize()+1)); err != nil {
-		return nil, fmt.Errorf("rules %s: %w", name, err)
-	}
-	if int64(buf.Len()) > l.maxFileSize() {
+	src, err := l.files().ReadFile(name, l.maxFileSize())
+	if errors.Is(err, snapshot.ErrTooLarge) {
 		return nil, l.tooLarge(name)
 	}
-	return buf.Bytes(), nil
+	if err != nil {
+		return nil, fmt.Errorf("rules %s: %w", name, err)
+	}
+	return src, nil
 }
 
 // rulesFileOptions returns the Starlark dialect of rules files: like

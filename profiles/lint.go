@@ -42,7 +42,7 @@ type Unenforceable func(p *sandbox.Profile) []string
 // check says cannot be enforced here (warnings: the host lacks it, the
 // file is not wrong).
 func (l *Loader) Lint(path string, check Unenforceable) []Problem {
-	src, err := os.ReadFile(path)
+	src, err := l.files().ReadFile(path, MaxFileSize)
 	if err != nil {
 		return []Problem{{Severity: SevError, File: path, Message: err.Error()}}
 	}

@@ -4,11 +4,11 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 
+	"github.com/gatedexec/gatedexec/internal/snapshot"
 	"github.com/gatedexec/gatedexec/sandbox"
 )
 
@@ -20,7 +20,14 @@ type Loader struct {
 	Dirs []string
 	// Vars are the host facts path tokens expand to.
 	Vars Vars
+	// Files reads the profile files; nil reads the disk. A trusted
+	// layer's profiles are read from the snapshot its trust was checked
+	// on (see package config).
+	Files snapshot.FS
 }
+
+// MaxFileSize bounds a profile file (1 MiB); a larger one is an error.
+const MaxFileSize = 1 << 20
 
 // maxExtends bounds an extends chain; longer ones are almost surely a
 // mistake and would only make errors harder to read.
@@ -119,7 +126,7 @@ func (e *notFound) Error() string { return fmt.Sprintf("unknown profile %q", e.n
 // open parses the profile nameOrFile.
 func (l *Loader) open(nameOrFile string) (*File, where, error) {
 	if IsFile(nameOrFile) {
-		f, err := readFile(nameOrFile)
+		f, err := l.readFile(nameOrFile)
 		return f, where{layer: len(l.Dirs), path: nameOrFile}, err
 	}
 	if !validName(nameOrFile) {
@@ -140,7 +147,7 @@ func (l *Loader) open(nameOrFile string) (*File, where, error) {
 func (l *Loader) find(name string, below int) (*File, where, error) {
 	for i := below - 1; i >= 0; i-- {
 		p := filepath.Join(l.Dirs[i], name+".toml")
-		f, err := readFile(p)
+		f, err := l.readFile(p)
 		if err == nil {
 			return f, where{layer: i, path: p}, nil
 		}
@@ -158,8 +165,8 @@ func (l *Loader) find(name string, below int) (*File, where, error) {
 }
 
 // readFile parses the profile file at p.
-func readFile(p string) (*File, error) {
-	src, err := os.ReadFile(p)
+func (l *Loader) readFile(p string) (*File, error) {
+	src, err := l.files().ReadFile(p, MaxFileSize)
 	if err != nil {
 		return nil, &Error{File: p, Err: err}
 	}
@@ -191,7 +198,7 @@ func (l *Loader) List() ([]Info, error) {
 		byName[n] = &Info{Name: n, Description: deref(f.Description), Source: builtinSource}
 	}
 	for _, dir := range l.Dirs {
-		ents, err := os.ReadDir(dir)
+		ents, err := l.files().ReadDir(dir)
 		if errors.Is(err, fs.ErrNotExist) {
 			continue
 		}
@@ -204,7 +211,7 @@ func (l *Loader) List() ([]Info, error) {
 				continue
 			}
 			p := filepath.Join(dir, e.Name())
-			f, err := readFile(p)
+			f, err := l.readFile(p)
 			if err != nil {
 				return nil, err
 			}
@@ -224,6 +231,14 @@ func (l *Loader) List() ([]Info, error) {
 	}
 	slices.SortFunc(out, func(a, b Info) int { return strings.Compare(a.Name, b.Name) })
 	return out, nil
+}
+
+// files returns what l reads profiles from.
+func (l *Loader) files() snapshot.FS {
+	if l.Files == nil {
+		return snapshot.Disk{}
+	}
+	return l.Files
 }
 
 func (l *Loader) names() []string {

@@ -39,7 +39,7 @@ func trustStore(d config.Dirs) *config.TrustStore {
 // -r paths. Any bad file means no policy (exit 78).
 func layeredPolicy(cfg *config.Config, f *rulesFlags) (*execpolicy.Policy, error) {
 	home := userHome()
-	loader := execpolicy.Loader{HomeDir: home, CacheDir: rulesCacheDir(os.Getenv, home)}
+	loader := execpolicy.Loader{HomeDir: home, CacheDir: rulesCacheDir(os.Getenv, home), Files: cfg.Files}
 	if loader.CacheDir != "" {
 		loader.CacheBuild = execpolicy.BuildIdentity(version)
 	}
@@ -71,7 +71,8 @@ func layeredPolicy(cfg *config.Config, f *rulesFlags) (*execpolicy.Policy, error
 func profileLoader(pl place, cfg *config.Config) *profiles.Loader {
 	home := userHome()
 	return &profiles.Loader{
-		Dirs: cfg.ProfileDirs,
+		Dirs:  cfg.ProfileDirs,
+		Files: cfg.Files,
 		Vars: profiles.Vars{
 			Workspace: pl.Workspace,
 			Cwd:       pl.Cwd,

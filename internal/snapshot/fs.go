@@ -1,0 +1,89 @@
+// Package snapshot reads configuration files either from the disk or from
+// a snapshot of a directory tree, taken once and hashed as it is read.
+//
+// A trusted workspace layer is loaded from its snapshot: reading its files
+// again after hashing them for the trust check would let a writer swap a
+// file in between, so that what was checked is not what is used.
+package snapshot
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"syscall"
+)
+
+// FS reads files by host path, as the os package does.
+type FS interface {
+	// Stat returns the file info of name, following symlinks.
+	Stat(name string) (fs.FileInfo, error)
+	// ReadDir returns the entries of directory name, sorted by name.
+	ReadDir(name string) ([]fs.DirEntry, error)
+	// ReadFile returns the contents of the regular file name. It refuses
+	// anything else, and a file of more than limit bytes with an error
+	// wrapping ErrTooLarge.
+	ReadFile(name string, limit int64) ([]byte, error)
+}
+
+// ErrTooLarge is wrapped by the error of a ReadFile over its limit.
+var ErrTooLarge = errors.New("file too large")
+
+// ErrNotRegular is wrapped by the error of a ReadFile of something other
+// than a regular file.
+var ErrNotRegular = errors.New("not a regular file")
+
+// Disk is the FS of the host.
+type Disk struct{}
+
+// Stat is os.Stat.
+func (Disk) Stat(name string) (fs.FileInfo, error) { return os.Stat(name) }
+
+// ReadDir is os.ReadDir.
+func (Disk) ReadDir(name string) ([]fs.DirEntry, error) { return os.ReadDir(name) }
+
+// ReadFile reads name without reading more than limit+1 bytes. It opens
+// name without blocking and checks the open file, not the path: a FIFO
+// put in place of a file would otherwise block the open forever, and a
+// device could be endless.
+func (Disk) ReadFile(name string, limit int64) ([]byte, error) {
+	data, _, err := readRegular(name, limit)
+	return data, err
+}
+
+// readRegular reads the regular file name as Disk.ReadFile does, and also
+// returns the size the open file had when it was checked.
+func readRegular(name string, limit int64) ([]byte, int64, error) {
+	f, err := os.OpenFile(name, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return nil, 0, err
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return nil, 0, err
+	}
+	if !st.Mode().IsRegular() {
+		return nil, 0, &fs.PathError{Op: "read", Path: name, Err: ErrNotRegular}
+	}
+	if st.Size() > limit {
+		return nil, 0, tooLarge(name, limit)
+	}
+	// Sized from the stat, the buffer is usually read into once; the file
+	// may have grown since, so the limit is what bounds the read.
+	var buf bytes.Buffer
+	buf.Grow(int(st.Size()) + bytes.MinRead)
+	if _, err := buf.ReadFrom(io.LimitReader(f, limit+1)); err != nil {
+		return nil, 0, &fs.PathError{Op: "read", Path: name, Err: err}
+	}
+	if int64(buf.Len()) > limit {
+		return nil, 0, tooLarge(name, limit)
+	}
+	return buf.Bytes(), st.Size(), nil
+}
+
+func tooLarge(name string, limit int64) error {
+	return &fs.PathError{Op: "read", Path: name, Err: fmt.Errorf("%w: more than %d bytes", ErrTooLarge, limit)}
+}
