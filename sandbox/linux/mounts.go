@@ -8,6 +8,7 @@ import "C"
 import (
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -50,7 +51,7 @@ func mountPlan(p *sandbox.Profile) (ops []mountOp, created []string, err error) 
 	pinned := map[string]bool{}
 	planned := map[string]bool{}
 	for _, prot := range p.Protect {
-		root := outermostWriteRoot(p.Write, prot)
+		root, inner := writeRoots(p.Write, prot)
 		if root == "" {
 			// Not inside a writable path: Landlock already makes it read-only.
 			continue
@@ -60,21 +61,23 @@ func mountPlan(p *sandbox.Profile) (ops []mountOp, created []string, err error) 
 		}
 		target := prot
 		if _, err := os.Lstat(prot); os.IsNotExist(err) {
-			// A mount needs an existing target. An empty directory the
-			// command cannot write, rename or remove stands in for the
-			// outermost missing component, so that nothing that exists
-			// becomes read-only and the host keeps no odd debris: in a
-			// workspace without .git, ".git/config" is held by an empty
-			// .git, which a later `git init` fills in, not by a directory
-			// named config, which would break it.
+			// A mount needs an existing target: an empty directory the
+			// command cannot write, rename or remove holds the path (see
+			// holderOf), so that nothing that exists becomes read-only
+			// and the host keeps no odd debris. In a workspace without
+			// .git, ".git/config" is held by an empty .git, which a later
+			// `git init` fills in.
 			if _, err := os.Lstat(root); err != nil {
 				continue // the write root is missing: nothing there is writable
 			}
-			target = outermostMissing(root, prot)
-			made, err := mkdirRecord(target)
-			created = append(created, made...)
-			if err != nil {
-				return nil, created, fmt.Errorf("protect %s: %w", prot, err)
+			var create bool
+			target, create = holderOf(root, inner, prot)
+			if create {
+				made, err := mkdirRecord(target)
+				created = append(created, made...)
+				if err != nil {
+					return nil, created, fmt.Errorf("protect %s: %w", prot, err)
+				}
 			}
 		} else if err != nil {
 			return nil, created, fmt.Errorf("protect %s: %w", prot, err)
@@ -113,16 +116,21 @@ func mountPlan(p *sandbox.Profile) (ops []mountOp, created []string, err error) 
 	return ops, created, nil
 }
 
-// outermostWriteRoot returns the shortest Write path that contains path,
-// or "" if none does.
-func outermostWriteRoot(write []string, path string) string {
-	best := ""
+// writeRoots returns the shortest and the longest Write paths that
+// contain path, or "" if none does.
+func writeRoots(write []string, path string) (outer, inner string) {
 	for _, w := range write {
-		if (path == w || strings.HasPrefix(path, strings.TrimSuffix(w, "/")+"/")) && (best == "" || len(w) < len(best)) {
-			best = w
+		if path != w && !strings.HasPrefix(path, strings.TrimSuffix(w, "/")+"/") {
+			continue
+		}
+		if outer == "" || len(w) < len(outer) {
+			outer = w
+		}
+		if len(w) > len(inner) {
+			inner = w
 		}
 	}
-	return best
+	return outer, inner
 }
 
 // coveringPlanned reports whether path or one of its ancestors is planned.
@@ -137,22 +145,53 @@ func coveringPlanned(planned map[string]bool, path string) bool {
 	}
 }
 
-// outermostMissing returns the first component of path below root that
-// does not exist, or path itself when every component exists (a concurrent
-// run has just made it).
-func outermostMissing(root, path string) string {
+// holderOf returns the directory whose read-only mount keeps the missing
+// path from being created, and whether it must be made first.
+//
+// That is the deepest existing ancestor of path when it is an empty
+// directory below inner, the innermost write root holding path: making it
+// read-only hides nothing, and no write root becomes read-only (an empty
+// workspace under :tmp must stay writable). Such an ancestor is
+// usually the placeholder an earlier or concurrent run made, and holding
+// the path there leaves no more debris. Were the next missing component
+// made instead, a second run in a workspace without .git would leave a
+// directory named .git/config, which breaks `git init`.
+//
+// Otherwise it is the outermost missing component, to be made; or path
+// itself when every component exists (a concurrent run has just made it).
+func holderOf(root, inner, path string) (string, bool) {
 	rel, err := filepath.Rel(root, path)
 	if err != nil {
-		return path
+		return path, false
 	}
-	dir := root
+	deepest, dir := "", root
 	for _, c := range strings.Split(rel, string(filepath.Separator)) {
 		dir = filepath.Join(dir, c)
 		if _, err := os.Lstat(dir); err != nil {
-			return dir
+			if strings.HasPrefix(deepest, inner+"/") && isEmptyDir(deepest) {
+				return deepest, false
+			}
+			return dir, true
 		}
+		deepest = dir
 	}
-	return path
+	return path, false
+}
+
+// isEmptyDir reports whether dir is a directory, not a symlink to one,
+// with nothing in it.
+func isEmptyDir(dir string) bool {
+	st, err := os.Lstat(dir)
+	if err != nil || !st.IsDir() {
+		return false
+	}
+	f, err := os.Open(dir)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	names, err := f.Readdirnames(1)
+	return len(names) == 0 && errors.Is(err, io.EOF)
 }
 
 // mkdirRecord makes dir and returns it, or nothing when a concurrent run

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
 	"golang.org/x/sys/unix"
@@ -195,5 +196,73 @@ func TestMountPlanMissingParent(t *testing.T) {
 	}
 	if entries, err := os.ReadDir(dotgit); err != nil || len(entries) != 0 {
 		t.Errorf(".git holds %v (%v), want an empty directory", entries, err)
+	}
+
+	// The next run, or a concurrent one, holds them by the same .git and
+	// makes nothing: before, it found .git and made .git/hooks and a
+	// directory named .git/config.
+	ops, created, err = mountPlan(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []mountOp{{mountReadOnly, dotgit}}; !slices.Equal(ops, want) || len(created) != 0 {
+		t.Errorf("second plan: %+v creating %q, want %+v creating nothing", ops, created, want)
+	}
+	if entries, err := os.ReadDir(dotgit); err != nil || len(entries) != 0 {
+		t.Errorf("after the second plan .git holds %v (%v), want an empty directory", entries, err)
+	}
+}
+
+// TestMountPlanHolder: a missing protect path is held by its deepest
+// existing ancestor only when that is an empty directory below the write
+// root; otherwise by its outermost missing component, made for it.
+func TestMountPlanHolder(t *testing.T) {
+	tests := []struct {
+		name    string
+		exist   []string // directories, "f:" prefix for a file
+		inner   string   // a second write root, inside the first
+		protect string
+		want    string
+		made    bool
+	}{
+		{name: "empty workspace", protect: ".git/config", want: ".git", made: true},
+		{name: "empty .git", exist: []string{".git"}, protect: ".git/config", want: ".git"},
+		{name: "empty .git, deeper path", exist: []string{".git"}, protect: ".git/a/b", want: ".git"},
+		{name: "real .git", exist: []string{".git", "f:.git/HEAD"}, protect: ".git/hooks", want: ".git/hooks", made: true},
+		{name: "empty dir below a full one", exist: []string{".git", "f:.git/HEAD", ".git/x"}, protect: ".git/x/y", want: ".git/x"},
+		{name: "the write root itself is never the holder", protect: "x", want: "x", made: true},
+		{name: "nor is an inner write root", exist: []string{"ws"}, inner: "ws", protect: "ws/.git/config", want: "ws/.git", made: true},
+		{name: "exists", exist: []string{".git", ".git/hooks"}, protect: ".git/hooks", want: ".git/hooks"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			ws := t.TempDir()
+			for _, e := range tt.exist {
+				var err error
+				if f, ok := strings.CutPrefix(e, "f:"); ok {
+					err = os.WriteFile(filepath.Join(ws, f), nil, 0o644)
+				} else {
+					err = os.Mkdir(filepath.Join(ws, e), 0o755)
+				}
+				if err != nil {
+					t.Fatal(err)
+				}
+			}
+			p := &sandbox.Profile{Write: []string{ws}, Protect: []string{filepath.Join(ws, tt.protect)}}
+			if tt.inner != "" {
+				p.Write = append(p.Write, filepath.Join(ws, tt.inner))
+			}
+			ops, created, err := mountPlan(p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := filepath.Join(ws, tt.want)
+			if len(ops) == 0 || ops[len(ops)-1] != (mountOp{mountReadOnly, want}) {
+				t.Errorf("mountPlan = %+v, want it to end with a read-only mount of %s", ops, want)
+			}
+			if made := slices.Contains(created, want); made != tt.made || len(created) > 1 {
+				t.Errorf("created %q, want %s made: %v", created, want, tt.made)
+			}
+		})
 	}
 }
