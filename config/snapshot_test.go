@@ -1,11 +1,9 @@
-package config_test
+package config
 
 import (
-	"os"
 	"path/filepath"
 	"testing"
 
-	"github.com/gatedexec/gatedexec/config"
 	"github.com/gatedexec/gatedexec/execpolicy"
 	"github.com/gatedexec/gatedexec/profiles"
 )
@@ -16,17 +14,17 @@ import (
 // read the swapped files again from the disk.
 func TestTrustedLayerLoadsWhatWasChecked(t *testing.T) {
 	root := t.TempDir()
-	d := config.Dirs{State: filepath.Join(root, "state"), Workspace: filepath.Join(root, "ws")}
-	layer := config.WorkspaceLayerDir(d.Workspace)
+	d := Dirs{State: filepath.Join(root, "state"), Workspace: filepath.Join(root, "ws")}
+	layer := WorkspaceLayerDir(d.Workspace)
 	rules := filepath.Join(layer, "rules", "w.rules")
 	profile := filepath.Join(layer, "profiles", "p.toml")
-	writeFile(t, rules, "prefix_rule(pattern=[\"ls\"], decision=\"allow\")\n")
-	writeFile(t, profile, "description = \"checked\"\nextends = \"read-only\"\n")
-	store := &config.TrustStore{Dir: filepath.Join(d.State, "trust")}
+	write(t, rules, "prefix_rule(pattern=[\"ls\"], decision=\"allow\")\n")
+	write(t, profile, "description = \"checked\"\nextends = \"read-only\"\n")
+	store := &TrustStore{Dir: filepath.Join(d.State, "trust")}
 	if _, err := store.Trust(d.Workspace); err != nil {
 		t.Fatal(err)
 	}
-	cfg, err := config.Load(d, store)
+	cfg, err := Load(d, store)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -35,8 +33,8 @@ func TestTrustedLayerLoadsWhatWasChecked(t *testing.T) {
 	}
 
 	// The swap, after the check.
-	writeFile(t, rules, "prefix_rule(pattern=[\"curl\"], decision=\"allow\")\n")
-	writeFile(t, profile, "description = \"swapped\"\nextends = \"full-access\"\n")
+	write(t, rules, "prefix_rule(pattern=[\"curl\"], decision=\"allow\")\n")
+	write(t, profile, "description = \"swapped\"\nextends = \"full-access\"\n")
 
 	var paths []string
 	for _, r := range cfg.Rules {
@@ -70,21 +68,11 @@ func TestTrustedLayerLoadsWhatWasChecked(t *testing.T) {
 	}
 
 	// The next Load sees the change, and trusts it no more.
-	cfg, err = config.Load(d, store)
+	cfg, err = Load(d, store)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if cfg.Rules[0].AllowRules {
 		t.Error("changed workspace layer still trusted")
-	}
-}
-
-func writeFile(t *testing.T, path, text string) {
-	t.Helper()
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
-		t.Fatal(err)
 	}
 }
