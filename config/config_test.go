@@ -3,6 +3,7 @@ package config
 import (
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 )
@@ -29,6 +30,7 @@ func TestParseSettings(t *testing.T) {
 		{name: "unknown table key", src: "[extra]\nkey = 1\n", wantErr: "c.toml:1: unknown key \"extra\""},
 		{name: "bad type", src: "profile = 3\n", wantErr: "c.toml:"},
 		{name: "syntax", src: "profile = \n", wantErr: "c.toml:1:"},
+		{name: "relative audit log", src: "profile = \"p\"\naudit_log = \"logs/a.jsonl\"\n", wantErr: `c.toml:2: audit_log "logs/a.jsonl" is not an absolute path`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -52,6 +54,30 @@ func TestParseSettings(t *testing.T) {
 }
 
 func ptr[T any](v T) *T { return &v }
+
+// Each key set remembers its file and line, through Over too, so that an
+// error about its value can point at it.
+func TestSettingsOrigin(t *testing.T) {
+	lo, err := ParseSettings("lo.toml", []byte("profile = \"a\"\napprover = \"deny\"\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	hi, err := ParseSettings("hi.toml", []byte("# a comment\n\napprover = \"tty\"\naudit_fsync = false\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := lo.Over(hi)
+	want := map[string]string{"profile": "lo.toml:1", "approver": "hi.toml:3", "audit_fsync": "hi.toml:4"}
+	if !reflect.DeepEqual(got.Origin, want) {
+		t.Errorf("Origin = %v, want %v", got.Origin, want)
+	}
+	if lo.Origin["approver"] != "lo.toml:2" {
+		t.Errorf("Over changed the lower layer's Origin: %v", lo.Origin)
+	}
+	if none := (Settings{}).Over(Settings{Profile: "p"}); none.Origin["profile"] != "" {
+		t.Errorf("a setting from nowhere has origin %q", none.Origin["profile"])
+	}
+}
 
 func TestLoadLayers(t *testing.T) {
 	root := t.TempDir()

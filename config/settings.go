@@ -3,6 +3,8 @@ package config
 import (
 	"errors"
 	"fmt"
+	"maps"
+	"path/filepath"
 	"regexp"
 	"strings"
 
@@ -24,24 +26,44 @@ type Settings struct {
 	AuditLog string `toml:"audit_log"`
 	// AuditFsync makes every audit record durable before the command runs.
 	AuditFsync *bool `toml:"audit_fsync"`
+	// Origin says where each key set here came from, as "file:line", so
+	// that an error about its value can name it. Keys not set are absent.
+	Origin map[string]string `toml:"-"`
 }
 
 // Over returns s with every key that hi sets replaced by hi's value.
 func (s Settings) Over(hi Settings) Settings {
+	// s is a copy, but its Origin map is shared with the caller's.
+	s.Origin = maps.Clone(s.Origin)
+	take := func(key string) {
+		if o, ok := hi.Origin[key]; ok {
+			if s.Origin == nil {
+				s.Origin = map[string]string{}
+			}
+			s.Origin[key] = o
+		} else {
+			delete(s.Origin, key)
+		}
+	}
 	if hi.ApprovalPolicy != "" {
 		s.ApprovalPolicy = hi.ApprovalPolicy
+		take("approval_policy")
 	}
 	if hi.Approver != "" {
 		s.Approver = hi.Approver
+		take("approver")
 	}
 	if hi.Profile != "" {
 		s.Profile = hi.Profile
+		take("profile")
 	}
 	if hi.AuditLog != "" {
 		s.AuditLog = hi.AuditLog
+		take("audit_log")
 	}
 	if hi.AuditFsync != nil {
 		s.AuditFsync = hi.AuditFsync
+		take("audit_fsync")
 	}
 	return s
 }
@@ -84,6 +106,17 @@ func ParseSettings(name string, src []byte) (Settings, error) {
 	if und := md.Undecoded(); len(und) > 0 {
 		k := und[0].String()
 		return Settings{}, fmt.Errorf("%s:%d: unknown key %q", name, keyLine(src, und[0]), k)
+	}
+	for _, k := range md.Keys() {
+		if s.Origin == nil {
+			s.Origin = map[string]string{}
+		}
+		s.Origin[k.String()] = fmt.Sprintf("%s:%d", name, keyLine(src, k))
+	}
+	// Relative to what? The directory gatedexec happens to run in would
+	// put the log somewhere else for every command.
+	if s.AuditLog != "" && !filepath.IsAbs(s.AuditLog) {
+		return Settings{}, fmt.Errorf("%s: audit_log %q is not an absolute path", s.Origin["audit_log"], s.AuditLog)
 	}
 	return s, nil
 }

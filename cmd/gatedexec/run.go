@@ -16,6 +16,7 @@ import (
 	"github.com/gatedexec/gatedexec/approval"
 	"github.com/gatedexec/gatedexec/execpolicy"
 	"github.com/gatedexec/gatedexec/gate"
+	"github.com/gatedexec/gatedexec/sandbox"
 )
 
 type runFlags struct {
@@ -91,36 +92,46 @@ func runRun(cmd *cobra.Command, f *runFlags, args []string) error {
 		fmt.Fprintln(cmd.ErrOrStderr(), "gatedexec: warning:", w)
 	}
 	s := cfg.Settings
-	ap, err := approval.ParsePolicy(pick(f.approvalPolicy, os.Getenv("GATEDEXEC_APPROVAL_POLICY"), s.ApprovalPolicy, string(approval.DefaultPolicy)))
+	apSetting := pickSetting("--approval-policy", f.approvalPolicy, "GATEDEXEC_APPROVAL_POLICY", s, "approval_policy", s.ApprovalPolicy, string(approval.DefaultPolicy))
+	ap, err := approval.ParsePolicy(apSetting.value)
 	if err != nil {
-		return withCode(exitUsage, fmt.Errorf("--approval-policy: %w", err))
+		return apSetting.errorf(err)
 	}
 	interactive := approval.IsTerminal(int(os.Stdin.Fd())) && approval.IsTerminal(int(os.Stderr.Fd()))
 	defaultApprover := "deny"
 	if interactive {
 		defaultApprover = "tty"
 	}
-	spec := pick(f.approver, os.Getenv("GATEDEXEC_APPROVER"), s.Approver, defaultApprover)
-	approver, err := approval.ParseApprover(spec, approval.Options{ExecStderr: cmd.ErrOrStderr()})
+	spec := pickSetting("--approver", f.approver, "GATEDEXEC_APPROVER", s, "approver", s.Approver, defaultApprover)
+	approver, err := approval.ParseApprover(spec.value, approval.Options{ExecStderr: cmd.ErrOrStderr()})
 	if err != nil {
-		return withCode(exitUsage, fmt.Errorf("--approver: %w", err))
+		return spec.errorf(err)
 	}
 	policy, err := layeredPolicy(cfg, &f.rules)
 	if err != nil {
 		return err
 	}
 	profiles := profileLoader(pl, cfg)
+	defaultProfile := pickSetting("--profile", f.profile, "GATEDEXEC_PROFILE", s, "profile", s.Profile, "workspace-write")
 
 	o := &gate.Options{
 		Argv: args, Shell: f.shell, Cwd: pl.Cwd, Workspace: pl.Workspace, Env: os.Environ(),
 		Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr,
 		Policy:   policy,
 		EvalOpts: execpolicy.EvalOptions{ResolveHostExecutables: f.resolveHost, Shell: f.shell},
-		Approval: ap, Approver: approver, ApproverID: approverName(spec),
+		Approval: ap, Approver: approver, ApproverID: approverName(spec.value),
 		Approve: f.approve, Deny: f.deny,
-		AmendFile:      userRulesFile(dirs),
-		Profile:        profiles.Resolve,
-		DefaultProfile: pick(f.profile, os.Getenv("GATEDEXEC_PROFILE"), s.Profile, "workspace-write"),
+		AmendFile: userRulesFile(dirs),
+		Profile: func(name string) (*sandbox.Profile, error) {
+			p, err := profiles.Resolve(name)
+			if err != nil && name == defaultProfile.value {
+				// Always 78 (gate.ErrConfig), a flag too: it names a
+				// profile file or layer that is wrong.
+				err = fmt.Errorf("%s: %w", defaultProfile.from, err)
+			}
+			return p, err
+		},
+		DefaultProfile: defaultProfile.value,
 		Timeout:        f.timeout,
 		Runner:         hostRunner(),
 		SessionID:      pick(f.session, os.Getenv("GATEDEXEC_SESSION")),
@@ -134,11 +145,13 @@ func runRun(cmd *cobra.Command, f *runFlags, args []string) error {
 			return withCode(exitUsage, fmt.Errorf("--session: %w", err))
 		}
 	}
-	auditPath := pick(f.auditLog, os.Getenv("GATEDEXEC_AUDIT_LOG"), s.AuditLog)
+	audit := pickSetting("--audit-log", f.auditLog, "GATEDEXEC_AUDIT_LOG", s, "audit_log", s.AuditLog, "")
+	auditPath := audit.value
 	if auditPath != "" {
 		o.Audit, err = approval.OpenLog(auditPath, s.AuditFsync != nil && *s.AuditFsync)
 		if err != nil {
-			return withCode(exitInternal, fmt.Errorf("audit log: %w", err))
+			// The path may be right and the disk full: not a usage error.
+			return withCode(exitInternal, fmt.Errorf("%s: %w", audit.from, err))
 		}
 		defer o.Audit.Close()
 	}
