@@ -30,6 +30,8 @@ func TestParseSettings(t *testing.T) {
 		{name: "unknown table key", src: "[extra]\nkey = 1\n", wantErr: "c.toml:1: unknown key \"extra\""},
 		{name: "bad type", src: "profile = 3\n", wantErr: "c.toml:"},
 		{name: "syntax", src: "profile = \n", wantErr: "c.toml:1:"},
+		{name: "key in another case", src: "approver = \"deny\"\nAPPROVER = \"exec:/bin/true\"\n", wantErr: `c.toml:2: key "APPROVER" is not spelt "approver"`},
+		{name: "origin is not a key", src: "Origin = \"x\"\n", wantErr: `c.toml:1: unknown key "Origin"`},
 		{name: "relative audit log", src: "profile = \"p\"\naudit_log = \"logs/a.jsonl\"\n", wantErr: `c.toml:2: audit_log "logs/a.jsonl" is not an absolute path`},
 	}
 	for _, tt := range tests {

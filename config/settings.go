@@ -11,6 +11,7 @@ import (
 	"github.com/BurntSushi/toml"
 
 	"github.com/gatedexec/gatedexec/internal/snapshot"
+	"github.com/gatedexec/gatedexec/internal/tomlkeys"
 )
 
 // Settings are the keys of config.toml. An empty string or nil pointer
@@ -106,6 +107,9 @@ func ParseSettings(name string, src []byte) (Settings, error) {
 	if und := md.Undecoded(); len(und) > 0 {
 		k := und[0].String()
 		return Settings{}, fmt.Errorf("%s:%d: unknown key %q", name, keyLine(src, und[0]), k)
+	}
+	if k, want := tomlkeys.Inexact(&s, md.Keys()); k != nil {
+		return Settings{}, fmt.Errorf("%s:%d: key %q is not spelt %q", name, keyLine(src, k), k.String(), want)
 	}
 	for _, k := range md.Keys() {
 		if s.Origin == nil {

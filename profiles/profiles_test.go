@@ -222,6 +222,11 @@ read = [":workspace/sub", ":cwd", ":home", "~", "~/x", "$DATA/y", "${DATA}", "/u
 		{name: "extends a path", files: map[string]string{"user/a.toml": "extends = \"../b.toml\"\n"}, arg: "a", err: `a.toml:1: extends: want a profile name`},
 		{name: "unknown key", files: map[string]string{"user/a.toml": "[filesystem]\nread = []\n\nwrtie = [\":tmp\"]\n"}, arg: "a", err: `a.toml:4: unknown key "filesystem.wrtie"`},
 		{name: "unknown table", files: map[string]string{"user/a.toml": "description = \"x\"\n[netwrk]\nmode = \"on\"\n"}, arg: "a", err: `a.toml:2: unknown key "netwrk`},
+		// TOML keys are case-sensitive; the library's case-insensitive
+		// fallback would merge this second table into the first.
+		{name: "table spelt in another case", files: map[string]string{"user/a.toml": "extends = \"read-only\"\n[filesystem]\nwrite = [\":workspace\"]\n\n[Filesystem]\nwrite = [\":all\"]\n"}, arg: "a", err: `a.toml:5: key "Filesystem" is not spelt "filesystem"`},
+		{name: "key spelt in another case", files: map[string]string{"user/a.toml": "[network]\nMODE = \"on\"\n"}, arg: "a", err: `a.toml:2: key "network.MODE" is not spelt "mode"`},
+		{name: "the file's name is not a key", files: map[string]string{"user/a.toml": "name = \"other.toml\"\n"}, arg: "a", err: `a.toml:1: unknown key "name"`},
 		{name: "bad type list", files: map[string]string{"user/a.toml": "[filesystem]\nread = \"/etc\"\n"}, arg: "a", err: `a.toml:2: filesystem.read: incompatible types`},
 		{name: "bad type bool", files: map[string]string{"user/a.toml": "[process]\n\nsetsid = \"no\"\n"}, arg: "a", err: `a.toml:3: process.setsid`},
 		{name: "bad enforcement", files: map[string]string{"user/a.toml": "enforcement = \"lax\"\n"}, arg: "a", err: `a.toml:1: enforcement: want "strict" or "best-effort", got "lax"`},

@@ -11,6 +11,7 @@ import (
 	"github.com/BurntSushi/toml"
 
 	"github.com/gatedexec/gatedexec/internal/lazyregexp"
+	"github.com/gatedexec/gatedexec/internal/tomlkeys"
 )
 
 // maxFileSize bounds a profile file; a larger one is an error, not a hang.
@@ -21,8 +22,8 @@ const maxFileSize = 1 << 20
 // so that it inherits the parent's value; an empty list that is set is a
 // non-nil empty slice.
 type File struct {
-	// Name is the file name used in errors.
-	Name string
+	// Name is the file name used in errors; not a key of the file.
+	Name string `toml:"-"`
 	src  []byte
 
 	Description *string `toml:"description"`
@@ -84,6 +85,10 @@ func ParseLax(name string, src []byte) (*File, error) {
 	md, err := toml.Decode(string(src), f)
 	if err != nil {
 		return nil, decodeError(name, src, err)
+	}
+	// Not merely unknown, as Lint may go on after: the decoder has used it.
+	if k, want := tomlkeys.Inexact(f, md.Keys()); k != nil {
+		return nil, errorf(name, keyLine(src, k), "key %q is not spelt %q", k.String(), want)
 	}
 	f.unknown = md.Undecoded()
 	return f, nil
