@@ -11,8 +11,7 @@ import (
 // that lies inside a writable path is added to Protect, so a command run
 // with the workspace at $HOME cannot append an allow rule or a session
 // approval for its next run; Plan proposes nothing for a denial under
-// one, and Apply re-protects them under a granted directory (a
-// full-access escalation, which lifts every restriction, excepted). Paths outside
+// one, and Apply re-protects them under a granted directory. Paths outside
 // every writable path need nothing: the backend already keeps them
 // read-only, and they cost no namespace.
 //

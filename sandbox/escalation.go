@@ -24,9 +24,6 @@ const (
 	Unprotect ChangeKind = "unprotect"
 	// Unhide removes a hide entry, exposing a secret the profile hides.
 	Unhide ChangeKind = "unhide"
-	// FullAccess replaces the profile with an unrestricted one; used only
-	// when no narrower change fits.
-	FullAccess ChangeKind = "full-access"
 )
 
 // Change is one extra access.
@@ -53,8 +50,6 @@ func (c Change) String() string {
 		return "write access to protected " + p
 	case Unhide:
 		return "read access to hidden " + p
-	case FullAccess:
-		return "no sandbox restrictions (full-access)"
 	}
 	return string(c.Kind) + " " + p
 }
@@ -93,7 +88,9 @@ func (e *Escalation) String() string {
 // over the target, lock files) next to the file they report. A denied
 // read of an existing file grants just that file. A protect or hide entry
 // is never dropped quietly: it becomes its own Unprotect or Unhide change.
-// When the only directory that would do is "/", the plan is FullAccess.
+// When the only directory that would do is "/", the grant is of "/": the
+// rest of the profile (protect, hide, network, gatedexec's own files)
+// still holds, which dropping the sandbox would not.
 func Plan(p *Profile, denials []Denial) (*Escalation, bool) {
 	if p == nil || p.Unrestricted {
 		return nil, false
@@ -128,25 +125,12 @@ func Plan(p *Profile, denials []Denial) (*Escalation, bool) {
 					add(Change{Kind: Unprotect, Path: pr})
 				}
 				if !under(path, p.Write) {
-					dir := nearestDir(path)
-					if dir == "/" {
-						add(Change{Kind: FullAccess})
-						continue
-					}
-					add(Change{Kind: GrantWrite, Path: dir})
+					add(Change{Kind: GrantWrite, Path: nearestDir(path)})
 				}
 			} else if !p.ReadAll && !under(path, p.Read) && !under(path, p.Write) {
-				target := nearestExisting(path)
-				if target == "/" {
-					add(Change{Kind: FullAccess})
-					continue
-				}
-				add(Change{Kind: GrantRead, Path: target})
+				add(Change{Kind: GrantRead, Path: nearestExisting(path)})
 			}
 		}
-	}
-	if slices.Contains(e.Changes, Change{Kind: FullAccess}) {
-		e.Changes = []Change{{Kind: FullAccess}}
 	}
 	e.Changes = dropCovered(e.Changes)
 	if len(e.Changes) == 0 {
@@ -228,11 +212,6 @@ func (e *Escalation) Apply(p *Profile) *Profile {
 			q.Protect = slices.DeleteFunc(q.Protect, func(s string) bool { return s == c.Path })
 		case Unhide:
 			q.Hide = slices.DeleteFunc(q.Hide, func(s string) bool { return s == c.Path })
-		case FullAccess:
-			// Process-level settings (env_deny, limits, setsid) stay.
-			q.Unrestricted, q.ReadAll = true, true
-			q.Read, q.Write, q.Protect, q.Hide = nil, []string{"/"}, nil, nil
-			q.Network, q.UnixSockets = NetworkOn, true
 		}
 	}
 	// A granted directory may contain a control path.

@@ -57,9 +57,11 @@ func TestPlan(t *testing.T) {
 		{"narrow read grants the file", narrow,
 			[]Denial{{Kind: KindFSRead, Path: filepath.Join(home, "data.csv")}},
 			[]Change{{GrantRead, filepath.Join(home, "data.csv")}}, ""},
-		{"root only: full access", p,
-			[]Denial{{Kind: KindFSWrite, Path: "/no-such-top-level-dir/x"}},
-			[]Change{{Kind: FullAccess}}, "no sandbox restrictions (full-access)"},
+		// Only "/" would do: it is granted, and protect, hide and the
+		// network stay as they were (dropping the sandbox would not).
+		{"root only: write access to /", p,
+			[]Denial{{Kind: KindFSWrite, Path: "/no-such-top-level-dir/x"}, {Kind: KindFSWrite, Path: filepath.Join(home, ".cache/a")}},
+			[]Change{{GrantWrite, "/"}}, "write access to /"},
 		{"combined and deduplicated", p,
 			[]Denial{{Kind: KindFSWrite, Path: filepath.Join(home, ".cache/a")}, {Kind: KindNetConnect},
 				{Kind: KindFSWrite, Path: filepath.Join(home, ".cache/b")}, {Kind: KindNetConnect}},
@@ -127,9 +129,11 @@ func TestApplyCopies(t *testing.T) {
 	if !slices.Equal(q.Write, []string{"/w", "/x"}) || len(q.Protect) != 0 || len(q.Hide) != 0 || q.Network != NetworkOn {
 		t.Errorf("Apply result: %+v", q)
 	}
-	f := (&Escalation{Changes: []Change{{Kind: FullAccess}}}).Apply(p)
-	if !f.Unrestricted || len(f.Hide) != 0 || !slices.Equal(f.EnvDeny, []string{"X"}) {
-		t.Errorf("full access: %+v", f)
+	p.Control = []string{"/w/rules"}
+	f := (&Escalation{Changes: []Change{{GrantWrite, "/"}}}).Apply(p)
+	if f.Unrestricted || !slices.Equal(f.Hide, []string{"/h"}) || f.Network != NetworkOff ||
+		!slices.Equal(f.Protect, []string{"/w/p", "/w/rules"}) || !slices.Equal(f.EnvDeny, []string{"X"}) {
+		t.Errorf("write access to /: %+v, want the rest of the profile kept and its control path protected", f)
 	}
 }
 

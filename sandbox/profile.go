@@ -50,9 +50,8 @@ type Profile struct {
 	Protect []string // read-only even inside a Write path; may not exist yet
 	Hide    []string // appear empty to the command
 	// Control holds gatedexec's own rules, state, cache and audit log (see
-	// WithControl): read-only wherever Write covers them. No escalation
-	// is planned for a denial under them; only a full-access escalation,
-	// which lifts every restriction, leaves them writable.
+	// WithControl): read-only wherever Write covers them, escalations
+	// included. No escalation is planned for a denial under them.
 	Control []string
 
 	Network     NetworkMode

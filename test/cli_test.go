@@ -20,8 +20,22 @@ func TestCLI(t *testing.T) {
 			return nil
 		},
 		Cmds:                map[string]func(*testscript.TestScript, bool, []string){"exitcode": cmdExitcode},
+		Condition:           condition,
 		RequireExplicitExec: true,
 	})
+}
+
+// condition adds [root] to the script conditions: what only root may do
+// (write at /) runs only as root, and CI, which must run everything,
+// fails rather than skips without it.
+func condition(cond string) (bool, error) {
+	if cond != "root" {
+		return false, errors.New("unknown condition " + cond)
+	}
+	if os.Geteuid() != 0 && os.Getenv("CI") != "" {
+		return false, errors.New("[root] scripts must run as root when CI is set")
+	}
+	return os.Geteuid() == 0, nil
 }
 
 // cmdExitcode implements "exitcode N PROG [ARG...]": run PROG like exec
