@@ -1,6 +1,7 @@
 package config
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -108,7 +109,7 @@ func TestLoadLayers(t *testing.T) {
 		t.Errorf("profile dirs %v warnings %v: untrusted workspace profiles must be ignored with one warning", c.ProfileDirs, c.Warnings)
 	}
 
-	if _, err := store.Trust(d.Workspace); err != nil {
+	if _, err := store.Trust(d.Workspace, ""); err != nil {
 		t.Fatal(err)
 	}
 	c, err = Load(d, store)
@@ -129,7 +130,7 @@ func TestLoadLayers(t *testing.T) {
 		t.Errorf("changed workspace layer still trusted: %+v", c)
 	}
 
-	if _, err := store.Trust(d.Workspace); err != nil {
+	if _, err := store.Trust(d.Workspace, ""); err != nil {
 		t.Fatal(err)
 	}
 	if err := store.Revoke(d.Workspace); err != nil {
@@ -204,5 +205,40 @@ func TestDigestFollowsSymlinkedDirs(t *testing.T) {
 	}
 	if _, err := Digest(layer); err == nil {
 		t.Fatal("a symlink loop digested without error")
+	}
+}
+
+// Trust with an expected digest records nothing unless the layer still has
+// it: what is trusted is what was reviewed.
+func TestTrustExpectedDigest(t *testing.T) {
+	root := t.TempDir()
+	ws := filepath.Join(root, "ws")
+	write(t, filepath.Join(WorkspaceLayerDir(ws), "rules", "a.rules"), "")
+	store := &TrustStore{Dir: filepath.Join(root, "trust")}
+	reviewed, err := LayerSnapshot(ws)
+	if err != nil {
+		t.Fatal(err)
+	}
+	write(t, filepath.Join(WorkspaceLayerDir(ws), "rules", "b.rules"), "prefix_rule(pattern=[\"curl\"], decision=\"allow\")\n")
+	if _, err := store.Trust(ws, reviewed.Digest()[:MinDigestPrefix]); !errors.Is(err, ErrDigestMismatch) {
+		t.Fatalf("Trust after a change: %v, want ErrDigestMismatch", err)
+	}
+	for _, bad := range []string{"abc", strings.ToUpper(reviewed.Digest()), reviewed.Digest()[:MinDigestPrefix-1], "zz" + reviewed.Digest()[2:]} {
+		if _, err := store.Trust(ws, bad); !errors.Is(err, ErrBadDigest) {
+			t.Errorf("Trust(%q): %v, want ErrBadDigest", bad, err)
+		}
+	}
+	if ok, err := store.IsTrusted(ws); ok || err != nil {
+		t.Fatalf("trusted (%v) after refused Trust calls", err)
+	}
+	now, err := LayerSnapshot(ws)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tree, err := store.Trust(ws, now.Digest()); err != nil || tree.Digest() != now.Digest() {
+		t.Fatalf("Trust with the current digest: %v, %v", tree, err)
+	}
+	if ok, err := store.IsTrusted(ws); !ok || err != nil {
+		t.Fatalf("not trusted (%v) after Trust", err)
 	}
 }

@@ -21,7 +21,7 @@ func TestTrustedLayerLoadsWhatWasChecked(t *testing.T) {
 	write(t, rules, "prefix_rule(pattern=[\"ls\"], decision=\"allow\")\n")
 	write(t, profile, "description = \"checked\"\nextends = \"read-only\"\n")
 	store := &TrustStore{Dir: filepath.Join(d.State, "trust")}
-	if _, err := store.Trust(d.Workspace); err != nil {
+	if _, err := store.Trust(d.Workspace, ""); err != nil {
 		t.Fatal(err)
 	}
 	cfg, err := Load(d, store)

@@ -9,6 +9,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/gatedexec/gatedexec/internal/atomicfile"
 	"github.com/gatedexec/gatedexec/internal/snapshot"
@@ -63,7 +64,7 @@ func (t *TrustStore) trusted(workspace string) (*snapshot.Tree, error) {
 		// A damaged or foreign record trusts nothing.
 		return nil, nil
 	}
-	tree, err := snapshot.Take(WorkspaceLayerDir(workspace))
+	tree, err := LayerSnapshot(workspace)
 	if err != nil {
 		return nil, err
 	}
@@ -73,21 +74,48 @@ func (t *TrustStore) trusted(workspace string) (*snapshot.Tree, error) {
 	return tree, nil
 }
 
-// Trust records workspace as trusted with the current digest of its
-// .gatedexec directory, and returns that digest.
-func (t *TrustStore) Trust(workspace string) (string, error) {
-	d, err := Digest(WorkspaceLayerDir(workspace))
-	if err != nil {
-		return "", err
+// ErrDigestMismatch is wrapped by Trust's error when the layer's digest
+// is not the one the caller expected.
+var ErrDigestMismatch = errors.New("digest mismatch")
+
+// ErrBadDigest is wrapped by Trust's error when want is not a digest
+// prefix at all.
+var ErrBadDigest = errors.New("bad digest")
+
+// MinDigestPrefix is how many hex digits of a digest Trust's want must
+// give at least: 64 bits, so that no other content is found to match.
+const MinDigestPrefix = 16
+
+// Trust records workspace as trusted with the digest of its .gatedexec
+// directory as it is now, and returns the snapshot that digest is of.
+// When want is not empty, the digest must begin with it, or nothing is
+// recorded: the user reviewed the layer when it had that digest (LayerSnapshot
+// shows it), and what is trusted must be what was reviewed.
+func (t *TrustStore) Trust(workspace, want string) (*snapshot.Tree, error) {
+	if want != "" && (len(want) < MinDigestPrefix || strings.Trim(want, "0123456789abcdef") != "") {
+		return nil, fmt.Errorf("%w %q: want at least %d lowercase hex digits", ErrBadDigest, want, MinDigestPrefix)
 	}
-	b, err := json.Marshal(trustRecord{Workspace: workspace, Digest: d})
+	tree, err := LayerSnapshot(workspace)
 	if err != nil {
-		return "", err
+		return nil, err
+	}
+	if d := tree.Digest(); !strings.HasPrefix(d, want) {
+		return nil, fmt.Errorf("%w: %s has digest %s, not %s: it changed since it was reviewed", ErrDigestMismatch, tree.Root(), d, want)
+	}
+	b, err := json.Marshal(trustRecord{Workspace: workspace, Digest: tree.Digest()})
+	if err != nil {
+		return nil, err
 	}
 	if err := writeFileAtomic(t.recordPath(workspace), b); err != nil {
-		return "", fmt.Errorf("recording trust for %s: %w", workspace, err)
+		return nil, fmt.Errorf("recording trust for %s: %w", workspace, err)
 	}
-	return d, nil
+	return tree, nil
+}
+
+// LayerSnapshot takes the snapshot of workspace's .gatedexec directory that a
+// trust record's digest is of, for showing what trust would cover.
+func LayerSnapshot(workspace string) (*snapshot.Tree, error) {
+	return snapshot.Take(WorkspaceLayerDir(workspace))
 }
 
 // Revoke forgets any trust in workspace. Revoking an untrusted workspace is

@@ -34,6 +34,9 @@ type Tree struct {
 	// nodes are keyed by path relative to root, "." for root itself;
 	// empty when root did not exist.
 	nodes map[string]*node
+	// order is every path of nodes but ".", in the order walked: sorted,
+	// each directory before what it holds.
+	order []string
 }
 
 // node is one entry of a Tree.
@@ -44,6 +47,7 @@ type node struct {
 	// mode is the type bits of what the entry is, symlinks followed.
 	mode     fs.FileMode
 	dangling bool     // a symlink to nothing
+	target   string   // a symlink's target, as written
 	data     []byte   // a regular file's contents
 	children []string // a directory's entry names, sorted
 }
@@ -102,16 +106,17 @@ func (w *walker) dir(rel string) error {
 		r := filepath.Join(rel, e.Name())
 		p := filepath.Join(w.t.root, r)
 		fmt.Fprintf(w.h, "%q\x00", r)
+		target := ""
 		if e.Type()&fs.ModeSymlink != 0 {
-			target, err := os.Readlink(p)
-			if err != nil {
+			if target, err = os.Readlink(p); err != nil {
 				return err
 			}
 			fmt.Fprintf(w.h, "link %q\x00", target)
 		}
 		parent.children = append(parent.children, e.Name())
-		n := &node{listed: e.Type()}
+		n := &node{listed: e.Type(), target: target}
 		w.t.nodes[r] = n
+		w.t.order = append(w.t.order, r)
 		st, err := os.Stat(p)
 		if err != nil {
 			// Dangling: what a loader would find is nothing.
@@ -143,6 +148,31 @@ func (w *walker) dir(rel string) error {
 		}
 	}
 	return nil
+}
+
+// Entry describes one entry of a Tree, for showing what a digest covers.
+type Entry struct {
+	// Path is relative to the root.
+	Path string
+	// Link is a symlink's target as written, empty for anything else.
+	Link string
+	// Mode is the type of what the entry is, symlinks followed; Dangling
+	// is true for a symlink to nothing.
+	Mode     fs.FileMode
+	Dangling bool
+	// Size is a regular file's size.
+	Size int64
+}
+
+// Entries returns every entry of the tree, sorted by path, each directory
+// before what it holds.
+func (t *Tree) Entries() []Entry {
+	out := make([]Entry, 0, len(t.order))
+	for _, rel := range t.order {
+		n := t.nodes[rel]
+		out = append(out, Entry{Path: rel, Link: n.target, Mode: n.mode, Dangling: n.dangling, Size: int64(len(n.data))})
+	}
+	return out
 }
 
 // Root returns the directory the tree was taken of.

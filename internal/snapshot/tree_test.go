@@ -6,6 +6,8 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
+	"strconv"
 	"syscall"
 	"testing"
 )
@@ -272,5 +274,47 @@ func TestDiskReadFile(t *testing.T) {
 	}
 	if b, err := (Disk{}).ReadFile(file, 5); err != nil || string(b) != "12345" {
 		t.Errorf("at the limit: %q, %v", b, err)
+	}
+}
+
+func TestEntries(t *testing.T) {
+	root, _ := fixture(t)
+	tree, err := Take(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, e := range tree.Entries() {
+		s := e.Path
+		if e.Link != "" {
+			s += " -> " + e.Link
+		}
+		switch {
+		case e.Dangling:
+			s += " dangling"
+		case e.Mode.IsDir():
+			s += "/"
+		case e.Mode.IsRegular():
+			s += " " + strconv.FormatInt(e.Size, 10)
+		default:
+			s += " other"
+		}
+		got = append(got, s)
+	}
+	want := []string{
+		"config.toml 14",
+		"profiles -> ../shared/",
+		"profiles/s.toml 23",
+		"rules/",
+		"rules/a.rules 28",
+		"rules/b.rules 0",
+		"rules/c.rules -> a.rules 28",
+		"rules/d.rules -> nowhere dangling",
+		"rules/fifo.rules other",
+		"rules/linked-dir.rules -> ../config.toml 14",
+		"rules/sub.rules/",
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("Entries:\n%q\nwant\n%q", got, want)
 	}
 }
