@@ -128,16 +128,6 @@ func (t *TrustStore) Revoke(workspace string) error {
 	return nil
 }
 
-// Digest returns the digest of the tree at dir (see snapshot.Take), which
-// a trust record holds. A missing dir has the digest of an empty tree.
-func Digest(dir string) (string, error) {
-	t, err := snapshot.Take(dir)
-	if err != nil {
-		return "", err
-	}
-	return t.Digest(), nil
-}
-
 // writeFileAtomic writes b to path through a temporary file and a rename, so
 // a reader never sees half a file.
 func writeFileAtomic(path string, b []byte) error {
