@@ -49,39 +49,33 @@ func (Disk) ReadDir(name string) ([]fs.DirEntry, error) { return os.ReadDir(name
 // put in place of a file would otherwise block the open forever, and a
 // device could be endless.
 func (Disk) ReadFile(name string, limit int64) ([]byte, error) {
-	data, _, err := readRegular(name, limit)
-	return data, err
-}
-
-// readRegular reads the regular file name as Disk.ReadFile does, and also
-// returns the size the open file had when it was checked.
-func readRegular(name string, limit int64) ([]byte, int64, error) {
 	f, err := os.OpenFile(name, os.O_RDONLY|syscall.O_NONBLOCK, 0)
 	if err != nil {
-		return nil, 0, err
+		return nil, err
 	}
 	defer f.Close()
 	st, err := f.Stat()
 	if err != nil {
-		return nil, 0, err
+		return nil, err
 	}
 	if !st.Mode().IsRegular() {
-		return nil, 0, &fs.PathError{Op: "read", Path: name, Err: ErrNotRegular}
+		return nil, &fs.PathError{Op: "read", Path: name, Err: ErrNotRegular}
 	}
 	if st.Size() > limit {
-		return nil, 0, tooLarge(name, limit)
+		return nil, tooLarge(name, limit)
 	}
 	// Sized from the stat, the buffer is usually read into once; the file
-	// may have grown since, so the limit is what bounds the read.
+	// may have grown since (a file in /proc says 0), so the limit is what
+	// bounds the read.
 	var buf bytes.Buffer
 	buf.Grow(int(st.Size()) + bytes.MinRead)
 	if _, err := buf.ReadFrom(io.LimitReader(f, limit+1)); err != nil {
-		return nil, 0, &fs.PathError{Op: "read", Path: name, Err: err}
+		return nil, &fs.PathError{Op: "read", Path: name, Err: err}
 	}
 	if int64(buf.Len()) > limit {
-		return nil, 0, tooLarge(name, limit)
+		return nil, tooLarge(name, limit)
 	}
-	return buf.Bytes(), st.Size(), nil
+	return buf.Bytes(), nil
 }
 
 func tooLarge(name string, limit int64) error {

@@ -132,7 +132,7 @@ func (w *walker) dir(rel string) error {
 				return err
 			}
 		case st.Mode().IsRegular():
-			data, size, err := readRegular(p, MaxBytes-w.bytes)
+			data, err := Disk{}.ReadFile(p, MaxBytes-w.bytes)
 			if errors.Is(err, ErrTooLarge) {
 				return fmt.Errorf("files larger than %d bytes in all", MaxBytes)
 			}
@@ -141,7 +141,11 @@ func (w *walker) dir(rel string) error {
 			}
 			w.bytes += int64(len(data))
 			n.data = data
-			fmt.Fprintf(w.h, "file %d\x00", size)
+			// The length of what was read, not the size the stat gave:
+			// a file that changed while read, or one in /proc (size 0),
+			// would otherwise let its bytes pass for entries the tree
+			// does not hold, and two trees share a digest.
+			fmt.Fprintf(w.h, "file %d\x00", len(data))
 			w.h.Write(data)
 		default:
 			fmt.Fprintf(w.h, "other %v\x00", st.Mode().Type())

@@ -1,11 +1,15 @@
 package snapshot
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"reflect"
+	"runtime"
 	"slices"
 	"strconv"
 	"syscall"
@@ -216,6 +220,35 @@ func TestDigest(t *testing.T) {
 	// An empty directory configures what a missing one does.
 	if seen[missing.Digest()] != "empty" {
 		t.Errorf("missing dir digest %s is not the empty dir's", missing.Digest())
+	}
+}
+
+// The digest counts the bytes it hashes. A file whose stat size is not
+// what reading it gives (one in /proc says 0; a file may change while
+// read) would otherwise let its bytes pass for entries the tree does not
+// hold: a link to a process's cmdline reading `"b"\x00dir\x00`, then
+// empty beside a directory b, was two trees with one digest.
+func TestDigestCountsWhatWasRead(t *testing.T) {
+	const target = "/proc/self/cmdline"
+	if runtime.GOOS != "linux" {
+		t.Skip("no /proc")
+	}
+	dir := t.TempDir()
+	symlink(t, target, filepath.Join(dir, "a"))
+	tree, err := Take(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Read by the same process, so the same bytes.
+	data, err := os.ReadFile(target)
+	if err != nil || len(data) == 0 {
+		t.Fatalf("%s: %q, %v", target, data, err)
+	}
+	h := sha256.New()
+	fmt.Fprintf(h, "%q\x00link %q\x00file %d\x00", "a", target, len(data))
+	h.Write(data)
+	if want := hex.EncodeToString(h.Sum(nil)); tree.Digest() != want {
+		t.Errorf("digest %s, want %s: the one over the %d bytes read", tree.Digest(), want, len(data))
 	}
 }
 
