@@ -34,6 +34,7 @@ func TestParseSettings(t *testing.T) {
 		{name: "key in another case", src: "approver = \"deny\"\nAPPROVER = \"exec:/bin/true\"\n", wantErr: `c.toml:2: key "APPROVER" is not spelt "approver"`},
 		{name: "origin is not a key", src: "Origin = \"x\"\n", wantErr: `c.toml:1: unknown key "Origin"`},
 		{name: "relative audit log", src: "profile = \"p\"\naudit_log = \"logs/a.jsonl\"\n", wantErr: `c.toml:2: audit_log "logs/a.jsonl" is not an absolute path`},
+		{name: "relative profile file", src: "approver = \"deny\"\nprofile = \"tools/p.toml\"\n", wantErr: `c.toml:2: profile "tools/p.toml" is a file but not an absolute path`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -221,10 +222,10 @@ func TestTrustExpectedDigest(t *testing.T) {
 		t.Fatal(err)
 	}
 	write(t, filepath.Join(WorkspaceLayerDir(ws), "rules", "b.rules"), "prefix_rule(pattern=[\"curl\"], decision=\"allow\")\n")
-	if _, err := store.Trust(ws, reviewed.Digest()[:MinDigestPrefix]); !errors.Is(err, ErrDigestMismatch) {
+	if _, err := store.Trust(ws, reviewed.Digest()); !errors.Is(err, ErrDigestMismatch) {
 		t.Fatalf("Trust after a change: %v, want ErrDigestMismatch", err)
 	}
-	for _, bad := range []string{"abc", strings.ToUpper(reviewed.Digest()), reviewed.Digest()[:MinDigestPrefix-1], "zz" + reviewed.Digest()[2:]} {
+	for _, bad := range []string{"abc", strings.ToUpper(reviewed.Digest()), reviewed.Digest()[:DigestLen-1], reviewed.Digest()[:16], reviewed.Digest() + "0", "zz" + reviewed.Digest()[2:]} {
 		if _, err := store.Trust(ws, bad); !errors.Is(err, ErrBadDigest) {
 			t.Errorf("Trust(%q): %v, want ErrBadDigest", bad, err)
 		}
@@ -241,5 +242,43 @@ func TestTrustExpectedDigest(t *testing.T) {
 	}
 	if ok, err := store.IsTrusted(ws); !ok || err != nil {
 		t.Fatalf("not trusted (%v) after Trust", err)
+	}
+}
+
+// A trusted workspace layer names its profile, not a file: trust covers
+// .gatedexec only, and a profile file elsewhere in the workspace is one a
+// sandboxed command could rewrite to full-access for the next run.
+func TestWorkspaceProfileIsAName(t *testing.T) {
+	root := t.TempDir()
+	d := Dirs{State: filepath.Join(root, "state"), User: filepath.Join(root, "user"), Workspace: filepath.Join(root, "ws")}
+	store := &TrustStore{Dir: filepath.Join(d.State, "trust")}
+	file := filepath.Join(d.Workspace, "tools", "p.toml")
+	write(t, file, "extends = \"workspace-write\"\n")
+	for _, tt := range []struct{ profile, wantErr string }{
+		{"p", ""},
+		{file, `config.toml:1: profile "` + file + `": a workspace layer names a profile of its profiles directory, not a file`},
+	} {
+		write(t, filepath.Join(WorkspaceLayerDir(d.Workspace), "config.toml"), "profile = \""+tt.profile+"\"\n")
+		if _, err := store.Trust(d.Workspace, ""); err != nil {
+			t.Fatal(err)
+		}
+		c, err := Load(d, store)
+		if tt.wantErr == "" {
+			if err != nil || c.Settings.Profile != tt.profile {
+				t.Errorf("profile %q: %v, %+v", tt.profile, err, c)
+			}
+			continue
+		}
+		if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+			t.Errorf("profile %q: error %v, want %q", tt.profile, err, tt.wantErr)
+		}
+	}
+	// The user's own layer may name a file: it is not the repository's.
+	write(t, filepath.Join(d.User, "config.toml"), "profile = \""+file+"\"\n")
+	if err := os.Remove(filepath.Join(WorkspaceLayerDir(d.Workspace), "config.toml")); err != nil {
+		t.Fatal(err)
+	}
+	if c, err := Load(d, store); err != nil || c.Settings.Profile != file {
+		t.Errorf("user layer naming a file: %v, %+v", err, c)
 	}
 }

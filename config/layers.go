@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 
 	"github.com/gatedexec/gatedexec/internal/snapshot"
+	"github.com/gatedexec/gatedexec/profiles"
 )
 
 // Dirs names the directories configuration is read from. Build it with
@@ -151,13 +152,13 @@ func (c *Config) addLayer(l Layer) error {
 			filepath.Dir(l.Dir)))
 		return nil
 	}
-	profiles := filepath.Join(l.Dir, "profiles")
-	hasProfiles, err := isDir(c.Files, profiles)
+	profileDir := filepath.Join(l.Dir, "profiles")
+	hasProfiles, err := isDir(c.Files, profileDir)
 	if err != nil {
-		return fmt.Errorf("%s: %w", profiles, err)
+		return fmt.Errorf("%s: %w", profileDir, err)
 	}
 	if hasProfiles {
-		c.ProfileDirs = append(c.ProfileDirs, profiles)
+		c.ProfileDirs = append(c.ProfileDirs, profileDir)
 	}
 	s, err := readSettings(c.Files, filepath.Join(l.Dir, "config.toml"))
 	if errors.Is(err, fs.ErrNotExist) {
@@ -165,6 +166,12 @@ func (c *Config) addLayer(l Layer) error {
 	}
 	if err != nil {
 		return err
+	}
+	if l.Name == "workspace" && profiles.IsFile(s.Profile) {
+		// Trust covers .gatedexec only: a profile file elsewhere in the
+		// workspace is one any command that writes there could change
+		// into full-access for the next run, still trusted.
+		return fmt.Errorf("%s: profile %q: a workspace layer names a profile of its profiles directory, not a file", s.Origin["profile"], s.Profile)
 	}
 	c.Settings = c.Settings.Over(s)
 	return nil

@@ -12,6 +12,7 @@ import (
 
 	"github.com/gatedexec/gatedexec/internal/snapshot"
 	"github.com/gatedexec/gatedexec/internal/tomlkeys"
+	"github.com/gatedexec/gatedexec/profiles"
 )
 
 // Settings are the keys of config.toml. An empty string or nil pointer
@@ -118,9 +119,13 @@ func ParseSettings(name string, src []byte) (Settings, error) {
 		s.Origin[k.String()] = fmt.Sprintf("%s:%d", name, keyLine(src, k))
 	}
 	// Relative to what? The directory gatedexec happens to run in would
-	// put the log somewhere else for every command.
+	// put the log somewhere else for every command, and take the profile
+	// from whatever repository it runs in.
 	if s.AuditLog != "" && !filepath.IsAbs(s.AuditLog) {
 		return Settings{}, fmt.Errorf("%s: audit_log %q is not an absolute path", s.Origin["audit_log"], s.AuditLog)
+	}
+	if profiles.IsFile(s.Profile) && !filepath.IsAbs(s.Profile) {
+		return Settings{}, fmt.Errorf("%s: profile %q is a file but not an absolute path", s.Origin["profile"], s.Profile)
 	}
 	return s, nil
 }
