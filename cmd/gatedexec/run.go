@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"os/exec"
 	"os/signal"
 	"slices"
 	"strings"
@@ -155,7 +156,7 @@ func runRun(cmd *cobra.Command, f *runFlags, args []string) error {
 		}
 		defer o.Audit.Close()
 	}
-	o.Control = controlPaths(dirs, append(slices.Clip(f.rules.paths), auditPath)...)
+	o.Control = controlPaths(dirs, append(append(slices.Clip(f.rules.paths), auditPath), approverFiles(approver)...)...)
 
 	// The sandbox runner forwards signals to the command's process group;
 	// here they only cancel a pending approval. SIGHUP is one of them so
@@ -201,6 +202,28 @@ func runExit(res *gate.Result, err error) error {
 		return withCode(res.ExitCode, nil)
 	}
 	return nil
+}
+
+// approverFiles returns the files an exec approver runs: its program and
+// each argument naming a regular file (a script given to an interpreter).
+// They are control paths: a command that could rewrite its approver would
+// approve its own next requests, as one that could append to the rules.
+// What else the approver reads, gatedexec cannot know.
+func approverFiles(a approval.Approver) []string {
+	ea, ok := a.(*approval.ExecApprover)
+	if !ok || len(ea.Argv) == 0 {
+		return nil
+	}
+	var out []string
+	if p, err := exec.LookPath(ea.Argv[0]); err == nil {
+		out = append(out, p)
+	}
+	for _, arg := range ea.Argv[1:] {
+		if st, err := os.Stat(arg); err == nil && st.Mode().IsRegular() {
+			out = append(out, arg)
+		}
+	}
+	return out
 }
 
 // approverName is the approver's name as results record it.
