@@ -78,28 +78,30 @@ func (t *TrustStore) trusted(workspace string) (*snapshot.Tree, error) {
 // is not the one the caller expected.
 var ErrDigestMismatch = errors.New("digest mismatch")
 
-// ErrBadDigest is wrapped by Trust's error when want is not a digest
-// prefix at all.
+// ErrBadDigest is wrapped by Trust's error when want is not a digest at
+// all.
 var ErrBadDigest = errors.New("bad digest")
 
-// MinDigestPrefix is how many hex digits of a digest Trust's want must
-// give at least: 64 bits, so that no other content is found to match.
-const MinDigestPrefix = 16
+// DigestLen is the length of a digest in hex digits. Trust's want must be
+// a whole digest, not a prefix: the layer's author could have made two
+// trees sharing a prefix (for 16 digits, a birthday search of about 2^32
+// hashes), to be reviewed as one and trusted as the other.
+const DigestLen = 2 * sha256.Size
 
 // Trust records workspace as trusted with the digest of its .gatedexec
 // directory as it is now, and returns the snapshot that digest is of.
-// When want is not empty, the digest must begin with it, or nothing is
-// recorded: the user reviewed the layer when it had that digest (LayerSnapshot
+// When want is not empty, it must be that digest, or nothing is recorded:
+// the user reviewed the layer when it had that digest (LayerSnapshot
 // shows it), and what is trusted must be what was reviewed.
 func (t *TrustStore) Trust(workspace, want string) (*snapshot.Tree, error) {
-	if want != "" && (len(want) < MinDigestPrefix || strings.Trim(want, "0123456789abcdef") != "") {
-		return nil, fmt.Errorf("%w %q: want at least %d lowercase hex digits", ErrBadDigest, want, MinDigestPrefix)
+	if want != "" && (len(want) != DigestLen || strings.Trim(want, "0123456789abcdef") != "") {
+		return nil, fmt.Errorf("%w %q: want the %d lowercase hex digits of a digest", ErrBadDigest, want, DigestLen)
 	}
 	tree, err := LayerSnapshot(workspace)
 	if err != nil {
 		return nil, err
 	}
-	if d := tree.Digest(); !strings.HasPrefix(d, want) {
+	if d := tree.Digest(); want != "" && d != want {
 		return nil, fmt.Errorf("%w: %s has digest %s, not %s: it changed since it was reviewed", ErrDigestMismatch, tree.Root(), d, want)
 	}
 	b, err := json.Marshal(trustRecord{Workspace: workspace, Digest: tree.Digest()})

@@ -71,7 +71,7 @@ reviewed, so that a file changed in between is not trusted unseen.`,
 	}
 	cmd.Flags().BoolVar(&revoke, "revoke", false, "stop trusting the workspace")
 	cmd.Flags().BoolVar(&show, "show", false, "list the layer and print its digest; trust nothing")
-	cmd.Flags().StringVar(&digest, "digest", "", "trust only if the layer's digest begins with `HEX` (at least 16 digits, as --show prints)")
+	cmd.Flags().StringVar(&digest, "digest", "", "trust only if the layer's digest is `HEX` (all 64 digits, as --show prints)")
 	return cmd
 }
 
