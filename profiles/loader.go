@@ -26,7 +26,8 @@ type Loader struct {
 	Files snapshot.FS
 }
 
-// MaxFileSize bounds a profile file (1 MiB); a larger one is an error.
+// MaxFileSize bounds a profile file (1 MiB); a larger one is an error,
+// not a hang.
 const MaxFileSize = 1 << 20
 
 // maxExtends bounds an extends chain; longer ones are almost surely a

@@ -14,9 +14,6 @@ import (
 	"github.com/gatedexec/gatedexec/internal/tomlkeys"
 )
 
-// maxFileSize bounds a profile file; a larger one is an error, not a hang.
-const maxFileSize = 1 << 20
-
 // File is one parsed profile file before extends and path tokens are
 // resolved. A nil pointer or slice means the key is not set in this file,
 // so that it inherits the parent's value; an empty list that is set is a
@@ -78,8 +75,8 @@ func Parse(name string, src []byte) (*File, error) {
 // ParseLax is Parse that records unknown keys instead of failing on them,
 // so that Lint can report all of them at once.
 func ParseLax(name string, src []byte) (*File, error) {
-	if len(src) > maxFileSize {
-		return nil, errorf(name, 0, "file larger than %d bytes", maxFileSize)
+	if len(src) > MaxFileSize {
+		return nil, errorf(name, 0, "file larger than %d bytes", MaxFileSize)
 	}
 	f := &File{Name: name, src: src}
 	md, err := toml.Decode(string(src), f)
