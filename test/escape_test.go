@@ -56,13 +56,20 @@ func requireFeature(t *testing.T, have bool, what string) {
 // buildProbe compiles testdata/probe once per test binary.
 func buildProbe(t *testing.T) string {
 	t.Helper()
-	bin := filepath.Join(binDir, "probe")
+	return buildTestdata(t, "probe")
+}
+
+// buildTestdata compiles the program testdata/name once per test binary,
+// beside gatedexec.
+func buildTestdata(t *testing.T, name string) string {
+	t.Helper()
+	bin := filepath.Join(binDir, name)
 	if _, err := os.Stat(bin); err == nil {
 		return bin
 	}
-	cmd := exec.Command("go", "build", "-o", bin, "./testdata/probe")
+	cmd := exec.Command("go", "build", "-o", bin, "./testdata/"+name)
 	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("building probe: %v\n%s", err, out)
+		t.Fatalf("building %s: %v\n%s", name, err, out)
 	}
 	return bin
 }

@@ -51,8 +51,11 @@ type helperSpec struct {
 	// ParentMntNS is the runner's mount namespace inode: the helper mounts
 	// nothing unless it is in a different one, so a stray invocation cannot
 	// change the caller's mount table.
-	ParentMntNS   uint64
-	LoopbackUp    bool
+	ParentMntNS uint64
+	LoopbackUp  bool
+	// CloseFDs ends at exec the descriptors above stderr that the helper
+	// inherited: they grant access from outside the sandbox.
+	CloseFDs      bool
 	Rlimits       []rlimit
 	Landlock      bool
 	LandlockFlags uint32

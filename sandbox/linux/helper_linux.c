@@ -14,6 +14,7 @@
 #include <setjmp.h>
 #include <fcntl.h>
 #include <net/if.h>
+#include <dirent.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -40,6 +41,10 @@
 #ifndef SYS_mount_setattr
 #define SYS_mount_setattr 442 // the same on every architecture
 #endif
+#ifndef SYS_close_range
+#define SYS_close_range 436 // the same on every architecture
+#endif
+#define GX_CLOSE_RANGE_CLOEXEC (1U << 2)
 #define GX_MOUNT_ATTR_RDONLY 0x00000001
 #define GX_AT_RECURSIVE 0x8000
 
@@ -142,6 +147,7 @@ struct spec {
 		uint64_t value;
 	} *rlimits;
 	size_t nrlimits;
+	int close_fds;
 	int landlock;
 	uint32_t landlock_flags;
 	uint32_t unshare_flags;
@@ -241,6 +247,12 @@ static void decode(const unsigned char *b, size_t len, struct spec *s) {
 			break;
 		case GX_TAG_LOOPBACK:
 			s->loopback = 1;
+			break;
+		case GX_TAG_CLOSE_FDS:
+			if (n != 0) {
+				decode_fail("bad close record");
+			}
+			s->close_fds = 1;
 			break;
 		case GX_TAG_RLIMIT:
 			if (n != 12) {
@@ -370,6 +382,26 @@ static int bind_readonly(const char *src, const char *dst) {
 	return mount(NULL, dst, NULL, flags, NULL);
 }
 
+// tree_readonly makes every mount at and below path read-only, then gives
+// back write access to the write roots bound before it (ops[0..n)) that
+// had it: only the top mount of each, so a read-only mount below a write
+// root stays read-only, and one that was writable is now read-only too,
+// which fails closed.
+static int tree_readonly(const char *path, const struct mount_op *ops, const int *was_rw, size_t n) {
+	struct mount_attr_v0 attr = {.attr_set = GX_MOUNT_ATTR_RDONLY};
+	if (syscall(SYS_mount_setattr, AT_FDCWD, path, GX_AT_RECURSIVE, &attr, sizeof attr) != 0) {
+		return -1;
+	}
+	struct mount_attr_v0 clr = {.attr_clr = GX_MOUNT_ATTR_RDONLY};
+	for (size_t i = 0; i < n; i++) {
+		if (ops[i].kind == GX_MOUNT_WRITABLE && was_rw[i] &&
+		    syscall(SYS_mount_setattr, AT_FDCWD, ops[i].path, 0, &clr, sizeof clr) != 0) {
+			return -1;
+		}
+	}
+	return 0;
+}
+
 static void apply_mounts(const struct spec *s) {
 	if (s->nmounts == 0) {
 		return;
@@ -382,10 +414,27 @@ static void apply_mounts(const struct spec *s) {
 	if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) != 0) {
 		ns_fail("mount: making / private: %s", strerror(errno));
 	}
+	// Whether each write root was writable before the tree turned
+	// read-only: one the host mounted read-only stays so.
+	int *was_rw = calloc(s->nmounts, sizeof *was_rw);
+	if (was_rw == NULL) {
+		setup_fail("mount: out of memory");
+	}
 	for (size_t i = 0; i < s->nmounts; i++) {
 		const char *path = s->mounts[i].path;
+		struct statvfs st;
 		int rc;
 		switch (s->mounts[i].kind) {
+		case GX_MOUNT_WRITABLE:
+			rc = mount(path, path, NULL, MS_BIND | MS_REC, NULL);
+			if (rc == 0) {
+				rc = statvfs(path, &st);
+				was_rw[i] = rc == 0 && !(st.f_flag & ST_RDONLY);
+			}
+			break;
+		case GX_MOUNT_TREE_READONLY:
+			rc = tree_readonly(path, s->mounts, was_rw, i);
+			break;
 		case GX_MOUNT_PIN:
 			rc = mount(path, path, NULL, MS_BIND | MS_REC, NULL);
 			break;
@@ -405,6 +454,7 @@ static void apply_mounts(const struct spec *s) {
 			ns_fail("mount %s: %s", path, strerror(errno));
 		}
 	}
+	free(was_rw);
 	// The inherited working directory was entered before these mounts:
 	// at or below a protected or hidden path it is still the writable,
 	// visible tree underneath. Entering it again by name lands on top of
@@ -419,6 +469,40 @@ static void apply_mounts(const struct spec *s) {
 		}
 		free(cwd);
 	}
+}
+
+// cloexec_inherited makes every descriptor above stderr close at exec.
+// Those the caller left open were opened outside the sandbox: Landlock
+// checks a path when it is opened, not a descriptor already open, and
+// openat below a directory opened on the host's mounts passes under the
+// protect and hide mounts. The helper's own stay usable until the exec.
+static void cloexec_inherited(void) {
+	if (syscall(SYS_close_range, 3U, ~0U, GX_CLOSE_RANGE_CLOEXEC) == 0) {
+		return;
+	}
+	if (errno != ENOSYS && errno != EINVAL) {
+		setup_fail("inherited descriptors: close_range: %s", strerror(errno));
+	}
+	// Before Linux 5.11: each descriptor /proc lists.
+	DIR *d = opendir("/proc/self/fd");
+	if (d == NULL) {
+		setup_fail("inherited descriptors: /proc/self/fd: %s", strerror(errno));
+	}
+	struct dirent *e;
+	while ((errno = 0, e = readdir(d)) != NULL) {
+		char *end;
+		long fd = strtol(e->d_name, &end, 10);
+		if (end == e->d_name || *end != 0 || fd <= 2 || fd == dirfd(d)) {
+			continue;
+		}
+		if (fcntl((int)fd, F_SETFD, FD_CLOEXEC) != 0) {
+			setup_fail("inherited descriptors: fd %ld: %s", fd, strerror(errno));
+		}
+	}
+	if (errno != 0) {
+		setup_fail("inherited descriptors: /proc/self/fd: %s", strerror(errno));
+	}
+	closedir(d);
 }
 
 static void write_file(const char *path, const char *text) {
@@ -483,6 +567,9 @@ static void run_helper(void) {
 	struct spec s;
 	decode(data, len, &s);
 	free(data);
+	if (s.close_fds) {
+		cloexec_inherited();
+	}
 
 	if (s.unshare_flags != 0) {
 		enter_namespaces(s.unshare_flags);

@@ -42,12 +42,15 @@
 #define GX_TAG_LANDLOCK 'k'      // uint32 landlock_restrict_self flags
 #define GX_TAG_BPF 'b'           // the seccomp program, raw sock_filters
 #define GX_TAG_UNSHARE 'u'       // uint32 unshare(2) flags, applied first
+#define GX_TAG_CLOSE_FDS 'c'     // inherited descriptors above 2 end at exec (empty payload)
 
 // Mount kinds, in the order the runner plans them.
 #define GX_MOUNT_PIN 1      // bind a directory onto itself (EBUSY on rename)
 #define GX_MOUNT_READONLY 2 // bind a path onto itself read-only
 #define GX_MOUNT_EMPTYDIR 3 // an empty read-only tmpfs over a directory
 #define GX_MOUNT_NULLFILE 4 // /dev/null, read-only, over a file
+#define GX_MOUNT_WRITABLE 5 // bind a write root onto itself, to stay writable
+#define GX_MOUNT_TREE_READONLY 6 // every mount at and below the path read-only, but the write roots
 
 // gx_spec_check decodes a spec without applying it and returns NULL, with
 // the command's argument count in *argc, or the decoding error. For tests

@@ -24,6 +24,7 @@ const (
 	tagLandlock    = C.GX_TAG_LANDLOCK
 	tagBPF         = C.GX_TAG_BPF
 	tagUnshare     = C.GX_TAG_UNSHARE
+	tagCloseFDs    = C.GX_TAG_CLOSE_FDS
 	maxSpec        = C.GX_MAX_SPEC
 )
 
@@ -81,6 +82,9 @@ func (s *helperSpec) encode() ([]byte, error) {
 	}
 	if s.LoopbackUp {
 		e.record(tagLoopback)
+	}
+	if s.CloseFDs {
+		e.record(tagCloseFDs)
 	}
 	for _, r := range s.Rlimits {
 		p := binary.LittleEndian.AppendUint32(nil, uint32(r.Resource))

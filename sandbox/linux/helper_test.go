@@ -5,7 +5,9 @@ package linux
 import (
 	"bytes"
 	"encoding/binary"
+	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -54,6 +56,7 @@ func TestHelperSpec(t *testing.T) {
 		{"mounts without the runner's namespace", cat(magic, cmdRecs,
 			record(tagMount, string([]byte{byte(mountEmptyDir)})+t.TempDir())),
 			helperFail, "setup mount namespace: not a private namespace", ""},
+		{"bad close record", cat(magic, cmdRecs, record(tagCloseFDs, "x")), helperFail, "setup decoding spec: bad close record", ""},
 		{"short unshare record", cat(magic, cmdRecs, record(tagUnshare, "12")), helperFail, "setup decoding spec: bad unshare record", ""},
 		// CLONE_PARENT is invalid for unshare: the failure is reported as
 		// a namespace one, which a best-effort profile may run without.
@@ -91,6 +94,54 @@ func TestHelperSpec(t *testing.T) {
 				t.Errorf("stdout %q, want %q", stdout, tt.stdout)
 			}
 		})
+	}
+}
+
+// TestHelperCloseFDs: a descriptor the helper inherits above its own
+// reaches the command only without CloseFDs.
+func TestHelperCloseFDs(t *testing.T) {
+	for _, closeFDs := range []bool{false, true} {
+		out := filepath.Join(t.TempDir(), "out")
+		spec, err := (&helperSpec{Path: "/bin/sh", CloseFDs: closeFDs,
+			Argv: []string{"sh", "-c", `if [ -e /proc/self/fd/9 ]; then echo open; else echo closed; fi > "$0"`, out}}).encode()
+		if err != nil {
+			t.Fatal(err)
+		}
+		inherited, err := os.Open("/")
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer inherited.Close()
+		specR, specW, err := os.Pipe()
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer specR.Close()
+		repR, repW, err := os.Pipe()
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer repR.Close()
+		cmd := &exec.Cmd{Path: "/proc/self/exe", Args: []string{"gatedexec-sandbox", HelperArg},
+			ExtraFiles: []*os.File{specR, repW, nil, nil, nil, nil, inherited}}
+		err = cmd.Start()
+		repW.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		specW.Write(spec)
+		specW.Close()
+		rep, _ := io.ReadAll(repR)
+		if err := cmd.Wait(); err != nil {
+			t.Fatalf("helper: %v (report %q)", err, rep)
+		}
+		want := "open\n"
+		if closeFDs {
+			want = "closed\n"
+		}
+		if got, _ := os.ReadFile(out); string(got) != want {
+			t.Errorf("CloseFDs=%v: descriptor 9 %q, want %q", closeFDs, got, want)
+		}
 	}
 }
 

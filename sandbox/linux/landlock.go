@@ -44,6 +44,15 @@ func LandlockRules(p *sandbox.Profile) []PathRule {
 	return rules
 }
 
+// writableDirAccess is what a writable directory grants: every file right
+// but the making of device nodes. A node made there for a device (as root
+// can) would open the device under a writable path, a write that Landlock
+// refuses at its /dev path.
+const writableDirAccess = llsyscall.AccessFSExecute | llsyscall.AccessFSReadFile | llsyscall.AccessFSReadDir |
+	llsyscall.AccessFSWriteFile | llsyscall.AccessFSTruncate | llsyscall.AccessFSRemoveDir | llsyscall.AccessFSRemoveFile |
+	llsyscall.AccessFSMakeDir | llsyscall.AccessFSMakeReg | llsyscall.AccessFSMakeSock | llsyscall.AccessFSMakeFifo |
+	llsyscall.AccessFSMakeSym | llsyscall.AccessFSRefer
+
 // landlockConfig is the Landlock configuration for p at the best ABI up to
 // sandbox.MaxLandlockABI: all file rights; TCP bind/connect and abstract
 // unix sockets only when the network is off, and signals always scoped to
@@ -70,7 +79,7 @@ func newRulesetFD(p *sandbox.Profile) (fd int, flags uint32, err error) {
 		}
 		switch {
 		case st.IsDir() && r.Write:
-			rules = append(rules, landlock.RWDirs(r.Path).WithRefer())
+			rules = append(rules, landlock.PathAccess(writableDirAccess, r.Path))
 		case st.IsDir():
 			rules = append(rules, landlock.RODirs(r.Path))
 		case r.Write:

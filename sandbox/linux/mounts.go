@@ -32,6 +32,12 @@ const (
 	mountEmptyDir mountKind = C.GX_MOUNT_EMPTYDIR
 	// mountNullFile bind-mounts /dev/null read-only over a file.
 	mountNullFile mountKind = C.GX_MOUNT_NULLFILE
+	// mountWritable bind-mounts a write root onto itself, so that the
+	// read-only tree that follows can leave it as writable as it was.
+	mountWritable mountKind = C.GX_MOUNT_WRITABLE
+	// mountTreeReadOnly makes every mount at and below a path read-only,
+	// then the write roots bound before it writable again if they were.
+	mountTreeReadOnly mountKind = C.GX_MOUNT_TREE_READONLY
 )
 
 // mountOp is one step of the helper's mount plan.
@@ -47,7 +53,10 @@ type mountOp struct {
 // the same workspace has it mounted would detach that run's read-only
 // mount (rmdir of a mount point in another namespace succeeds), and a
 // concurrent run may be about to mount it.
-func mountPlan(p *sandbox.Profile) (ops []mountOp, created []string, err error) {
+//
+// cwd is the command's working directory, absolute, or "" when unknown:
+// it is never made a holder (see holderOf).
+func mountPlan(p *sandbox.Profile, cwd string) (ops []mountOp, created []string, err error) {
 	pinned := map[string]bool{}
 	planned := map[string]bool{}
 	for _, prot := range p.Protect {
@@ -71,7 +80,7 @@ func mountPlan(p *sandbox.Profile) (ops []mountOp, created []string, err error) 
 				continue // the write root is missing: nothing there is writable
 			}
 			var create bool
-			target, create = holderOf(root, inner, prot)
+			target, create = holderOf(root, inner, cwd, prot)
 			if create {
 				made, err := mkdirRecord(target)
 				created = append(created, made...)
@@ -102,6 +111,7 @@ func mountPlan(p *sandbox.Profile) (ops []mountOp, created []string, err error) 
 		pinOps = append(pinOps, mountOp{Kind: mountPin, Path: d})
 	}
 	ops = append(pinOps, ops...)
+	ops = append(readOnlyTree(p), ops...)
 	for _, h := range p.Hide {
 		st, err := os.Stat(h)
 		if err != nil {
@@ -114,6 +124,21 @@ func mountPlan(p *sandbox.Profile) (ops []mountOp, created []string, err error) 
 		}
 	}
 	return ops, created, nil
+}
+
+// readOnlyTree makes the whole tree read-only but the write roots.
+// Landlock has no right for a file's mode, owner, times or attributes:
+// without this a command could chmod, chown or touch what its user may
+// anywhere (root: chmod u+s /bin/sh). It comes first, so the protect and
+// hide mounts land on top of it.
+func readOnlyTree(p *sandbox.Profile) []mountOp {
+	var ops []mountOp
+	for _, w := range p.Write {
+		if _, err := os.Stat(w); err == nil {
+			ops = append(ops, mountOp{Kind: mountWritable, Path: w})
+		}
+	}
+	return append(ops, mountOp{Kind: mountTreeReadOnly, Path: "/"})
 }
 
 // writeRoots returns the shortest and the longest Write paths that
@@ -149,9 +174,10 @@ func coveringPlanned(planned map[string]bool, path string) bool {
 // path from being created, and whether it must be made first.
 //
 // That is the deepest existing ancestor of path when it is an empty
-// directory below inner, the innermost write root holding path: making it
-// read-only hides nothing, and no write root becomes read-only (an empty
-// workspace under :tmp must stay writable). Such an ancestor is
+// directory below inner, the innermost write root holding path, other
+// than cwd: making it read-only hides nothing, and neither a write root
+// nor the directory the command works in becomes read-only (an empty
+// workspace must stay writable, under :tmp or under a write root of /). Such an ancestor is
 // usually the placeholder an earlier or concurrent run made, and holding
 // the path there leaves no more debris. Were the next missing component
 // made instead, a second run in a workspace without .git would leave a
@@ -159,7 +185,7 @@ func coveringPlanned(planned map[string]bool, path string) bool {
 //
 // Otherwise it is the outermost missing component, to be made; or path
 // itself when every component exists (a concurrent run has just made it).
-func holderOf(root, inner, path string) (string, bool) {
+func holderOf(root, inner, cwd, path string) (string, bool) {
 	rel, err := filepath.Rel(root, path)
 	if err != nil {
 		return path, false
@@ -168,7 +194,7 @@ func holderOf(root, inner, path string) (string, bool) {
 	for _, c := range strings.Split(rel, string(filepath.Separator)) {
 		dir = filepath.Join(dir, c)
 		if _, err := os.Lstat(dir); err != nil {
-			if strings.HasPrefix(deepest, inner+"/") && isEmptyDir(deepest) {
+			if strings.HasPrefix(deepest, strings.TrimSuffix(inner, "/")+"/") && deepest != cwd && isEmptyDir(deepest) {
 				return deepest, false
 			}
 			return dir, true

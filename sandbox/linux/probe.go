@@ -53,7 +53,8 @@ func Probe() sandbox.Capabilities {
 		LandlockABI: landlockABI(),
 		Seccomp:     seccompAvailable(),
 		UserNS:      try(helperSpec{Unshare: unix.CLONE_NEWUSER}),
-		MountNS: err == nil && try(helperSpec{Unshare: userFlag | unix.CLONE_NEWNS, ParentMntNS: mntns,
+		// The runner takes an IPC namespace with every mount namespace.
+		MountNS: err == nil && try(helperSpec{Unshare: userFlag | unix.CLONE_NEWNS | unix.CLONE_NEWIPC, ParentMntNS: mntns,
 			Mounts: []mountOp{{Kind: mountPin, Path: os.TempDir()}}}),
 		NetNS: try(helperSpec{Unshare: userFlag | unix.CLONE_NEWNET, LoopbackUp: true}),
 		Root:  root,

@@ -60,11 +60,19 @@ func TestSeccompRules(t *testing.T) {
 			if got := len(findRules(rules, "clone")); got != len(namespaceCloneFlags) {
 				t.Errorf("clone: %d rules, want %d", got, len(namespaceCloneFlags))
 			}
+			if pr := findRules(rules, "prlimit64"); len(pr) != 1 || !slices.Equal(pr[0].Conds, []ArgCond{{Arg: 0}, {Arg: 2}}) {
+				t.Errorf("prlimit64 rules = %+v, want one denying a new limit for another pid", pr)
+			}
+			for _, call := range []string{"setpriority", "ioprio_set"} {
+				if got := findRules(rules, call); len(got) != 2 || got[1].Conds[0] != (ArgCond{Arg: 1}) {
+					t.Errorf("%s rules = %+v, want one for another process and one for a group or user", call, got)
+				}
+			}
 			if c3 := findRules(rules, "clone3"); len(c3) != 1 || c3[0].Errno != unix.ENOSYS {
 				t.Errorf("clone3 rules = %+v, want one ENOSYS", c3)
 			}
 			for _, r := range findRules(rules, "ioctl") {
-				if len(r.Conds) != 1 || r.Conds[0].Mask != 0xffffffff {
+				if len(r.Conds) == 0 || r.Conds[0].Arg != 1 || r.Conds[0].Mask != 0xffffffff {
 					t.Errorf("ioctl rule %+v does not mask the request to 32 bits", r)
 				}
 			}
@@ -150,11 +158,14 @@ func TestMountPlan(t *testing.T) {
 		Protect: []string{filepath.Join(ws, ".git", "hooks"), filepath.Join(ws, ".gatedexec"), "/etc/elsewhere"},
 		Hide:    []string{secret, netrc, filepath.Join(base, "missing")},
 	}
-	ops, created, err := mountPlan(p)
+	ops, created, err := mountPlan(p, "")
 	if err != nil {
 		t.Fatal(err)
 	}
 	want := []mountOp{
+		{mountWritable, base},
+		{mountWritable, ws},
+		{mountTreeReadOnly, "/"},
 		{mountPin, ws},
 		{mountPin, filepath.Join(ws, ".git")},
 		{mountReadOnly, filepath.Join(ws, ".git", "hooks")},
@@ -169,7 +180,7 @@ func TestMountPlan(t *testing.T) {
 		t.Errorf("placeholders = %q", created)
 	}
 	// A second plan (a concurrent run) finds the placeholder and reuses it.
-	if _, again, err := mountPlan(p); err != nil || len(again) != 0 {
+	if _, again, err := mountPlan(p, ""); err != nil || len(again) != 0 {
 		t.Errorf("second plan: created %q, err %v", again, err)
 	}
 }
@@ -183,12 +194,14 @@ func TestMountPlanMissingParent(t *testing.T) {
 		Write:   []string{ws, "/nonexistent-gatedexec-root"},
 		Protect: []string{filepath.Join(ws, ".git", "hooks"), filepath.Join(ws, ".git", "config"), "/nonexistent-gatedexec-root/x"},
 	}
-	ops, created, err := mountPlan(p)
+	ops, created, err := mountPlan(p, "")
 	if err != nil {
 		t.Fatal(err)
 	}
 	dotgit := filepath.Join(ws, ".git")
-	if want := []mountOp{{mountReadOnly, dotgit}}; !slices.Equal(ops, want) {
+	// The missing write root is left out of the read-only tree's exceptions.
+	want := []mountOp{{mountWritable, ws}, {mountTreeReadOnly, "/"}, {mountReadOnly, dotgit}}
+	if !slices.Equal(ops, want) {
 		t.Errorf("mountPlan = %+v, want %+v", ops, want)
 	}
 	if !slices.Equal(created, []string{dotgit}) {
@@ -201,11 +214,11 @@ func TestMountPlanMissingParent(t *testing.T) {
 	// The next run, or a concurrent one, holds them by the same .git and
 	// makes nothing: before, it found .git and made .git/hooks and a
 	// directory named .git/config.
-	ops, created, err = mountPlan(p)
+	ops, created, err = mountPlan(p, "")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := []mountOp{{mountReadOnly, dotgit}}; !slices.Equal(ops, want) || len(created) != 0 {
+	if !slices.Equal(ops, want) || len(created) != 0 {
 		t.Errorf("second plan: %+v creating %q, want %+v creating nothing", ops, created, want)
 	}
 	if entries, err := os.ReadDir(dotgit); err != nil || len(entries) != 0 {
@@ -218,12 +231,16 @@ func TestMountPlanMissingParent(t *testing.T) {
 // root; otherwise by its outermost missing component, made for it.
 func TestMountPlanHolder(t *testing.T) {
 	tests := []struct {
-		name    string
-		exist   []string // directories, "f:" prefix for a file
-		inner   string   // a second write root, inside the first
-		protect string
-		want    string
-		made    bool
+		name  string
+		exist []string // directories, "f:" prefix for a file
+		inner string   // a second write root, inside the first
+		// rootWrite makes / the only write root; cwd is the working
+		// directory, relative to the workspace ("" for unknown).
+		rootWrite bool
+		cwd       string
+		protect   string
+		want      string
+		made      bool
 	}{
 		{name: "empty workspace", protect: ".git/config", want: ".git", made: true},
 		{name: "empty .git", exist: []string{".git"}, protect: ".git/config", want: ".git"},
@@ -232,6 +249,11 @@ func TestMountPlanHolder(t *testing.T) {
 		{name: "empty dir below a full one", exist: []string{".git", "f:.git/HEAD", ".git/x"}, protect: ".git/x/y", want: ".git/x"},
 		{name: "the write root itself is never the holder", protect: "x", want: "x", made: true},
 		{name: "nor is an inner write root", exist: []string{"ws"}, inner: "ws", protect: "ws/.git/config", want: "ws/.git", made: true},
+		// Under a write root of /, the workspace is no write root: its
+		// emptiness must not make it read-only, and "/" + "/" is no
+		// prefix of anything.
+		{name: "write root /: empty .git", rootWrite: true, exist: []string{".git"}, protect: ".git/config", want: ".git"},
+		{name: "write root /: nor is the working directory", rootWrite: true, cwd: ".", protect: ".git/config", want: ".git", made: true},
 		{name: "exists", exist: []string{".git", ".git/hooks"}, protect: ".git/hooks", want: ".git/hooks"},
 	}
 	for _, tt := range tests {
@@ -252,7 +274,14 @@ func TestMountPlanHolder(t *testing.T) {
 			if tt.inner != "" {
 				p.Write = append(p.Write, filepath.Join(ws, tt.inner))
 			}
-			ops, created, err := mountPlan(p)
+			if tt.rootWrite {
+				p.Write = []string{"/"}
+			}
+			cwd := ""
+			if tt.cwd != "" {
+				cwd = filepath.Join(ws, tt.cwd)
+			}
+			ops, created, err := mountPlan(p, cwd)
 			if err != nil {
 				t.Fatal(err)
 			}

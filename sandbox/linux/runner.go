@@ -76,6 +76,7 @@ func (r *Runner) Run(ctx context.Context, c *Command) (*sandbox.Result, error) {
 	spec := helperSpec{Path: path, Argv: c.Argv, Env: env, Dir: c.Dir, Rlimits: rlimits(p.Limits)}
 	var extra []*os.File
 	if !p.Unrestricted {
+		spec.CloseFDs = true
 		if slices.Contains(layers, sandbox.LayerSeccomp) {
 			if spec.BPF, err = BuildBPF(SeccompRules(p)); err != nil {
 				return nil, err
@@ -105,11 +106,19 @@ func (r *Runner) Run(ctx context.Context, c *Command) (*sandbox.Result, error) {
 		}
 	}
 	if slices.Contains(layers, sandbox.LayerMountNS) {
-		spec.Mounts, _, err = mountPlan(p)
+		// The working directory is only a hint for holders: unknown is "".
+		cwd, aerr := filepath.Abs(c.Dir)
+		if aerr != nil {
+			cwd = ""
+		}
+		spec.Mounts, _, err = mountPlan(p, cwd)
 		if err != nil {
 			return nil, err
 		}
-		spec.Unshare |= unix.CLONE_NEWNS
+		// An IPC namespace with it: System V IPC objects are not files,
+		// so Landlock cannot keep the command from the shared memory,
+		// semaphores and message queues of processes outside.
+		spec.Unshare |= unix.CLONE_NEWNS | unix.CLONE_NEWIPC
 		if spec.ParentMntNS, err = mountNSInode(); err != nil {
 			return nil, fmt.Errorf("sandbox: mount namespace: %w", err)
 		}

@@ -40,9 +40,23 @@ var alwaysDenied = []string{
 	"userfaultfd",
 	"kexec_load", "kexec_file_load",
 	"init_module", "finit_module", "delete_module",
-	"mount", "umount2", "pivot_root", "move_mount", "open_tree",
+	"mount", "umount2", "pivot_root", "move_mount", "open_tree", "open_tree_attr",
 	"fsopen", "fsmount", "fsconfig", "fspick", "mount_setattr",
 	"unshare", "setns",
+	// A command run as root keeps root's capabilities. These reopen a
+	// file on a mount of the caller's choosing, past protect and hide
+	// (open_by_handle_at), hand over files others open on the host's
+	// mounts (fanotify), or change the whole host.
+	"open_by_handle_at", "fanotify_init",
+	"reboot", "sethostname", "setdomainname", "settimeofday", "clock_settime",
+	"swapon", "swapoff", "acct", "iopl", "ioperm", "vhangup", "syslog",
+}
+
+// newerSyscalls are the calls of alwaysDenied that libseccomp releases
+// older than the kernel may not know by name, with the native numbers.
+// Not knowing a call must not leave it allowed.
+var newerSyscalls = map[string]int{
+	"open_tree_attr": unix.SYS_OPEN_TREE_ATTR,
 }
 
 // namespaceCloneFlags are the clone(2) flags that create namespaces.
@@ -52,6 +66,9 @@ var namespaceCloneFlags = []uint64{
 	unix.CLONE_NEWNS, unix.CLONE_NEWUTS, unix.CLONE_NEWIPC, unix.CLONE_NEWUSER,
 	unix.CLONE_NEWPID, unix.CLONE_NEWNET, unix.CLONE_NEWCGROUP,
 }
+
+// ioprioWhoProcess is IOPRIO_WHO_PROCESS of ioprio_set(2).
+const ioprioWhoProcess = 1
 
 // SeccompRules returns the seccomp table for p, the data BuildBPF compiles.
 func SeccompRules(p *sandbox.Profile) []SyscallRule {
@@ -63,14 +80,40 @@ func SeccompRules(p *sandbox.Profile) []SyscallRule {
 		rules = append(rules, SyscallRule{Syscall: "clone", Errno: unix.EPERM,
 			Conds: []ArgCond{{Arg: 0, Mask: f, Value: f}}})
 	}
+	// prlimit sets the limits of any process of the same user, and
+	// Landlock scopes signals, not limits: a CPU limit kills like a
+	// signal. Only the command's own (pid 0, as setrlimit passes) may be
+	// set; reading others' stays allowed.
+	rules = append(rules, SyscallRule{Syscall: "prlimit64", Errno: unix.EPERM,
+		Conds: []ArgCond{{Arg: 0, Value: 0}, {Arg: 2, Value: 0}}})
+	// The same for priorities: only the command itself, not another
+	// process (who != 0) nor a whole group or user (which != PROCESS,
+	// whose "0" means the caller's own user, outside included). nice(1)
+	// and ionice(1) starting a command pass 0.
+	for _, c := range []struct {
+		call    string
+		process uint64
+	}{{"setpriority", unix.PRIO_PROCESS}, {"ioprio_set", ioprioWhoProcess}} {
+		rules = append(rules,
+			SyscallRule{Syscall: c.call, Errno: unix.EPERM, Conds: []ArgCond{{Arg: 0, Value: c.process}}},
+			SyscallRule{Syscall: c.call, Errno: unix.EPERM, Conds: []ArgCond{{Arg: 1, Value: 0}}})
+	}
 	// clone3 passes its flags in memory seccomp cannot read; ENOSYS makes
 	// libc fall back to clone(2), which is checked above.
 	rules = append(rules, SyscallRule{Syscall: "clone3", Errno: unix.ENOSYS})
 	// The kernel reads the ioctl request as 32 bits, so compare only those.
-	for _, req := range []uint64{unix.TIOCSTI, unix.TIOCLINUX} {
+	// stdin may be the caller's terminal: no typing into it, and for root
+	// no hanging it up (SIGHUP to the caller's session) or redirecting
+	// the host's console to it.
+	for _, req := range []uint64{unix.TIOCSTI, unix.TIOCLINUX, unix.TIOCVHANGUP, unix.TIOCCONS} {
 		rules = append(rules, SyscallRule{Syscall: "ioctl", Errno: unix.EPERM,
 			Conds: []ArgCond{{Arg: 1, Mask: 0xffffffff, Value: req}}})
 	}
+	// TIOCSCTTY with an argument of 1 lets root take a terminal from the
+	// session it controls; 0, what a program starting its own pty passes,
+	// stays allowed.
+	rules = append(rules, SyscallRule{Syscall: "ioctl", Errno: unix.EPERM,
+		Conds: []ArgCond{{Arg: 1, Mask: 0xffffffff, Value: unix.TIOCSCTTY}, {Arg: 2, Value: 0}}})
 	for _, call := range []string{"socket", "socketpair"} {
 		switch {
 		case p.Network == sandbox.NetworkOff && p.UnixSockets:
@@ -107,6 +150,9 @@ func BuildBPF(rules []SyscallRule) ([]byte, error) {
 	}
 	for _, r := range rules {
 		call, err := seccomp.GetSyscallFromName(r.Syscall)
+		if nr, ok := newerSyscalls[r.Syscall]; ok && err != nil {
+			call, err = seccomp.ScmpSyscall(nr), nil
+		}
 		if err != nil {
 			return nil, fmt.Errorf("seccomp: syscall %q: %w", r.Syscall, err)
 		}
