@@ -29,6 +29,22 @@ func buildExtraProbe(t *testing.T) string {
 	return buildTestdata(t, "extraprobe")
 }
 
+// userCase is one user an escape test runs as: setup returns its fixture
+// and the copy of the probe it may run.
+type userCase struct {
+	name  string
+	setup func(t *testing.T) (fixture, string)
+}
+
+// callerAndNobody are the users of the tests below: the caller, and
+// nobody with a copy of probe it can run.
+func callerAndNobody(probe string) []userCase {
+	return []userCase{
+		{"caller", func(t *testing.T) (fixture, string) { return newFixture(t), probe }},
+		{"unprivileged", func(t *testing.T) (fixture, string) { return unprivileged(t, probe) }},
+	}
+}
+
 // inheritedFD is the descriptor number the caller's first extra file
 // gets in gatedexec: well above the helper's own descriptors (3 to 5),
 // which a leaked descriptor of the caller's would never be confused with.
@@ -83,13 +99,7 @@ func TestEscapeInheritedFDs(t *testing.T) {
 	requireFeature(t, h.Host.LandlockABI > 0, "landlock")
 	requireFeature(t, h.Host.MountNS && (h.Host.Root || h.Host.UserNS), "mount namespaces")
 	xprobe := buildExtraProbe(t)
-	users := []struct {
-		name  string
-		setup func(t *testing.T) (fixture, string)
-	}{
-		{"caller", func(t *testing.T) (fixture, string) { return newFixture(t), xprobe }},
-		{"unprivileged", func(t *testing.T) (fixture, string) { return unprivileged(t, xprobe) }},
-	}
+	users := callerAndNobody(xprobe)
 	for _, u := range users {
 		t.Run(u.name, func(t *testing.T) {
 			f, probe := u.setup(t)
@@ -362,16 +372,9 @@ func TestEscapeMetadata(t *testing.T) {
 	h := doctor(t)
 	requireFeature(t, h.Host.LandlockABI > 0, "landlock")
 	requireFeature(t, h.Host.MountNS && (h.Host.Root || h.Host.UserNS), "mount namespaces")
-	users := []struct {
-		name  string
-		setup func(t *testing.T) fixture
-	}{
-		{"caller", newFixture},
-		{"unprivileged", func(t *testing.T) fixture { f, _ := unprivileged(t, buildProbe(t)); return f }},
-	}
-	for _, u := range users {
+	for _, u := range callerAndNobody(buildProbe(t)) {
 		t.Run(u.name, func(t *testing.T) {
-			f := u.setup(t)
+			f, _ := u.setup(t)
 			victim := filepath.Join(f.outside, "victim")
 			stat := func() string {
 				st, err := os.Lstat(victim)
@@ -427,13 +430,7 @@ func TestEscapeSysVIPC(t *testing.T) {
 	h := doctor(t)
 	requireFeature(t, h.Host.MountNS && (h.Host.Root || h.Host.UserNS), "mount namespaces")
 	xprobe := buildExtraProbe(t)
-	users := []struct {
-		name  string
-		setup func(t *testing.T) (fixture, string)
-	}{
-		{"caller", func(t *testing.T) (fixture, string) { return newFixture(t), xprobe }},
-		{"unprivileged", func(t *testing.T) (fixture, string) { return unprivileged(t, xprobe) }},
-	}
+	users := callerAndNobody(xprobe)
 	for _, u := range users {
 		t.Run(u.name, func(t *testing.T) {
 			f, probe := u.setup(t)
@@ -473,13 +470,7 @@ func TestEscapeOtherProcesses(t *testing.T) {
 	h := doctor(t)
 	requireFeature(t, h.Host.Seccomp, "seccomp")
 	xprobe := buildExtraProbe(t)
-	users := []struct {
-		name  string
-		setup func(t *testing.T) (fixture, string)
-	}{
-		{"caller", func(t *testing.T) (fixture, string) { return newFixture(t), xprobe }},
-		{"unprivileged", func(t *testing.T) (fixture, string) { return unprivileged(t, xprobe) }},
-	}
+	users := callerAndNobody(xprobe)
 	ops := []struct {
 		op string
 		// state is what the probe would change in the victim.
