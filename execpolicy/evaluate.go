@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+
+	"mvdan.cc/sh/v3/syntax"
 )
 
 // EvalOptions tunes Evaluate.
@@ -59,6 +61,7 @@ func (p *Policy) Evaluate(argv []string, opts EvalOptions) Evaluation {
 					d = Max(d, a.ruleReason(m))
 				}
 			}
+			a.lang = shellLang(argv[0])
 			d = Max(d, a.script(script, 0))
 		} else {
 			d = a.command(ws, 0)
@@ -136,7 +139,7 @@ func topLevelScript(ws []word) (string, bool) {
 		return "", false
 	}
 	u := unwrap(&shellWrapper, ws)
-	if len(u.scripts) != 1 || u.uncertain != "" {
+	if len(u.scripts) != 1 || u.uncertain != "" || u.scriptFile != nil || u.unplain != "" {
 		return "", false
 	}
 	return u.scripts[0].value, true
@@ -157,8 +160,14 @@ type analysis struct {
 	safe            bool // every command so far is known safe
 	nonPlain        bool // something outside the plain subset was seen
 	exhausted       bool
-	parsed          int
-	ncommands       int
+	// lang is the dialect of the shell running the script being judged;
+	// 0 means bash. dialectOnly says that a's scripts are judged in their
+	// dialect only, as the aside of inDialect, their bash reading being
+	// judged already.
+	lang        syntax.LangVariant
+	dialectOnly bool
+	parsed      int
+	ncommands   int
 	// scratch holds the parser, which parses every script of the
 	// evaluation one after the other, and the stack of the words of the
 	// commands being judged, reused from one command to the next (see
@@ -347,6 +356,12 @@ func (a *analysis) command(ws []word, depth int) Decision {
 	if a.safe && (dyn || argv[0] != prog || !knownSafeAmong(argv, facts.safe)) {
 		a.safe = false
 	}
+	if facts.builtin != nil && argv[0] == prog {
+		d = Max(d, facts.builtin(a, ws, depth+1))
+	}
+	if facts.exec != nil {
+		d = Max(d, a.execOptionsIn(facts.exec, ws, depth+1))
+	}
 	if facts.wrapper != nil {
 		d = Max(d, a.wrapped(facts.wrapper, ws, depth+1))
 	}
@@ -379,15 +394,17 @@ func (a *analysis) newArgv(n int) []string {
 // programFacts is what the built-in tables say about one program
 // basename.
 type programFacts struct {
-	wrapper *wrapper    // as lookupWrapper
-	danger  []int       // the dangerFloor entries naming it exactly, as dangerIndex
-	safe    []safeEntry // its knownSafeList entries
+	wrapper *wrapper     // as lookupWrapper
+	danger  []int        // the dangerFloor entries naming it exactly, as dangerIndex
+	safe    []safeEntry  // its knownSafeList entries
+	builtin builtinCheck // its shellBuiltins check
+	exec    *execOptions // its programExecOptions
 }
 
-// programTable joins wrapperIndex, dangerIndex and knownSafeList by
-// basename, so that judging a command looks its program up once. It is
-// built on first use and never changed; a missing program reads as the
-// zero programFacts.
+// programTable joins wrapperIndex, dangerIndex, knownSafeList,
+// shellBuiltins and programExecOptions by basename, so that judging a
+// command looks its program up once. It is built on first use and never
+// changed; a missing program reads as the zero programFacts.
 var programTable = sync.OnceValue(func() map[string]programFacts {
 	m := map[string]programFacts{}
 	for name, w := range wrapperIndex() {
@@ -403,6 +420,16 @@ var programTable = sync.OnceValue(func() map[string]programFacts {
 	for name, l := range knownSafeList {
 		f := m[name]
 		f.safe = l
+		m[name] = f
+	}
+	for name, c := range shellBuiltins {
+		f := m[name]
+		f.builtin = c
+		m[name] = f
+	}
+	for name, e := range programExecOptions {
+		f := m[name]
+		f.exec = e
 		m[name] = f
 	}
 	return m
@@ -425,9 +452,17 @@ func (a *analysis) wrapped(spec *wrapper, ws []word, depth int) Decision {
 	if u.scriptFile != nil {
 		d = Max(d, a.unanalysable(ws[0].value+": runs the script file "+u.scriptFile.src))
 	}
+	if u.unplain != "" {
+		d = Max(d, a.unanalysable(ws[0].value+": "+u.unplain))
+	}
 	for _, inner := range u.argvs {
 		d = Max(d, a.command(inner, depth))
 	}
+	// The scripts run in the dialect of the shell that runs them: eval's
+	// and trap's in the current one.
+	saved := a.lang
+	defer func() { a.lang = saved }()
+	a.lang = scriptLang(spec, ws[0].value, saved)
 	for _, s := range u.scripts {
 		if !s.static {
 			a.dynamic = true
@@ -450,16 +485,7 @@ func (a *analysis) probe(ws []word, depth int) Decision {
 		if !ws[i].static || strings.HasPrefix(ws[i].value, "-") {
 			continue
 		}
-		sub := &analysis{p: a.p, match: a.match, parsed: a.parsed, ncommands: a.ncommands, scratch: a.scratch}
-		if sub.command(ws[i:], depth) == Forbidden {
-			for j, r := range sub.reasons {
-				if sub.reasonDecisions[j] == Forbidden {
-					d = a.reason(r.Kind, Forbidden, r.Detail)
-				}
-			}
-		}
-		a.ncommands = sub.ncommands
-		a.parsed = sub.parsed
+		d = Max(d, a.aside(Forbidden, func(sub *analysis) Decision { return sub.command(ws[i:], depth) }))
 	}
 	return d
 }

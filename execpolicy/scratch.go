@@ -12,7 +12,10 @@ import (
 // a pool per Policy, they are reused by the evaluations that follow.
 type scratch struct {
 	parser *syntax.Parser
-	words  []word
+	// dialects are the parsers for shells other than bash, made on first
+	// use.
+	dialects map[syntax.LangVariant]*syntax.Parser
+	words    []word
 }
 
 // scratchPool holds the scratch of finished evaluations.
@@ -49,9 +52,20 @@ func (q *scratchPool) put(s *scratch) {
 	q.pool.Put(s)
 }
 
-// shellParser returns the scratch's parser, made on first use: a plain
-// argv needs none.
-func (s *scratch) shellParser() *syntax.Parser {
+// shellParser returns the scratch's parser for the dialect lang (0 for
+// bash), made on first use: a plain argv needs none.
+func (s *scratch) shellParser(lang syntax.LangVariant) *syntax.Parser {
+	if lang != 0 && lang != syntax.LangBash {
+		p := s.dialects[lang]
+		if p == nil {
+			if s.dialects == nil {
+				s.dialects = map[syntax.LangVariant]*syntax.Parser{}
+			}
+			p = syntax.NewParser(syntax.Variant(lang))
+			s.dialects[lang] = p
+		}
+		return p
+	}
 	if s.parser == nil {
 		s.parser = syntax.NewParser(syntax.Variant(syntax.LangBash))
 	}

@@ -120,8 +120,18 @@ var wordBytes = func() (t [256]bool) {
 }()
 
 // script analyses one shell script at wrapper depth depth and returns its
-// decision. Its commands and reasons go to a.
+// decision. Its commands and reasons go to a. A script for a shell other
+// than bash is judged as bash reads it and, aside, as that shell does.
 func (a *analysis) script(src string, depth int) Decision {
+	if a.dialectOnly || a.lang == 0 || a.lang == syntax.LangBash {
+		return a.scriptIn(a.lang, src, depth)
+	}
+	d := a.scriptIn(syntax.LangBash, src, depth)
+	return Max(d, a.inDialect(src, depth))
+}
+
+// scriptIn is script for the dialect lang only.
+func (a *analysis) scriptIn(lang syntax.LangVariant, src string, depth int) Decision {
 	if depth > maxDepth {
 		return a.exhaust("nesting deeper than 64")
 	}
@@ -141,11 +151,23 @@ func (a *analysis) script(src string, depth int) Decision {
 		return a.exhaust("re-parsed scripts larger than 4 MiB")
 	}
 	// Scripts are parsed one after the other, never while another parse
-	// runs, so one parser serves the whole evaluation.
-	f, err := a.scratch.shellParser().Parse(strings.NewReader(src), "")
+	// runs, so one parser serves the whole evaluation. Comments are kept
+	// only where lineQuirks needs them.
+	quirks := hasLineQuirks(src)
+	parser := a.scratch.shellParser(lang)
+	if quirks && strings.Contains(src, "\\\n") {
+		keepComments(parser)
+	} else {
+		dropComments(parser)
+	}
+	f, err := parser.Parse(strings.NewReader(src), "")
 	if err != nil {
 		a.dynamic = true
-		return a.unanalysable("parse error: " + err.Error())
+		d := a.unanalysable("parse error: " + err.Error())
+		if quirks {
+			d = Max(d, a.lineQuirks(nil, src, depth))
+		}
+		return d
 	}
 	a.makeRoom(commands)
 	d := Decision(0)
@@ -156,8 +178,18 @@ func (a *analysis) script(src string, depth int) Decision {
 		d = Max(d, a.plainStmt(s, src))
 	}
 	d = Max(d, a.walk(f, src, depth))
+	if quirks {
+		d = Max(d, a.lineQuirks(f, src, depth))
+	}
 	return d
 }
+
+// keepComments and dropComments set whether a parser keeps comments, made
+// once rather than for every parse.
+var (
+	keepComments = syntax.KeepComments(true)
+	dropComments = syntax.KeepComments(false)
+)
 
 // maxRoom bounds how many commands makeRoom makes room for.
 const maxRoom = 256
@@ -505,7 +537,10 @@ func (a *analysis) shellStdin(s *syntax.Stmt, src string, depth int) Decision {
 			w = word{value: body.Lit(), static: body.Lit() != "" || len(body.Parts) == 0}
 		}
 		if w.static {
+			saved := a.lang
+			a.lang = shellLang(ws[0].value)
 			d = Max(d, a.script(w.value, depth+1))
+			a.lang = saved
 		}
 	}
 	return d

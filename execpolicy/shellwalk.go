@@ -205,8 +205,29 @@ func (w *walker) visit(n syntax.Node) bool {
 		for _, as := range n.Args {
 			s := sourceOf(as, src)
 			ws = append(ws, word{src: s})
+			// A quoted name=value is an assignment too, and -i makes a
+			// value arithmetic.
+			if as.Value != nil {
+				w.d = Max(w.d, a.arithmSubscripts(n.Variant.Value, as.Value, false, src, depth+1))
+			}
 		}
 		w.d = Max(w.d, a.command(ws, depth))
+	case *syntax.TestClause:
+		w.d = Max(w.d, a.testSubscripts(n.X, src, depth+1))
+	case *syntax.ArithmCmd:
+		w.d = Max(w.d, a.arithmSubscripts("((", n.X, false, src, depth+1))
+	case *syntax.LetClause:
+		for _, x := range n.Exprs {
+			w.d = Max(w.d, a.arithmSubscripts("let", x, false, src, depth+1))
+		}
+	case *syntax.ArithmExp:
+		a.dynamic = true
+		w.d = Max(w.d, a.arithmSubscripts("$((", n.X, false, src, depth+1))
+	case *syntax.ParamExp:
+		a.dynamic = true
+		if n.Index != nil {
+			w.d = Max(w.d, a.arithmSubscripts("${", n.Index, true, src, depth+1))
+		}
 	case *syntax.BinaryCmd:
 		// A pipe whose statement is a stage of another pipe was checked
 		// with the whole pipeline.
@@ -219,7 +240,7 @@ func (w *walker) visit(n syntax.Node) bool {
 		if forkBomb(n) {
 			w.d = Max(w.d, a.danger("fork bomb"))
 		}
-	case *syntax.ParamExp, *syntax.CmdSubst, *syntax.ArithmExp, *syntax.ProcSubst, *syntax.ExtGlob:
+	case *syntax.CmdSubst, *syntax.ProcSubst, *syntax.ExtGlob:
 		a.dynamic = true
 	case *syntax.Word:
 		// A word of literal and single-quoted parts holds nothing the walk

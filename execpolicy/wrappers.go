@@ -22,6 +22,12 @@ const (
 	runsFindExec
 	// runsNone: the operands are no command (su's user); only scriptOpts run.
 	runsNone
+	// runsTrap: trap ACTION SIGNAL...: ACTION is a script the shell runs
+	// on the signals.
+	runsTrap
+	// runsJobs: jobs -x COMMAND ARGS runs COMMAND; bash looks for -x as
+	// the first argument only.
+	runsJobs
 )
 
 // wrapper describes how to skip a wrapper's options to reach what it runs.
@@ -41,7 +47,8 @@ type wrapper struct {
 	argvMode []string
 	// operands is how many operands precede the command (timeout DURATION).
 	operands int
-	// assignments: NAME=VALUE words before the command are skipped (env).
+	// assignments: NAME=VALUE words before the command are skipped (env,
+	// sudo).
 	assignments bool
 	// numeric: -NUMBER is an option (nice -19).
 	numeric bool
@@ -52,12 +59,15 @@ type wrapper struct {
 	// shellOpts start a shell that, given no command, reads its commands
 	// from stdin (sudo -s, doas -s).
 	shellOpts []string
+	// fileOpts are long options whose value is a script file the wrapper
+	// runs (bash --rcfile FILE, read by an interactive shell).
+	fileOpts []string
 }
 
 // wrappers maps a program's basename to how it wraps another command.
 // Unknown options make the wrapper unanalysable rather than guessed.
 var wrappers = map[string]wrapper{
-	"sudo": {kind: runsArgv,
+	"sudo": {kind: runsArgv, assignments: true,
 		value:     []string{"-u", "--user", "-g", "--group", "-h", "--host", "-p", "--prompt", "-C", "--close-from", "-D", "--chdir", "-r", "--role", "-t", "--type", "-U", "--other-user", "-T", "--command-timeout", "-R", "--chroot"},
 		flag:      []string{"-A", "--askpass", "-b", "--background", "-E", "--preserve-env", "-H", "--set-home", "-i", "--login", "-k", "--reset-timestamp", "-K", "--remove-timestamp", "-n", "--non-interactive", "-P", "--preserve-groups", "-S", "--stdin", "-s", "--shell", "-B", "--bell", "-N", "--no-update"},
 		noExec:    []string{"-e", "--edit", "-l", "--list", "-V", "--version", "-v", "--validate", "--help"},
@@ -84,7 +94,35 @@ var wrappers = map[string]wrapper{
 	"watch": {kind: runsJoined, value: []string{"-n", "--interval", "-q", "--equexit"},
 		flag:     []string{"-b", "--beep", "-c", "--color", "-C", "--no-color", "-d", "--differences", "-e", "--errexit", "-g", "--chgexit", "-t", "--no-title", "-w", "--no-wrap", "-p", "--precise", "-r", "--no-rerun"},
 		argvMode: []string{"-x", "--exec"}},
+	// Less common wrappers: an option not listed makes them uncertain,
+	// and probe still finds a forbidden command after it.
+	"chroot":           {kind: runsArgv, operands: 1, value: []string{"--userspec", "--groups"}, flag: []string{"--skip-chdir"}},
+	"flock":            {kind: runsArgv, operands: 1, value: []string{"-w", "--timeout", "-E", "--conflict-exit-code"}, flag: []string{"-s", "--shared", "-x", "-e", "--exclusive", "-n", "--nb", "--nonblock", "-u", "--unlock", "-o", "--close", "-F", "--no-fork", "--verbose"}, script: []string{"-c", "--command"}},
+	"strace":           {kind: runsArgv, value: []string{"-o", "--output", "-e", "-s", "--string-limit", "-u", "--user", "-E", "--env", "-a", "-S", "-P", "-I", "-O", "-X", "-b"}, flag: []string{"-f", "-ff", "-c", "-C", "-d", "-D", "-i", "-k", "-q", "-qq", "-r", "-t", "-tt", "-ttt", "-T", "-v", "-w", "-x", "-xx", "-y", "-yy", "-z", "-Z", "-n", "-A", "-F"}, noExec: []string{"-p", "--attach", "-V", "--version", "-h", "--help"}},
+	"ltrace":           {kind: runsArgv, value: []string{"-o", "--output", "-e", "-s", "-u", "-a", "-n", "-l", "--library"}, flag: []string{"-f", "-c", "-C", "-d", "-i", "-r", "-S", "-t", "-tt", "-ttt", "-T", "-w"}, noExec: []string{"-p", "-V", "--version", "-h", "--help"}},
+	"pkexec":           {kind: runsArgv, value: []string{"--user"}, flag: []string{"--disable-internal-agent", "--keep-cwd"}, noExec: []string{"--version", "--help"}},
+	"nsenter":          {kind: runsArgv, value: []string{"-t", "--target", "-S", "--setuid", "-G", "--setgid", "-R", "--root", "-W", "--wd"}, flag: []string{"-a", "--all", "-m", "--mount", "-u", "--uts", "-i", "--ipc", "-n", "--net", "-p", "--pid", "-U", "--user", "-C", "--cgroup", "-T", "--time", "-r", "-w", "-F", "--no-fork", "--preserve-credentials"}},
+	"systemd-run":      {kind: runsArgv, value: []string{"-u", "--unit", "-p", "--property", "-E", "--setenv", "-M", "--machine", "--description", "--slice", "--working-directory"}, flag: []string{"--user", "--system", "--scope", "-P", "--pipe", "-q", "--quiet", "--wait", "-G", "--collect", "-t", "--pty", "-d", "--same-dir", "--no-block"}},
+	"fakeroot":         {kind: runsArgv, value: []string{"-l", "--lib", "--faked", "-s", "-i", "-b"}, flag: []string{"-u", "--unknown-is-real"}},
+	"firejail":         {kind: runsArgv},
+	"valgrind":         {kind: runsArgv},
+	"unbuffer":         {kind: runsArgv, flag: []string{"-p"}},
+	"numactl":          {kind: runsArgv},
+	"prlimit":          {kind: runsArgv, noExec: []string{"-p", "--pid"}},
+	"xvfb-run":         {kind: runsArgv, value: []string{"-n", "--server-num", "-e", "--error-file", "-f", "--auth-file", "-p", "--xauth-protocol", "-s", "--server-args", "-w", "--wait"}, flag: []string{"-a", "--auto-servernum", "-l", "--listen-tcp"}},
+	"torsocks":         {kind: runsArgv, flag: []string{"-i", "--isolate", "-q", "--quiet", "-d", "--debug"}, value: []string{"-u", "--user", "-p", "--pass", "-a", "--address", "-P", "--port"}},
+	"proxychains":      {kind: runsArgv, flag: []string{"-q"}, value: []string{"-f"}},
+	"proxychains4":     {kind: runsArgv, flag: []string{"-q"}, value: []string{"-f"}},
+	"dbus-run-session": {kind: runsArgv},
+	"catchsegv":        {kind: runsArgv},
+	// parallel runs its command words, joined, through a shell.
+	"parallel": {kind: runsJoined, value: []string{"-j", "--jobs", "-S", "--sshlogin", "-a", "--arg-file"}, flag: []string{"-k", "--keep-order", "-q", "--quote"}},
+	// script -c runs a command; without it, an interactive shell.
+	"script": {kind: runsNone, value: []string{"-O", "--log-out", "-I", "--log-in", "-B", "--log-io", "-T", "--log-timing", "-E", "--echo", "-m", "--logging-format"},
+		flag: []string{"-a", "--append", "-e", "--return", "-f", "--flush", "-q", "--quiet"}, script: []string{"-c", "--command"}},
 	"eval": {kind: runsJoined},
+	"trap": {kind: runsTrap, noExec: []string{"-l", "-p", "-P"}},
+	"jobs": {kind: runsJobs},
 	"find": {kind: runsFindExec},
 	"su": {kind: runsNone, value: []string{"-s", "--shell", "-g", "--group", "-G", "--supp-group", "-w", "--whitelist-environment"},
 		flag:   []string{"-", "-l", "--login", "-m", "-p", "--preserve-environment", "-f", "--fast", "-P", "--pty"},
@@ -98,7 +136,8 @@ var shells = []string{"bash", "sh", "dash", "zsh", "ksh", "ash", "mksh", "yash",
 // shellWrapper is the option grammar common to shells: every letter is a
 // flag except o and O, which take a shell-option name.
 var shellWrapper = wrapper{kind: runsShell, anyShort: true, plusOpts: true,
-	value: []string{"-o", "+o", "-O", "+O", "--rcfile", "--init-file"}}
+	value:    []string{"-o", "+o", "-O", "+O"},
+	fileOpts: []string{"--rcfile", "--init-file"}}
 
 // wrapperIndex maps a basename to its wrapper, shells included, so that
 // the lookup for every command is one map access. It is built on first
@@ -158,14 +197,28 @@ type unwrapped struct {
 	// scriptFile is the script file a shell runs (sh x.sh), whose
 	// contents the analysis does not read.
 	scriptFile *word
+	// unplain is set when the wrapper runs what it wraps otherwise than
+	// it reads (bash -k, env NAME=VALUE): that is analysed, but cannot
+	// allow.
+	unplain string
 }
+
+// keywordOption is why a shell's -k (-o keyword) leaves its script
+// unanalysable.
+const keywordOption = "-k makes NAME=VALUE arguments environment assignments"
 
 // unwrap parses the options of wrapper spec at ws[0] and returns what it
 // runs.
 func unwrap(spec *wrapper, ws []word) unwrapped {
 	var out unwrapped
-	if spec.kind == runsFindExec {
+	switch spec.kind {
+	case runsFindExec:
 		return unwrapFind(ws)
+	case runsJobs:
+		if len(ws) > 2 && ws[1].static && ws[1].value == "-x" {
+			out.argvs = append(out.argvs, ws[2:])
+		}
+		return out
 	}
 	kind := spec.kind
 	operands := spec.operands
@@ -188,6 +241,9 @@ opts:
 			i++
 			continue
 		case spec.assignments && isAssignmentWord(v):
+			// The command runs with it in its environment, as after an
+			// assignment prefix (LD_PRELOAD=x ls).
+			out.unplain = "sets " + v[:strings.IndexByte(v, '=')] + " in the environment of the command"
 			i++
 			continue
 		case v == "--":
@@ -215,6 +271,17 @@ opts:
 				return unwrapped{}
 			case slices.Contains(spec.argvMode, name):
 				kind = runsArgv
+			case slices.Contains(spec.fileOpts, name):
+				if !hasEq {
+					i++
+					if i >= len(ws) {
+						return out
+					}
+					out.scriptFile = &ws[i]
+				} else {
+					_, val, _ := strings.Cut(w.value, "=")
+					out.scriptFile = &word{value: val, src: val, static: true, literal: w.literal}
+				}
 			case slices.Contains(spec.script, name):
 				if !hasEq {
 					i++
@@ -252,6 +319,9 @@ opts:
 			case spec.kind == runsShell && opt == "-c":
 				hasC = true
 				continue
+			case spec.kind == runsShell && opt == "-k":
+				out.unplain = keywordOption
+				continue
 			case spec.kind == runsShell && opt == "-s" || slices.Contains(spec.shellOpts, opt):
 				startsShell = true
 				continue
@@ -265,6 +335,9 @@ opts:
 			case slices.Contains(spec.value, opt):
 				if rest == "" {
 					i++
+					if spec.kind == runsShell && opt == "-o" && i < len(ws) && ws[i].value == "keyword" {
+						out.unplain = keywordOption
+					}
 				}
 			case slices.Contains(spec.flag, opt) || spec.anyShort:
 				continue
@@ -284,7 +357,7 @@ opts:
 		// neither (a heredoc on stdin is looked at by shellStdin).
 		if startsShell || len(rest) == 0 {
 			out.stdinScript = true
-		} else {
+		} else if out.scriptFile == nil {
 			out.scriptFile = &rest[0]
 		}
 	case kind == runsNone && len(out.scripts) == 0,
@@ -297,6 +370,12 @@ opts:
 		out.scripts = append(out.scripts, rest[0])
 	case kind == runsJoined:
 		out.scripts = append(out.scripts, joinWords(rest))
+	case kind == runsTrap:
+		// With one operand, or "-" for action, the signals are reset; ""
+		// ignores them.
+		if len(rest) > 1 && !(rest[0].static && (rest[0].value == "-" || rest[0].value == "")) {
+			out.scripts = append(out.scripts, rest[0])
+		}
 	}
 	return out
 }

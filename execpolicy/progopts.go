@@ -1,0 +1,111 @@
+package execpolicy
+
+import "strings"
+
+// execOptions lists programs that are no wrappers but have options whose
+// value is a command they run: an allow rule for the program says nothing
+// about that command. Such an option makes the command unanalysable, and
+// its value is searched for forbidden commands as a script.
+type execOptions struct {
+	// short are the short option letters whose value runs (tar -I).
+	short string
+	// long are the long options whose value runs. GNU getopt takes any
+	// unambiguous prefix of a long option, so a prefix counts as well.
+	long []string
+	// oldStyle: a first argument without a dash is a cluster of short
+	// options whose values are later arguments (tar cIf PROG FILE).
+	oldStyle bool
+	// valuePrefix, for a long option, is what its value must start with to
+	// run something, which is cut off (--checkpoint-action=exec=CMD).
+	valuePrefix map[string]string
+}
+
+// programExecOptions maps a program's basename to its options that run a
+// command.
+var programExecOptions = map[string]*execOptions{
+	"tar": {short: "IF", oldStyle: true,
+		long:        []string{"--use-compress-program", "--to-command", "--checkpoint-action", "--info-script", "--new-volume-script", "--rsh-command", "--rmt-command"},
+		valuePrefix: map[string]string{"--checkpoint-action": "exec="}},
+	"sort":  {long: []string{"--compress-program"}},
+	"rsync": {short: "e", long: []string{"--rsh"}},
+}
+
+// minLongPrefix is the shortest long option name, dashes included, taken
+// as an abbreviation; a shorter one is ambiguous for every program here.
+const minLongPrefix = 4
+
+// execOptionsIn judges the options of ws, a command of a program with spec,
+// that run a command.
+func (a *analysis) execOptionsIn(spec *execOptions, ws []word, depth int) Decision {
+	d := Decision(0)
+	found := func(opt string, value *word) {
+		d = Max(d, a.unanalysable(ws[0].value+" "+opt+" runs a command"))
+		if value != nil && value.static {
+			d = Max(d, a.forbiddenIn(value.value, depth))
+		}
+	}
+	for i := 1; i < len(ws); i++ {
+		w := ws[i]
+		if !w.static {
+			continue // dynamic: the command is not plain already
+		}
+		v := w.value
+		switch {
+		case v == "--":
+			return d
+		case strings.HasPrefix(v, "--"):
+			name, val, hasEq := strings.Cut(v, "=")
+			opt := spec.longOption(name)
+			if opt == "" {
+				continue
+			}
+			value := &word{value: val, src: val, static: true}
+			if !hasEq {
+				value = nil
+				if i+1 < len(ws) {
+					i++
+					value = &ws[i]
+				}
+			}
+			if p, ok := spec.valuePrefix[opt]; ok && value != nil && value.static {
+				rest, runs := strings.CutPrefix(value.value, p)
+				if !runs {
+					continue
+				}
+				value = &word{value: rest, src: rest, static: true}
+			}
+			found(opt, value)
+		case strings.HasPrefix(v, "-") && len(v) > 1:
+			j := strings.IndexAny(v[1:], spec.short)
+			if spec.short == "" || j < 0 {
+				continue
+			}
+			opt := "-" + v[j+1:j+2]
+			var value *word
+			if rest := v[j+2:]; rest != "" {
+				value = &word{value: rest, src: rest, static: true}
+			} else if i+1 < len(ws) {
+				i++
+				value = &ws[i]
+			}
+			found(opt, value)
+		case i == 1 && spec.oldStyle && strings.ContainsAny(v, spec.short) && spec.short != "":
+			found(v, nil)
+		}
+	}
+	return d
+}
+
+// longOption returns the long option of spec that name is or abbreviates,
+// or "".
+func (spec *execOptions) longOption(name string) string {
+	if len(name) < minLongPrefix {
+		return ""
+	}
+	for _, l := range spec.long {
+		if strings.HasPrefix(l, name) {
+			return l
+		}
+	}
+	return ""
+}
