@@ -251,10 +251,13 @@ func (o *Options) execute(ctx context.Context, prof *sandbox.Profile, rec *appro
 	return runErr
 }
 
-// argv is what the sandbox executes: a --shell script runs under sh -c.
+// argv is what the sandbox executes: a --shell script runs under bash -c,
+// the shell it was judged as. Under sh, which is dash on Debian, the same
+// text can run other commands: "ls &>/dev/null touch x" is ls with output
+// to /dev/null in bash, and "ls &" then "touch x" in dash.
 func (o *Options) argv() []string {
 	if o.Shell {
-		return []string{"/bin/sh", "-c", o.Argv[0]}
+		return []string{"bash", "-c", o.Argv[0]}
 	}
 	return o.Argv
 }

@@ -60,7 +60,7 @@ func newRunCmd() *cobra.Command {
 	fs.StringVar(&f.resultFile, "result-file", "", "write the JSON result (or the deferred request) to this file")
 	fs.StringVar(&f.auditLog, "audit-log", "", "append one JSON line per decision to this file; if it cannot be written nothing runs")
 	fs.StringVar(&f.configFile, "config", "", "config.toml above the configuration layers")
-	fs.BoolVar(&f.shell, "shell", false, "CMD is one shell script, judged by shell analysis and run with /bin/sh -c")
+	fs.BoolVar(&f.shell, "shell", false, "CMD is one shell script, judged by shell analysis as bash and run with bash -c")
 	fs.BoolVar(&f.resolveHost, "resolve-host-executables", false, "let an absolute program path match the rules of its basename")
 	fs.StringArrayVar(&f.approve, "approve", nil, "resume a deferred request: REQUEST_ID[:once|session|always]")
 	fs.StringArrayVar(&f.deny, "deny", nil, "resume a deferred request by denying REQUEST_ID")
