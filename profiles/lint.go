@@ -73,6 +73,12 @@ func (l *Loader) Lint(path string, check Unenforceable) []Problem {
 			}
 		}
 	}
+	if !p.Unrestricted && !p.NeedsNamespaces() {
+		// Without protect, hide or an isolated network the backend takes
+		// no mount namespace, and Landlock has no right for metadata.
+		out = append(out, Problem{Severity: SevWarning, File: path, Message: "no protect or hide entry, so no mount namespace: " +
+			"changes to file modes, owners, times and attributes outside filesystem.write, and System V IPC with processes outside, are not confined"})
+	}
 	if check != nil {
 		for _, msg := range check(p) {
 			out = append(out, Problem{Severity: SevWarning, File: path, Message: "cannot be enforced on this host: " + msg})

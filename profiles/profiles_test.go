@@ -335,9 +335,10 @@ func TestLint(t *testing.T) {
 		want      []string // Problem.String() substrings, in order
 	}{
 		{"clean", "extends = \"workspace-write\"\n[filesystem]\nhide = []\n", nil},
-		{"all unknown keys", "a = 1\n[network]\nmode = \"on\"\nb = 2\n", []string{":1: unknown key \"a\" (error)", ":4: unknown key \"network.b\" (error)"}},
+		{"all unknown keys", "a = 1\n[network]\nmode = \"on\"\nb = 2\n", []string{":1: unknown key \"a\" (error)", ":4: unknown key \"network.b\" (error)", "no mount namespace"}},
 		{"missing paths warn", "[filesystem]\nread = [\"/nonexistent-x\"]\nprotect = [\"/nonexistent-y\"]\n", []string{":2: filesystem.read: /nonexistent-x does not exist on this host (warning)"}},
 		{"unenforceable", "[network]\nmode = \"isolated\"\n", []string{"cannot be enforced on this host: no network namespace (warning)"}},
+		{"no mount namespace", "[filesystem]\nwrite = [\":tmp\"]\n", []string{"no protect or hide entry, so no mount namespace: changes to file modes, owners, times and attributes outside filesystem.write"}},
 		{"resolve error", "extends = \"nope\"\n", []string{":1: extends: unknown profile \"nope\" (error)"}},
 		{"syntax", "[[x\n", []string{":1:"}},
 	}
