@@ -24,11 +24,17 @@ type Record struct {
 	Rules     []MatchedRule `json:"rules_matched"`
 	Decision  string        `json:"decision"`
 	// Action is what the approval policy made of the decision.
-	Action   string   `json:"action,omitempty"`
-	Approver string   `json:"approver,omitempty"`
-	Outcome  Outcome  `json:"outcome,omitempty"`
-	Profile  string   `json:"profile,omitempty"`
-	Layers   []string `json:"layers,omitempty"`
+	Action   string  `json:"action,omitempty"`
+	Approver string  `json:"approver,omitempty"`
+	Outcome  Outcome `json:"outcome,omitempty"`
+	// Reason is the approver's or the policy's reason for the outcome
+	// ("mismatched approval id", "answered deny at the terminal").
+	Reason string `json:"reason,omitempty"`
+	// Escalation is the access an escalation asked for, as it was shown
+	// to the approver; empty for KindExec.
+	Escalation string   `json:"escalation,omitempty"`
+	Profile    string   `json:"profile,omitempty"`
+	Layers     []string `json:"layers,omitempty"`
 	// Exit is the command's exit status; nil when it did not run.
 	Exit       *int     `json:"exit"`
 	DurationMS int64    `json:"duration_ms"`

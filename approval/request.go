@@ -85,14 +85,18 @@ type Denial = sandbox.Denial
 // Request is what an approver is asked. Its JSON form is the exec
 // approver's stdin and the defer approver's --result-file content.
 type Request struct {
-	ID        string              `json:"id"`
-	Argv      []string            `json:"argv"`
-	Cwd       string              `json:"cwd"`
-	Workspace string              `json:"workspace"`
-	Profile   string              `json:"profile"`
-	Decision  string              `json:"decision"`
-	Reasons   []execpolicy.Reason `json:"reasons"`
-	Matched   []MatchedRule       `json:"matched_rules"`
+	ID        string   `json:"id"`
+	Argv      []string `json:"argv"`
+	Cwd       string   `json:"cwd"`
+	Workspace string   `json:"workspace"`
+	Profile   string   `json:"profile"`
+	// ProfileDigest is ProfileDigest of the resolved profile: the name
+	// alone does not say what a profile grants (another --workspace, an
+	// edited profile file), and an approval binds what it was given for.
+	ProfileDigest string              `json:"profile_digest,omitempty"`
+	Decision      string              `json:"decision"`
+	Reasons       []execpolicy.Reason `json:"reasons"`
+	Matched       []MatchedRule       `json:"matched_rules"`
 	// ProposedRule is the prefix an "always" answer appends as an allow
 	// rule; nil when no amendment is offered, and then "always" is not.
 	ProposedRule []string `json:"proposed_rule"`
@@ -119,12 +123,13 @@ const RequestIDLen = 32
 
 // RequestID returns the id of a request: a hash of everything the answer
 // applies to, so that an approval given for one command, directory,
-// profile, rule set or escalation cannot be replayed for another.
-// escalation is the requested access for KindEscalation, "" for KindExec.
+// profile (its name and its resolved grants, profileDigest), rule set or
+// escalation cannot be replayed for another. escalation is the requested
+// access for KindEscalation, "" for KindExec.
 //
 // Every field is length-prefixed so that no two different inputs encode
 // alike (["a b"] and ["a","b"] differ).
-func RequestID(argv []string, cwd, profile, policyDigest, escalation string) string {
+func RequestID(argv []string, cwd, profile, profileDigest, policyDigest, escalation string) string {
 	h := sha256.New()
 	var n [8]byte
 	put := func(s string) {
@@ -132,7 +137,7 @@ func RequestID(argv []string, cwd, profile, policyDigest, escalation string) str
 		h.Write(n[:])
 		h.Write([]byte(s))
 	}
-	put("gatedexec-request-v1")
+	put("gatedexec-request-v2")
 	binary.BigEndian.PutUint64(n[:], uint64(len(argv)))
 	h.Write(n[:])
 	for _, a := range argv {
@@ -140,9 +145,26 @@ func RequestID(argv []string, cwd, profile, policyDigest, escalation string) str
 	}
 	put(cwd)
 	put(profile)
+	put(profileDigest)
 	put(policyDigest)
 	put(escalation)
 	return hex.EncodeToString(h.Sum(nil))[:RequestIDLen]
+}
+
+// ProfileDigest returns a hex digest of everything the resolved profile p
+// grants and denies. Two profiles with one name differ in it when they
+// resolve to other paths (another workspace) or other settings.
+func ProfileDigest(p *sandbox.Profile) string {
+	// Profile holds only plain exported data, so its JSON form is
+	// deterministic and complete.
+	data, err := json.Marshal(p)
+	if err != nil {
+		// Unreachable for plain data; an empty digest matches no
+		// recorded approval made with a real one.
+		return ""
+	}
+	sum := sha256.Sum256(data)
+	return hex.EncodeToString(sum[:])
 }
 
 // MarshalJSON writes absent lists as [] rather than null, except

@@ -5,29 +5,33 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/gatedexec/gatedexec/sandbox"
 )
 
 func TestRequestIDBindsEveryField(t *testing.T) {
 	type in struct {
-		argv                        []string
-		cwd, profile, digest, escal string
+		argv                                 []string
+		cwd, profile, pdigest, digest, escal string
 	}
-	base := in{[]string{"git", "push"}, "/w", "workspace-write", "d1", ""}
+	base := in{[]string{"git", "push"}, "/w", "workspace-write", "p1", "d1", ""}
 	variants := []in{
 		base,
-		{[]string{"git push"}, "/w", "workspace-write", "d1", ""},
-		{[]string{"git", "push", ""}, "/w", "workspace-write", "d1", ""},
-		{[]string{"git", "pus", "h"}, "/w", "workspace-write", "d1", ""},
-		{[]string{"git", "push"}, "/w2", "workspace-write", "d1", ""},
-		{[]string{"git", "push"}, "/", "wworkspace-write", "d1", ""},
-		{[]string{"git", "push"}, "/w", "read-only", "d1", ""},
-		{[]string{"git", "push"}, "/w", "workspace-write", "d2", ""},
-		{[]string{"git", "push"}, "/w", "workspace-write", "d1", "network on"},
+		{[]string{"git push"}, "/w", "workspace-write", "p1", "d1", ""},
+		{[]string{"git", "push", ""}, "/w", "workspace-write", "p1", "d1", ""},
+		{[]string{"git", "pus", "h"}, "/w", "workspace-write", "p1", "d1", ""},
+		{[]string{"git", "push"}, "/w2", "workspace-write", "p1", "d1", ""},
+		{[]string{"git", "push"}, "/", "wworkspace-write", "p1", "d1", ""},
+		{[]string{"git", "push"}, "/w", "read-only", "p1", "d1", ""},
+		{[]string{"git", "push"}, "/w", "workspace-write", "p2", "d1", ""},
+		{[]string{"git", "push"}, "/w", "workspace-write", "p1d1", "", ""},
+		{[]string{"git", "push"}, "/w", "workspace-write", "p1", "d2", ""},
+		{[]string{"git", "push"}, "/w", "workspace-write", "p1", "d1", "network on"},
 	}
 	seen := map[string]int{}
 	hex := regexp.MustCompile(`^[0-9a-f]{32}$`)
 	for i, v := range variants {
-		id := RequestID(v.argv, v.cwd, v.profile, v.digest, v.escal)
+		id := RequestID(v.argv, v.cwd, v.profile, v.pdigest, v.digest, v.escal)
 		if !hex.MatchString(id) {
 			t.Errorf("variant %d: id %q is not 32 hex digits", i, id)
 		}
@@ -36,8 +40,61 @@ func TestRequestIDBindsEveryField(t *testing.T) {
 		}
 		seen[id] = i
 	}
-	if a, b := RequestID(base.argv, base.cwd, base.profile, base.digest, ""), RequestID([]string{"git", "push"}, "/w", "workspace-write", "d1", ""); a != b {
+	if a, b := RequestID(base.argv, base.cwd, base.profile, base.pdigest, base.digest, ""), RequestID([]string{"git", "push"}, "/w", "workspace-write", "p1", "d1", ""); a != b {
 		t.Errorf("RequestID not deterministic: %s vs %s", a, b)
+	}
+}
+
+// TestProfileDigestBindsGrants checks that profiles of one name that grant
+// different access (another workspace, an edited file) digest apart.
+func TestProfileDigestBindsGrants(t *testing.T) {
+	base := func() *sandbox.Profile {
+		return &sandbox.Profile{Name: "workspace-write", ReadAll: true, Write: []string{"/w", "/tmp"},
+			Protect: []string{"/w/.git/hooks"}, Hide: []string{"/root/.ssh"}, Network: sandbox.NetworkOff}
+	}
+	changes := map[string]func(p *sandbox.Profile){
+		"workspace": func(p *sandbox.Profile) { p.Write[0] = "/" },
+		"write":     func(p *sandbox.Profile) { p.Write = append(p.Write, "/srv") },
+		"protect":   func(p *sandbox.Profile) { p.Protect = nil },
+		"hide":      func(p *sandbox.Profile) { p.Hide = nil },
+		"network":   func(p *sandbox.Profile) { p.Network = sandbox.NetworkOn },
+		"control":   func(p *sandbox.Profile) { p.Control = []string{"/etc/gatedexec"} },
+		"envdeny":   func(p *sandbox.Profile) { p.EnvDeny = []string{"*_TOKEN"} },
+	}
+	want := ProfileDigest(base())
+	if want == "" || ProfileDigest(base()) != want {
+		t.Fatalf("ProfileDigest is empty or not deterministic: %q", want)
+	}
+	for name, change := range changes {
+		p := base()
+		change(p)
+		if got := ProfileDigest(p); got == want {
+			t.Errorf("%s: digest unchanged (%s)", name, got)
+		}
+	}
+}
+
+// TestSessionKeyBindsProfileDigest checks that a session approval made
+// under one resolved profile is not found for the same name resolving to
+// more access.
+func TestSessionKeyBindsProfileDigest(t *testing.T) {
+	s, err := OpenSession(t.TempDir(), "s")
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := &Request{ID: "x", Argv: []string{"touch", "/srv/f"}, Cwd: "/w", Profile: "workspace-write", ProfileDigest: "p1", Kind: KindExec}
+	if err := s.Add(r); err != nil {
+		t.Fatal(err)
+	}
+	wider := *r
+	wider.ProfileDigest = "p2"
+	for _, c := range []struct {
+		r    *Request
+		want bool
+	}{{r, true}, {&wider, false}} {
+		if got, err := s.Has(c.r); err != nil || got != c.want {
+			t.Errorf("Has(profile digest %s) = %v, %v; want %v", c.r.ProfileDigest, got, err, c.want)
+		}
 	}
 }
 

@@ -37,24 +37,26 @@ func DefaultSessionDir(getenv func(string) string) (string, error) {
 }
 
 // SessionKey is what a session approval covers: the exact argv, working
-// directory and profile, and for an escalation the access it granted, so
-// that approving a command never approves escalating it.
+// directory and profile (its name and the digest of what it grants), and
+// for an escalation the access it granted, so that approving a command
+// never approves escalating it, nor running it with another workspace.
 type SessionKey struct {
-	Argv       []string `json:"argv"`
-	Cwd        string   `json:"cwd"`
-	Profile    string   `json:"profile"`
-	Kind       Kind     `json:"kind"`
-	Escalation string   `json:"escalation,omitempty"`
+	Argv          []string `json:"argv"`
+	Cwd           string   `json:"cwd"`
+	Profile       string   `json:"profile"`
+	ProfileDigest string   `json:"profile_digest"`
+	Kind          Kind     `json:"kind"`
+	Escalation    string   `json:"escalation,omitempty"`
 }
 
 // KeyOf returns the session key of r.
 func KeyOf(r *Request) SessionKey {
-	return SessionKey{Argv: r.Argv, Cwd: r.Cwd, Profile: r.Profile, Kind: r.Kind, Escalation: r.Escalation}
+	return SessionKey{Argv: r.Argv, Cwd: r.Cwd, Profile: r.Profile, ProfileDigest: r.ProfileDigest, Kind: r.Kind, Escalation: r.Escalation}
 }
 
 func (k SessionKey) equal(o SessionKey) bool {
 	return slices.Equal(k.Argv, o.Argv) && k.Cwd == o.Cwd && k.Profile == o.Profile &&
-		k.Kind == o.Kind && k.Escalation == o.Escalation
+		k.ProfileDigest == o.ProfileDigest && k.Kind == o.Kind && k.Escalation == o.Escalation
 }
 
 // sessionFile is the JSON content of a session file.

@@ -122,6 +122,11 @@ func Run(ctx context.Context, o *Options) (*Result, error) {
 		rec.Error = err.Error()
 		return nil, errors.Join(err, o.audit(rec))
 	}
+	// The digest binds what the profile grants, before --timeout (a host
+	// resuming a deferred request may pass what is left of its budget)
+	// and before gatedexec's own files are carved out of it (they depend
+	// on the approver and the audit log chosen, and only take access away).
+	pd := approval.ProfileDigest(prof)
 	if o.Timeout > 0 {
 		prof.Limits.Timeout = o.Timeout
 	}
@@ -129,7 +134,7 @@ func Run(ctx context.Context, o *Options) (*Result, error) {
 	res.Profile = prof.Name
 
 	digest := o.Policy.Digest()
-	req := o.request(ev, prof.Name, digest)
+	req := o.request(ev, prof.Name, pd, digest)
 	res.RequestID = req.ID
 	rec.RequestID, rec.Kind, rec.Profile = req.ID, req.Kind, prof.Name
 
@@ -142,7 +147,7 @@ func Run(ctx context.Context, o *Options) (*Result, error) {
 	if action == approval.Deny && ev.Decision == execpolicy.Forbidden && len(ev.Reasons) > 0 {
 		res.Approval.By, res.Approval.Reason = "rule", ev.Reasons[0].Detail
 	}
-	rec.Approver, rec.Outcome = res.Approval.By, res.Approval.Outcome
+	rec.Approver, rec.Outcome, rec.Reason = res.Approval.By, res.Approval.Outcome, res.Approval.Reason
 	if !res.Approval.Outcome.Approves() {
 		if res.Approval.Outcome == approval.Deferred {
 			res.Request = &req
@@ -172,9 +177,10 @@ func Run(ctx context.Context, o *Options) (*Result, error) {
 	ereq.Escalation = plan.String()
 	ereq.Denials = res.Denials
 	ereq.ProposedRule = nil
-	ereq.ID = approval.RequestID(o.argv(), o.Cwd, prof.Name, digest, ereq.Escalation)
+	ereq.ID = approval.RequestID(o.argv(), o.Cwd, prof.Name, req.ProfileDigest, digest, ereq.Escalation)
 	erec := rec
 	erec.RequestID, erec.Kind, erec.Attempt, erec.Exit, erec.Error = ereq.ID, ereq.Kind, 2, nil, ""
+	erec.Escalation = ereq.Escalation
 	// --approve/--deny values given for the exec request must not deny the
 	// escalation, whose id the host could not know yet: only values naming
 	// the escalation's id resume it, otherwise the approver is asked (and
@@ -183,12 +189,15 @@ func Run(ctx context.Context, o *Options) (*Result, error) {
 	if err != nil {
 		return res, o.unsettled(erec, ans, err)
 	}
-	erec.Approver, erec.Outcome = ans.By, ans.Outcome
+	erec.Approver, erec.Outcome, erec.Reason = ans.By, ans.Outcome, ans.Reason
 	if !ans.Outcome.Approves() {
+		// The result says what became of the escalation, not of the
+		// first request: an abort ends the host's turn, and a deferral
+		// is resumed by the escalation's id.
 		if ans.Outcome == approval.Deferred {
 			res.Request = &ereq
-			res.Approval = ans
 		}
+		res.Approval, res.RequestID = ans, ereq.ID
 		return res, o.audit(erec)
 	}
 	if err := o.audit(erec); err != nil {
@@ -262,21 +271,23 @@ func (o *Options) argv() []string {
 	return o.Argv
 }
 
-// request builds the approval request for ev under profile; digest is the
-// policy's, bound into the request id.
-func (o *Options) request(ev execpolicy.Evaluation, profile, digest string) approval.Request {
+// request builds the approval request for ev under the profile named
+// profile, whose grants digest to pd; digest is the policy's. All are
+// bound into the request id.
+func (o *Options) request(ev execpolicy.Evaluation, profile, pd, digest string) approval.Request {
 	r := approval.Request{
-		ID:        approval.RequestID(o.argv(), o.Cwd, profile, digest, ""),
-		Argv:      o.argv(),
-		Cwd:       o.Cwd,
-		Workspace: o.Workspace,
-		Profile:   profile,
-		Decision:  ev.Decision.String(),
-		Reasons:   ev.Reasons,
-		Matched:   approval.MatchedRules(ev.Matched),
-		Kind:      approval.KindExec,
-		Denials:   []approval.Denial{},
-		Dangerous: ev.Dangerous,
+		ID:            approval.RequestID(o.argv(), o.Cwd, profile, pd, digest, ""),
+		Argv:          o.argv(),
+		Cwd:           o.Cwd,
+		Workspace:     o.Workspace,
+		Profile:       profile,
+		ProfileDigest: pd,
+		Decision:      ev.Decision.String(),
+		Reasons:       ev.Reasons,
+		Matched:       approval.MatchedRules(ev.Matched),
+		Kind:          approval.KindExec,
+		Denials:       []approval.Denial{},
+		Dangerous:     ev.Dangerous,
 	}
 	if r.Reasons == nil {
 		r.Reasons = []execpolicy.Reason{}
@@ -357,7 +368,7 @@ func (o *Options) record(req *approval.Request, out ApprovalResult) (ApprovalRes
 // rules file that could not be written) and returns err: the command does
 // not run, but the approver's answer was a decision and is recorded.
 func (o *Options) unsettled(rec approval.Record, ans ApprovalResult, err error) error {
-	rec.Approver, rec.Outcome, rec.Error = ans.By, ans.Outcome, err.Error()
+	rec.Approver, rec.Outcome, rec.Reason, rec.Error = ans.By, ans.Outcome, ans.Reason, err.Error()
 	return errors.Join(err, o.audit(rec))
 }
 

@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/gatedexec/gatedexec/approval"
 	"github.com/gatedexec/gatedexec/execpolicy"
@@ -213,10 +214,7 @@ func TestRunUnrecordableApprovalIsAudited(t *testing.T) {
 }
 
 func TestRunEscalation(t *testing.T) {
-	outside := filepath.Join(t.TempDir(), "out")
-	if err := os.Mkdir(outside, 0o755); err != nil {
-		t.Fatal(err)
-	}
+	outside := realTempDir(t, "out")
 	denied := &sandbox.Result{ExitCode: 1, Layers: []string{"landlock-v7"},
 		StderrTail: []byte("touch: cannot touch '" + outside + "/f': Permission denied\n")}
 	tests := []struct {
@@ -228,6 +226,8 @@ func TestRunEscalation(t *testing.T) {
 	}{
 		{"on-failure, approved", approval.OnFailure, approval.Approved, 2, true},
 		{"on-failure, refused", approval.OnFailure, approval.Denied, 1, false},
+		{"on-failure, aborted", approval.OnFailure, approval.Abort, 1, false},
+		{"on-failure, deferred", approval.OnFailure, approval.Deferred, 1, false},
 		{"on-request only reports", approval.OnRequest, approval.Approved, 1, false},
 		{"never only reports", approval.Never, approval.Approved, 1, false},
 	}
@@ -248,6 +248,11 @@ func TestRunEscalation(t *testing.T) {
 					approver.asked[0].Escalation != "write access to "+outside {
 					t.Fatalf("approver asked %+v, want one escalation for write access to %s", approver.asked, outside)
 				}
+				// The result tells the host what became of the escalation
+				// (an abort ends its turn) and which id resumes it.
+				if res.Approval.Outcome != tt.answer || res.RequestID != approver.asked[0].ID {
+					t.Errorf("result approval %+v request %s; want %s for escalation %s", res.Approval, res.RequestID, tt.answer, approver.asked[0].ID)
+				}
 			} else if len(approver.asked) != 0 {
 				t.Fatalf("approver asked %d times under %s", len(approver.asked), tt.policy)
 			}
@@ -262,5 +267,102 @@ func TestRunEscalation(t *testing.T) {
 				t.Errorf("denials %+v, want the write to %s/f", res.Denials, outside)
 			}
 		})
+	}
+}
+
+// realTempDir makes a directory named name in a temporary directory and
+// returns its path with symlinks resolved, as escalation plans name it.
+func realTempDir(t *testing.T, name string) string {
+	t.Helper()
+	base, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := filepath.Join(base, name)
+	if err := os.Mkdir(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+// TestRunAuditsWhatWasAsked checks that the audit log says what an
+// escalation asked for and why an approval was refused: a security team
+// reading it must see what access was granted or refused, not only that
+// something was.
+func TestRunAuditsWhatWasAsked(t *testing.T) {
+	outside := realTempDir(t, "out")
+	o, runner, approver, ws := newOptions(t, "touch", filepath.Join(outside, "f"))
+	o.Approval, approver.outcome = approval.OnFailure, approval.Denied
+	runner.results = []*sandbox.Result{{ExitCode: 1, StderrTail: []byte("touch: cannot touch '" + outside + "/f': Permission denied\n")}}
+	logPath := filepath.Join(ws, "audit.jsonl")
+	log, err := approval.OpenLog(logPath, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer log.Close()
+	o.Audit = log
+	o.Approve = []string{"0123"} // names no request: refuses the exec request
+	o.Argv = []string{"git", "push"}
+	if _, err := Run(context.Background(), o); err != nil {
+		t.Fatal(err)
+	}
+	o.Approve = nil
+	o.Argv = []string{"touch", filepath.Join(outside, "f")}
+	if _, err := Run(context.Background(), o); err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(logPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	type record struct {
+		Kind       approval.Kind    `json:"kind"`
+		Outcome    approval.Outcome `json:"outcome"`
+		Reason     string           `json:"reason"`
+		Escalation string           `json:"escalation"`
+	}
+	var recs []record
+	for _, l := range strings.Split(strings.TrimSuffix(string(b), "\n"), "\n") {
+		var r record
+		if err := json.Unmarshal([]byte(l), &r); err != nil {
+			t.Fatal(err)
+		}
+		recs = append(recs, r)
+	}
+	if len(recs) != 4 {
+		t.Fatalf("audit log has %d records, want 4 (refused push; touch decided, ran, escalation refused): %s", len(recs), b)
+	}
+	if r := recs[0]; r.Outcome != approval.Denied || !strings.Contains(r.Reason, "mismatched approval id") {
+		t.Errorf("refused exec request audited as %+v, want denied with the reason", r)
+	}
+	if r := recs[3]; r.Kind != approval.KindEscalation || r.Outcome != approval.Denied || r.Escalation != "write access to "+outside {
+		t.Errorf("refused escalation audited as %+v, want denied write access to %s", r, outside)
+	}
+}
+
+// TestRunRequestIDBindsResolvedProfile checks that a request id (and so a
+// deferred --approve) changes with what the profile grants, though its
+// name stays, and not with --timeout, which grants nothing.
+func TestRunRequestIDBindsResolvedProfile(t *testing.T) {
+	id := func(write string, timeout time.Duration) string {
+		o, _, approver, _ := newOptions(t, "git", "push")
+		approver.outcome = approval.Deferred
+		o.Timeout = timeout
+		o.Profile = func(name string) (*sandbox.Profile, error) {
+			return &sandbox.Profile{Name: name, ReadAll: true, Write: []string{write}, Network: sandbox.NetworkOff}, nil
+		}
+		o.Cwd = "/w"
+		res, err := Run(context.Background(), o)
+		if err != nil || res.Request == nil {
+			t.Fatalf("Run = %+v, %v; want a deferred request", res, err)
+		}
+		return res.RequestID
+	}
+	base := id("/w", 0)
+	if got := id("/", 0); got == base {
+		t.Errorf("profile writing / has the id of one writing /w (%s)", got)
+	}
+	if got := id("/w", time.Minute); got != base {
+		t.Errorf("--timeout changed the request id: %s, want %s", got, base)
 	}
 }
