@@ -117,26 +117,51 @@ func choiceLine(cs []choice) string {
 	return strings.Join(parts, "  ")
 }
 
+// Bounds of what a prompt shows, so that the whole prompt fits a small
+// terminal: text that scrolled the command off the screen could draw a
+// fake one (padded to the terminal's width) in its place.
+const (
+	// maxShownText is the longest text shown whole in any other field.
+	maxShownText = 160
+	// maxShownCommand is the longest command line shown whole.
+	maxShownCommand = 640
+	// maxShownItems is how many reasons, rules or denials are listed.
+	maxShownItems = 4
+)
+
+// terminalReset ends what a command's own output may have left the
+// terminal in, so that the prompt after it is seen as drawn: CAN abandons
+// an escape sequence in progress and ST ends an OSC, DCS, APC or PM string
+// (either would swallow the prompt); SGR 0 ends concealed or same-colour
+// text; the scroll margins are reset around a cursor save and restore (a
+// one-line region would scroll the prompt away under a fake one); ASCII is
+// put in G0 and shifted in (a line-drawing set garbles letters). None of
+// it clears the screen or moves the cursor.
+const terminalReset = "\x18\x1b\\\x1b[0m\x1b7\x1b[r\x1b8\x1b(B\x0f"
+
 // renderPrompt draws the framed prompt. Everything taken from the request
-// goes through shown, so that a command cannot draw on the terminal.
+// goes through shown and is shortened, so that a command cannot draw on
+// the terminal. The command, cwd and profile come last, just above the
+// question: the texts above them are the ones that could grow.
 func renderPrompt(r *Request, cs []choice) string {
 	var b strings.Builder
-	line := func(label, text string) { fmt.Fprintf(&b, "| %-9s %s\r\n", label, text) }
+	line := func(label, text string) { fmt.Fprintf(&b, "| %-10s %s\r\n", label, text) }
+	list := func(label string, n int, item func(i int) string) {
+		for i := range min(n, maxShownItems) {
+			line(label, shortenTo(shown(item(i)), maxShownText))
+		}
+		if n > maxShownItems {
+			line(label, "...and "+strconv.Itoa(n-maxShownItems)+" more (all are in the request and the audit log)")
+		}
+	}
 	title := "approve command?"
 	if r.Kind == KindEscalation {
 		title = "sandbox stopped this command; re-run with more access?"
 	}
-	b.WriteString("\r\n+-- gatedexec: " + title + "\r\n")
-	line("command:", showArgv(r.Argv))
-	line("cwd:", shown(r.Cwd))
-	line("profile:", shown(r.Profile))
-	if r.Decision != "" {
-		line("decision:", shown(r.Decision))
-	}
-	for _, rs := range r.Reasons {
-		line("reason:", shown(string(rs.Kind)+": "+rs.Detail))
-	}
-	for _, m := range r.Matched {
+	b.WriteString(terminalReset + "\r\n+-- gatedexec: " + title + "\r\n")
+	list("reason:", len(r.Reasons), func(i int) string { return string(r.Reasons[i].Kind) + ": " + r.Reasons[i].Detail })
+	list("rule:", len(r.Matched), func(i int) string {
+		m := r.Matched[i]
 		text := strings.Join(m.MatchedPrefix, " ") + " -> " + m.Decision
 		if m.Source != "" {
 			text += " (" + m.Source + ")"
@@ -144,23 +169,37 @@ func renderPrompt(r *Request, cs []choice) string {
 		if m.Justification != "" {
 			text += ": " + m.Justification
 		}
-		line("rule:", shown(text))
-	}
-	for _, d := range r.Denials {
-		text := d.Kind
-		if d.Path != "" {
-			text += " " + d.Path
+		return text
+	})
+	list("denied:", len(r.Denials), func(i int) string {
+		text := r.Denials[i].Kind
+		if r.Denials[i].Path != "" {
+			text += " " + r.Denials[i].Path
 		}
-		line("denied:", shown(text))
+		return text
+	})
+	line("command:", shortenTo(showArgv(r.Argv), maxShownCommand))
+	line("cwd:", shortenTo(shown(r.Cwd), maxShownCommand))
+	if r.Workspace != "" {
+		// The profile's grants are relative to it (workspace-write).
+		line("workspace:", shortenTo(shown(r.Workspace), maxShownCommand))
+	}
+	line("profile:", shortenTo(shown(r.Profile), maxShownText))
+	if r.Decision != "" {
+		line("decision:", shortenTo(shown(r.Decision), maxShownText))
 	}
 	if r.Escalation != "" {
+		// What is granted is shown whole: its paths are existing
+		// directories the plan chose, not text the command wrote.
 		line("requests:", shown(r.Escalation))
 	}
 	if r.Dangerous {
 		line("warning:", "dangerous command; a session approval does not apply to it")
 	}
 	if r.ProposedRule != nil {
-		line("always:", "appends "+shown(execpolicy.FormatAllowRule(r.ProposedRule)))
+		// Shortening stays inside a quoted token: the rule shown can only
+		// look broader than the one written, never narrower.
+		line("always:", "appends "+shortenTo(shown(execpolicy.FormatAllowRule(r.ProposedRule)), maxShownCommand))
 	}
 	b.WriteString("+-- " + choiceLine(cs) + " ? ")
 	return b.String()
@@ -176,11 +215,15 @@ func showArgv(argv []string) string {
 }
 
 // shorten keeps the head and tail of a long argument.
-func shorten(s string) string {
-	if len(s) <= MaxShownArg {
+func shorten(s string) string { return shortenTo(s, MaxShownArg) }
+
+// shortenTo keeps the head and tail of s when it is longer than limit
+// bytes, saying how long it was.
+func shortenTo(s string, limit int) string {
+	if len(s) <= limit {
 		return s
 	}
-	head, tail := s[:MaxShownArg*3/4], s[len(s)-MaxShownArg/5:]
+	head, tail := s[:limit*3/4], s[len(s)-limit/5:]
 	for !utf8.ValidString(head) && len(head) > 0 {
 		head = head[:len(head)-1]
 	}
@@ -191,11 +234,15 @@ func shorten(s string) string {
 }
 
 // shown returns s as it is when it is printable text, else quoted with
-// every control or invalid byte escaped, so that it cannot move the
-// cursor or redraw the prompt.
+// every control, format or invalid byte escaped, so that it cannot move
+// the cursor or redraw the prompt. Printable is strconv.IsPrint's sense:
+// it also excludes what changes how text reads without drawing anything
+// (bidi overrides and isolates, zero-width characters, soft hyphens) and
+// spaces other than ASCII's, any of which would make the command on
+// screen differ from the one that runs.
 func shown(s string) string {
 	for _, r := range s {
-		if r == utf8.RuneError || r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0) || r == 0x2028 || r == 0x2029 {
+		if r == utf8.RuneError || !strconv.IsPrint(r) {
 			return strconv.Quote(s)
 		}
 	}
@@ -204,8 +251,14 @@ func shown(s string) string {
 
 // shownArg is shown for one argument, shortened when long: also quoted
 // when it is empty or holds blanks, quotes or backslashes, so that word
-// boundaries stay visible ("a b" is not a and b).
+// boundaries stay visible ("a b" is not a and b), and quoted with every
+// non-ASCII character escaped when it holds one, so that a look-alike
+// ("gіt" with a Cyrillic і, which no git rule matches) does not pass for
+// the word it imitates.
 func shownArg(s string) string {
+	if strings.ContainsFunc(s, func(r rune) bool { return r >= utf8.RuneSelf }) {
+		return strconv.QuoteToASCII(shorten(s))
+	}
 	if s == "" || strings.ContainsAny(s, " \t\"'\\") {
 		return strconv.Quote(shorten(s))
 	}

@@ -6,6 +6,8 @@ import (
 	"bytes"
 	"context"
 	"os"
+	"regexp"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -173,7 +175,7 @@ func TestTTYApprover(t *testing.T) {
 			if strings.Contains(shown, strings.Repeat("A", 300)) {
 				t.Error("long argument shown unshortened")
 			}
-			if strings.Contains(shown, "\x1b") {
+			if strings.Contains(strings.ReplaceAll(shown, terminalReset, ""), "\x1b") {
 				t.Error("raw escape byte from argv reached the terminal")
 			}
 			rule := `prefix_rule(pattern=["git", "push"], decision="allow")`
@@ -193,5 +195,116 @@ func TestTTYApproverDangerousHasNoSession(t *testing.T) {
 	p := renderPrompt(r, promptChoices(r))
 	if strings.Contains(p, "[s]") {
 		t.Errorf("session offered for a dangerous command:\n%s", p)
+	}
+}
+
+// TestPromptShowsNoInvisibleText checks that text which reorders or hides
+// characters on a terminal (bidi overrides and isolates, zero-width and
+// non-ASCII spaces, soft hyphens) is escaped in every field of the prompt,
+// so that what is shown reads as what runs.
+func TestPromptShowsNoInvisibleText(t *testing.T) {
+	for _, bad := range []string{"\u202e", "\u202d", "\u2066", "\u2067", "\u2068", "\u2069", "\u200f", "\u061c",
+		"\u200b", "\u200d", "\u2060", "\ufeff", "\u00ad", "\u00a0", "\u3000", "\u2028"} {
+		r := &Request{
+			ID: "x", Kind: KindEscalation,
+			Argv:       []string{"touch", "safe" + bad + "txt.exe"},
+			Cwd:        "/w" + bad,
+			Profile:    "p" + bad,
+			Reasons:    []execpolicy.Reason{{Kind: execpolicy.ReasonRule, Detail: "d" + bad}},
+			Matched:    []MatchedRule{{MatchedPrefix: []string{"touch"}, Decision: "prompt", Justification: "j" + bad}},
+			Denials:    []Denial{{Kind: "fs-write", Path: "/x" + bad}},
+			Escalation: "write access to /x" + bad,
+		}
+		p := renderPrompt(r, promptChoices(r))
+		if strings.Contains(p, bad) {
+			t.Errorf("prompt shows %U raw:\n%s", []rune(bad)[0], p)
+		}
+	}
+}
+
+// TestPromptIsBounded checks that no field can make the prompt so long
+// that the command scrolls off the terminal and padded text draws a fake
+// prompt in its place: every text is shortened and lists are capped.
+func TestPromptIsBounded(t *testing.T) {
+	long := strings.Repeat("x", 100_000) + "| command:  ls"
+	r := &Request{ID: "x", Kind: KindEscalation, Argv: []string{"rm", "-rf", "/home/u"}, Cwd: "/w" + long, Profile: "p" + long,
+		ProposedRule: []string{"rm", long}}
+	for range 1000 {
+		r.Argv = append(r.Argv, strings.Repeat("a", MaxShownArg))
+	}
+	for range 100 {
+		r.Reasons = append(r.Reasons, execpolicy.Reason{Kind: execpolicy.ReasonUnmatched, Detail: long})
+		r.Matched = append(r.Matched, MatchedRule{MatchedPrefix: []string{"rm"}, Decision: "prompt", Justification: long})
+		r.Denials = append(r.Denials, Denial{Kind: "fs-write", Path: "/" + long})
+	}
+	p := renderPrompt(r, promptChoices(r))
+	if !regexp.MustCompile(`\| command: +rm -rf /home/u `).MatchString(p) {
+		t.Errorf("prompt lacks the head of the command:\n%.400s", p)
+	}
+	if n := len(p); n > 8<<10 {
+		t.Errorf("prompt is %d bytes, want at most %d", n, 8<<10)
+	}
+	if n := strings.Count(p, "\n"); n > 40 {
+		t.Errorf("prompt has %d lines, want at most 40", n)
+	}
+}
+
+// TestPromptResetsTerminal checks that the prompt first ends whatever
+// state the command's own output left the terminal in: an unterminated
+// OSC/DCS string would swallow the prompt, concealed text (SGR 8) or a
+// one-line scroll region would hide it, and the command's fake prompt
+// drawn before would be what the person answers.
+func TestPromptResetsTerminal(t *testing.T) {
+	r := &Request{ID: "x", Kind: KindEscalation, Argv: []string{"make"}, Escalation: "write access to /"}
+	p := renderPrompt(r, promptChoices(r))
+	head, _, ok := strings.Cut(p, "+-- gatedexec:")
+	if !ok {
+		t.Fatalf("no frame in prompt %q", p)
+	}
+	for _, want := range []struct{ seq, why string }{
+		{"\x18", "CAN, abandoning an escape sequence in progress"},
+		{"\x1b\\", "ST, ending an OSC, DCS, APC or PM string"},
+		{"\x1b[0m", "SGR reset, ending concealed or same-colour text"},
+		{"\x1b7\x1b[r\x1b8", "scroll margins reset, cursor kept"},
+		{"\x1b(B\x0f", "ASCII character set in G0, shifted in"},
+	} {
+		if !strings.Contains(head, want.seq) {
+			t.Errorf("prompt does not start with %s (%q); head %q", want.why, want.seq, head)
+		}
+	}
+}
+
+// TestPromptShowsWholeEscalation checks that the access an escalation
+// grants is never shortened on screen, however many changes it holds.
+func TestPromptShowsWholeEscalation(t *testing.T) {
+	var parts []string
+	for i := range 17 {
+		parts = append(parts, "write access to /srv/"+strings.Repeat("d", 40)+strconv.Itoa(i))
+	}
+	parts[8] = "write access to /"
+	r := &Request{ID: "x", Kind: KindEscalation, Argv: []string{"make"}, Escalation: strings.Join(parts, "; ")}
+	if p := renderPrompt(r, promptChoices(r)); !regexp.MustCompile(`\| requests: +` + regexp.QuoteMeta(r.Escalation) + "\r\n").MatchString(p) {
+		t.Errorf("prompt does not show the whole escalation %q:\n%s", r.Escalation, p)
+	}
+}
+
+// TestPromptShowsWorkspace checks that the prompt names the workspace: a
+// profile such as workspace-write grants it, so "-w /" with the same
+// profile name is another sandbox, and the person must be able to see it.
+func TestPromptShowsWorkspace(t *testing.T) {
+	r := &Request{ID: "x", Kind: KindExec, Argv: []string{"make"}, Cwd: "/home/u/proj", Workspace: "/", Profile: "workspace-write"}
+	if p := renderPrompt(r, promptChoices(r)); !regexp.MustCompile(`\| workspace: +/\r\n`).MatchString(p) {
+		t.Errorf("prompt does not show the workspace:\n%s", p)
+	}
+}
+
+// TestPromptEscapesNonASCIIArgv checks that argv words outside ASCII are
+// shown escaped: "gіt" with a Cyrillic і is not the git a rule names,
+// and must not look like it (git's core.quotePath makes the same choice).
+func TestPromptEscapesNonASCIIArgv(t *testing.T) {
+	r := &Request{ID: "x", Kind: KindExec, Argv: []string{"g\u0456t", "push", "caf\u00e9"}}
+	p := renderPrompt(r, promptChoices(r))
+	if !regexp.MustCompile(`\| command: +"g\\u0456t" push "caf\\u00e9"\r\n`).MatchString(p) {
+		t.Errorf("prompt does not escape non-ASCII argv:\n%s", p)
 	}
 }
