@@ -82,6 +82,9 @@ func (e *Escalation) String() string {
 // denial is of a kind no profile grants (syscalls stay filtered under every
 // profile, Mach services and sysctls have no profile setting).
 //
+// Paths are planned with their symlinks resolved, as the backends will
+// open them, so that the escalation names what it grants.
+//
 // For a path the target is the nearest existing directory that is or
 // contains the denied path: backends can only grant paths that exist
 // (Landlock opens them), and tools write siblings (temporary files renamed
@@ -111,7 +114,14 @@ func Plan(p *Profile, denials []Denial) (*Escalation, bool) {
 			if d.Path == "" || !filepath.IsAbs(d.Path) {
 				continue
 			}
-			path := filepath.Clean(d.Path)
+			// The backends open the paths they grant, following links:
+			// plan (and so show the approver) the real path, or a link
+			// such as /proc/self/cwd/x or one the command left in its
+			// workspace would be shown as one path and grant another.
+			path, ok := realPath(filepath.Clean(d.Path))
+			if !ok {
+				continue
+			}
 			if d.Kind == KindFSWrite && under(path, p.Control) {
 				// A command that may write gatedexec's rules or
 				// sessions approves itself from then on.
@@ -159,6 +169,29 @@ func dropCovered(cs []Change) []Change {
 		}
 	}
 	return out
+}
+
+// realPath returns the absolute path with the symlinks of its longest
+// existing prefix resolved and the rest kept as written; false when they
+// cannot be resolved (a loop, a dangling link, an unreadable directory).
+func realPath(path string) (string, bool) {
+	existing, rest := path, ""
+	for {
+		if _, err := os.Lstat(existing); err == nil {
+			break
+		}
+		parent := filepath.Dir(existing)
+		if parent == existing {
+			return path, true
+		}
+		rest = filepath.Join(filepath.Base(existing), rest)
+		existing = parent
+	}
+	real, err := filepath.EvalSymlinks(existing)
+	if err != nil || !filepath.IsAbs(real) {
+		return "", false
+	}
+	return filepath.Join(real, rest), true
 }
 
 // nearestExisting returns path if it exists, else its nearest existing

@@ -8,13 +8,16 @@ import (
 )
 
 func TestPlan(t *testing.T) {
-	home := t.TempDir()
 	must := func(err error) {
 		t.Helper()
 		if err != nil {
 			t.Fatal(err)
 		}
 	}
+	// Plan names real paths; the temporary directory may be a link
+	// (/var/folders on macOS).
+	home, err := filepath.EvalSymlinks(t.TempDir())
+	must(err)
 	must(os.MkdirAll(filepath.Join(home, ".cache"), 0o755))
 	must(os.MkdirAll(filepath.Join(home, "proj/.git/hooks"), 0o755))
 	must(os.WriteFile(filepath.Join(home, "notes.txt"), nil, 0o644))
@@ -153,5 +156,59 @@ func TestEscalationStringUnambiguous(t *testing.T) {
 		if got := (Change{Kind: GrantWrite, Path: path}).String(); got != want {
 			t.Errorf("String(%q) = %q, want %q", path, got, want)
 		}
+	}
+}
+
+// TestPlanResolvesSymlinks checks that an escalation names the directory
+// the backend will grant, not a symlink to it: Landlock and Seatbelt
+// follow links, so "write access to /proc/self/cwd/sub" (or a link under a
+// symlinked workspace) would show one path and grant another.
+func TestPlanResolvesSymlinks(t *testing.T) {
+	base, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	ws := filepath.Join(base, "ws")
+	secret := filepath.Join(base, "secret")
+	ctl := filepath.Join(base, "control")
+	for _, d := range []string{ws, secret, ctl, filepath.Join(base, "out")} {
+		if err := os.Mkdir(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	links := map[string]string{"out": filepath.Join(base, "out"), "sec": secret, "ctl": ctl, "loop": filepath.Join(ws, "loop")}
+	for name, target := range links {
+		if err := os.Symlink(target, filepath.Join(ws, name)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// A host path that leads into the workspace through a symlink, as
+	// /proc/self/cwd does for the process that plans.
+	via := filepath.Join(base, "via")
+	if err := os.Symlink(ws, via); err != nil {
+		t.Fatal(err)
+	}
+	p := &Profile{ReadAll: true, Write: []string{ws}, Hide: []string{secret}, Control: []string{ctl}, Network: NetworkOff}
+	tests := []struct {
+		name string
+		path string
+		want []Change
+	}{
+		{"link to a dir outside", filepath.Join(via, "out/x"), []Change{{GrantWrite, filepath.Join(base, "out")}}},
+		{"link to a hidden dir", filepath.Join(via, "sec/x"), []Change{{Unhide, secret}, {GrantWrite, secret}}},
+		{"link to a control dir", filepath.Join(via, "ctl/x"), nil},
+		{"symlink loop", filepath.Join(via, "loop/x"), nil},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			e, ok := Plan(p, []Denial{{Kind: KindFSWrite, Path: tc.path}})
+			var got []Change
+			if ok {
+				got = e.Changes
+			}
+			if !slices.Equal(got, tc.want) {
+				t.Errorf("Plan(write %s) = %v, want %v", tc.path, got, tc.want)
+			}
+		})
 	}
 }
