@@ -16,14 +16,10 @@ type builtinCheck func(a *analysis, ws []word, depth int) Decision
 // their bare name only; /usr/bin/printf is another program.
 var shellBuiltins = map[string]builtinCheck{
 	"printf": func(a *analysis, ws []word, depth int) Decision {
-		// printf -v NAME or -vNAME: the only option printf takes.
-		if len(ws) > 1 && ws[1].static && strings.HasPrefix(ws[1].value, "-v") {
-			if ws[1].value != "-v" {
-				return a.assigned(ws[0].value, []word{{value: ws[1].value[2:], src: ws[1].src, static: true}}, depth)
-			}
-			return a.assigned(ws[0].value, ws[2:min(3, len(ws))], depth)
-		}
-		return 0
+		// printf -v NAME or -vNAME, the only option printf takes, may be
+		// given more than once: the last one wins, so every one counts.
+		names, _, _ := builtinOperands(ws, "v", "v", "")
+		return a.assigned(ws[0].value, names, depth)
 	},
 	"read": func(a *analysis, ws []word, depth int) Decision {
 		arrays, names, _ := builtinOperands(ws, "adinNptu", "a", "")
@@ -56,9 +52,24 @@ var shellBuiltins = map[string]builtinCheck{
 			if !ws[i].static || v == "--" || v == "-" || len(v) < 2 || v[0] != '-' && v[0] != '+' {
 				break // the rest are the positional parameters
 			}
-			if v[0] == '-' && strings.IndexByte(v, 'k') >= 0 ||
-				v == "-o" && i+1 < len(ws) && ws[i+1].value == "keyword" {
+			// Every o of a cluster takes the next word as an option name,
+			// wherever it is in the cluster (set -eo keyword).
+			names := strings.Count(v, "o")
+			if v[0] == '+' {
+				i += names
+				continue
+			}
+			if strings.IndexByte(v, 'k') >= 0 {
 				return a.unanalysable("set " + keywordOption)
+			}
+			if strings.IndexByte(v, 'H') >= 0 {
+				return a.unanalysable("set -H: " + histExpandOption)
+			}
+			for ; names > 0 && i+1 < len(ws); names-- {
+				i++
+				if d := a.rewritingOption("set -o", ws[i].value); d != 0 {
+					return d
+				}
 			}
 		}
 		return 0
@@ -68,8 +79,8 @@ var shellBuiltins = map[string]builtinCheck{
 			return 0
 		}
 		for _, w := range ws[1:] {
-			if w.value == "keyword" {
-				return a.unanalysable("shopt -o keyword: " + keywordOption)
+			if d := a.rewritingOption("shopt -o", w.value); d != 0 {
+				return d
 			}
 		}
 		return 0
@@ -77,9 +88,19 @@ var shellBuiltins = map[string]builtinCheck{
 	"source": sourceFile,
 	".":      sourceFile,
 	"compgen": func(a *analysis, ws []word, depth int) Decision {
-		// -C COMMAND runs COMMAND to generate the completions.
-		_, _, commands := builtinOperands(ws, "ACFGPSWXo", "", "C")
+		// -C COMMAND runs COMMAND to generate the completions; -W WORDLIST
+		// expands each word of WORDLIST, running its substitutions.
+		wordlists, _, commands := builtinOperands(ws, "ACFGPSWXo", "W", "C")
 		d := Decision(0)
+		for _, w := range wordlists {
+			if w.static && !strings.ContainsAny(w.value, "$`<>") {
+				continue // nothing there to expand but globs and tildes
+			}
+			d = Max(d, a.unanalysable("compgen -W expands "+w.src))
+			if w.static {
+				d = Max(d, a.forbiddenIn(": "+w.value, depth))
+			}
+		}
 		for _, c := range commands {
 			d = Max(d, a.unanalysable("compgen -C runs "+c.src))
 			if c.static {
@@ -112,6 +133,25 @@ var shellBuiltins = map[string]builtinCheck{
 		}
 		return d
 	},
+}
+
+// histExpandOption is why enabling bash's history expansion leaves the
+// script unanalysable: even in a script, bash then expands !! and the like
+// in the lines after it before it parses them, also inside double quotes,
+// so that echo "!!:1" may run what an earlier line only quoted.
+const histExpandOption = "history expansion rewrites the lines after it"
+
+// rewritingOption judges name, a shell option that what (set -o, shopt -o)
+// turns on: one that makes the shell run later lines otherwise than they
+// read leaves the script unanalysable.
+func (a *analysis) rewritingOption(what, name string) Decision {
+	switch name {
+	case "keyword":
+		return a.unanalysable(what + " keyword: " + keywordOption)
+	case "histexpand", "history":
+		return a.unanalysable(what + " " + name + ": " + histExpandOption)
+	}
+	return 0
 }
 
 // sourceFile leaves a script that source or . runs unanalysable, as a

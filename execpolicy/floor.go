@@ -109,12 +109,13 @@ func splitOpts(args []word) (opts []string, operands []word) {
 }
 
 // hasOpt reports whether opts hold the short letter (in any cluster) or one
-// of the long names (with or without =value).
+// of the long names (with or without =value), or a prefix of one: GNU
+// getopt and git take a unique prefix (rm --rec --for, git reset --har).
 func hasOpt(opts []string, short string, long ...string) bool {
 	for _, o := range opts {
 		if strings.HasPrefix(o, "--") {
 			name, _, _ := strings.Cut(o, "=")
-			if slices.Contains(long, name) {
+			if len(name) > 2 && slices.ContainsFunc(long, func(l string) bool { return strings.HasPrefix(l, name) }) {
 				return true
 			}
 			continue
@@ -172,9 +173,31 @@ func initHalt(args []word) bool {
 	return len(args) > 0 && (args[0].text() == "0" || args[0].text() == "6")
 }
 
+// powerActions are systemctl's verbs that stop or restart the system, and
+// the names of their targets.
+var powerActions = []string{"poweroff", "reboot", "halt", "kexec", "emergency", "rescue", "soft-reboot"}
+
 func systemctlPower(args []word) bool {
 	_, operands := splitOpts(args)
-	return len(operands) > 0 && slices.Contains([]string{"poweroff", "reboot", "halt", "kexec", "emergency", "rescue"}, operands[0].text())
+	if len(operands) == 0 {
+		return false
+	}
+	if slices.Contains(powerActions, operands[0].text()) {
+		return true
+	}
+	// systemctl start reboot.target does what systemctl reboot does.
+	switch operands[0].text() {
+	case "start", "isolate", "restart", "reload-or-restart", "try-restart":
+	default:
+		return false
+	}
+	for _, o := range operands[1:] {
+		unit := strings.TrimSuffix(o.text(), ".target")
+		if !o.static || slices.Contains(powerActions, unit) || unit == "shutdown" || unit == "ctrl-alt-del" {
+			return true
+		}
+	}
+	return false
 }
 
 // gitGlobalValue are git's global options whose value is the next word.

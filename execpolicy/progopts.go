@@ -1,6 +1,9 @@
 package execpolicy
 
-import "strings"
+import (
+	"slices"
+	"strings"
+)
 
 // execOptions lists programs that are no wrappers but have options whose
 // value is a command they run: an allow rule for the program says nothing
@@ -18,6 +21,14 @@ type execOptions struct {
 	// valuePrefix, for a long option, is what its value must start with to
 	// run something, which is cut off (--checkpoint-action=exec=CMD).
 	valuePrefix map[string]string
+	// global: the options are read only before the first operand, the
+	// subcommand (git -c KEY=VALUE log, not git log -c); skip are the
+	// options there whose value is the next word (git -C DIR).
+	global bool
+	skip   []string
+	// configValue: a value is KEY=VALUE, where VALUE may be a command,
+	// after a ! for an alias (git -c alias.x='!cmd' x).
+	configValue bool
 }
 
 // programExecOptions maps a program's basename to its options that run a
@@ -28,6 +39,11 @@ var programExecOptions = map[string]*execOptions{
 		valuePrefix: map[string]string{"--checkpoint-action": "exec="}},
 	"sort":  {long: []string{"--compress-program"}},
 	"rsync": {short: "e", long: []string{"--rsh"}},
+	// Many git settings are commands git runs (alias.*, core.pager,
+	// core.sshCommand, core.fsmonitor, diff.external, ...); --exec-path
+	// picks the directory of the programs its subcommands run.
+	"git": {short: "c", long: []string{"--config-env", "--exec-path"}, global: true, configValue: true,
+		skip: []string{"-C", "--git-dir", "--work-tree", "--namespace", "--super-prefix", "--list-cmds"}},
 }
 
 // minLongPrefix is the shortest long option name, dashes included, taken
@@ -40,9 +56,15 @@ func (a *analysis) execOptionsIn(spec *execOptions, ws []word, depth int) Decisi
 	d := Decision(0)
 	found := func(opt string, value *word) {
 		d = Max(d, a.unanalysable(ws[0].value+" "+opt+" runs a command"))
-		if value != nil && value.static {
-			d = Max(d, a.forbiddenIn(value.value, depth))
+		if value == nil || !value.static {
+			return
 		}
+		cmd := value.value
+		if spec.configValue {
+			_, cmd, _ = strings.Cut(cmd, "=")
+			cmd = strings.TrimPrefix(cmd, "!")
+		}
+		d = Max(d, a.forbiddenIn(cmd, depth))
 	}
 	for i := 1; i < len(ws); i++ {
 		w := ws[i]
@@ -51,6 +73,11 @@ func (a *analysis) execOptionsIn(spec *execOptions, ws []word, depth int) Decisi
 		}
 		v := w.value
 		switch {
+		case spec.global && !strings.HasPrefix(v, "-"):
+			return d // the subcommand: its options are its own
+		case spec.global && slices.Contains(spec.skip, v):
+			i++
+			continue
 		case v == "--":
 			return d
 		case strings.HasPrefix(v, "--"):

@@ -14,7 +14,8 @@ type safeEntry struct {
 	// any cluster (-uo).
 	denyShort string
 	// denyLong are long options (with or without =value) or exact words
-	// (find's -exec) that write or execute.
+	// (find's -exec) that write or execute. GNU getopt takes any
+	// unambiguous prefix of a long option, so a prefix is denied too.
 	denyLong []string
 	// maxOperands bounds the operands; -1 for no bound (uniq IN OUT writes OUT).
 	maxOperands int
@@ -38,9 +39,10 @@ var knownSafeList = map[string][]safeEntry{
 	"file": {{denyShort: "C", denyLong: []string{"--compile"}, maxOperands: -1}},
 	"date": {{denyShort: "s", denyLong: []string{"--set"}, maxOperands: -1}},
 	"sort": {{denyShort: "o", denyLong: []string{"--output", "--compress-program"}, maxOperands: -1}},
-	"rg":   {{denyShort: "z", denyLong: []string{"--pre", "--pre-glob", "--search-zip"}, maxOperands: -1}},
+	"rg":   {{denyShort: "z", denyLong: []string{"--pre", "--pre-glob", "--search-zip", "--hostname-bin"}, maxOperands: -1}},
 	"find": {{denyLong: []string{"-exec", "-execdir", "-ok", "-okdir", "-delete", "-fprint", "-fprint0", "-fprintf", "-fls"}, maxOperands: -1}},
-	"sed":  {{denyShort: "ifs", denyLong: []string{"--in-place", "--file", "--separate"}, maxOperands: -1, check: sedReadOnly}},
+	// sed -l takes a value, which sedReadOnly would take for the script.
+	"sed": {{denyShort: "ifsl", denyLong: []string{"--in-place", "--file", "--separate", "--line-length"}, maxOperands: -1, check: sedReadOnly}},
 	"git": {
 		{sub: "status", maxOperands: -1},
 		{sub: "log", denyLong: []string{"--output", "--ext-diff"}, maxOperands: -1},
@@ -70,19 +72,30 @@ func knownSafeAmong(argv []string, entries []safeEntry) bool {
 
 func (e safeEntry) allows(args []string) bool {
 	operands := 0
+	// After --, or, for a program that bounds its operands, after the
+	// first operand (POSIXLY_CORRECT stops GNU getopt there), a word that
+	// looks like an option may be an operand: uniq -- IN -x writes -x.
+	// It is still checked as an option, which can only deny.
+	endOpts := false
 	for _, a := range args {
+		if endOpts {
+			operands++
+		}
 		switch {
+		case a == "--":
+			endOpts = true
 		case strings.HasPrefix(a, "--"):
 			name, _, _ := strings.Cut(a, "=")
-			if slices.Contains(e.denyLong, name) {
+			if slices.ContainsFunc(e.denyLong, func(l string) bool { return strings.HasPrefix(l, name) }) {
 				return false
 			}
 		case strings.HasPrefix(a, "-") && len(a) > 1:
 			if slices.Contains(e.denyLong, a) || e.denyShort != "" && strings.ContainsAny(a[1:], e.denyShort) {
 				return false
 			}
-		default:
+		case !endOpts:
 			operands++
+			endOpts = e.maxOperands >= 0
 		}
 	}
 	if e.maxOperands >= 0 && operands > e.maxOperands {

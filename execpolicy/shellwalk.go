@@ -212,6 +212,18 @@ func (w *walker) visit(n syntax.Node) bool {
 			}
 		}
 		w.d = Max(w.d, a.command(ws, depth))
+	case *syntax.TimeClause:
+		// bash's time keyword takes one -- after it (or after -p): the
+		// command is the rest.
+		if n.Stmt == nil {
+			break
+		}
+		if c, ok := n.Stmt.Cmd.(*syntax.CallExpr); ok && len(c.Args) > 1 && c.Args[0].Lit() == "--" {
+			mark := len(a.scratch.words)
+			ws := a.analyseWords(c.Args[1:], src)
+			w.d = Max(w.d, a.command(ws, depth))
+			a.scratch.words = a.scratch.words[:mark]
+		}
 	case *syntax.TestClause:
 		w.d = Max(w.d, a.testSubscripts(n.X, src, depth+1))
 	case *syntax.ArithmCmd:

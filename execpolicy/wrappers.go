@@ -1,6 +1,7 @@
 package execpolicy
 
 import (
+	"cmp"
 	"path"
 	"slices"
 	"strings"
@@ -36,6 +37,9 @@ type wrapper struct {
 	// value are the options that take a value (in the next word unless
 	// attached: -n19, --user=root).
 	value []string
+	// optValue are long options whose value is optional, so given only
+	// attached (xargs --replace[=R]): the next word is not theirs.
+	optValue []string
 	// flag are the options known to take none.
 	flag []string
 	// noExec are options after which nothing is run (command -v).
@@ -62,6 +66,19 @@ type wrapper struct {
 	// fileOpts are long options whose value is a script file the wrapper
 	// runs (bash --rcfile FILE, read by an interactive shell).
 	fileOpts []string
+	// permute: options may follow operands, as GNU getopt without "+"
+	// reads them (su USER -c CMD, script FILE -c CMD); only for runsNone,
+	// whose operands run nothing.
+	permute bool
+	// shellArgs: the operands after the first are arguments of the shell
+	// the wrapper starts (su USER -- -c CMD).
+	shellArgs bool
+	// numOperand: a first operand that is a number precedes the command
+	// (chrt PRIORITY CMD, where newer versions let PRIORITY be left out).
+	numOperand bool
+	// inputCommands: given no command, the wrapper runs its input lines,
+	// or the arguments after :::, as commands (parallel).
+	inputCommands bool
 }
 
 // wrappers maps a program's basename to how it wraps another command.
@@ -85,10 +102,11 @@ var wrappers = map[string]wrapper{
 	"builtin": {kind: runsArgv},
 	"busybox": {kind: runsArgv, noExec: []string{"--list", "--list-full", "--help"}},
 	"xargs": {kind: runsArgv,
-		value: []string{"-a", "--arg-file", "-d", "--delimiter", "-E", "-I", "-L", "--max-lines", "-n", "--max-args", "-P", "--max-procs", "-s", "--max-chars", "--process-slot-var", "--eof", "--replace"},
-		flag:  []string{"-0", "--null", "-o", "--open-tty", "-p", "--interactive", "-r", "--no-run-if-empty", "-t", "--verbose", "-x", "--exit", "-e", "-i", "-l"}},
+		value:    []string{"-a", "--arg-file", "-d", "--delimiter", "-E", "-I", "-L", "-n", "--max-args", "-P", "--max-procs", "-s", "--max-chars", "--process-slot-var"},
+		optValue: []string{"--eof", "--replace", "--max-lines"},
+		flag:     []string{"-0", "--null", "-o", "--open-tty", "-p", "--interactive", "-r", "--no-run-if-empty", "-t", "--verbose", "-x", "--exit", "-e", "-i", "-l"}},
 	"ionice":  {kind: runsArgv, value: []string{"-c", "--class", "-n", "--classdata"}, flag: []string{"-t", "--ignore"}, noExec: []string{"-p", "--pid", "-P", "--pgid", "-u", "--uid"}},
-	"chrt":    {kind: runsArgv, numeric: true, flag: []string{"-b", "-d", "-f", "-i", "-o", "-r", "-R", "-v", "--batch", "--fifo", "--idle", "--other", "--rr", "--reset-on-fork", "--verbose", "-a", "--all-tasks"}, value: []string{"-T", "-P", "-D"}, noExec: []string{"-p", "--pid", "-m", "--max"}},
+	"chrt":    {kind: runsArgv, numeric: true, numOperand: true, flag: []string{"-b", "-d", "-f", "-i", "-o", "-r", "-R", "-v", "--batch", "--fifo", "--idle", "--other", "--rr", "--reset-on-fork", "--verbose", "-a", "--all-tasks"}, value: []string{"-T", "-P", "-D"}, noExec: []string{"-p", "--pid", "-m", "--max"}},
 	"taskset": {kind: runsArgv, operands: 1, flag: []string{"-a", "--all-tasks", "-c", "--cpu-list"}, noExec: []string{"-p", "--pid"}},
 	"unshare": {kind: runsArgv, flag: []string{"-m", "-u", "-i", "-n", "-p", "-U", "-C", "-T", "-f", "-r", "-c", "--mount", "--uts", "--ipc", "--net", "--pid", "--user", "--cgroup", "--time", "--fork", "--map-root-user", "--map-current-user", "--kill-child", "--mount-proc"}, value: []string{"-S", "--setuid", "-G", "--setgid", "-R", "--root", "-w", "--wd", "--propagation"}},
 	"watch": {kind: runsJoined, value: []string{"-n", "--interval", "-q", "--equexit"},
@@ -114,17 +132,25 @@ var wrappers = map[string]wrapper{
 	"proxychains":      {kind: runsArgv, flag: []string{"-q"}, value: []string{"-f"}},
 	"proxychains4":     {kind: runsArgv, flag: []string{"-q"}, value: []string{"-f"}},
 	"dbus-run-session": {kind: runsArgv},
-	"catchsegv":        {kind: runsArgv},
+	// toybox is a multi-call binary as busybox is; run0 is systemd's sudo;
+	// runuser -u USER runs a command as su -c runs a script.
+	"toybox": {kind: runsArgv, noExec: []string{"--help", "--version", "--long"}},
+	"run0": {kind: runsArgv, value: []string{"-u", "--user", "-g", "--group", "-D", "--chdir", "--setenv", "--nice", "--unit", "--property", "--description", "--slice", "--machine", "--background"},
+		flag: []string{"--no-ask-password", "--slice-inherit"}},
+	"runuser": {kind: runsArgv, value: []string{"-u", "--user", "-g", "--group", "-G", "--supp-group", "-s", "--shell", "-w", "--whitelist-environment"},
+		flag:   []string{"-", "-l", "--login", "-m", "-p", "--preserve-environment", "-P", "--pty", "-f", "--fast"},
+		script: []string{"-c", "--command", "--session-command"}},
+	"catchsegv": {kind: runsArgv},
 	// parallel runs its command words, joined, through a shell.
-	"parallel": {kind: runsJoined, value: []string{"-j", "--jobs", "-S", "--sshlogin", "-a", "--arg-file"}, flag: []string{"-k", "--keep-order", "-q", "--quote"}},
+	"parallel": {kind: runsJoined, inputCommands: true, value: []string{"-j", "--jobs", "-S", "--sshlogin", "-a", "--arg-file"}, flag: []string{"-k", "--keep-order", "-q", "--quote"}},
 	// script -c runs a command; without it, an interactive shell.
-	"script": {kind: runsNone, value: []string{"-O", "--log-out", "-I", "--log-in", "-B", "--log-io", "-T", "--log-timing", "-E", "--echo", "-m", "--logging-format"},
+	"script": {kind: runsNone, permute: true, value: []string{"-O", "--log-out", "-I", "--log-in", "-B", "--log-io", "-T", "--log-timing", "-E", "--echo", "-m", "--logging-format"},
 		flag: []string{"-a", "--append", "-e", "--return", "-f", "--flush", "-q", "--quiet"}, script: []string{"-c", "--command"}},
 	"eval": {kind: runsJoined},
 	"trap": {kind: runsTrap, noExec: []string{"-l", "-p", "-P"}},
 	"jobs": {kind: runsJobs},
 	"find": {kind: runsFindExec},
-	"su": {kind: runsNone, value: []string{"-s", "--shell", "-g", "--group", "-G", "--supp-group", "-w", "--whitelist-environment"},
+	"su": {kind: runsNone, permute: true, shellArgs: true, value: []string{"-s", "--shell", "-g", "--group", "-G", "--supp-group", "-w", "--whitelist-environment"},
 		flag:   []string{"-", "-l", "--login", "-m", "-p", "--preserve-environment", "-f", "--fast", "-P", "--pty"},
 		script: []string{"-c", "--command", "--session-command"}},
 }
@@ -226,6 +252,9 @@ func unwrap(spec *wrapper, ws []word) unwrapped {
 	// startsShell: an option that makes the wrapper start a shell reading
 	// stdin when no command follows (sudo -s, bash -s).
 	startsShell := false
+	// permuted are the operands of a permute wrapper met among its
+	// options.
+	var permuted []word
 	i := 1
 opts:
 	for i < len(ws) {
@@ -247,7 +276,8 @@ opts:
 			i++
 			continue
 		case v == "--":
-			i++
+			// The fixed operands follow it (timeout -- 5 CMD).
+			i += 1 + operands
 			break opts
 		case len(v) > 1 && (v[0] == '-' || spec.plusOpts && v[0] == '+') && (!spec.anyShort || lettersOnly(v[1:])):
 			// A shell rejects an option word with other characters; taking
@@ -255,6 +285,11 @@ opts:
 		default:
 			if operands > 0 {
 				operands--
+				i++
+				continue
+			}
+			if spec.permute {
+				permuted = append(permuted, w)
 				i++
 				continue
 			}
@@ -266,6 +301,12 @@ opts:
 		}
 		if strings.HasPrefix(v, "--") {
 			name, _, hasEq := strings.Cut(v, "=")
+			if full := spec.longAbbrev(name); full != "" {
+				// GNU getopt takes a unique prefix: judge the option it
+				// stands for, but never allow through a guess.
+				name = full
+				out.unplain = "abbreviated option " + v
+			}
 			switch {
 			case slices.Contains(spec.noExec, name):
 				return unwrapped{}
@@ -297,7 +338,7 @@ opts:
 				if !hasEq {
 					i++
 				}
-			case slices.Contains(spec.flag, name):
+			case slices.Contains(spec.flag, name), slices.Contains(spec.optValue, name):
 			default:
 				out.uncertain = "unknown option " + v
 				return out
@@ -349,8 +390,16 @@ opts:
 		}
 		i++
 	}
+	if spec.numOperand && i < len(ws) && allDigits(ws[i].value) {
+		i++
+	}
 	// An option value may have been skipped past the last word.
 	rest := ws[min(i, len(ws)):]
+	if spec.shellArgs {
+		if args := append(permuted, rest...); len(args) > 1 {
+			out.shellArgsOf(args[1:])
+		}
+	}
 	switch {
 	case kind == runsShell && !hasC:
 		// The script comes from stdin or a file: the analysis sees
@@ -359,6 +408,13 @@ opts:
 			out.stdinScript = true
 		} else if out.scriptFile == nil {
 			out.scriptFile = &rest[0]
+		}
+	case spec.inputCommands && (len(rest) == 0 || strings.HasPrefix(rest[0].value, ":::")):
+		out.unplain = "runs its input lines or arguments as commands"
+		for _, w := range rest {
+			if !strings.HasPrefix(w.value, ":::") {
+				out.scripts = append(out.scripts, w)
+			}
 		}
 	case kind == runsNone && len(out.scripts) == 0,
 		kind == runsArgv && startsShell && len(rest) == 0:
@@ -378,6 +434,46 @@ opts:
 		}
 	}
 	return out
+}
+
+// longAbbrev returns the long option of spec that name, not one itself,
+// is the unique prefix of, or "". Shells take no abbreviations.
+func (spec *wrapper) longAbbrev(name string) string {
+	if spec.anyShort || len(name) < 3 {
+		return ""
+	}
+	full := ""
+	for _, list := range [][]string{spec.value, spec.optValue, spec.flag, spec.noExec, spec.script, spec.argvMode, spec.fileOpts} {
+		for _, l := range list {
+			if l == name {
+				return ""
+			}
+			if strings.HasPrefix(l, name) && strings.HasPrefix(l, "--") {
+				if full != "" && full != l {
+					return "" // ambiguous: getopt refuses it
+				}
+				full = l
+			}
+		}
+	}
+	if slices.Contains(spec.noExec, full) {
+		return "" // unknown: an abbreviation never hides what runs
+	}
+	return full
+}
+
+// shellArgsOf adds to out what a shell started with args runs, args being
+// passed on by a wrapper (su USER ARGS).
+func (out *unwrapped) shellArgsOf(args []word) {
+	sh := append([]word{{value: "sh", src: "sh", static: true, literal: true}}, args...)
+	u := unwrap(&shellWrapper, sh)
+	out.scripts = append(out.scripts, u.scripts...)
+	out.stdinScript = out.stdinScript || u.stdinScript
+	out.uncertain = cmp.Or(out.uncertain, u.uncertain)
+	out.unplain = cmp.Or(out.unplain, u.unplain)
+	if out.scriptFile == nil {
+		out.scriptFile = u.scriptFile
+	}
 }
 
 // joinWords joins ws with spaces, as eval and watch do; the result is
