@@ -47,40 +47,6 @@ func callerAndNobody(probe string) []userCase {
 	}
 }
 
-// inheritedFD is the descriptor number the caller's first extra file
-// gets in gatedexec: well above the helper's own descriptors (3 to 5),
-// which a leaked descriptor of the caller's would never be confused with.
-const inheritedFD = 9
-
-// sandboxedFiles is fixture.sandboxed with extra files open in gatedexec,
-// the first as descriptor inheritedFD, the way a caller that does not
-// mark its descriptors close-on-exec leaves them.
-func (f fixture) sandboxedFiles(t *testing.T, files []*os.File, profile string, argv ...string) (string, int) {
-	t.Helper()
-	args := append([]string{"sandbox", "-p", profile, "-C", f.ws, "-w", f.ws, "--"}, argv...)
-	bin := gatedexecBin
-	if f.bin != "" {
-		bin = f.bin
-	}
-	cmd := exec.Command(bin, args...)
-	if f.cred != nil {
-		cmd.SysProcAttr = &syscall.SysProcAttr{Credential: f.cred}
-	}
-	cmd.Env = append(os.Environ(), "HOME="+f.home)
-	// Nil entries are closed in gatedexec; they only move the files up.
-	cmd.ExtraFiles = append(make([]*os.File, inheritedFD-3), files...)
-	var out bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &out
-	err := cmd.Run()
-	code := 0
-	if ee, ok := err.(*exec.ExitError); ok {
-		code = ee.ExitCode()
-	} else if err != nil {
-		t.Fatalf("running gatedexec: %v", err)
-	}
-	return out.String(), code
-}
-
 func openFile(t *testing.T, path string, flag int) *os.File {
 	t.Helper()
 	fh, err := os.OpenFile(path, flag, 0)

@@ -125,6 +125,19 @@ func git(t *testing.T, dir string, args ...string) {
 // output and exit status.
 func (f fixture) sandboxed(t *testing.T, profile string, argv ...string) (string, int) {
 	t.Helper()
+	return f.sandboxedFiles(t, nil, profile, argv...)
+}
+
+// inheritedFD is the descriptor number the caller's first extra file
+// gets in gatedexec: well above the helper's own descriptors (3 to 5),
+// which a leaked descriptor of the caller's would never be confused with.
+const inheritedFD = 9
+
+// sandboxedFiles is sandboxed with files open in gatedexec, the first as
+// descriptor inheritedFD, the way a caller that does not mark its
+// descriptors close-on-exec leaves them.
+func (f fixture) sandboxedFiles(t *testing.T, files []*os.File, profile string, argv ...string) (string, int) {
+	t.Helper()
 	args := append([]string{"sandbox", "-p", profile, "-C", f.ws, "-w", f.ws, "--"}, argv...)
 	bin := gatedexecBin
 	if f.bin != "" {
@@ -136,6 +149,10 @@ func (f fixture) sandboxed(t *testing.T, profile string, argv ...string) (string
 	}
 	cmd.Env = append(os.Environ(), "HOME="+f.home, "GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@t",
 		"GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@t", "XDG_CONFIG_HOME="+filepath.Join(f.home, ".config"))
+	if len(files) > 0 {
+		// Nil entries are closed in gatedexec; they only move the files up.
+		cmd.ExtraFiles = append(make([]*os.File, inheritedFD-3), files...)
+	}
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
 	err := cmd.Run()
