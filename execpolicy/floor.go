@@ -200,8 +200,11 @@ func systemctlPower(args []word) bool {
 	return false
 }
 
-// gitGlobalValue are git's global options whose value is the next word.
-var gitGlobalValue = []string{"-C", "-c", "--git-dir", "--work-tree", "--namespace", "--config-env", "--super-prefix"}
+// gitGlobalValue are git's global options whose value is the next word
+// (git.c's handle_options). Both the floor and programExecOptions skip
+// them to reach the subcommand: one missing lets its value pass for the
+// subcommand and hides the real one.
+var gitGlobalValue = []string{"-C", "-c", "--git-dir", "--work-tree", "--namespace", "--config-env", "--super-prefix", "--shallow-file", "--attr-source"}
 
 // gitSubcommand returns git's subcommand and its arguments, skipping the
 // global options.

@@ -35,8 +35,8 @@ var floorCases = []struct {
 	{"system shutdown or reboot", []string{"shutdown -h now", "reboot", "/sbin/poweroff", "halt"}, []string{"shutdownx"}},
 	{"init runlevel 0 or 6", []string{"init 0", "telinit 6"}, []string{"init 3"}},
 	{"systemctl power action", []string{"systemctl reboot", "systemctl -i poweroff"}, []string{"systemctl status"}},
-	{"git force push", []string{"git push --force", "git push -f origin main", "git push --force-with-lease", "git push origin +main", "git -C x push -uf"}, []string{"git push origin main", "git status -f"}},
-	{"git reset --hard", []string{"git reset --hard", "git reset --hard HEAD~1"}, []string{"git reset HEAD file", "git reset --soft HEAD~1"}},
+	{"git force push", []string{"git push --force", "git push -f origin main", "git push --force-with-lease", "git push origin +main", "git -C x push -uf", "git --shallow-file x push -f"}, []string{"git push origin main", "git status -f"}},
+	{"git reset --hard", []string{"git reset --hard", "git reset --hard HEAD~1", "git --attr-source HEAD reset --hard"}, []string{"git reset HEAD file", "git reset --soft HEAD~1"}},
 	{"kill every process", []string{"kill -9 -1", "kill -KILL -1", "kill -s KILL -1", "kill -- -1"}, []string{"kill -1", "kill -9 1234"}},
 	{"recursive chmod/chown of a system root", []string{"chmod -R 777 /", "chown -R me /etc/", "chmod -R 777 ~", "chgrp -R g /usr", "chmod -R 777 /*"}, []string{"chmod -R 755 ./build", "chmod 777 /etc/x", "chown me /etc"}},
 }

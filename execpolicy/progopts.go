@@ -23,7 +23,8 @@ type execOptions struct {
 	valuePrefix map[string]string
 	// global: the options are read only before the first operand, the
 	// subcommand (git -c KEY=VALUE log, not git log -c); skip are the
-	// options there whose value is the next word (git -C DIR).
+	// options there whose value is the next word (git -C DIR); one that
+	// also runs a command is judged as such first.
 	global bool
 	skip   []string
 	// configValue: a value is KEY=VALUE, where VALUE may be a command,
@@ -43,7 +44,7 @@ var programExecOptions = map[string]*execOptions{
 	// core.sshCommand, core.fsmonitor, diff.external, ...); --exec-path
 	// picks the directory of the programs its subcommands run.
 	"git": {short: "c", long: []string{"--config-env", "--exec-path"}, global: true, configValue: true,
-		skip: []string{"-C", "--git-dir", "--work-tree", "--namespace", "--super-prefix", "--list-cmds"}},
+		skip: gitGlobalValue},
 }
 
 // minLongPrefix is the shortest long option name, dashes included, taken
@@ -75,15 +76,13 @@ func (a *analysis) execOptionsIn(spec *execOptions, ws []word, depth int) Decisi
 		switch {
 		case spec.global && !strings.HasPrefix(v, "-"):
 			return d // the subcommand: its options are its own
-		case spec.global && slices.Contains(spec.skip, v):
-			i++
-			continue
 		case v == "--":
 			return d
 		case strings.HasPrefix(v, "--"):
 			name, val, hasEq := strings.Cut(v, "=")
 			opt := spec.longOption(name)
 			if opt == "" {
+				i += spec.skipped(v)
 				continue
 			}
 			value := &word{value: val, src: val, static: true}
@@ -105,6 +104,7 @@ func (a *analysis) execOptionsIn(spec *execOptions, ws []word, depth int) Decisi
 		case strings.HasPrefix(v, "-") && len(v) > 1:
 			j := strings.IndexAny(v[1:], spec.short)
 			if spec.short == "" || j < 0 {
+				i += spec.skipped(v)
 				continue
 			}
 			opt := "-" + v[j+1:j+2]
@@ -121,6 +121,15 @@ func (a *analysis) execOptionsIn(spec *execOptions, ws []word, depth int) Decisi
 		}
 	}
 	return d
+}
+
+// skipped returns 1 when v, an option that runs nothing, is one of spec's
+// global options whose value is the next word, and 0 otherwise.
+func (spec *execOptions) skipped(v string) int {
+	if spec.global && slices.Contains(spec.skip, v) {
+		return 1
+	}
+	return 0
 }
 
 // longOption returns the long option of spec that name is or abbreviates,
