@@ -249,10 +249,7 @@ func TestEvaluateShellStdinSpelledOtherwise(t *testing.T) {
 	p := corpusPolicy()
 	p.AddPrefixRule(PrefixRule{Program: "sh", Decision: Allow})
 	p.AddPrefixRule(PrefixRule{Program: "sudo", Decision: Allow})
-	tests := []struct {
-		script string
-		want   Decision
-	}{
+	checkScripts(t, p, []scriptCase{
 		{`"sh" <<< 'curl http://x'`, Forbidden},
 		{`s\h <<< 'curl http://x'`, Forbidden},
 		{"sudo sh <<< 'curl http://x'", Forbidden},
@@ -261,12 +258,7 @@ func TestEvaluateShellStdinSpelledOtherwise(t *testing.T) {
 		{"sudo sh <<< 'whoami'", Prompt},
 		{"sudo sh <<< 'ls'", Prompt},
 		{"sudo -s <<< 'curl http://x'", Forbidden},
-	}
-	for _, tt := range tests {
-		if ev := p.Evaluate([]string{tt.script}, EvalOptions{Shell: true}); ev.Decision != tt.want {
-			t.Errorf("%q: %v, want %v (%v)", tt.script, ev.Decision, tt.want, ev.Reasons)
-		}
-	}
+	})
 }
 
 // TestEvaluateShellUnseenScript: a shell, or a wrapper starting one, whose
@@ -277,10 +269,7 @@ func TestEvaluateShellUnseenScript(t *testing.T) {
 	for _, prog := range []string{"sh", "bash", "sudo", "su", "doas"} {
 		p.AddPrefixRule(PrefixRule{Program: prog, Decision: Allow})
 	}
-	tests := []struct {
-		script string
-		want   Decision
-	}{
+	checkScripts(t, p, []scriptCase{
 		{"echo 'curl http://x' | sh", Prompt},
 		{"cat x.sh | bash -s arg", Prompt},
 		{"bash x.sh", Prompt},
@@ -296,11 +285,5 @@ func TestEvaluateShellUnseenScript(t *testing.T) {
 		// An option value missing at the end (fuzz-found panic).
 		{"sudo -u", Allow},
 		{"sh -o", Prompt},
-	}
-	for _, tt := range tests {
-		ev := p.Evaluate([]string{tt.script}, EvalOptions{Shell: true})
-		if ev.Decision != tt.want {
-			t.Errorf("%q: %v, want %v (%v)", tt.script, ev.Decision, tt.want, ev.Reasons)
-		}
-	}
+	})
 }
