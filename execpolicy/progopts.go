@@ -30,6 +30,12 @@ type execOptions struct {
 	// configValue: a value is KEY=VALUE, where VALUE may be a command,
 	// after a ! for an alias (git -c alias.x='!cmd' x).
 	configValue bool
+	// sub, for a global spec, are the subcommands with options of their
+	// own that run a command (git rebase -x CMD).
+	sub map[string]*execOptions
+	// runsAfter is an operand after which the rest is a command the
+	// program runs (git bisect run CMD, git submodule foreach CMD).
+	runsAfter string
 }
 
 // programExecOptions maps a program's basename to its options that run a
@@ -44,7 +50,25 @@ var programExecOptions = map[string]*execOptions{
 	// core.sshCommand, core.fsmonitor, diff.external, ...); --exec-path
 	// picks the directory of the programs its subcommands run.
 	"git": {short: "c", long: []string{"--config-env", "--exec-path"}, global: true, configValue: true,
-		skip: gitGlobalValue},
+		skip: gitGlobalValue, sub: gitSubcommandExecOptions},
+}
+
+// gitSubcommandExecOptions are the git subcommands whose options or
+// operands name a command git runs: a git allow rule says nothing about
+// that command.
+var gitSubcommandExecOptions = map[string]*execOptions{
+	"rebase":    {short: "x", long: []string{"--exec"}},
+	"difftool":  {short: "x", long: []string{"--extcmd", "--tool"}},
+	"mergetool": {long: []string{"--tool"}},
+	"grep":      {short: "O", long: []string{"--open-files-in-pager"}},
+	"clone":     {short: "u", long: []string{"--upload-pack"}},
+	"fetch":     {long: []string{"--upload-pack"}},
+	"pull":      {long: []string{"--upload-pack"}},
+	"ls-remote": {long: []string{"--upload-pack"}},
+	"archive":   {long: []string{"--exec"}},
+	"push":      {long: []string{"--receive-pack", "--exec"}},
+	"bisect":    {runsAfter: "run"},
+	"submodule": {runsAfter: "foreach"},
 }
 
 // minLongPrefix is the shortest long option name, dashes included, taken
@@ -75,7 +99,25 @@ func (a *analysis) execOptionsIn(spec *execOptions, ws []word, depth int) Decisi
 		v := w.value
 		switch {
 		case spec.global && !strings.HasPrefix(v, "-"):
-			return d // the subcommand: its options are its own
+			// The subcommand: its options are its own.
+			if sub := spec.sub[v]; sub != nil {
+				d = Max(d, a.execOptionsIn(sub, ws[i:], depth))
+			}
+			return d
+		case spec.runsAfter != "" && v == spec.runsAfter:
+			rest := ws[i+1:]
+			if slices.ContainsFunc(rest, func(w word) bool { return !w.static }) {
+				found(v, nil)
+				return d
+			}
+			cmd := make([]string, len(rest))
+			for k, w := range rest {
+				cmd[k] = w.value
+			}
+			// bisect run's operands are an argv, foreach's a script:
+			// joined, either reads as the command it runs.
+			found(v, &word{value: strings.Join(cmd, " "), static: true})
+			return d
 		case v == "--":
 			return d
 		case strings.HasPrefix(v, "--"):
