@@ -96,14 +96,9 @@ func runHelperSpec(spec []byte) (code int, report string, err error) {
 	defer repR.Close()
 	cmd := &exec.Cmd{Path: "/proc/self/exe", Args: []string{"gatedexec-sandbox", HelperArg},
 		ExtraFiles: []*os.File{specR, repW}}
-	err = cmd.Start()
-	repW.Close()
-	if err != nil {
-		specW.Close()
-		return 0, "", fmt.Errorf("sandbox: starting helper: %w", err)
+	if err := startHelper(cmd, specR, repW, specW, spec); err != nil {
+		return 0, "", err
 	}
-	specW.Write(spec)
-	specW.Close()
 	rep, _ := io.ReadAll(repR)
 	err = cmd.Wait()
 	var ee *exec.ExitError
@@ -111,6 +106,33 @@ func runHelperSpec(spec []byte) (code int, report string, err error) {
 		return ee.ExitCode(), string(rep), nil
 	}
 	return 0, string(rep), err
+}
+
+// startHelper starts cmd, whose ExtraFiles begin with specR and repW,
+// closes this process's copies of those ends and writes spec to the
+// helper through specW, closing it.
+//
+// Holding specR open would make a helper that died before reading block
+// a spec larger than the pipe buffer forever. A helper that reads only
+// part of the spec must never see its end: a spec cut at a record
+// boundary decodes, without the records (Landlock, seccomp) that follow.
+// So a failed write kills the helper before specW is closed.
+func startHelper(cmd *exec.Cmd, specR, repW, specW *os.File, spec []byte) error {
+	err := cmd.Start()
+	specR.Close()
+	repW.Close()
+	if err != nil {
+		specW.Close()
+		return fmt.Errorf("sandbox: starting helper: %w", err)
+	}
+	if _, err := specW.Write(spec); err != nil {
+		cmd.Process.Kill()
+		specW.Close()
+		cmd.Wait()
+		return fmt.Errorf("sandbox: writing the helper spec: %w", err)
+	}
+	specW.Close()
+	return nil
 }
 
 // helperReport is what the helper said on the report pipe.

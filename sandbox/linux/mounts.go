@@ -95,7 +95,9 @@ func mountPlan(p *sandbox.Profile, cwd string) (ops []mountOp, created []string,
 			continue
 		}
 		planned[target] = true
-		for dir := filepath.Dir(target); dir != root && strings.HasPrefix(dir, root+"/"); dir = filepath.Dir(dir) {
+		// Every directory between the write root and the target, also
+		// under a write root of "/" (whose prefix is "/", not "//").
+		for dir := filepath.Dir(target); dir != root && within(dir, root); dir = filepath.Dir(dir) {
 			pinned[dir] = true
 		}
 		ops = append(ops, mountOp{Kind: mountReadOnly, Path: target})
@@ -141,11 +143,16 @@ func readOnlyTree(p *sandbox.Profile) []mountOp {
 	return append(ops, mountOp{Kind: mountTreeReadOnly, Path: "/"})
 }
 
+// within reports whether path is dir or below it.
+func within(path, dir string) bool {
+	return path == dir || strings.HasPrefix(path, strings.TrimSuffix(dir, "/")+"/")
+}
+
 // writeRoots returns the shortest and the longest Write paths that
 // contain path, or "" if none does.
 func writeRoots(write []string, path string) (outer, inner string) {
 	for _, w := range write {
-		if path != w && !strings.HasPrefix(path, strings.TrimSuffix(w, "/")+"/") {
+		if !within(path, w) {
 			continue
 		}
 		if outer == "" || len(w) < len(outer) {
@@ -194,7 +201,7 @@ func holderOf(root, inner, cwd, path string) (string, bool) {
 	for _, c := range strings.Split(rel, string(filepath.Separator)) {
 		dir = filepath.Join(dir, c)
 		if _, err := os.Lstat(dir); err != nil {
-			if strings.HasPrefix(deepest, strings.TrimSuffix(inner, "/")+"/") && deepest != cwd && isEmptyDir(deepest) {
+			if deepest != inner && within(deepest, inner) && deepest != cwd && isEmptyDir(deepest) {
 				return deepest, false
 			}
 			return dir, true

@@ -29,10 +29,11 @@ func seccompAvailable() bool {
 
 // Probe finds out what this host offers. Namespaces are tried the way
 // the runner uses them: the helper creates them (with a user namespace
-// when not root) and, for the mount namespace, bind-mounts a directory,
-// then execs /bin/true. Creating a user namespace is not enough: some
-// hosts (Ubuntu's AppArmor userns restriction) allow it but refuse the
-// mounts inside.
+// when not root) and, for the mount namespace, makes the tree read-only
+// but a write root and pins a directory, as every mount plan starts, then
+// execs /bin/true. Creating a user namespace is not enough: some hosts
+// (Ubuntu's AppArmor userns restriction) allow it but refuse the mounts
+// inside, and before Linux 5.12 the read-only tree (mount_setattr) fails.
 func Probe() sandbox.Capabilities {
 	root := os.Geteuid() == 0
 	var userFlag uint32
@@ -49,13 +50,15 @@ func Probe() sandbox.Capabilities {
 		return err == nil && code == 0
 	}
 	mntns, err := mountNSInode()
+	tmp := os.TempDir()
+	mounts := append(readOnlyTree(&sandbox.Profile{Write: []string{tmp}}), mountOp{Kind: mountPin, Path: tmp})
 	return sandbox.Capabilities{
 		LandlockABI: landlockABI(),
 		Seccomp:     seccompAvailable(),
 		UserNS:      try(helperSpec{Unshare: unix.CLONE_NEWUSER}),
 		// The runner takes an IPC namespace with every mount namespace.
 		MountNS: err == nil && try(helperSpec{Unshare: userFlag | unix.CLONE_NEWNS | unix.CLONE_NEWIPC, ParentMntNS: mntns,
-			Mounts: []mountOp{{Kind: mountPin, Path: os.TempDir()}}}),
+			Mounts: mounts}),
 		NetNS: try(helperSpec{Unshare: userFlag | unix.CLONE_NEWNET, LoopbackUp: true}),
 		Root:  root,
 	}

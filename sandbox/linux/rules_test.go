@@ -185,6 +185,33 @@ func TestMountPlan(t *testing.T) {
 	}
 }
 
+// TestMountPlanRootWrite: under a write root of "/" (an escalation's
+// "write access to /"), every directory above a protect path is pinned
+// too, so none can be renamed to move the read-only mount aside.
+func TestMountPlanRootWrite(t *testing.T) {
+	base, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	hooks := filepath.Join(base, "ws", ".git", "hooks")
+	if err := os.MkdirAll(hooks, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	ops, _, err := mountPlan(&sandbox.Profile{Write: []string{"/"}, Protect: []string{hooks}}, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want []mountOp
+	for dir := filepath.Dir(hooks); dir != "/"; dir = filepath.Dir(dir) {
+		want = append([]mountOp{{mountPin, dir}}, want...)
+	}
+	want = append([]mountOp{{mountWritable, "/"}, {mountTreeReadOnly, "/"}}, want...)
+	want = append(want, mountOp{mountReadOnly, hooks})
+	if !slices.Equal(ops, want) {
+		t.Errorf("mountPlan =\n%+v\nwant\n%+v", ops, want)
+	}
+}
+
 // TestMountPlanMissingParent: without .git, its protected entries are held
 // by one empty .git, so no directory named config is left behind (which
 // would break a later `git init`) and nothing that exists turns read-only.

@@ -208,17 +208,9 @@ func (r *Runner) start(ctx context.Context, c *Command, p *sandbox.Profile, spec
 		},
 	}
 	begin := time.Now()
-	err = cmd.Start()
-	repW.Close()
-	if err != nil {
-		specW.Close()
-		return nil, fmt.Errorf("sandbox: starting helper: %w", err)
+	if err := startHelper(cmd, specR, repW, specW, data); err != nil {
+		return nil, err
 	}
-	// The helper is running and reads the spec before anything else, so
-	// this write cannot deadlock. If it fails the helper sees a short spec
-	// and refuses.
-	specW.Write(data)
-	specW.Close()
 	pgid := cmd.Process.Pid
 
 	sigs := make(chan os.Signal, 4)

@@ -6,6 +6,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -88,6 +89,40 @@ func TestRunnerStatus(t *testing.T) {
 				t.Errorf("layers %v lack seccomp", res.Layers)
 			}
 		})
+	}
+}
+
+// TestRunnerHelperExitsUnread: a helper that exits without reading its
+// spec (here a binary that is not gatedexec) makes Run fail, and a spec
+// larger than the pipe buffer does not block the runner forever.
+func TestRunnerHelperExitsUnread(t *testing.T) {
+	p := &sandbox.Profile{Name: "t", Unrestricted: true, ReadAll: true, Write: []string{"/"}, Network: sandbox.NetworkOn}
+	env := []string{"PATH=/usr/bin:/bin", "BIG=" + strings.Repeat("x", 1<<20)}
+	_, err := (&Runner{Exe: "/bin/true"}).Run(context.Background(), &Command{Argv: []string{"true"}, Env: env, Profile: p})
+	if err == nil || !strings.Contains(err.Error(), "writing the helper spec") {
+		t.Fatalf("Run = %v, want an error writing the helper spec", err)
+	}
+}
+
+// TestProbeAgreesWithRunner: Probe reports the namespaces available
+// exactly when a strict run that needs them (mount plan and isolated
+// network) can set them up.
+func TestProbeAgreesWithRunner(t *testing.T) {
+	if landlockABI() == 0 && os.Getenv("CI") == "" {
+		t.Skip("no landlock")
+	}
+	ws := t.TempDir()
+	secret := filepath.Join(ws, "secret")
+	if err := os.Mkdir(secret, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	caps := Probe()
+	p := &sandbox.Profile{Name: "t", Enforcement: sandbox.Strict, ReadAll: true, Write: []string{ws},
+		Hide: []string{secret}, Network: sandbox.NetworkIsolated, UnixSockets: true}
+	_, err := (&Runner{Warn: io.Discard}).Run(context.Background(), &Command{Argv: []string{"true"}, Dir: ws,
+		Env: []string{"PATH=/usr/bin:/bin"}, Profile: p})
+	if want := caps.MountNS && caps.NetNS && (caps.Root || caps.UserNS); (err == nil) != want {
+		t.Errorf("Probe: mount ns %v, net ns %v, user ns %v; a strict run needing them: %v", caps.MountNS, caps.NetNS, caps.UserNS, err)
 	}
 }
 
@@ -232,5 +267,43 @@ func TestRunnerProtectCoversSubmounts(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(sub, "x")); err == nil {
 		t.Error("the file was written in the protected submount")
+	}
+}
+
+// TestRunnerRootWriteKeepsProtect: with write access to "/" (an
+// escalation's grant), a protected file cannot be reached by renaming a
+// directory above it aside and making a fresh one in its place.
+func TestRunnerRootWriteKeepsProtect(t *testing.T) {
+	if landlockABI() == 0 && os.Getenv("CI") == "" {
+		t.Skip("no landlock")
+	}
+	ws := t.TempDir()
+	git := filepath.Join(ws, ".git")
+	config := filepath.Join(git, "config")
+	if err := os.Mkdir(git, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(config, []byte("orig\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	p := &sandbox.Profile{Name: "t", Enforcement: sandbox.Strict, ReadAll: true, Write: []string{"/"},
+		Protect: []string{config}, Network: sandbox.NetworkOff, UnixSockets: true}
+	for _, script := range []string{
+		"mv .git .git2 && mkdir .git && echo evil > .git/config",
+		"cd .. && mv " + filepath.Base(ws) + " moved && mkdir -p " + git + " && echo evil > " + config,
+	} {
+		var stderr bytes.Buffer
+		res, err := (&Runner{}).Run(context.Background(), &Command{
+			Argv: []string{"sh", "-c", script}, Dir: ws, Env: []string{"PATH=/usr/bin:/bin"}, Stderr: &stderr, Profile: p,
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.ExitCode == 0 {
+			t.Errorf("%q succeeded; want the rename refused: %s", script, stderr.String())
+		}
+		if b, err := os.ReadFile(config); err != nil || string(b) != "orig\n" {
+			t.Errorf("after %q: %s holds %q (%v), want orig", script, config, b, err)
+		}
 	}
 }
