@@ -233,6 +233,13 @@ static void decode(const unsigned char *b, size_t len, struct spec *s) {
 			if (n < 2) {
 				decode_fail("short mount record");
 			}
+			// A kind the helper does not know is a runner/helper
+			// mismatch: refused here, before anything is applied, not
+			// reported as a namespace failure a best-effort profile
+			// would run again without.
+			if (p[0] < GX_MOUNT_PIN || p[0] > GX_MOUNT_TREE_READONLY) {
+				decode_fail("unknown mount kind %d", p[0]);
+			}
 			s->mounts = grow(s->mounts, s->nmounts, sizeof *s->mounts);
 			char *path = cstring(p + 1, n - 1);
 			s->mounts[s->nmounts].kind = p[0];
@@ -349,37 +356,16 @@ static uint64_t mntns_inode(void) {
 	return (uint64_t)st.st_ino;
 }
 
-// bind_readonly bind-mounts src onto dst and remounts it read-only,
-// keeping the flags a user namespace is not allowed to clear.
+// bind_readonly bind-mounts src onto dst and makes every mount of the new
+// tree read-only, the ones below dst too; a read-only remount would reach
+// only the top one. Every plan starts with GX_MOUNT_TREE_READONLY, which
+// needs mount_setattr (Linux 5.12) too, so there is no older fallback.
 static int bind_readonly(const char *src, const char *dst) {
 	if (mount(src, dst, NULL, MS_BIND | MS_REC, NULL) != 0) {
 		return -1;
 	}
-	// mount_setattr makes every mount of the new tree read-only, the ones
-	// below dst too; a read-only remount reaches only the top one.
 	struct mount_attr_v0 attr = {.attr_set = GX_MOUNT_ATTR_RDONLY};
-	if (syscall(SYS_mount_setattr, AT_FDCWD, dst, GX_AT_RECURSIVE, &attr, sizeof attr) == 0) {
-		return 0;
-	}
-	if (errno != ENOSYS) {
-		return -1;
-	}
-	// Before Linux 5.12: the top mount only.
-	struct statvfs st;
-	if (statvfs(dst, &st) != 0) {
-		return -1;
-	}
-	unsigned long flags = MS_BIND | MS_REMOUNT | MS_RDONLY;
-	static const unsigned long keep[][2] = {
-		{ST_NOSUID, MS_NOSUID}, {ST_NODEV, MS_NODEV}, {ST_NOEXEC, MS_NOEXEC},
-		{ST_NOATIME, MS_NOATIME}, {ST_NODIRATIME, MS_NODIRATIME}, {ST_RELATIME, MS_RELATIME},
-	};
-	for (size_t i = 0; i < sizeof keep / sizeof keep[0]; i++) {
-		if (st.f_flag & keep[i][0]) {
-			flags |= keep[i][1];
-		}
-	}
-	return mount(NULL, dst, NULL, flags, NULL);
+	return (int)syscall(SYS_mount_setattr, AT_FDCWD, dst, GX_AT_RECURSIVE, &attr, sizeof attr);
 }
 
 // tree_readonly makes every mount at and below path read-only, then gives
@@ -447,8 +433,8 @@ static void apply_mounts(const struct spec *s) {
 		case GX_MOUNT_NULLFILE:
 			rc = bind_readonly("/dev/null", path);
 			break;
-		default:
-			ns_fail("mount %s: unknown mount kind %d", path, s->mounts[i].kind);
+		default: // refused by decode
+			setup_fail("mount %s: unknown mount kind %d", path, s->mounts[i].kind);
 		}
 		if (rc != 0) {
 			ns_fail("mount %s: %s", path, strerror(errno));

@@ -44,7 +44,8 @@
 #define GX_TAG_UNSHARE 'u'       // uint32 unshare(2) flags, applied first
 #define GX_TAG_CLOSE_FDS 'c'     // inherited descriptors above 2 end at exec (empty payload)
 
-// Mount kinds, in the order the runner plans them.
+// Mount kinds, in the order the runner plans them: numbered from 1 without
+// gaps, so that the decoder can refuse any other.
 #define GX_MOUNT_PIN 1      // bind a directory onto itself (EBUSY on rename)
 #define GX_MOUNT_READONLY 2 // bind a path onto itself read-only
 #define GX_MOUNT_EMPTYDIR 3 // an empty read-only tmpfs over a directory

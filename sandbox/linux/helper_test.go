@@ -56,6 +56,7 @@ func TestHelperSpec(t *testing.T) {
 		{"mounts without the runner's namespace", cat(magic, cmdRecs,
 			record(tagMount, string([]byte{byte(mountEmptyDir)})+t.TempDir())),
 			helperFail, "setup mount namespace: not a private namespace", ""},
+		{"unknown mount kind", cat(magic, cmdRecs, record(tagMount, "\x09/tmp")), helperFail, "setup decoding spec: unknown mount kind 9", ""},
 		{"bad close record", cat(magic, cmdRecs, record(tagCloseFDs, "x")), helperFail, "setup decoding spec: bad close record", ""},
 		{"short unshare record", cat(magic, cmdRecs, record(tagUnshare, "12")), helperFail, "setup decoding spec: bad unshare record", ""},
 		// CLONE_PARENT is invalid for unshare: the failure is reported as
