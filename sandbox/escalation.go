@@ -118,8 +118,8 @@ func Plan(p *Profile, denials []Denial) (*Escalation, bool) {
 			// plan (and so show the approver) the real path, or a link
 			// such as /proc/self/cwd/x or one the command left in its
 			// workspace would be shown as one path and grant another.
-			path, ok := realPath(filepath.Clean(d.Path))
-			if !ok {
+			path, err := RealPath(filepath.Clean(d.Path))
+			if err != nil {
 				continue
 			}
 			if d.Kind == KindFSWrite && under(path, p.Control) {
@@ -171,10 +171,12 @@ func dropCovered(cs []Change) []Change {
 	return out
 }
 
-// realPath returns the absolute path with the symlinks of its longest
-// existing prefix resolved and the rest kept as written; false when they
-// cannot be resolved (a loop, a dangling link, an unreadable directory).
-func realPath(path string) (string, bool) {
+// RealPath returns the absolute path with the symlinks of its longest
+// existing prefix resolved and the rest, which may not exist yet, kept as
+// written: the path a backend that opens it, following links, reaches.
+// It fails when the links cannot be resolved (a loop, a dangling link, an
+// unreadable directory).
+func RealPath(path string) (string, error) {
 	existing, rest := path, ""
 	for {
 		if _, err := os.Lstat(existing); err == nil {
@@ -182,16 +184,16 @@ func realPath(path string) (string, bool) {
 		}
 		parent := filepath.Dir(existing)
 		if parent == existing {
-			return path, true
+			return path, nil
 		}
 		rest = filepath.Join(filepath.Base(existing), rest)
 		existing = parent
 	}
 	real, err := filepath.EvalSymlinks(existing)
-	if err != nil || !filepath.IsAbs(real) {
-		return "", false
+	if err != nil {
+		return "", err
 	}
-	return filepath.Join(real, rest), true
+	return filepath.Join(real, rest), nil
 }
 
 // nearestExisting returns path if it exists, else its nearest existing

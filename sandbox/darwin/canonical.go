@@ -2,9 +2,10 @@ package darwin
 
 import (
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/gatedexec/gatedexec/sandbox"
 )
 
 // Resolver maps an absolute path to the form the macOS sandbox compares
@@ -12,32 +13,19 @@ import (
 // symlinked path would never match.
 type Resolver func(path string) (string, error)
 
-// HostResolver canonicalises path on this host: the longest existing
-// prefix is resolved with filepath.EvalSymlinks, the rest (which may not
-// exist yet, e.g. a protect path) is appended unchanged, and the /tmp,
-// /var and /etc symlinks are mapped to /private.
+// HostResolver canonicalises path on this host: sandbox.RealPath resolves
+// its longest existing prefix and keeps the rest (which may not exist yet,
+// e.g. a protect path), and the /tmp, /var and /etc symlinks are mapped to
+// /private.
 func HostResolver(path string) (string, error) {
 	if _, err := Lexical(path); err != nil {
 		return "", err
 	}
-	p := filepath.Clean(path)
-	existing, rest := p, ""
-	for {
-		if _, err := os.Lstat(existing); err == nil {
-			break
-		}
-		parent := filepath.Dir(existing)
-		if parent == existing {
-			return Lexical(p)
-		}
-		rest = filepath.Join(filepath.Base(existing), rest)
-		existing = parent
-	}
-	real, err := filepath.EvalSymlinks(existing)
+	real, err := sandbox.RealPath(filepath.Clean(path))
 	if err != nil {
 		return "", fmt.Errorf("canonicalise %q: %w", path, err)
 	}
-	return Lexical(filepath.Join(real, rest))
+	return Lexical(real)
 }
 
 // privateLinks are the top-level symlinks into /private that every macOS
