@@ -34,6 +34,10 @@ type ArgCond struct {
 // surface or reach outside the sandbox.
 var alwaysDenied = []string{
 	"ptrace", "process_vm_readv", "process_vm_writev",
+	// pidfd_getfd copies a descriptor out of another process, by the same
+	// ptrace check as process_vm_readv: without Landlock's ptrace scope
+	// (a best-effort run) a peer's files would be open to the command.
+	"pidfd_getfd",
 	"io_uring_setup", "io_uring_enter", "io_uring_register",
 	"bpf", "perf_event_open",
 	"keyctl", "add_key", "request_key",
@@ -57,6 +61,7 @@ var alwaysDenied = []string{
 // Not knowing a call must not leave it allowed.
 var newerSyscalls = map[string]int{
 	"open_tree_attr": unix.SYS_OPEN_TREE_ATTR,
+	"pidfd_getfd":    unix.SYS_PIDFD_GETFD,
 }
 
 // namespaceCloneFlags are the clone(2) flags that create namespaces.
