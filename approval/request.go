@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"encoding/hex"
 	"encoding/json"
+	"fmt"
 
 	"github.com/gatedexec/gatedexec/execpolicy"
 	"github.com/gatedexec/gatedexec/sandbox"
@@ -153,18 +154,17 @@ func RequestID(argv []string, cwd, profile, profileDigest, policyDigest, escalat
 
 // ProfileDigest returns a hex digest of everything the resolved profile p
 // grants and denies. Two profiles with one name differ in it when they
-// resolve to other paths (another workspace) or other settings.
-func ProfileDigest(p *sandbox.Profile) string {
+// resolve to other paths (another workspace) or other settings. An error
+// means no digest, so no approval can be bound: the command must not run.
+func ProfileDigest(p *sandbox.Profile) (string, error) {
 	// Profile holds only plain exported data, so its JSON form is
 	// deterministic and complete.
 	data, err := json.Marshal(p)
 	if err != nil {
-		// Unreachable for plain data; an empty digest matches no
-		// recorded approval made with a real one.
-		return ""
+		return "", fmt.Errorf("profile %s: digest: %w", p.Name, err)
 	}
 	sum := sha256.Sum256(data)
-	return hex.EncodeToString(sum[:])
+	return hex.EncodeToString(sum[:]), nil
 }
 
 // MarshalJSON writes absent lists as [] rather than null, except

@@ -61,14 +61,22 @@ func TestProfileDigestBindsGrants(t *testing.T) {
 		"control":   func(p *sandbox.Profile) { p.Control = []string{"/etc/gatedexec"} },
 		"envdeny":   func(p *sandbox.Profile) { p.EnvDeny = []string{"*_TOKEN"} },
 	}
-	want := ProfileDigest(base())
-	if want == "" || ProfileDigest(base()) != want {
+	digest := func(p *sandbox.Profile) string {
+		t.Helper()
+		d, err := ProfileDigest(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return d
+	}
+	want := digest(base())
+	if want == "" || digest(base()) != want {
 		t.Fatalf("ProfileDigest is empty or not deterministic: %q", want)
 	}
 	for name, change := range changes {
 		p := base()
 		change(p)
-		if got := ProfileDigest(p); got == want {
+		if got := digest(p); got == want {
 			t.Errorf("%s: digest unchanged (%s)", name, got)
 		}
 	}

@@ -126,7 +126,11 @@ func Run(ctx context.Context, o *Options) (*Result, error) {
 	// resuming a deferred request may pass what is left of its budget)
 	// and before gatedexec's own files are carved out of it (they depend
 	// on the approver and the audit log chosen, and only take access away).
-	pd := approval.ProfileDigest(prof)
+	pd, err := approval.ProfileDigest(prof)
+	if err != nil {
+		rec.Error = err.Error()
+		return nil, errors.Join(err, o.audit(rec))
+	}
 	if o.Timeout > 0 {
 		prof.Limits.Timeout = o.Timeout
 	}
