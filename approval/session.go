@@ -7,12 +7,12 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"syscall"
 
 	"golang.org/x/sys/unix"
 
 	"github.com/gatedexec/gatedexec/internal/atomicfile"
 	"github.com/gatedexec/gatedexec/internal/lazyregexp"
+	"github.com/gatedexec/gatedexec/internal/owndir"
 )
 
 // ErrDangerous is returned by Session.Add for a request the
@@ -85,16 +85,9 @@ func OpenSession(dir, id string) (*Session, error) {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, fmt.Errorf("session store: %w", err)
 	}
-	fi, err := os.Stat(dir)
-	if err != nil {
+	// Others able to write here could plant approvals.
+	if err := owndir.Check(dir); err != nil {
 		return nil, fmt.Errorf("session store: %w", err)
-	}
-	// Others able to write here could plant approvals: the directory must
-	// be ours (root pointed at a user's XDG_STATE_HOME trusts nothing the
-	// user left there) and writable by nobody else.
-	st, ok := fi.Sys().(*syscall.Stat_t)
-	if !fi.IsDir() || fi.Mode().Perm()&0o022 != 0 || !ok || int(st.Uid) != os.Geteuid() {
-		return nil, fmt.Errorf("session store: %s is not a directory owned and writable only by you", dir)
 	}
 	return &Session{id: id, path: filepath.Join(dir, id+".json"), lock: filepath.Join(dir, id+".lock")}, nil
 }

@@ -245,6 +245,28 @@ func TestTrustExpectedDigest(t *testing.T) {
 	}
 }
 
+// A trust store others can write trusts nothing: anyone able to write
+// there could have planted the record.
+func TestTrustStoreWritableByOthers(t *testing.T) {
+	root := t.TempDir()
+	ws := filepath.Join(root, "ws")
+	write(t, filepath.Join(WorkspaceLayerDir(ws), "rules", "a.rules"), "")
+	store := &TrustStore{Dir: filepath.Join(root, "trust")}
+	if _, err := store.Trust(ws, ""); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(store.Dir, 0o777); err != nil {
+		t.Fatal(err)
+	}
+	if ok, err := store.IsTrusted(ws); ok || err == nil {
+		t.Fatalf("IsTrusted with a world-writable store = %v, %v; want false and an error", ok, err)
+	}
+	d := Dirs{State: root, User: filepath.Join(root, "user"), Workspace: ws}
+	if cfg, err := Load(d, store); err == nil {
+		t.Fatalf("Load with a world-writable trust store: no error (rules from %v)", cfg.Rules)
+	}
+}
+
 // A trusted workspace layer names its profile, not a file: trust covers
 // .gatedexec only, and a profile file elsewhere in the workspace is one a
 // sandboxed command could rewrite to full-access for the next run.

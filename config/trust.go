@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/gatedexec/gatedexec/internal/atomicfile"
+	"github.com/gatedexec/gatedexec/internal/owndir"
 	"github.com/gatedexec/gatedexec/internal/snapshot"
 )
 
@@ -58,6 +59,11 @@ func (t *TrustStore) trusted(workspace string) (*snapshot.Tree, error) {
 	}
 	if err != nil {
 		return nil, fmt.Errorf("trust record for %s: %w", workspace, err)
+	}
+	// Anyone else able to write the store could plant a record, as in a
+	// session store.
+	if err := owndir.Check(t.Dir); err != nil {
+		return nil, fmt.Errorf("trust store: %w", err)
 	}
 	var rec trustRecord
 	if err := json.Unmarshal(b, &rec); err != nil || rec.Workspace != workspace {
