@@ -43,7 +43,7 @@ func loadPolicy(f *rulesFlags) (*execpolicy.Policy, error) {
 	if err != nil {
 		return nil, err
 	}
-	cfg, _, err := layers(pl, "")
+	cfg, _, err := layers(pl, setting{})
 	if err != nil {
 		return nil, err
 	}

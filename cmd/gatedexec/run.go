@@ -67,16 +67,6 @@ func newRunCmd() *cobra.Command {
 	return cmd
 }
 
-// pick returns the first non-empty value: flag, environment, config, default.
-func pick(vals ...string) string {
-	for _, v := range vals {
-		if v != "" {
-			return v
-		}
-	}
-	return ""
-}
-
 func runRun(cmd *cobra.Command, f *runFlags, args []string) error {
 	if f.shell && len(args) != 1 {
 		return withCode(exitUsage, errors.New("run --shell takes exactly one script argument"))
@@ -85,7 +75,7 @@ func runRun(cmd *cobra.Command, f *runFlags, args []string) error {
 	if err != nil {
 		return err
 	}
-	cfg, dirs, err := layers(pl, pick(f.configFile, os.Getenv("GATEDEXEC_CONFIG")))
+	cfg, dirs, err := layers(pl, flagOrEnv("--config", f.configFile, "GATEDEXEC_CONFIG"))
 	if err != nil {
 		return err
 	}
@@ -135,15 +125,15 @@ func runRun(cmd *cobra.Command, f *runFlags, args []string) error {
 		DefaultProfile: defaultProfile.value,
 		Timeout:        f.timeout,
 		Runner:         hostRunner(),
-		SessionID:      pick(f.session, os.Getenv("GATEDEXEC_SESSION")),
 	}
-	if o.SessionID != "" {
+	if session := flagOrEnv("--session", f.session, "GATEDEXEC_SESSION"); session.value != "" {
+		o.SessionID = session.value
 		dir, err := approval.DefaultSessionDir(os.Getenv)
 		if err == nil {
 			o.Session, err = approval.OpenSession(dir, o.SessionID)
 		}
 		if err != nil {
-			return withCode(exitUsage, fmt.Errorf("--session: %w", err))
+			return session.errorf(err)
 		}
 	}
 	audit := pickSetting("--audit-log", f.auditLog, "GATEDEXEC_AUDIT_LOG", s, "audit_log", s.AuditLog, "")
@@ -156,7 +146,10 @@ func runRun(cmd *cobra.Command, f *runFlags, args []string) error {
 		}
 		defer o.Audit.Close()
 	}
-	o.Control = controlPaths(dirs, append(append(slices.Clip(f.rules.paths), auditPath), approverFiles(approver)...)...)
+	o.Control, err = controlPaths(dirs, append(append(slices.Clip(f.rules.paths), auditPath), approverFiles(approver)...)...)
+	if err != nil {
+		return err
+	}
 
 	// The sandbox runner forwards signals to the command's process group;
 	// here they only cancel a pending approval. SIGHUP is one of them so

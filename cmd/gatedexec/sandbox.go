@@ -41,7 +41,7 @@ func newSandboxCmd() *cobra.Command {
 			if err != nil {
 				return withCode(exitUsage, err)
 			}
-			cfg, dirs, err := layers(pl, "")
+			cfg, dirs, err := layers(pl, setting{})
 			if err != nil {
 				return err
 			}
@@ -54,7 +54,11 @@ func newSandboxCmd() *cobra.Command {
 			}
 			// No rules are read here, but the command must not be able to
 			// write the ones a later run reads.
-			p = sandbox.WithControl(p, controlPaths(dirs))
+			control, err := controlPaths(dirs)
+			if err != nil {
+				return err
+			}
+			p = sandbox.WithControl(p, control)
 			res, err := hostRunner().Run(context.Background(), &sandbox.Command{
 				Argv: args, Dir: pl.Cwd, Env: os.Environ(),
 				Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr,

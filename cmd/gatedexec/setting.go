@@ -17,15 +17,24 @@ type setting struct {
 	code  int
 }
 
-// pickSetting returns the first of the flag, the environment variable and
-// the config.toml key that is set, else def. The layers' settings s say
-// where their key was set.
-func pickSetting(flag, flagValue, env string, s config.Settings, key, value, def string) setting {
+// flagOrEnv returns the flag when set, else the environment variable,
+// else the zero setting (value ""): for what config.toml cannot set.
+func flagOrEnv(flag, flagValue, env string) setting {
 	if flagValue != "" {
 		return setting{flagValue, flag, exitUsage}
 	}
 	if v := os.Getenv(env); v != "" {
 		return setting{v, env, exitConfig}
+	}
+	return setting{}
+}
+
+// pickSetting returns the first of the flag, the environment variable and
+// the config.toml key that is set, else def. The layers' settings s say
+// where their key was set.
+func pickSetting(flag, flagValue, env string, s config.Settings, key, value, def string) setting {
+	if st := flagOrEnv(flag, flagValue, env); st.value != "" {
+		return st
 	}
 	if value != "" {
 		return setting{value, s.Origin[key] + ": " + key, exitConfig}

@@ -11,18 +11,19 @@ import (
 	"github.com/gatedexec/gatedexec/profiles"
 )
 
-// layers reads the configuration layers for pl, plus --config FILE (a
-// settings file above the layers) when given. Errors exit 78.
-func layers(pl place, configFile string) (*config.Config, config.Dirs, error) {
+// layers reads the configuration layers for pl, plus configFile (--config
+// or GATEDEXEC_CONFIG: a settings file above the layers) when its value is
+// set. Errors exit 78.
+func layers(pl place, configFile setting) (*config.Config, config.Dirs, error) {
 	dirs := config.DefaultDirs(os.Getenv, userHome(), pl.Workspace)
 	cfg, err := config.Load(dirs, trustStore(dirs))
 	if err != nil {
 		return nil, dirs, withCode(exitConfig, err)
 	}
-	if configFile != "" {
-		s, err := config.ReadSettingsFile(configFile)
+	if configFile.value != "" {
+		s, err := config.ReadSettingsFile(configFile.value)
 		if err != nil {
-			return nil, dirs, withCode(exitConfig, fmt.Errorf("--config: %w", err))
+			return nil, dirs, withCode(exitConfig, fmt.Errorf("%s: %w", configFile.from, err))
 		}
 		cfg.Settings = cfg.Settings.Over(s)
 	}
@@ -86,7 +87,7 @@ func profileLoader(pl place, cfg *config.Config) *profiles.Loader {
 // newProfileLoader reads the configuration layers of pl and builds its
 // profile loader, so that every command sees the same profiles as run.
 func newProfileLoader(pl place) (*profiles.Loader, error) {
-	cfg, _, err := layers(pl, "")
+	cfg, _, err := layers(pl, setting{})
 	if err != nil {
 		return nil, err
 	}
@@ -121,9 +122,12 @@ func rulesCacheDir(getenv func(string) string, home string) string {
 // system and user layers, the state directory (trust records, sessions),
 // the rules cache, and extra (the -r rules files, the audit log). The
 // workspace's .gatedexec is not among them: changing it revokes the
-// workspace's trust, which only makes its rules stricter.
-func controlPaths(d config.Dirs, extra ...string) []string {
+// workspace's trust, which only makes its rules stricter. A path that
+// cannot be made absolute is an error, not one fewer protected file.
+func controlPaths(d config.Dirs, extra ...string) ([]string, error) {
 	paths := []string{d.System, d.User, d.State, rulesCacheDir(os.Getenv, userHome())}
+	// Without a session directory no session can be opened: nothing to
+	// protect.
 	if dir, err := approval.DefaultSessionDir(os.Getenv); err == nil {
 		paths = append(paths, dir)
 	}
@@ -132,11 +136,13 @@ func controlPaths(d config.Dirs, extra ...string) []string {
 		if p == "" {
 			continue
 		}
-		if abs, err := filepath.Abs(p); err == nil {
-			out = append(out, resolveExisting(abs))
+		abs, err := filepath.Abs(p)
+		if err != nil {
+			return nil, withCode(exitInternal, fmt.Errorf("control path %s: %w", p, err))
 		}
+		out = append(out, resolveExisting(abs))
 	}
-	return out
+	return out, nil
 }
 
 // resolveExisting resolves the symlinks of the longest existing prefix of
