@@ -25,6 +25,9 @@ func TestApproverFiles(t *testing.T) {
 	}{
 		{"exec:" + prog, []string{prog}},
 		{"exec:/bin/sh " + script + " --flag " + dir + " " + filepath.Join(dir, "missing"), []string{"/bin/sh", script}},
+		// A missing program named by path is where it would be created.
+		{"exec:" + filepath.Join(dir, "not-yet"), []string{filepath.Join(dir, "not-yet")}},
+		{"exec:no-such-approver-on-path", nil},
 		{"deny", nil},
 	} {
 		a, err := approval.ParseApprover(tt.spec, approval.Options{})
