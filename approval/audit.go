@@ -39,6 +39,9 @@ type Record struct {
 	Exit       *int     `json:"exit"`
 	DurationMS int64    `json:"duration_ms"`
 	Denials    []Denial `json:"denials,omitempty"`
+	// Tampered lists the git control files the command created or
+	// changed in the workspace (sandbox.GitTamper).
+	Tampered []string `json:"tampered,omitempty"`
 	// Error says why gatedexec failed, when it did.
 	Error string `json:"error,omitempty"`
 }

@@ -82,6 +82,9 @@ type Result struct {
 	RequestID  string              `json:"request_id"`
 	Reasons    []execpolicy.Reason `json:"reasons,omitempty"`
 	Missing    []string            `json:"missing_layers,omitempty"`
+	// Tampered lists the git control files in the workspace the command
+	// created or changed, which the host's next git would execute.
+	Tampered []string `json:"tampered,omitempty"`
 	// Request is the pending request when the approval was deferred.
 	Request *approval.Request `json:"request,omitempty"`
 
@@ -246,6 +249,7 @@ func (o *Options) execute(ctx context.Context, prof *sandbox.Profile, rec *appro
 		}
 		res.Layers = append(res.Layers, run.Layers...)
 		res.Missing = run.Missing
+		res.Tampered = run.Tampered
 		res.DurationMS = run.Duration.Milliseconds()
 		if d := sandbox.Detect(prof, run, o.Cwd); d != nil {
 			res.Denials = d
@@ -253,6 +257,7 @@ func (o *Options) execute(ctx context.Context, prof *sandbox.Profile, rec *appro
 		exit := run.ExitCode
 		rec.Exit = &exit
 		rec.Layers, rec.DurationMS, rec.Denials = res.Layers, res.DurationMS, res.Denials
+		rec.Tampered = run.Tampered
 	}
 	if runErr != nil {
 		rec.Error = runErr.Error()

@@ -64,24 +64,30 @@ func TestBuiltinsMatchDesign(t *testing.T) {
 	home, ws := f.vars.Home, f.vars.Workspace
 	hide := []string{home + "/.ssh", home + "/.aws", home + "/.gnupg", home + "/.netrc", home + "/.git-credentials",
 		home + "/.config/gh", home + "/.kube", home + "/.docker"}
-	envDeny := []string{"SSH_AUTH_SOCK", "*_TOKEN", "*_SECRET*", "*_PASSWORD*", "AWS_*", "GITHUB_*"}
+	envDeny := []string{"SSH_AUTH_SOCK", "GPG_AGENT_INFO",
+		"*_TOKEN", "*_TOKEN_*", "*_SECRET*", "*PASSWORD*", "*PASSWD*", "*_PWD", "*_PASS",
+		"*_API_KEY", "*_API_KEY_*", "*_APIKEY", "*_ACCESS_KEY*", "*_PRIVATE_KEY*", "*_AUTH_KEY*", "*_CREDENTIAL*", "*_DSN",
+		"ANTHROPIC_*", "OPENAI_*", "AZURE_OPENAI_*", "GOOGLE_*", "GEMINI_*", "MISTRAL_*", "GROQ_*", "COHERE_*",
+		"DEEPSEEK_*", "XAI_*", "OPENROUTER_*", "TOGETHER_*", "REPLICATE_*", "PERPLEXITY_*", "HF_TOKEN", "HUGGING_FACE_HUB_TOKEN",
+		"AWS_*", "AZURE_*", "GITHUB_*", "GITLAB_*", "NPM_TOKEN", "NODE_AUTH_TOKEN", "DOCKER_AUTH_CONFIG", "VAULT_*",
+		":credential-urls"}
 	want := map[string]*sandbox.Profile{
 		"read-only": {
 			Name: "read-only", Description: "Read everything except secrets, write nothing, no network",
 			Enforcement: sandbox.Strict, ReadAll: true, Hide: hide,
-			Network: sandbox.NetworkOff, UnixSockets: true, EnvDeny: envDeny,
+			Network: sandbox.NetworkOff, UnixSockets: true, EnvDeny: envDeny, Workspace: ws,
 		},
 		"workspace-write": {
 			Name: "workspace-write", Description: "Read everything except secrets, write the workspace and temp dirs, no network",
 			Enforcement: sandbox.Strict, ReadAll: true,
 			Write:   []string{ws, "/tmp", f.vars.TmpDir},
 			Protect: []string{ws + "/.git/hooks", ws + "/.git/config", ws + "/.gatedexec"},
-			Hide:    hide, Network: sandbox.NetworkOff, UnixSockets: true, EnvDeny: envDeny,
+			Hide:    hide, Network: sandbox.NetworkOff, UnixSockets: true, EnvDeny: envDeny, Workspace: ws,
 		},
 		"full-access": {
 			Name: "full-access", Description: "No filesystem or network restriction (the policy and approval gates still apply)",
 			Enforcement: sandbox.Strict, Unrestricted: true, ReadAll: true, Write: []string{"/"},
-			Network: sandbox.NetworkOn, UnixSockets: true,
+			Network: sandbox.NetworkOn, UnixSockets: true, Workspace: ws,
 		},
 	}
 	if got := BuiltinNames(); !reflect.DeepEqual(got, []string{"full-access", "read-only", "workspace-write"}) {

@@ -2,6 +2,7 @@ package profiles
 
 import (
 	"fmt"
+	"path/filepath"
 	"slices"
 	"time"
 
@@ -22,6 +23,7 @@ func over(parent, child *File) *File {
 	inherit(&m.Network.UnixSockets, parent.Network.UnixSockets)
 	inherit(&m.Process.EnvDeny, parent.Process.EnvDeny)
 	inherit(&m.Process.Setsid, parent.Process.Setsid)
+	inherit(&m.Process.PIDNamespace, parent.Process.PIDNamespace)
 	l, pl := &m.Limits, &parent.Limits
 	inherit(&l.NoFile, pl.NoFile)
 	inherit(&l.NProc, pl.NProc)
@@ -103,7 +105,7 @@ func build(name string, m *File, src source, v *Vars) (*sandbox.Profile, error) 
 		}
 	}
 	if fs.Protect != nil {
-		if p.Protect, _, err = v.expandList(*fs.Protect, false, real); err != nil {
+		if p.Protect, err = v.expandProtect(*fs.Protect, real); err != nil {
 			return nil, src.errorf("filesystem.protect", "%v", err)
 		}
 	}
@@ -147,6 +149,9 @@ func build(name string, m *File, src source, v *Vars) (*sandbox.Profile, error) 
 	if s := m.Process.Setsid; s != nil {
 		p.NoSetsid = !*s
 	}
+	if s := m.Process.PIDNamespace; s != nil {
+		p.SharePIDs = !*s
+	}
 	l := &m.Limits
 	for _, f := range []struct {
 		in  *count
@@ -167,6 +172,11 @@ func build(name string, m *File, src source, v *Vars) (*sandbox.Profile, error) 
 	}
 	p.Unrestricted = p.ReadAll && writeAll && p.Network == sandbox.NetworkOn &&
 		p.UnixSockets && len(p.Protect) == 0 && len(p.Hide) == 0
+	if filepath.IsAbs(v.Workspace) {
+		if p.Workspace, err = real.resolve(v.Workspace); err != nil {
+			return nil, fmt.Errorf("workspace %s: %w", v.Workspace, err)
+		}
+	}
 	return p, nil
 }
 
@@ -176,9 +186,12 @@ func checkEnvPattern(pat string) error {
 	if pat == "" {
 		return fmt.Errorf("empty pattern")
 	}
+	if pat == sandbox.EnvCredentialURLs {
+		return nil
+	}
 	for _, c := range pat {
 		if !(c == '*' || c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9') {
-			return fmt.Errorf("bad pattern %q: want a variable name with * wildcards", pat)
+			return fmt.Errorf("bad pattern %q: want a variable name with * wildcards, or %q", pat, sandbox.EnvCredentialURLs)
 		}
 	}
 	return nil

@@ -39,6 +39,9 @@ type File struct {
 	Process struct {
 		EnvDeny *[]string `toml:"env_deny"`
 		Setsid  *bool     `toml:"setsid"`
+		// PIDNamespace false keeps the command in the caller's PID
+		// namespace (default true for restricted profiles).
+		PIDNamespace *bool `toml:"pid_namespace"`
 	} `toml:"process"`
 	Limits struct {
 		NoFile  *count    `toml:"nofile"`

@@ -7,6 +7,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/gatedexec/gatedexec/sandbox"
 )
 
 // Vars are the host facts path tokens expand to. They are passed in, never
@@ -31,6 +33,9 @@ const allToken = ":all"
 func (v *Vars) expandList(list []string, allowAll bool, real realPaths) (paths []string, all bool, err error) {
 	seen := map[string]bool{}
 	for _, entry := range list {
+		if entry == gitToken {
+			return nil, false, fmt.Errorf("%q is only allowed in protect", gitToken)
+		}
 		if entry == allToken {
 			if !allowAll {
 				return nil, false, fmt.Errorf("%q is only allowed in read and write", allToken)
@@ -50,6 +55,53 @@ func (v *Vars) expandList(list []string, allowAll bool, real realPaths) (paths [
 		}
 	}
 	return paths, all, nil
+}
+
+// gitToken is the protect entry for the workspace's git control files
+// (sandbox.GitControl).
+const gitToken = ":git"
+
+// expandProtect is expandList for the protect list, where gitToken may
+// stand for the workspace's git control files.
+func (v *Vars) expandProtect(list []string, real realPaths) ([]string, error) {
+	var out []string
+	rest := make([]string, 0, len(list))
+	for _, entry := range list {
+		if entry != gitToken {
+			rest = append(rest, entry)
+			continue
+		}
+		if !filepath.IsAbs(v.Workspace) {
+			return nil, fmt.Errorf("path %q: workspace is not known (or not absolute)", entry)
+		}
+		ws, err := real.resolve(v.Workspace)
+		if err != nil {
+			return nil, fmt.Errorf("path %q: %w", entry, err)
+		}
+		paths, err := sandbox.GitControl(ws)
+		if err != nil {
+			return nil, fmt.Errorf("path %q: %w", entry, err)
+		}
+		for _, p := range paths {
+			if p, err = real.resolve(p); err != nil {
+				return nil, fmt.Errorf("path %q: %w", entry, err)
+			}
+			out = append(out, p)
+		}
+	}
+	more, _, err := v.expandList(rest, false, real)
+	if err != nil {
+		return nil, err
+	}
+	seen := map[string]bool{}
+	all := make([]string, 0, len(out)+len(more))
+	for _, p := range append(out, more...) {
+		if !seen[p] {
+			seen[p] = true
+			all = append(all, p)
+		}
+	}
+	return all, nil
 }
 
 // expand expands one path entry to one or more absolute, cleaned paths

@@ -2,16 +2,22 @@ package sandbox
 
 import "strings"
 
+// EnvCredentialURLs is the env_deny entry that matches by value, not by
+// name: a variable holding a URL with a password in it
+// (DATABASE_URL=postgres://app:secret@db/app), whatever it is called.
+const EnvCredentialURLs = ":credential-urls"
+
 // ScrubEnv returns env without the variables whose names match a pattern
 // in deny. A pattern is a name or a glob where * matches any run of
 // characters (no other metacharacters); matching is case-sensitive, as
-// environment names are. Entries without "=" are dropped: they are not
-// well-formed and a child could read them in surprising ways.
+// environment names are. The entry EnvCredentialURLs removes variables by
+// their value. Entries without "=" are dropped: they are not well-formed
+// and a child could read them in surprising ways.
 func ScrubEnv(env, deny []string) []string {
 	out := make([]string, 0, len(env))
 	for _, kv := range env {
-		name, _, ok := strings.Cut(kv, "=")
-		if !ok || denied(name, deny) {
+		name, value, ok := strings.Cut(kv, "=")
+		if !ok || denied(name, value, deny) {
 			continue
 		}
 		out = append(out, kv)
@@ -19,13 +25,41 @@ func ScrubEnv(env, deny []string) []string {
 	return out
 }
 
-func denied(name string, deny []string) bool {
+func denied(name, value string, deny []string) bool {
 	for _, pat := range deny {
-		if globMatch(pat, name) {
+		if pat == EnvCredentialURLs {
+			if hasURLPassword(value) {
+				return true
+			}
+		} else if globMatch(pat, name) {
 			return true
 		}
 	}
 	return false
+}
+
+// hasURLPassword reports whether s holds "scheme://user:password@" anywhere,
+// also inside a list of URLs or a connection string that starts otherwise.
+func hasURLPassword(s string) bool {
+	for {
+		i := strings.Index(s, "://")
+		if i < 0 {
+			return false
+		}
+		s = s[i+3:]
+		// The authority ends at the first '/', '?', '#' or space; a
+		// password is what lies between its first ':' and its last '@'.
+		end := strings.IndexAny(s, "/?# \t\n")
+		if end < 0 {
+			end = len(s)
+		}
+		auth := s[:end]
+		if at := strings.LastIndexByte(auth, '@'); at > 0 {
+			if colon := strings.IndexByte(auth[:at], ':'); colon >= 0 && colon < at-1 {
+				return true
+			}
+		}
+	}
 }
 
 // globMatch matches s against pat, where * matches any run of characters.

@@ -14,6 +14,9 @@ type Capabilities struct {
 	UserNS  bool `json:"user_ns"`
 	MountNS bool `json:"mount_ns"`
 	NetNS   bool `json:"net_ns"`
+	// PIDNS is true when a child could be made init of a new PID
+	// namespace with a /proc of its own mounted.
+	PIDNS bool `json:"pid_ns"`
 	// Root is true when gatedexec runs as uid 0, so mount and network
 	// namespaces need no user namespace.
 	Root bool `json:"root"`
@@ -27,6 +30,11 @@ const (
 	LayerMountNS    = "mountns"
 	LayerNetNS      = "netns"
 	LayerRlimits    = "rlimits"
+	// LayerPIDNS is a PID namespace with its own /proc.
+	LayerPIDNS = "pidns"
+	// LayerNoCaps is the empty capability sets (effective, permitted,
+	// inheritable, ambient, bounding) the command is started with.
+	LayerNoCaps = "no_caps"
 	// LayerLandlock is the name of a missing Landlock layer; an applied one
 	// is reported as LandlockLayer(abi).
 	LayerLandlock = "landlock"
@@ -75,6 +83,16 @@ func PlanLayers(p *Profile, caps Capabilities) (layers, missing []string) {
 				missing = append(missing, LayerNetNS)
 			}
 		}
+		if p.IsolatesPIDs() {
+			if caps.PIDNS && userOK {
+				layers = append(layers, LayerPIDNS)
+			} else {
+				missing = append(missing, LayerPIDNS)
+			}
+		}
+		// Dropping every capability needs no namespace: root drops its
+		// own, and a user namespace's are gone at the command's exec.
+		layers = append(layers, LayerNoCaps)
 	}
 	if p.Limits.hasRlimits() {
 		layers = append(layers, LayerRlimits)

@@ -6,9 +6,10 @@ import (
 )
 
 func TestPlanLayers(t *testing.T) {
-	full := Capabilities{LandlockABI: 7, Seccomp: true, UserNS: true, MountNS: true, NetNS: true}
+	full := Capabilities{LandlockABI: 7, Seccomp: true, UserNS: true, MountNS: true, NetNS: true, PIDNS: true}
 	ws := &Profile{ReadAll: true, Write: []string{"/w"}, Protect: []string{"/w/.git/hooks"}, Network: NetworkOff}
-	noNS := &Profile{ReadAll: true, Write: []string{"/w"}, Network: NetworkOff}
+	noNS := &Profile{ReadAll: true, Write: []string{"/w"}, Network: NetworkOff, SharePIDs: true}
+	noMount := &Profile{ReadAll: true, Write: []string{"/w"}, Network: NetworkOff}
 	iso := &Profile{ReadAll: true, Network: NetworkIsolated}
 	tests := []struct {
 		name         string
@@ -17,21 +18,25 @@ func TestPlanLayers(t *testing.T) {
 		layers, miss []string
 	}{
 		{"workspace-write full host", ws, full,
-			[]string{"no_new_privs", "setsid", "landlock-v7", "seccomp", "mountns"}, nil},
+			[]string{"no_new_privs", "setsid", "landlock-v7", "seccomp", "mountns", "pidns", "no_caps"}, nil},
+		{"pid namespace without a mount plan", noMount, full,
+			[]string{"no_new_privs", "setsid", "landlock-v7", "seccomp", "pidns", "no_caps"}, nil},
+		{"no pid namespace on the host", noMount, Capabilities{LandlockABI: 7, Seccomp: true, UserNS: true, MountNS: true},
+			[]string{"no_new_privs", "setsid", "landlock-v7", "seccomp", "no_caps"}, []string{"pidns"}},
 		{"newer landlock capped", noNS, Capabilities{LandlockABI: 9, Seccomp: true},
-			[]string{"no_new_privs", "setsid", "landlock-v7", "seccomp"}, nil},
+			[]string{"no_new_privs", "setsid", "landlock-v7", "seccomp", "no_caps"}, nil},
 		{"no namespaces needed", noNS, Capabilities{LandlockABI: 3, Seccomp: true},
-			[]string{"no_new_privs", "setsid", "landlock-v3", "seccomp"}, nil},
+			[]string{"no_new_privs", "setsid", "landlock-v3", "seccomp", "no_caps"}, nil},
 		{"no user ns, not root", ws, Capabilities{LandlockABI: 7, Seccomp: true, MountNS: true},
-			[]string{"no_new_privs", "setsid", "landlock-v7", "seccomp"}, []string{"mountns"}},
-		{"root needs no user ns", ws, Capabilities{LandlockABI: 7, Seccomp: true, MountNS: true, Root: true},
-			[]string{"no_new_privs", "setsid", "landlock-v7", "seccomp", "mountns"}, nil},
+			[]string{"no_new_privs", "setsid", "landlock-v7", "seccomp", "no_caps"}, []string{"mountns", "pidns"}},
+		{"root needs no user ns", ws, Capabilities{LandlockABI: 7, Seccomp: true, MountNS: true, PIDNS: true, Root: true},
+			[]string{"no_new_privs", "setsid", "landlock-v7", "seccomp", "mountns", "pidns", "no_caps"}, nil},
 		{"bare kernel", ws, Capabilities{},
-			[]string{"no_new_privs", "setsid"}, []string{"landlock", "seccomp", "mountns"}},
+			[]string{"no_new_privs", "setsid", "no_caps"}, []string{"landlock", "seccomp", "mountns", "pidns"}},
 		{"isolated", iso, full,
-			[]string{"no_new_privs", "setsid", "landlock-v7", "seccomp", "netns"}, nil},
+			[]string{"no_new_privs", "setsid", "landlock-v7", "seccomp", "netns", "pidns", "no_caps"}, nil},
 		{"isolated without netns", iso, Capabilities{LandlockABI: 7, Seccomp: true, UserNS: true},
-			[]string{"no_new_privs", "setsid", "landlock-v7", "seccomp"}, []string{"netns"}},
+			[]string{"no_new_privs", "setsid", "landlock-v7", "seccomp", "no_caps"}, []string{"netns", "pidns"}},
 		{"full-access", &Profile{Unrestricted: true, Limits: Limits{NoFile: 64}}, Capabilities{},
 			[]string{"no_new_privs", "setsid", "rlimits"}, nil},
 		{"no setsid", &Profile{Unrestricted: true, NoSetsid: true}, full,

@@ -62,8 +62,24 @@ type Profile struct {
 	EnvDeny []string
 	// NoSetsid keeps the command in the caller's session (default: new session).
 	NoSetsid bool
+	// SharePIDs keeps a restricted command in the caller's PID namespace
+	// (profile key process.pid_namespace = false). By default it gets its
+	// own, with its own /proc: it sees and reaches no process but its own
+	// tree, and the tree ends with the run.
+	SharePIDs bool
 
 	Limits Limits
+
+	// Workspace is the workspace the profile was resolved for, "" when
+	// unknown. Where a Write path covers it, a run's changes to the git
+	// control files of the repositories in it are reported (GitTamper).
+	Workspace string
+}
+
+// WatchesGit reports whether a run under p is scanned for git control
+// files it changed: a restricted profile that can write its workspace.
+func (p *Profile) WatchesGit() bool {
+	return !p.Unrestricted && p.Workspace != "" && under(p.Workspace, p.Write)
 }
 
 // Limits holds optional resource limits; a zero field means "not set".
@@ -81,4 +97,10 @@ type Limits struct {
 // writable or readable tree, nor give a private loopback.
 func (p *Profile) NeedsNamespaces() bool {
 	return len(p.Protect) > 0 || len(p.Hide) > 0 || p.Network == NetworkIsolated
+}
+
+// IsolatesPIDs reports whether p gives the command a PID namespace of its
+// own: every restricted profile that does not opt out.
+func (p *Profile) IsolatesPIDs() bool {
+	return !p.Unrestricted && !p.SharePIDs
 }

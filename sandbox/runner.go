@@ -38,6 +38,11 @@ type Result struct {
 	// StderrTail is a bounded tail of the command's stderr, kept for denial
 	// detection; the full stream went to Command.Stderr live.
 	StderrTail []byte
+	// Tampered lists the git control files in the workspace that the run
+	// created or changed (GitTamper); TamperIncomplete is true when the
+	// workspace was too large to scan whole.
+	Tampered         []string
+	TamperIncomplete bool
 }
 
 // Runner runs commands under a profile. Each OS backend provides one.

@@ -71,6 +71,7 @@ func newDoctorCmd() *cobra.Command {
 			fmt.Fprintf(out, "user namespace:  %s\n", yes(caps.UserNS))
 			fmt.Fprintf(out, "mount namespace: %s\n", yes(caps.MountNS))
 			fmt.Fprintf(out, "net namespace:   %s\n", yes(caps.NetNS))
+			fmt.Fprintf(out, "pid namespace:   %s\n", yes(caps.PIDNS))
 			fmt.Fprintf(out, "root:            %s\n", yes(caps.Root))
 			for _, dp := range rep.Profiles {
 				if dp.Error != "" {

@@ -2,6 +2,7 @@
 
 package linux
 
+// #cgo CFLAGS: -Wall -Wextra -Werror
 // #include "helper_linux.h"
 import "C"
 
@@ -45,7 +46,8 @@ type helperSpec struct {
 	Env  []string
 	Dir  string
 	// Unshare holds the namespaces the helper creates for itself
-	// (CLONE_NEW* flags); CLONE_NEWUSER when not root.
+	// (CLONE_NEW* flags); CLONE_NEWUSER when not root. With CLONE_NEWPID
+	// the helper forks an init for the namespace (helper_linux.h).
 	Unshare uint32
 	Mounts  []mountOp
 	// ParentMntNS is the runner's mount namespace inode: the helper mounts
@@ -55,7 +57,9 @@ type helperSpec struct {
 	LoopbackUp  bool
 	// CloseFDs ends at exec the descriptors above stderr that the helper
 	// inherited: they grant access from outside the sandbox.
-	CloseFDs      bool
+	CloseFDs bool
+	// DropCaps empties every capability set of the target.
+	DropCaps      bool
 	Rlimits       []rlimit
 	Landlock      bool
 	LandlockFlags uint32

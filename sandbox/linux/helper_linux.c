@@ -20,7 +20,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <poll.h>
+#include <signal.h>
 #include <sys/ioctl.h>
+#include <sys/wait.h>
 #include <sys/mount.h>
 #include <sched.h>
 #include <sys/prctl.h>
@@ -30,7 +33,9 @@
 #include <sys/statvfs.h>
 #include <sys/syscall.h>
 #include <unistd.h>
+#include <linux/capability.h>
 #include <linux/filter.h>
+#include <linux/securebits.h>
 #include <linux/seccomp.h>
 
 #include "helper_linux.h"
@@ -55,7 +60,7 @@ struct mount_attr_v0 {
 
 // The report pipe stays silent on a successful exec (it is CLOEXEC); on
 // failure it carries "TAG message", which the runner turns into an error.
-static void fail(int code, const char *tag, const char *fmt, ...) {
+__attribute__((noreturn, format(printf, 3, 4))) static void fail(int code, const char *tag, const char *fmt, ...) {
 	char buf[1024];
 	int n = snprintf(buf, sizeof buf, "%s ", tag);
 	va_list ap;
@@ -83,7 +88,7 @@ static void fail(int code, const char *tag, const char *fmt, ...) {
 static jmp_buf *decode_jmp;
 static char decode_msg[256];
 
-static void decode_fail(const char *fmt, ...) {
+__attribute__((noreturn, format(printf, 1, 2))) static void decode_fail(const char *fmt, ...) {
 	va_list ap;
 	va_start(ap, fmt);
 	vsnprintf(decode_msg, sizeof decode_msg, fmt, ap);
@@ -148,6 +153,7 @@ struct spec {
 	} *rlimits;
 	size_t nrlimits;
 	int close_fds;
+	int drop_caps;
 	int landlock;
 	uint32_t landlock_flags;
 	uint32_t unshare_flags;
@@ -193,6 +199,7 @@ static void decode(const unsigned char *b, size_t len, struct spec *s) {
 		decode_fail("bad magic");
 	}
 	size_t off = 4;
+	unsigned char seen[256] = {0};
 	while (off < len) {
 		if (len - off < 5) {
 			decode_fail("truncated record header at %zu", off);
@@ -205,15 +212,20 @@ static void decode(const unsigned char *b, size_t len, struct spec *s) {
 		}
 		const unsigned char *p = b + off;
 		off += n;
+		// Every record but the lists appears at most once: a second
+		// one would silently override what the runner planned.
+		if (tag != GX_TAG_ARG && tag != GX_TAG_ENV && tag != GX_TAG_MOUNT && tag != GX_TAG_RLIMIT) {
+			if (seen[tag]) {
+				decode_fail("duplicate record %c", tag);
+			}
+			seen[tag] = 1;
+		}
 		switch (tag) {
 		// Every pointer is stored only once it is valid, so that a
 		// decoding error part-way leaves a spec free_spec can release.
 		case GX_TAG_PATH:
 		case GX_TAG_DIR: {
 			char **dst = tag == GX_TAG_PATH ? &s->path : &s->dir;
-			if (*dst != NULL) {
-				decode_fail("duplicate record %c", tag);
-			}
 			*dst = cstring(p, n);
 			break;
 		}
@@ -253,6 +265,9 @@ static void decode(const unsigned char *b, size_t len, struct spec *s) {
 			s->parent_mntns = le64(p);
 			break;
 		case GX_TAG_LOOPBACK:
+			if (n != 0) {
+				decode_fail("bad loopback record");
+			}
 			s->loopback = 1;
 			break;
 		case GX_TAG_CLOSE_FDS:
@@ -260,6 +275,12 @@ static void decode(const unsigned char *b, size_t len, struct spec *s) {
 				decode_fail("bad close record");
 			}
 			s->close_fds = 1;
+			break;
+		case GX_TAG_DROP_CAPS:
+			if (n != 0) {
+				decode_fail("bad capabilities record");
+			}
+			s->drop_caps = 1;
 			break;
 		case GX_TAG_RLIMIT:
 			if (n != 12) {
@@ -286,9 +307,6 @@ static void decode(const unsigned char *b, size_t len, struct spec *s) {
 			if (n == 0 || n % sizeof(struct sock_filter) != 0 || n / sizeof(struct sock_filter) > BPF_MAXINSNS) {
 				decode_fail("seccomp program of %u bytes", n);
 			}
-			if (s->bpf != NULL) {
-				decode_fail("duplicate record %c", tag);
-			}
 			s->bpf = malloc(n);
 			if (s->bpf == NULL) {
 				decode_fail("out of memory");
@@ -304,6 +322,11 @@ static void decode(const unsigned char *b, size_t len, struct spec *s) {
 	}
 	if (s->path == NULL || s->argc == 0) {
 		decode_fail("no command");
+	}
+	// The init mounts /proc for its namespace: only in a mount namespace
+	// of its own that it can tell from the caller's.
+	if ((s->unshare_flags & CLONE_NEWPID) && (!(s->unshare_flags & CLONE_NEWNS) || s->parent_mntns == 0)) {
+		decode_fail("a PID namespace needs a mount namespace");
 	}
 	s->argv = grow(s->argv, s->argc, sizeof *s->argv);
 	s->argv[s->argc] = NULL;
@@ -543,6 +566,279 @@ static void loopback_up(void) {
 	close(fd);
 }
 
+// drop_caps empties every capability set before the exec: bounding and
+// ambient first (dropping from the bounding set needs CAP_SETPCAP, which
+// the capset at the end takes away), then effective, permitted and
+// inheritable. The securebits keep root from regaining any at exec even if
+// a set were left: with SECBIT_NOROOT uid 0 is not special to execve. A
+// process that holds no capability to begin with (not root, no user
+// namespace) cannot drop from its bounding set, and needs not: with
+// no_new_privs and a non-zero uid nothing it execs gains any.
+static void drop_caps(void) {
+	if (prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0) != 0 && errno != EINVAL) {
+		setup_fail("capabilities: clearing the ambient set: %s", strerror(errno));
+	}
+	struct __user_cap_header_struct hdr = {.version = _LINUX_CAPABILITY_VERSION_3};
+	struct __user_cap_data_struct data[_LINUX_CAPABILITY_U32S_3];
+	memset(data, 0, sizeof data);
+	if (syscall(SYS_capget, &hdr, data) != 0) {
+		setup_fail("capabilities: capget: %s", strerror(errno));
+	}
+	int held = 0;
+	for (int i = 0; i < _LINUX_CAPABILITY_U32S_3; i++) {
+		held |= data[i].effective != 0 || data[i].permitted != 0;
+	}
+	if (held) {
+		int bits = SECBIT_NOROOT | SECBIT_NOROOT_LOCKED | SECBIT_NO_SETUID_FIXUP | SECBIT_NO_SETUID_FIXUP_LOCKED |
+			   SECBIT_KEEP_CAPS_LOCKED | SECBIT_NO_CAP_AMBIENT_RAISE | SECBIT_NO_CAP_AMBIENT_RAISE_LOCKED;
+		if (prctl(PR_SET_SECUREBITS, bits, 0, 0, 0) != 0) {
+			setup_fail("capabilities: securebits: %s", strerror(errno));
+		}
+		// PR_CAPBSET_READ fails with EINVAL past the kernel's last
+		// capability: the kernel's count is data, not a constant here.
+		for (int cap = 0; prctl(PR_CAPBSET_READ, cap, 0, 0, 0) >= 0; cap++) {
+			if (prctl(PR_CAPBSET_DROP, cap, 0, 0, 0) != 0) {
+				setup_fail("capabilities: dropping %d from the bounding set: %s", cap, strerror(errno));
+			}
+		}
+	}
+	memset(data, 0, sizeof data);
+	if (syscall(SYS_capset, &hdr, data) != 0) {
+		setup_fail("capabilities: capset: %s", strerror(errno));
+	}
+}
+
+// new_session is set when the helper leads a session of its own (the
+// setsid layer): a target forked by the namespace's init then starts
+// another, so that it leads its session as the target the helper execs
+// itself does, and no terminal of the caller's can become its own.
+static int new_session;
+
+// exec_target applies the restrictions that bind the target itself and
+// execs it; it returns only by failing.
+__attribute__((noreturn)) static void exec_target(const struct spec *s) {
+	if (new_session && getsid(0) != getpid() && setsid() < 0) {
+		setup_fail("setsid: %s", strerror(errno));
+	}
+	for (size_t i = 0; i < s->nrlimits; i++) {
+		struct rlimit rl = {.rlim_cur = s->rlimits[i].value, .rlim_max = s->rlimits[i].value};
+		if (setrlimit((int)s->rlimits[i].resource, &rl) != 0) {
+			setup_fail("rlimit %u: %s", s->rlimits[i].resource, strerror(errno));
+		}
+	}
+	if (s->dir != NULL && chdir(s->dir) != 0) {
+		setup_fail("chdir %s: %s", s->dir, strerror(errno));
+	}
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) {
+		setup_fail("no_new_privs: %s", strerror(errno));
+	}
+	if (s->drop_caps) {
+		drop_caps();
+	}
+	if (s->landlock) {
+		if (syscall(SYS_landlock_restrict_self, GX_RULESET_FD, s->landlock_flags) != 0) {
+			setup_fail("landlock_restrict_self: %s", strerror(errno));
+		}
+		close(GX_RULESET_FD);
+	}
+	if (s->bpf_len > 0) {
+		struct sock_fprog prog = {
+			.len = (unsigned short)(s->bpf_len / sizeof(struct sock_filter)),
+			.filter = (struct sock_filter *)s->bpf,
+		};
+		if (syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &prog) != 0) {
+			setup_fail("seccomp: %s", strerror(errno));
+		}
+	}
+	execve(s->path, s->argv, s->envp);
+	int e = errno;
+	if (e == ENOENT || e == ENOTDIR) {
+		fail(127, GX_REPORT_NOTFOUND, "%s", strerror(e));
+	}
+	fail(126, GX_REPORT_CANNOTEXEC, "%s", strerror(e));
+}
+
+// The signals the helper and the init pass on. SIGKILL and SIGSTOP cannot
+// be caught: SIGKILL of the helper ends the init by its death signal, and
+// with it the namespace.
+static const int forwarded[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2, SIGWINCH, SIGCONT, SIGALRM};
+
+// forward_to is where a caught signal goes: the init's pid for the
+// helper, -1 (every process of the namespace but the init) for the init.
+// Until the helper has forked, a signal is kept in pending and sent after.
+static volatile sig_atomic_t forward_to;
+static volatile sig_atomic_t pending[NSIG];
+
+static void on_signal(int sig) {
+	int saved = errno;
+	if (forward_to != 0) {
+		kill((pid_t)forward_to, sig);
+	} else {
+		pending[sig] = 1;
+	}
+	errno = saved;
+}
+
+static void catch_signals(void) {
+	struct sigaction sa;
+	memset(&sa, 0, sizeof sa);
+	sa.sa_handler = on_signal;
+	sa.sa_flags = SA_RESTART;
+	sigemptyset(&sa.sa_mask);
+	for (size_t i = 0; i < sizeof forwarded / sizeof forwarded[0]; i++) {
+		if (sigaction(forwarded[i], &sa, NULL) != 0) {
+			setup_fail("signals: %s", strerror(errno));
+		}
+	}
+}
+
+static void start_forwarding(pid_t to) {
+	forward_to = to;
+	for (int sig = 1; sig < NSIG; sig++) {
+		if (pending[sig]) {
+			pending[sig] = 0;
+			kill(to, sig);
+		}
+	}
+}
+
+// waitpid_retry is waitpid that resumes after a signal handler ran.
+static pid_t waitpid_retry(pid_t pid, int *status) {
+	pid_t r;
+	while ((r = waitpid(pid, status, 0)) < 0 && errno == EINTR) {
+	}
+	return r;
+}
+
+// run_init is pid 1 of the command's PID namespace. It mounts the
+// namespace's own /proc (the one inherited shows the host's processes),
+// forks the target and reaps every process the namespace reparents to it
+// until the target exits; then it hands the target's wait status to the
+// helper through status_fd and exits, and the kernel kills whatever is
+// left in the namespace: nothing of the run outlives it.
+__attribute__((noreturn)) static void run_init(const struct spec *s, int status_fd, int life_fd) {
+	// The helper may have been killed before the death signal was set:
+	// then the life pipe has already lost its writer.
+	if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) != 0) {
+		setup_fail("init: death signal: %s", strerror(errno));
+	}
+	struct pollfd pfd = {.fd = life_fd, .events = POLLIN};
+	if (poll(&pfd, 1, 0) != 0) {
+		_exit(GX_HELPER_FAIL);
+	}
+	// Not readable by the target even through its own uid: its memory
+	// holds the plan and it runs outside Landlock and seccomp.
+	if (prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) != 0) {
+		setup_fail("init: dumpable: %s", strerror(errno));
+	}
+	if (mntns_inode() == s->parent_mntns) {
+		setup_fail("mount namespace: not a private namespace");
+	}
+	// Private first: a mount on a shared /proc would show up in the
+	// caller's namespace too.
+	if (mount(NULL, "/proc", NULL, MS_REC | MS_PRIVATE, NULL) != 0) {
+		ns_fail("mount: making /proc private: %s", strerror(errno));
+	}
+	// Read-only: uid 0 needs no capability to write most of /proc/sys
+	// (core_pattern) or /proc/sysrq-trigger, only the file mode.
+	if (mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC | MS_RDONLY, NULL) != 0) {
+		ns_fail("mount /proc: %s", strerror(errno));
+	}
+	// Its own process group: the runner signals the helper's group, and
+	// what reaches the namespace must come once, through the helper.
+	if (setpgid(0, 0) != 0) {
+		setup_fail("init: process group: %s", strerror(errno));
+	}
+	pid_t target = fork();
+	if (target < 0) {
+		setup_fail("init: fork: %s", strerror(errno));
+	}
+	if (target == 0) {
+		close(status_fd);
+		close(life_fd);
+		exec_target(s);
+	}
+	start_forwarding(-1);
+	// The init needs none of what the target was given.
+	close(GX_REPORT_FD);
+	if (s->landlock) {
+		close(GX_RULESET_FD);
+	}
+	for (;;) {
+		int st;
+		pid_t r = waitpid_retry(-1, &st);
+		if (r < 0) {
+			_exit(GX_HELPER_FAIL); // ECHILD: the target is gone unseen
+		}
+		if (r == target) {
+			uint32_t raw = (uint32_t)st;
+			if (write(status_fd, &raw, sizeof raw) != (ssize_t)sizeof raw) {
+				_exit(GX_HELPER_FAIL);
+			}
+			_exit(0);
+		}
+	}
+}
+
+// exit_as ends the helper the way the target ended: with its exit code,
+// or by the signal that killed it, without a core dump of the helper.
+__attribute__((noreturn)) static void exit_as(int st) {
+	if (WIFEXITED(st)) {
+		_exit(WEXITSTATUS(st));
+	}
+	int sig = WTERMSIG(st);
+	struct rlimit no_core = {0, 0};
+	setrlimit(RLIMIT_CORE, &no_core);
+	prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
+	signal(sig, SIG_DFL);
+	sigset_t set;
+	sigemptyset(&set);
+	sigaddset(&set, sig);
+	sigprocmask(SIG_UNBLOCK, &set, NULL);
+	kill(getpid(), sig);
+	_exit(128 + sig);
+}
+
+// supervise forks the namespace's init and waits for it, passing signals
+// on, then ends as the target did.
+__attribute__((noreturn)) static void supervise(const struct spec *s) {
+	int status[2], life[2];
+	new_session = getsid(0) == getpid();
+	if (pipe2(status, O_CLOEXEC) != 0 || pipe2(life, O_CLOEXEC) != 0) {
+		setup_fail("init: pipe: %s", strerror(errno));
+	}
+	catch_signals();
+	pid_t init = fork();
+	if (init < 0) {
+		setup_fail("init: fork: %s", strerror(errno));
+	}
+	if (init == 0) {
+		close(status[0]);
+		close(life[1]);
+		run_init(s, status[1], life[0]);
+	}
+	close(status[1]);
+	close(life[0]);
+	start_forwarding(init);
+	int st;
+	if (waitpid_retry(init, &st) < 0) {
+		setup_fail("init: wait: %s", strerror(errno));
+	}
+	uint32_t raw;
+	ssize_t n;
+	while ((n = read(status[0], &raw, sizeof raw)) < 0 && errno == EINTR) {
+	}
+	if (n == (ssize_t)sizeof raw) {
+		exit_as((int)raw);
+	}
+	// The init ended before the target did: it reported why, or it
+	// was killed.
+	if (WIFEXITED(st)) {
+		_exit(WEXITSTATUS(st) == 0 ? GX_HELPER_FAIL : WEXITSTATUS(st));
+	}
+	setup_fail("init: killed by signal %d", WTERMSIG(st));
+}
+
 static void run_helper(void) {
 	if (fcntl(GX_REPORT_FD, F_SETFD, FD_CLOEXEC) != 0) {
 		_exit(GX_HELPER_FAIL);
@@ -564,39 +860,10 @@ static void run_helper(void) {
 	if (s.loopback) {
 		loopback_up();
 	}
-	for (size_t i = 0; i < s.nrlimits; i++) {
-		struct rlimit rl = {.rlim_cur = s.rlimits[i].value, .rlim_max = s.rlimits[i].value};
-		if (setrlimit((int)s.rlimits[i].resource, &rl) != 0) {
-			setup_fail("rlimit %u: %s", s.rlimits[i].resource, strerror(errno));
-		}
+	if (s.unshare_flags & CLONE_NEWPID) {
+		supervise(&s);
 	}
-	if (s.dir != NULL && chdir(s.dir) != 0) {
-		setup_fail("chdir %s: %s", s.dir, strerror(errno));
-	}
-	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) {
-		setup_fail("no_new_privs: %s", strerror(errno));
-	}
-	if (s.landlock) {
-		if (syscall(SYS_landlock_restrict_self, GX_RULESET_FD, s.landlock_flags) != 0) {
-			setup_fail("landlock_restrict_self: %s", strerror(errno));
-		}
-		close(GX_RULESET_FD);
-	}
-	if (s.bpf_len > 0) {
-		struct sock_fprog prog = {
-			.len = (unsigned short)(s.bpf_len / sizeof(struct sock_filter)),
-			.filter = (struct sock_filter *)s.bpf,
-		};
-		if (syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &prog) != 0) {
-			setup_fail("seccomp: %s", strerror(errno));
-		}
-	}
-	execve(s.path, s.argv, s.envp);
-	int e = errno;
-	if (e == ENOENT || e == ENOTDIR) {
-		fail(127, GX_REPORT_NOTFOUND, "%s", strerror(e));
-	}
-	fail(126, GX_REPORT_CANNOTEXEC, "%s", strerror(e));
+	exec_target(&s);
 }
 
 // is_helper reports whether this process was started as the helper. glibc

@@ -43,6 +43,14 @@
 #define GX_TAG_BPF 'b'           // the seccomp program, raw sock_filters
 #define GX_TAG_UNSHARE 'u'       // uint32 unshare(2) flags, applied first
 #define GX_TAG_CLOSE_FDS 'c'     // inherited descriptors above 2 end at exec (empty payload)
+#define GX_TAG_DROP_CAPS 'x'     // the target starts with no capability at all (empty payload)
+
+// With CLONE_NEWPID among the unshare flags the helper forks an init: pid 1
+// of the new namespace, which mounts a /proc of its own (the spec must
+// then also hold CLONE_NEWNS and GX_TAG_PARENT_MNTNS), forks the target,
+// forwards signals to every process of the namespace, and exits with the
+// target's status, which ends every process left in it. The helper waits
+// for the init and exits as the target did.
 
 // Mount kinds, in the order the runner plans them: numbered from 1 without
 // gaps, so that the decoder can refuse any other.

@@ -25,6 +25,7 @@ const (
 	tagBPF         = C.GX_TAG_BPF
 	tagUnshare     = C.GX_TAG_UNSHARE
 	tagCloseFDs    = C.GX_TAG_CLOSE_FDS
+	tagDropCaps    = C.GX_TAG_DROP_CAPS
 	maxSpec        = C.GX_MAX_SPEC
 )
 
@@ -85,6 +86,9 @@ func (s *helperSpec) encode() ([]byte, error) {
 	}
 	if s.CloseFDs {
 		e.record(tagCloseFDs)
+	}
+	if s.DropCaps {
+		e.record(tagDropCaps)
 	}
 	for _, r := range s.Rlimits {
 		p := binary.LittleEndian.AppendUint32(nil, uint32(r.Resource))

@@ -60,6 +60,10 @@ func Probe() sandbox.Capabilities {
 		MountNS: err == nil && try(helperSpec{Unshare: userFlag | unix.CLONE_NEWNS | unix.CLONE_NEWIPC, ParentMntNS: mntns,
 			Mounts: mounts}),
 		NetNS: try(helperSpec{Unshare: userFlag | unix.CLONE_NEWNET, LoopbackUp: true}),
-		Root:  root,
+		// An init of its own mounts /proc: refused where the host's /proc
+		// has parts masked (some containers) or the mount is not allowed.
+		PIDNS: err == nil && try(helperSpec{Unshare: userFlag | unix.CLONE_NEWNS | unix.CLONE_NEWIPC | unix.CLONE_NEWPID,
+			ParentMntNS: mntns}),
+		Root: root,
 	}
 }

@@ -20,6 +20,7 @@ import (
 	"os/exec"
 	"os/signal"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"syscall"
@@ -61,7 +62,7 @@ func (r *Runner) Run(ctx context.Context, c *Command) (*sandbox.Result, error) {
 		LandlockABI: landlockABI(),
 		Seccomp:     seccompAvailable(),
 		// Namespaces are found out by trying: probing them costs a clone.
-		UserNS: true, MountNS: true, NetNS: true,
+		UserNS: true, MountNS: true, NetNS: true, PIDNS: true,
 		Root: os.Geteuid() == 0,
 	}
 	layers, missing := sandbox.PlanLayers(p, caps)
@@ -76,7 +77,7 @@ func (r *Runner) Run(ctx context.Context, c *Command) (*sandbox.Result, error) {
 	spec := helperSpec{Path: path, Argv: c.Argv, Env: env, Dir: c.Dir, Rlimits: rlimits(p.Limits)}
 	var extra []*os.File
 	if !p.Unrestricted {
-		spec.CloseFDs = true
+		spec.CloseFDs, spec.DropCaps = true, true
 		if slices.Contains(layers, sandbox.LayerSeccomp) {
 			if spec.BPF, err = BuildBPF(SeccompRules(p)); err != nil {
 				return nil, err
@@ -127,33 +128,52 @@ func (r *Runner) Run(ctx context.Context, c *Command) (*sandbox.Result, error) {
 		spec.Unshare |= unix.CLONE_NEWNET
 		spec.LoopbackUp = true
 	}
+	if slices.Contains(layers, sandbox.LayerPIDNS) {
+		// The init mounts the namespace's /proc, so it needs a mount
+		// namespace; an IPC one comes with it as above.
+		spec.Unshare |= unix.CLONE_NEWPID | unix.CLONE_NEWNS | unix.CLONE_NEWIPC
+		if spec.ParentMntNS == 0 {
+			if spec.ParentMntNS, err = mountNSInode(); err != nil {
+				return nil, fmt.Errorf("sandbox: mount namespace: %w", err)
+			}
+		}
+	}
 	if spec.Unshare != 0 && !caps.Root {
 		spec.Unshare |= unix.CLONE_NEWUSER
+	}
+	var repos *sandbox.GitRepos
+	if p.WatchesGit() {
+		repos = sandbox.ScanGitRepos(p.Workspace)
 	}
 	res, err := r.start(ctx, c, p, &spec, extra)
 	if err != nil && errors.Is(err, errNamespaces) {
 		if p.Enforcement != sandbox.BestEffort {
 			return nil, fmt.Errorf("profile %s: %v: %w", p.Name, err, sandbox.ErrLayerUnavailable)
 		}
-		layers = slices.DeleteFunc(layers, func(l string) bool { return l == sandbox.LayerMountNS || l == sandbox.LayerNetNS })
-		if spec.Unshare&unix.CLONE_NEWNS != 0 {
-			missing = append(missing, sandbox.LayerMountNS)
-		}
-		if spec.Unshare&unix.CLONE_NEWNET != 0 {
-			missing = append(missing, sandbox.LayerNetNS)
+		for _, l := range []string{sandbox.LayerMountNS, sandbox.LayerNetNS, sandbox.LayerPIDNS} {
+			if i := slices.Index(layers, l); i >= 0 {
+				layers = slices.Delete(layers, i, i+1)
+				missing = append(missing, l)
+			}
 		}
 		spec.Unshare, spec.Mounts, spec.LoopbackUp, spec.ParentMntNS = 0, nil, false, 0
 		res, err = r.start(ctx, c, p, &spec, extra)
 	}
+	w := r.Warn
+	if w == nil {
+		w = os.Stderr
+	}
 	if len(missing) > 0 {
-		w := r.Warn
-		if w == nil {
-			w = os.Stderr
-		}
 		fmt.Fprintf(w, "gatedexec: warning: profile %s: sandbox layers not applied on this host: %s\n", p.Name, strings.Join(missing, ", "))
 	}
 	if res != nil {
 		res.Layers, res.Missing = layers, missing
+		if repos != nil {
+			var complete bool
+			res.Tampered, complete = repos.GitTamper()
+			res.TamperIncomplete = !complete
+			sandbox.WarnTampered(w, res)
+		}
 	}
 	return res, err
 }
@@ -166,6 +186,11 @@ type Command = sandbox.Command
 var errNamespaces = errors.New("cannot set up namespaces")
 
 func (r *Runner) start(ctx context.Context, c *Command, p *sandbox.Profile, spec *helperSpec, extra []*os.File) (*sandbox.Result, error) {
+	// Pdeathsig fires when the thread that forked the helper ends, not
+	// the process (golang/go#27505): keep that thread until the helper
+	// is gone, so that the run dies with gatedexec and only then.
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
 	data, err := spec.encode()
 	if err != nil {
 		return nil, err

@@ -1,0 +1,17 @@
+package sandbox
+
+import (
+	"io/fs"
+	"syscall"
+	"time"
+)
+
+// ctimeOf is the inode change time of fi: set by the kernel on every change
+// of the file's content, metadata, links or name, and never set back by
+// a process (utimes sets it to now).
+func ctimeOf(fi fs.FileInfo) time.Time {
+	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
+		return time.Unix(st.Ctimespec.Sec, st.Ctimespec.Nsec)
+	}
+	return fi.ModTime()
+}

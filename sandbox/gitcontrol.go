@@ -1,0 +1,265 @@
+package sandbox
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// Bounds on what GitControl reads of a repository it did not write.
+const (
+	gitMaxModules    = 256     // submodule and worktree git dirs
+	gitMaxDepth      = 4       // nesting of modules/ inside modules/
+	gitMaxConfigSize = 1 << 20 // bytes of one config file
+)
+
+// GitControl returns the files through which the repository of the work
+// tree workspace makes the host's next git run a program: hooks, config
+// (core.fsmonitor, aliases, filters), the files that redirect git to
+// another config or hooks directory (commondir, config.worktree, a `.git`
+// file), attributes with filter drivers (info/), the same for every
+// submodule and worktree, and the targets of core.hooksPath and
+// include.path.
+//
+// A path that does not exist is listed only where a missing one is held by
+// an empty directory that git accepts (hooks, and config in a workspace
+// without .git, held by an empty .git as before): a directory named
+// commondir or config.worktree would break git, and a file of ours would be
+// debris in the user's repository. GitTamper finds those created in a run.
+func GitControl(workspace string) ([]string, error) {
+	dotgit := filepath.Join(workspace, ".git")
+	g := &gitPaths{seen: map[string]bool{}}
+	fi, err := os.Lstat(dotgit)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		g.add(filepath.Join(dotgit, "hooks"), filepath.Join(dotgit, "config"))
+		return g.list, nil
+	case err != nil:
+		return nil, err
+	}
+	gitdir := dotgit
+	switch {
+	case fi.Mode()&fs.ModeSymlink != 0:
+		if gitdir, err = filepath.EvalSymlinks(dotgit); err != nil {
+			return nil, fmt.Errorf("%s: %w", dotgit, err)
+		}
+	case fi.Mode().IsRegular():
+		// A worktree or submodule checkout: "gitdir: PATH".
+		g.add(dotgit)
+		if gitdir, err = readGitdirFile(dotgit); err != nil {
+			return nil, err
+		}
+	}
+	if err := g.repo(gitdir, workspace, 0); err != nil {
+		return nil, err
+	}
+	return g.list, nil
+}
+
+type gitPaths struct {
+	list  []string
+	seen  map[string]bool
+	repos int
+}
+
+func (g *gitPaths) add(paths ...string) {
+	for _, p := range paths {
+		if !g.seen[p] {
+			g.seen[p] = true
+			g.list = append(g.list, p)
+		}
+	}
+}
+
+// addExisting adds the paths that exist (as anything, links included).
+func (g *gitPaths) addExisting(paths ...string) {
+	for _, p := range paths {
+		if _, err := os.Lstat(p); err == nil {
+			g.add(p)
+		}
+	}
+}
+
+// repo adds the control files of the git dir gitdir, whose work tree is
+// worktree ("" when unknown), of its common dir, submodules and worktrees.
+func (g *gitPaths) repo(gitdir, worktree string, depth int) error {
+	if g.repos++; g.repos > gitMaxModules || depth > gitMaxDepth {
+		return nil
+	}
+	common := gitdir
+	cd := filepath.Join(gitdir, "commondir")
+	if b, err := os.ReadFile(cd); err == nil {
+		g.add(cd)
+		if c := strings.TrimSpace(string(b)); c != "" {
+			if !filepath.IsAbs(c) {
+				c = filepath.Join(gitdir, c)
+			}
+			common = filepath.Clean(c)
+		}
+	}
+	for _, d := range []string{gitdir, common} {
+		g.add(filepath.Join(d, "hooks"), filepath.Join(d, "config"))
+		g.addExisting(filepath.Join(d, "config.worktree"), filepath.Join(d, "info"), filepath.Join(d, "commondir"))
+		for _, cfg := range []string{filepath.Join(d, "config"), filepath.Join(d, "config.worktree")} {
+			if err := g.configTargets(cfg, worktree); err != nil {
+				return err
+			}
+		}
+	}
+	subs, _ := filepath.Glob(filepath.Join(common, "modules", "*"))
+	for _, m := range subs {
+		if err := g.repo(m, "", depth+1); err != nil {
+			return err
+		}
+	}
+	wts, _ := filepath.Glob(filepath.Join(common, "worktrees", "*"))
+	for _, w := range wts {
+		if g.repos++; g.repos > gitMaxModules {
+			break
+		}
+		g.addExisting(filepath.Join(w, "commondir"), filepath.Join(w, "config.worktree"), filepath.Join(w, "gitdir"))
+	}
+	return nil
+}
+
+// configTargets adds the files a git config file names that git would
+// run or read as more config: core.hooksPath, include.path and
+// includeIf.*.path. Relative hooks paths are taken from the work tree, as
+// git runs hooks there; relative include paths from the config's directory.
+func (g *gitPaths) configTargets(cfg, worktree string) error {
+	f, err := os.Open(cfg)
+	if err != nil {
+		return nil // missing or unreadable: git reads nothing from it either
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil || !st.Mode().IsRegular() {
+		return nil
+	}
+	b := make([]byte, gitMaxConfigSize)
+	n, _ := f.Read(b)
+	for _, kv := range parseGitConfig(b[:n]) {
+		var base string
+		switch {
+		case kv.key == "core.hookspath":
+			base = worktree
+		case kv.key == "include.path" || strings.HasPrefix(kv.key, "includeif.") && strings.HasSuffix(kv.key, ".path"):
+			base = filepath.Dir(cfg)
+		default:
+			continue
+		}
+		p := kv.value
+		switch {
+		case p == "":
+			continue
+		case strings.HasPrefix(p, "~/"):
+			continue // outside the workspace: the home's own protection applies
+		case !filepath.IsAbs(p):
+			if base == "" {
+				continue
+			}
+			p = filepath.Join(base, p)
+		}
+		// Only one that exists: a missing include target held by an
+		// empty directory breaks git, and a hooks directory made for it
+		// would be debris. GitTamper sees either created.
+		g.addExisting(filepath.Clean(p))
+	}
+	return nil
+}
+
+// readGitdirFile reads a `.git` file's "gitdir: PATH" line; a relative
+// PATH is relative to the file's directory.
+func readGitdirFile(path string) (string, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return "", err
+	}
+	line, _, _ := strings.Cut(string(b), "\n")
+	dir, ok := strings.CutPrefix(strings.TrimSpace(line), "gitdir:")
+	dir = strings.TrimSpace(dir)
+	if !ok || dir == "" {
+		return "", fmt.Errorf("%s: not a gitdir file", path)
+	}
+	if !filepath.IsAbs(dir) {
+		dir = filepath.Join(filepath.Dir(path), dir)
+	}
+	return filepath.Clean(dir), nil
+}
+
+// gitKV is one "section.subsection.key = value" of a git config file, the
+// section and key lower-cased as git compares them.
+type gitKV struct{ key, value string }
+
+// parseGitConfig reads the key-value pairs of a git config file, enough to
+// find the paths it names: sections, subsections, quoted values and
+// comments. It never fails; what it cannot read it skips, and the
+// protection it derives is only ever added to.
+func parseGitConfig(src []byte) []gitKV {
+	var out []gitKV
+	section := ""
+	sc := bufio.NewScanner(bytes.NewReader(src))
+	sc.Buffer(make([]byte, 0, 4096), len(src)+1)
+	for sc.Scan() {
+		line := strings.TrimSpace(sc.Text())
+		if line == "" || line[0] == '#' || line[0] == ';' {
+			continue
+		}
+		if line[0] == '[' {
+			end := strings.IndexByte(line, ']')
+			if end < 0 {
+				continue
+			}
+			head := line[1:end]
+			name, sub, hasSub := strings.Cut(head, " ")
+			section = strings.ToLower(strings.TrimSpace(name))
+			if hasSub {
+				section += "." + strings.Trim(strings.TrimSpace(sub), `"`)
+			}
+			line = strings.TrimSpace(line[end+1:])
+			if line == "" {
+				continue
+			}
+		}
+		key, value, hasValue := strings.Cut(line, "=")
+		key = strings.ToLower(strings.TrimSpace(key))
+		if !hasValue || key == "" || section == "" {
+			continue
+		}
+		out = append(out, gitKV{key: section + "." + key, value: gitValue(strings.TrimSpace(value))})
+	}
+	return out
+}
+
+// gitValue removes the quotes and a trailing comment of a config value.
+func gitValue(v string) string {
+	var b strings.Builder
+	quoted := false
+	for i := 0; i < len(v); i++ {
+		c := v[i]
+		switch {
+		case c == '"':
+			quoted = !quoted
+		case c == '\\' && i+1 < len(v):
+			i++
+			switch v[i] {
+			case 'n':
+				b.WriteByte('\n')
+			case 't':
+				b.WriteByte('\t')
+			default:
+				b.WriteByte(v[i])
+			}
+		case (c == '#' || c == ';') && !quoted:
+			return strings.TrimSpace(b.String())
+		default:
+			b.WriteByte(c)
+		}
+	}
+	return strings.TrimSpace(b.String())
+}

@@ -1,0 +1,155 @@
+package sandbox
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"syscall"
+	"time"
+)
+
+// GitScanLimit bounds the entries one scan of a workspace reads; a larger
+// workspace is scanned that far and the result says it is incomplete.
+const GitScanLimit = 200_000
+
+// gitHooksMax bounds the entries read of one hooks directory.
+const gitHooksMax = 1024
+
+// GitRepos is what a scan of a workspace found before a run: the
+// repositories in it, by the path of their `.git` entry and its inode.
+type GitRepos struct {
+	root     string
+	since    time.Time
+	repos    map[string]uint64
+	complete bool
+}
+
+// ScanGitRepos lists the repositories under root (the workspace): every
+// entry named .git, directory, file or link, up to GitScanLimit entries.
+// Call it just before the run; GitTamper compares after it.
+func ScanGitRepos(root string) *GitRepos {
+	g := &GitRepos{root: root, since: time.Now(), repos: map[string]uint64{}}
+	g.complete = walkRepos(root, func(dotgit string, ino uint64) { g.repos[dotgit] = ino })
+	return g
+}
+
+// GitTamper returns what a run changed that the host's next git would
+// execute: each repository whose .git appeared (or was replaced) during it,
+// and each control file (GitControl) of any repository in the workspace
+// changed, created, moved or linked during it, judged by its inode change
+// time, which a process cannot set back. complete is false when either
+// scan stopped at GitScanLimit. Nothing is changed or removed: what to do
+// about it is the user's call.
+func (g *GitRepos) GitTamper() (tampered []string, complete bool) {
+	var repos []string
+	after := map[string]uint64{}
+	complete = walkRepos(g.root, func(dotgit string, ino uint64) {
+		after[dotgit] = ino
+		repos = append(repos, dotgit)
+	}) && g.complete
+	seen := map[string]bool{}
+	note := func(p string) {
+		if !seen[p] {
+			seen[p] = true
+			tampered = append(tampered, p)
+		}
+	}
+	for _, dotgit := range repos {
+		if ino, ok := g.repos[dotgit]; !ok || ino != after[dotgit] {
+			note(dotgit) // a new repository: its files are new too
+			continue
+		}
+		paths, err := GitControl(filepath.Dir(dotgit))
+		if err != nil {
+			note(dotgit) // unreadable now, readable before: changed
+			continue
+		}
+		for _, p := range append(paths, dotgit) {
+			if changedSince(p, g.since) {
+				note(p)
+			}
+		}
+	}
+	slices.Sort(tampered)
+	return tampered, complete
+}
+
+// changedSince reports whether path, or an entry of it when it is a
+// directory (a hooks directory: a hook edited in place changes only its
+// own inode), had its inode changed at or after t.
+func changedSince(path string, t time.Time) bool {
+	fi, err := os.Lstat(path)
+	if err != nil {
+		return false
+	}
+	if ctimeOf(fi).Compare(t) >= 0 {
+		return true
+	}
+	if !fi.IsDir() {
+		return false
+	}
+	d, err := os.Open(path)
+	if err != nil {
+		return false
+	}
+	defer d.Close()
+	names, _ := d.Readdirnames(gitHooksMax)
+	for _, n := range names {
+		if fi, err := os.Lstat(filepath.Join(path, n)); err == nil && ctimeOf(fi).Compare(t) >= 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// walkRepos calls found for every .git entry under root, without entering
+// any .git directory, and reports whether it read the whole tree.
+func walkRepos(root string, found func(dotgit string, ino uint64)) bool {
+	n := 0
+	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			if p == root {
+				return err
+			}
+			return nil // unreadable below: git cannot read it either
+		}
+		if n++; n > GitScanLimit {
+			return errScanLimit
+		}
+		if d.Name() != ".git" || p == root {
+			return nil
+		}
+		if fi, err := os.Lstat(p); err == nil {
+			found(p, inodeOf(fi))
+		}
+		if d.IsDir() {
+			return filepath.SkipDir
+		}
+		return nil
+	})
+	return err == nil
+}
+
+var errScanLimit = errors.New("scan limit")
+
+func inodeOf(fi fs.FileInfo) uint64 {
+	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
+		return uint64(st.Ino)
+	}
+	return 0
+}
+
+// WarnTampered tells the user, on w, what a run changed that git on the
+// host would execute, and when the scan could not cover the workspace.
+func WarnTampered(w io.Writer, res *Result) {
+	for _, p := range res.Tampered {
+		fmt.Fprintf(w, "gatedexec: warning: the command created or changed %s, which git on the host may execute: review it before running git there\n", p)
+	}
+	if res.TamperIncomplete {
+		fmt.Fprintf(w, "gatedexec: warning: the workspace has more than %d entries; git control files past them were not checked\n", GitScanLimit)
+	}
+}
