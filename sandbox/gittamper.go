@@ -68,7 +68,12 @@ func (g *GitRepos) GitTamper() (tampered []string, complete bool) {
 			note(dotgit) // unreadable now, readable before: changed
 			continue
 		}
-		for _, p := range append(paths, dotgit) {
+		// A .git directory changes with every commit; a .git file or
+		// link only when it is pointed elsewhere.
+		if fi, err := os.Lstat(dotgit); err == nil && !fi.IsDir() {
+			paths = append(paths, dotgit)
+		}
+		for _, p := range paths {
 			if changedSince(p, g.since) {
 				note(p)
 			}
@@ -143,9 +148,27 @@ func inodeOf(fi fs.FileInfo) uint64 {
 	return 0
 }
 
-// WarnTampered tells the user, on w, what a run changed that git on the
+// WatchGit calls run and, when p.WatchesGit, reports in its Result the git
+// control files the run created or changed in the workspace, telling w too.
+// Backends wrap their Run in it.
+func WatchGit(p *Profile, w io.Writer, run func() (*Result, error)) (*Result, error) {
+	if !p.WatchesGit() {
+		return run()
+	}
+	repos := ScanGitRepos(p.Workspace)
+	res, err := run()
+	if res != nil {
+		var complete bool
+		res.Tampered, complete = repos.GitTamper()
+		res.TamperIncomplete = !complete
+		warnTampered(w, res)
+	}
+	return res, err
+}
+
+// warnTampered tells the user, on w, what a run changed that git on the
 // host would execute, and when the scan could not cover the workspace.
-func WarnTampered(w io.Writer, res *Result) {
+func warnTampered(w io.Writer, res *Result) {
 	for _, p := range res.Tampered {
 		fmt.Fprintf(w, "gatedexec: warning: the command created or changed %s, which git on the host may execute: review it before running git there\n", p)
 	}

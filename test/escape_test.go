@@ -81,6 +81,8 @@ type fixture struct {
 	// bin and cred, when set, run gatedexec from bin as another user.
 	bin  string
 	cred *syscall.Credential
+	// env is added to gatedexec's environment.
+	env []string
 }
 
 func newFixture(t *testing.T) fixture {
@@ -149,6 +151,7 @@ func (f fixture) sandboxedFiles(t *testing.T, files []*os.File, profile string, 
 	}
 	cmd.Env = append(os.Environ(), "HOME="+f.home, "GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@t",
 		"GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@t", "XDG_CONFIG_HOME="+filepath.Join(f.home, ".config"))
+	cmd.Env = append(cmd.Env, f.env...)
 	if len(files) > 0 {
 		// Nil entries are closed in gatedexec; they only move the files up.
 		cmd.ExtraFiles = append(make([]*os.File, inheritedFD-3), files...)

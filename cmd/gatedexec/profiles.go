@@ -92,6 +92,7 @@ type profileView struct {
 	UnixSockets  string   `json:"unix_sockets"`
 	EnvDeny      []string `json:"env_deny"`
 	Setsid       bool     `json:"setsid"`
+	PIDNamespace bool     `json:"pid_namespace"`
 	Limits       struct {
 		NoFile  uint64 `json:"nofile,omitempty"`
 		NProc   uint64 `json:"nproc,omitempty"`
@@ -120,7 +121,7 @@ func viewOf(p *sandbox.Profile, pl place) profileView {
 		Unrestricted: p.Unrestricted, ReadAll: p.ReadAll,
 		Read: nonNil(p.Read), Write: nonNil(p.Write), Protect: nonNil(p.Protect), Hide: nonNil(p.Hide),
 		Network: string(p.Network), UnixSockets: "deny", EnvDeny: nonNil(p.EnvDeny), Setsid: !p.NoSetsid,
-		Workspace: pl.Workspace, Cwd: pl.Cwd,
+		PIDNamespace: p.IsolatesPIDs(), Workspace: pl.Workspace, Cwd: pl.Cwd,
 	}
 	if p.UnixSockets {
 		v.UnixSockets = "allow"
@@ -204,7 +205,7 @@ func printProfile(w io.Writer, v profileView) {
 	list("hide", v.Hide)
 	fmt.Fprintf(w, "network: %s\nunix_sockets: %s\n", v.Network, v.UnixSockets)
 	fmt.Fprintf(w, "env_deny: %s\n", strings.Join(v.EnvDeny, " "))
-	fmt.Fprintf(w, "setsid: %t\n", v.Setsid)
+	fmt.Fprintf(w, "setsid: %t\npid_namespace: %t\n", v.Setsid, v.PIDNamespace)
 	l := v.Limits
 	var lims []string
 	for _, x := range []struct {

@@ -22,6 +22,7 @@ type sandboxResult struct {
 	Signal     *int     `json:"signal"`
 	TimedOut   bool     `json:"timed_out,omitempty"`
 	DurationMS int64    `json:"duration_ms"`
+	Tampered   []string `json:"tampered,omitempty"`
 }
 
 func newSandboxCmd() *cobra.Command {
@@ -66,7 +67,7 @@ func newSandboxCmd() *cobra.Command {
 			})
 			if res != nil {
 				out := sandboxResult{Profile: p.Name, Layers: res.Layers, Missing: res.Missing,
-					ExitCode: res.ExitCode, TimedOut: res.TimedOut, DurationMS: res.Duration.Milliseconds()}
+					ExitCode: res.ExitCode, TimedOut: res.TimedOut, DurationMS: res.Duration.Milliseconds(), Tampered: res.Tampered}
 				if out.Layers == nil {
 					out.Layers = []string{}
 				}

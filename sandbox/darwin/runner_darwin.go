@@ -30,10 +30,14 @@ type Runner struct{}
 // Run runs c under its profile and waits for it. The command's exit status
 // is in the Result (128+N when killed by signal N); an error means it did
 // not run (or gatedexec failed around it).
-func (Runner) Run(ctx context.Context, c *sandbox.Command) (*sandbox.Result, error) {
+func (r Runner) Run(ctx context.Context, c *sandbox.Command) (*sandbox.Result, error) {
 	if c == nil || c.Profile == nil || len(c.Argv) == 0 {
 		return nil, errors.New("darwin: command, profile and argv are required")
 	}
+	return sandbox.WatchGit(c.Profile, os.Stderr, func() (*sandbox.Result, error) { return r.run(ctx, c) })
+}
+
+func (Runner) run(ctx context.Context, c *sandbox.Command) (*sandbox.Result, error) {
 	p := c.Profile
 	env := c.Env
 	if env == nil {

@@ -51,10 +51,21 @@ var _ sandbox.Runner = (*Runner)(nil)
 // applied returns an error wrapping sandbox.ErrLayerUnavailable and runs
 // nothing.
 func (r *Runner) Run(ctx context.Context, c *Command) (*sandbox.Result, error) {
-	p := c.Profile
-	if p == nil {
+	if c.Profile == nil {
 		return nil, errors.New("sandbox: command has no profile")
 	}
+	return sandbox.WatchGit(c.Profile, r.warn(), func() (*sandbox.Result, error) { return r.run(ctx, c) })
+}
+
+func (r *Runner) warn() io.Writer {
+	if r.Warn == nil {
+		return os.Stderr
+	}
+	return r.Warn
+}
+
+func (r *Runner) run(ctx context.Context, c *Command) (*sandbox.Result, error) {
+	p := c.Profile
 	if len(c.Argv) == 0 {
 		return nil, errors.New("sandbox: empty command")
 	}
@@ -141,10 +152,6 @@ func (r *Runner) Run(ctx context.Context, c *Command) (*sandbox.Result, error) {
 	if spec.Unshare != 0 && !caps.Root {
 		spec.Unshare |= unix.CLONE_NEWUSER
 	}
-	var repos *sandbox.GitRepos
-	if p.WatchesGit() {
-		repos = sandbox.ScanGitRepos(p.Workspace)
-	}
 	res, err := r.start(ctx, c, p, &spec, extra)
 	if err != nil && errors.Is(err, errNamespaces) {
 		if p.Enforcement != sandbox.BestEffort {
@@ -159,21 +166,11 @@ func (r *Runner) Run(ctx context.Context, c *Command) (*sandbox.Result, error) {
 		spec.Unshare, spec.Mounts, spec.LoopbackUp, spec.ParentMntNS = 0, nil, false, 0
 		res, err = r.start(ctx, c, p, &spec, extra)
 	}
-	w := r.Warn
-	if w == nil {
-		w = os.Stderr
-	}
 	if len(missing) > 0 {
-		fmt.Fprintf(w, "gatedexec: warning: profile %s: sandbox layers not applied on this host: %s\n", p.Name, strings.Join(missing, ", "))
+		fmt.Fprintf(r.warn(), "gatedexec: warning: profile %s: sandbox layers not applied on this host: %s\n", p.Name, strings.Join(missing, ", "))
 	}
 	if res != nil {
 		res.Layers, res.Missing = layers, missing
-		if repos != nil {
-			var complete bool
-			res.Tampered, complete = repos.GitTamper()
-			res.TamperIncomplete = !complete
-			sandbox.WarnTampered(w, res)
-		}
 	}
 	return res, err
 }

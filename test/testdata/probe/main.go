@@ -155,6 +155,41 @@ func probe(op, arg string) error {
 			return fmt.Errorf("NoNewPrivs not set")
 		}
 		return nil
+	case "nocaps": // ok when every capability set is empty
+		b, err := os.ReadFile("/proc/self/status")
+		if err != nil {
+			return err
+		}
+		for _, set := range []string{"CapInh", "CapPrm", "CapEff", "CapBnd", "CapAmb"} {
+			if !strings.Contains(string(b), set+":\t0000000000000000\n") {
+				return fmt.Errorf("%s is not empty", set)
+			}
+		}
+		return nil
+	case "chroot":
+		return syscall.Chroot("/")
+	case "setuid": // to another uid than the process has
+		return errno(rawSetuid(12345))
+	case "raw-socket": // with network on, only a missing CAP_NET_RAW refuses it
+		fd, err := syscall.Socket(syscall.AF_INET, syscall.SOCK_RAW, syscall.IPPROTO_ICMP)
+		if err == nil {
+			syscall.Close(fd)
+		}
+		return err
+	case "tmpfs-mount": // mount(2) of a new tmpfs
+		return syscall.Mount("none", "/tmp", "tmpfs", 0, "")
+	case "environ": // arg: a pid whose environment must not be readable
+		b, err := os.ReadFile("/proc/" + arg + "/environ")
+		if err == nil && len(b) == 0 {
+			return fmt.Errorf("environ of %s: empty", arg)
+		}
+		return err
+	case "kill0": // arg: a pid that must not be signalled (signal 0 probes)
+		pid, err := strconv.Atoi(arg)
+		if err != nil {
+			return err
+		}
+		return syscall.Kill(pid, 0)
 	case "setsid": // ok when this process leads its own session
 		sid, _ := unix.Getsid(0)
 		if sid != os.Getpid() {
@@ -169,5 +204,13 @@ func errno(e syscall.Errno) error {
 	if e == 0 {
 		return nil
 	}
+	return e
+}
+
+// rawSetuid calls setuid(2) on this thread only: the Go runtime's
+// syscall.Setuid changes every thread and hides the kernel's answer behind
+// its own.
+func rawSetuid(uid int) syscall.Errno {
+	_, _, e := syscall.RawSyscall(syscall.SYS_SETUID, uintptr(uid), 0, 0)
 	return e
 }
