@@ -3,8 +3,9 @@
 #   1. Go benchmarks (rule evaluation at 10/1000/10000 rules, shell analysis).
 #   2. Whole-process wall time with hyperfine: bare /bin/true, an empty Go
 #      program and `gatedexec version` (the start-up floors), gatedexec
-#      sandbox without namespaces, bwrap with an equivalent policy,
-#      workspace-write (namespaces) beside bwrap with .git read-only,
+#      sandbox under each built-in profile, one without a mount plan (only
+#      the PID namespace) and one without namespaces, beside bwrap with
+#      the equivalent policies (--unshare-pid --proc /proc),
 #      gatedexec run and check with a 1000-rule file (warm rules cache,
 #      then uncached).
 #   3. Peak RSS of gatedexec.
@@ -34,12 +35,21 @@ trap 'rm -rf "$tmp"' EXIT
 ws=$tmp/ws
 mkdir -p "$ws"
 git -C "$ws" init -q
-cat >"$tmp/nons.toml" <<TOML
-description = "workspace-write without protect/hide: Landlock + seccomp, no namespaces"
+cat >"$tmp/nomount.toml" <<TOML
+description = "workspace-write without protect/hide: no mount plan, only the PID namespace and its /proc"
 extends = "workspace-write"
 [filesystem]
 protect = []
 hide = []
+TOML
+cat >"$tmp/nons.toml" <<TOML
+description = "workspace-write without protect/hide or PID namespace: Landlock + seccomp, no namespaces"
+extends = "workspace-write"
+[filesystem]
+protect = []
+hide = []
+[process]
+pid_namespace = false
 TOML
 python3 - "$tmp/1000.rules" <<'PY'
 import sys
@@ -66,10 +76,14 @@ hyperfine -N --warmup 30 --runs "$runs" --export-json "$out/hyperfine.json" \
 	-n bare "/bin/true" \
 	-n go-empty "$tmp/go-empty" \
 	-n gatedexec-version "$bin version" \
-	-n sandbox-nons "$bin sandbox -p $tmp/nons.toml -- /bin/true" \
-	-n bwrap "bwrap --ro-bind / / --dev /dev --bind $ws $ws --unshare-net -- /bin/true" \
+	-n sandbox-full-access "$bin sandbox -p full-access -- /bin/true" \
+	-n sandbox-read-only "$bin sandbox -p read-only -- /bin/true" \
 	-n sandbox-workspace-write "$bin sandbox -p workspace-write -- /bin/true" \
-	-n bwrap-git-ro "bwrap --ro-bind / / --dev /dev --bind $ws $ws --ro-bind $ws/.git $ws/.git --unshare-net -- /bin/true" \
+	-n sandbox-nomount "$bin sandbox -p $tmp/nomount.toml -- /bin/true" \
+	-n sandbox-nons "$bin sandbox -p $tmp/nons.toml -- /bin/true" \
+	-n bwrap-read-only "bwrap --ro-bind / / --dev /dev --proc /proc --unshare-pid --unshare-ipc --unshare-net -- /bin/true" \
+	-n bwrap-workspace-write "bwrap --ro-bind / / --dev /dev --proc /proc --bind $ws $ws --bind /tmp /tmp --ro-bind $ws/.git/hooks $ws/.git/hooks --ro-bind $ws/.git/config $ws/.git/config --unshare-pid --unshare-ipc --unshare-net -- /bin/true" \
+	-n bwrap-pid "bwrap --bind / / --dev /dev --proc /proc --unshare-pid -- /bin/true" \
 	-n run-1000-rules "$bin run -r $tmp/1000.rules -- /bin/true" \
 	-n check-1000-rules "$bin check -r $tmp/1000.rules -- git status"
 # The same two with the rules cache off: the first run after an edit.
@@ -92,9 +106,13 @@ for k, v in med.items():
     print(f"{k:26} {v:10.3f}")
 def ratio(a, b, target):
     print(f"{a} / {b}: {med[a]/med[b]:.2f}x (target {target})")
-ratio("sandbox-nons", "bare", "<= 2.0x")
-ratio("sandbox-nons", "bwrap", "<= 0.5x")
-ratio("sandbox-workspace-write", "bwrap-git-ro", "<= 0.8x")
+for p in ("full-access", "read-only", "workspace-write", "nomount", "nons"):
+    ratio("sandbox-" + p, "bare", "-")
+ratio("sandbox-read-only", "bwrap-read-only", "-")
+ratio("sandbox-workspace-write", "bwrap-workspace-write", "<= 0.8x")
+ratio("sandbox-nomount", "bwrap-workspace-write", "<= 0.6x")
+ratio("sandbox-nomount", "bwrap-pid", "-")
+print(f"PID namespace + /proc: {med['sandbox-nomount'] - med['sandbox-nons']:.3f} ms (nomount - nons)")
 ratio("run-1000-rules", "bare", "-")
 ratio("sandbox-nons", "gatedexec-version", "-")
 print(f"check-1000-rules median: {med['check-1000-rules']:.3f} ms warm cache, "

@@ -59,11 +59,16 @@ type helperSpec struct {
 	// inherited: they grant access from outside the sandbox.
 	CloseFDs bool
 	// DropCaps empties every capability set of the target.
-	DropCaps      bool
-	Rlimits       []rlimit
-	Landlock      bool
-	LandlockFlags uint32
-	BPF           []byte
+	DropCaps bool
+	// Dev gives the command a minimal /dev of its own; PtsAccess and
+	// ShmAccess are the Landlock rights the helper grants on its devpts
+	// and /dev/shm (0 without a ruleset).
+	Dev                  bool
+	PtsAccess, ShmAccess uint64
+	Rlimits              []rlimit
+	Landlock             bool
+	LandlockFlags        uint32
+	BPF                  []byte
 }
 
 type rlimit struct {

@@ -46,6 +46,18 @@
 #ifndef SYS_mount_setattr
 #define SYS_mount_setattr 442 // the same on every architecture
 #endif
+#ifndef SYS_landlock_add_rule
+#define SYS_landlock_add_rule 445 // the same on every architecture
+#endif
+#ifndef SYS_open_tree
+#define SYS_open_tree 428 // the same on every architecture
+#endif
+#ifndef SYS_move_mount
+#define SYS_move_mount 429 // the same on every architecture
+#endif
+#define GX_OPEN_TREE_CLONE 1
+#define GX_MOVE_MOUNT_F_EMPTY_PATH 0x00000004
+#define GX_LANDLOCK_RULE_PATH_BENEATH 1
 #ifndef SYS_close_range
 #define SYS_close_range 436 // the same on every architecture
 #endif
@@ -154,6 +166,8 @@ struct spec {
 	size_t nrlimits;
 	int close_fds;
 	int drop_caps;
+	int dev;
+	uint64_t pts_access, shm_access;
 	int landlock;
 	uint32_t landlock_flags;
 	uint32_t unshare_flags;
@@ -276,6 +290,14 @@ static void decode(const unsigned char *b, size_t len, struct spec *s) {
 			}
 			s->close_fds = 1;
 			break;
+		case GX_TAG_DEV:
+			if (n != 16) {
+				decode_fail("bad /dev record");
+			}
+			s->dev = 1;
+			s->pts_access = le64(p);
+			s->shm_access = le64(p + 8);
+			break;
 		case GX_TAG_DROP_CAPS:
 			if (n != 0) {
 				decode_fail("bad capabilities record");
@@ -325,8 +347,8 @@ static void decode(const unsigned char *b, size_t len, struct spec *s) {
 	}
 	// The init mounts /proc for its namespace: only in a mount namespace
 	// of its own that it can tell from the caller's.
-	if ((s->unshare_flags & CLONE_NEWPID) && (!(s->unshare_flags & CLONE_NEWNS) || s->parent_mntns == 0)) {
-		decode_fail("a PID namespace needs a mount namespace");
+	if ((s->unshare_flags & CLONE_NEWPID || s->dev) && (!(s->unshare_flags & CLONE_NEWNS) || s->parent_mntns == 0)) {
+		decode_fail("a PID namespace or /dev needs a mount namespace");
 	}
 	s->argv = grow(s->argv, s->argc, sizeof *s->argv);
 	s->argv[s->argc] = NULL;
@@ -512,6 +534,96 @@ static void cloexec_inherited(void) {
 		setup_fail("inherited descriptors: /proc/self/fd: %s", strerror(errno));
 	}
 	closedir(d);
+}
+
+// The device nodes a minimal /dev keeps from the host's: they reach no
+// hardware, no other terminal and no disk.
+static const char *const dev_nodes[] = {"null", "zero", "full", "random", "urandom", "tty"};
+
+struct landlock_path_beneath_attr_v1 {
+	uint64_t allowed_access;
+	int32_t parent_fd;
+} __attribute__((packed));
+
+// landlock_allow adds a rule for path to the ruleset the runner prepared:
+// the devpts and /dev/shm made here did not exist when it was built.
+static void landlock_allow(const char *path, uint64_t access) {
+	if (access == 0) {
+		return;
+	}
+	int fd = open(path, O_PATH | O_CLOEXEC);
+	if (fd < 0) {
+		ns_fail("landlock rule %s: %s", path, strerror(errno));
+	}
+	struct landlock_path_beneath_attr_v1 attr = {.allowed_access = access, .parent_fd = fd};
+	if (syscall(SYS_landlock_add_rule, GX_RULESET_FD, GX_LANDLOCK_RULE_PATH_BENEATH, &attr, 0) != 0) {
+		setup_fail("landlock rule %s: %s", path, strerror(errno));
+	}
+	close(fd);
+}
+
+// make_dev replaces /dev with a tmpfs holding only dev_nodes (bound from the
+// host's), a devpts instance of its own (ptys of the command's, none of the
+// caller's other terminals), a private /dev/shm and the usual links: block
+// devices, which root may open by their mode alone, are gone with the rest.
+static void make_dev(const struct spec *s) {
+	// Private first: a mount on a shared /dev would show up in the
+	// caller's namespace too.
+	if (mount(NULL, "/dev", NULL, MS_REC | MS_PRIVATE, NULL) != 0) {
+		ns_fail("mount: making /dev private: %s", strerror(errno));
+	}
+	int fds[sizeof dev_nodes / sizeof dev_nodes[0]];
+	char path[64];
+	for (size_t i = 0; i < sizeof dev_nodes / sizeof dev_nodes[0]; i++) {
+		snprintf(path, sizeof path, "/dev/%s", dev_nodes[i]);
+		fds[i] = (int)syscall(SYS_open_tree, AT_FDCWD, path, GX_OPEN_TREE_CLONE | O_CLOEXEC);
+		if (fds[i] < 0 && errno != ENOENT) {
+			ns_fail("/dev: %s: %s", path, strerror(errno));
+		}
+	}
+	if (mount("tmpfs", "/dev", "tmpfs", MS_NOSUID | MS_NOEXEC, "mode=0755,size=64k,nr_inodes=64") != 0) {
+		ns_fail("/dev: tmpfs: %s", strerror(errno));
+	}
+	for (size_t i = 0; i < sizeof dev_nodes / sizeof dev_nodes[0]; i++) {
+		if (fds[i] < 0) {
+			continue;
+		}
+		snprintf(path, sizeof path, "/dev/%s", dev_nodes[i]);
+		int f = open(path, O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC, 0666);
+		if (f < 0) {
+			ns_fail("/dev: %s: %s", path, strerror(errno));
+		}
+		close(f);
+		if (syscall(SYS_move_mount, fds[i], "", AT_FDCWD, path, GX_MOVE_MOUNT_F_EMPTY_PATH) != 0) {
+			ns_fail("/dev: %s: %s", path, strerror(errno));
+		}
+		close(fds[i]);
+	}
+	if (mkdir("/dev/pts", 0755) != 0 || mkdir("/dev/shm", 01777) != 0) {
+		ns_fail("/dev: mkdir: %s", strerror(errno));
+	}
+	if (mount("devpts", "/dev/pts", "devpts", MS_NOSUID | MS_NOEXEC, "newinstance,ptmxmode=0666,mode=0620") != 0) {
+		ns_fail("/dev/pts: %s", strerror(errno));
+	}
+	if (mount("tmpfs", "/dev/shm", "tmpfs", MS_NOSUID | MS_NODEV, "mode=1777,size=256m") != 0) {
+		ns_fail("/dev/shm: %s", strerror(errno));
+	}
+	static const char *const links[][2] = {{"pts/ptmx", "/dev/ptmx"}, {"/proc/self/fd", "/dev/fd"},
+		{"/proc/self/fd/0", "/dev/stdin"}, {"/proc/self/fd/1", "/dev/stdout"}, {"/proc/self/fd/2", "/dev/stderr"}};
+	for (size_t i = 0; i < sizeof links / sizeof links[0]; i++) {
+		if (symlink(links[i][0], links[i][1]) != 0) {
+			ns_fail("/dev: %s: %s", links[i][1], strerror(errno));
+		}
+	}
+	// Nothing more may be made in /dev itself.
+	struct mount_attr_v0 ro = {.attr_set = GX_MOUNT_ATTR_RDONLY};
+	if (syscall(SYS_mount_setattr, AT_FDCWD, "/dev", 0, &ro, sizeof ro) != 0) {
+		ns_fail("/dev: read-only: %s", strerror(errno));
+	}
+	if (s->landlock) {
+		landlock_allow("/dev/pts", s->pts_access);
+		landlock_allow("/dev/shm", s->shm_access);
+	}
 }
 
 static void write_file(const char *path, const char *text) {
@@ -857,6 +969,12 @@ static void run_helper(void) {
 		enter_namespaces(s.unshare_flags);
 	}
 	apply_mounts(&s);
+	if (s.dev) {
+		if (s.parent_mntns == 0 || mntns_inode() == s.parent_mntns) {
+			setup_fail("mount namespace: not a private namespace");
+		}
+		make_dev(&s);
+	}
 	if (s.loopback) {
 		loopback_up();
 	}

@@ -26,6 +26,7 @@ const (
 	tagUnshare     = C.GX_TAG_UNSHARE
 	tagCloseFDs    = C.GX_TAG_CLOSE_FDS
 	tagDropCaps    = C.GX_TAG_DROP_CAPS
+	tagDev         = C.GX_TAG_DEV
 	maxSpec        = C.GX_MAX_SPEC
 )
 
@@ -89,6 +90,10 @@ func (s *helperSpec) encode() ([]byte, error) {
 	}
 	if s.DropCaps {
 		e.record(tagDropCaps)
+	}
+	if s.Dev {
+		p := binary.LittleEndian.AppendUint64(nil, s.PtsAccess)
+		e.record(tagDev, binary.LittleEndian.AppendUint64(p, s.ShmAccess))
 	}
 	for _, r := range s.Rlimits {
 		p := binary.LittleEndian.AppendUint32(nil, uint32(r.Resource))

@@ -53,6 +53,33 @@ const writableDirAccess = llsyscall.AccessFSExecute | llsyscall.AccessFSReadFile
 	llsyscall.AccessFSMakeDir | llsyscall.AccessFSMakeReg | llsyscall.AccessFSMakeSock | llsyscall.AccessFSMakeFifo |
 	llsyscall.AccessFSMakeSym | llsyscall.AccessFSRefer
 
+// fsRightsByABI holds, for each Landlock ABI, every filesystem right the
+// kernel knows at it: ABI 2 added refer, 3 truncate, 5 ioctl on devices.
+var fsRightsByABI = []uint64{
+	0,
+	1<<13 - 1, // 1: execute ... make_sym
+	1<<14 - 1, // 2: refer
+	1<<15 - 1, // 3: truncate
+	1<<15 - 1, // 4: network only
+	1<<16 - 1, // 5: ioctl_dev
+	1<<16 - 1, // 6: scopes only
+	1<<16 - 1, // 7: logging only
+}
+
+// fsRights returns the filesystem rights of want that the kernel's ABI
+// has: the ruleset the runner builds handles all of them, and a rule may
+// name no other.
+func fsRights(abi int, want uint64) uint64 {
+	if abi <= 0 {
+		return 0
+	}
+	return want & fsRightsByABI[min(abi, len(fsRightsByABI)-1)]
+}
+
+// ptsAccess is what the command's own devpts grants: opening its ptys
+// (the ptmx node and the pts/N it allocates) and their ioctls.
+const ptsAccess = uint64(llsyscall.AccessFSReadFile | llsyscall.AccessFSWriteFile | llsyscall.AccessFSReadDir | llsyscall.AccessFSIoctlDev)
+
 // landlockConfig is the Landlock configuration for p at the best ABI up to
 // sandbox.MaxLandlockABI: all file rights; TCP bind/connect and abstract
 // unix sockets only when the network is off, and signals always scoped to

@@ -139,6 +139,15 @@ func (r *Runner) run(ctx context.Context, c *Command) (*sandbox.Result, error) {
 		spec.Unshare |= unix.CLONE_NEWNET
 		spec.LoopbackUp = true
 	}
+	if spec.Unshare&unix.CLONE_NEWNS != 0 || slices.Contains(layers, sandbox.LayerPIDNS) {
+		// A mount namespace of its own gets a /dev of its own: no block
+		// device, no terminal of the caller's, ptys that work.
+		spec.Dev = true
+		if spec.Landlock {
+			spec.PtsAccess = fsRights(caps.LandlockABI, ptsAccess)
+			spec.ShmAccess = fsRights(caps.LandlockABI, writableDirAccess)
+		}
+	}
 	if slices.Contains(layers, sandbox.LayerPIDNS) {
 		// The init mounts the namespace's /proc, so it needs a mount
 		// namespace; an IPC one comes with it as above.
