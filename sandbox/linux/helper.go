@@ -65,10 +65,13 @@ type helperSpec struct {
 	// and /dev/shm (0 without a ruleset).
 	Dev                  bool
 	PtsAccess, ShmAccess uint64
-	Rlimits              []rlimit
-	Landlock             bool
-	LandlockFlags        uint32
-	BPF                  []byte
+	// Reopen lists the standard descriptors (0-2) the helper reopens by
+	// path inside the mount namespace (see reopenStdio).
+	Reopen        []int
+	Rlimits       []rlimit
+	Landlock      bool
+	LandlockFlags uint32
+	BPF           []byte
 }
 
 type rlimit struct {

@@ -168,6 +168,7 @@ struct spec {
 	int drop_caps;
 	int dev;
 	uint64_t pts_access, shm_access;
+	int reopen[3];
 	int landlock;
 	uint32_t landlock_flags;
 	uint32_t unshare_flags;
@@ -228,7 +229,7 @@ static void decode(const unsigned char *b, size_t len, struct spec *s) {
 		off += n;
 		// Every record but the lists appears at most once: a second
 		// one would silently override what the runner planned.
-		if (tag != GX_TAG_ARG && tag != GX_TAG_ENV && tag != GX_TAG_MOUNT && tag != GX_TAG_RLIMIT) {
+		if (tag != GX_TAG_ARG && tag != GX_TAG_ENV && tag != GX_TAG_MOUNT && tag != GX_TAG_RLIMIT && tag != GX_TAG_REOPEN) {
 			if (seen[tag]) {
 				decode_fail("duplicate record %c", tag);
 			}
@@ -289,6 +290,12 @@ static void decode(const unsigned char *b, size_t len, struct spec *s) {
 				decode_fail("bad close record");
 			}
 			s->close_fds = 1;
+			break;
+		case GX_TAG_REOPEN:
+			if (n != 4 || le32(p) > 2) {
+				decode_fail("bad reopen record");
+			}
+			s->reopen[le32(p)] = 1;
 			break;
 		case GX_TAG_DEV:
 			if (n != 16) {
@@ -624,6 +631,31 @@ static void make_dev(const struct spec *s) {
 		landlock_allow("/dev/pts", s->pts_access);
 		landlock_allow("/dev/shm", s->shm_access);
 	}
+}
+
+// reopen_stdio gives the command its own open of a file the caller passed
+// on fd, made by path inside the mount namespace: the caller's was opened
+// on the host's mounts, where a protect or hide mount does not apply, and
+// /proc/self/fd/N would reopen it for writing past them. The offset is
+// kept; a path that now names another file (hidden) is refused.
+static void reopen_stdio(int fd) {
+	struct stat before, after;
+	char link[32], path[4096];
+	snprintf(link, sizeof link, "/proc/self/fd/%d", fd);
+	ssize_t n = readlink(link, path, sizeof path - 1);
+	if (fstat(fd, &before) != 0 || n <= 0) {
+		setup_fail("descriptor %d: %s", fd, strerror(errno));
+	}
+	path[n] = 0;
+	int nfd = open(path, O_RDONLY | O_NOCTTY | O_CLOEXEC);
+	if (nfd < 0 || fstat(nfd, &after) != 0 || after.st_dev != before.st_dev || after.st_ino != before.st_ino) {
+		setup_fail("descriptor %d is %s, which the profile hides or protects: pass its content through a pipe", fd, path);
+	}
+	off_t off = lseek(fd, 0, SEEK_CUR);
+	if ((off > 0 && lseek(nfd, off, SEEK_SET) != off) || dup2(nfd, fd) != fd) {
+		setup_fail("descriptor %d: %s", fd, strerror(errno));
+	}
+	close(nfd);
 }
 
 static void write_file(const char *path, const char *text) {
@@ -974,6 +1006,14 @@ static void run_helper(void) {
 			setup_fail("mount namespace: not a private namespace");
 		}
 		make_dev(&s);
+	}
+	for (int fd = 0; fd <= 2; fd++) {
+		if (s.reopen[fd]) {
+			if (!(s.unshare_flags & CLONE_NEWNS)) {
+				setup_fail("reopening descriptor %d needs a mount namespace", fd);
+			}
+			reopen_stdio(fd);
+		}
 	}
 	if (s.loopback) {
 		loopback_up();

@@ -44,6 +44,7 @@
 #define GX_TAG_UNSHARE 'u'       // uint32 unshare(2) flags, applied first
 #define GX_TAG_CLOSE_FDS 'c'     // inherited descriptors above 2 end at exec (empty payload)
 #define GX_TAG_DROP_CAPS 'x'     // the target starts with no capability at all (empty payload)
+#define GX_TAG_REOPEN 'o'        // uint32 fd 0-2: reopen its file by path inside the mount namespace
 #define GX_TAG_DEV 'D'           // a minimal /dev of its own: uint64 Landlock rights for its
                                  // devpts, uint64 for its /dev/shm (0: no Landlock rules)
 

@@ -27,6 +27,7 @@ const (
 	tagCloseFDs    = C.GX_TAG_CLOSE_FDS
 	tagDropCaps    = C.GX_TAG_DROP_CAPS
 	tagDev         = C.GX_TAG_DEV
+	tagReopen      = C.GX_TAG_REOPEN
 	maxSpec        = C.GX_MAX_SPEC
 )
 
@@ -90,6 +91,9 @@ func (s *helperSpec) encode() ([]byte, error) {
 	}
 	if s.DropCaps {
 		e.record(tagDropCaps)
+	}
+	for _, fd := range s.Reopen {
+		e.record(tagReopen, binary.LittleEndian.AppendUint32(nil, uint32(fd)))
 	}
 	if s.Dev {
 		p := binary.LittleEndian.AppendUint64(nil, s.PtsAccess)

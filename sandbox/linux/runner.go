@@ -140,6 +140,7 @@ func (r *Runner) run(ctx context.Context, c *Command) (*sandbox.Result, error) {
 		spec.LoopbackUp = true
 	}
 	if spec.Unshare&unix.CLONE_NEWNS != 0 || slices.Contains(layers, sandbox.LayerPIDNS) {
+		spec.Reopen = reopenStdio(c, p)
 		// A mount namespace of its own gets a /dev of its own: no block
 		// device, no terminal of the caller's, ptys that work.
 		spec.Dev = true
@@ -378,4 +379,35 @@ func rlimits(l sandbox.Limits) []rlimit {
 		}
 	}
 	return out
+}
+
+// reopenStdio returns the standard descriptors of c that are files opened
+// read-only below a protect, control or hide path. Opened on the caller's
+// mounts, they would let the command reopen them for writing through
+// /proc/self/fd/N, past the read-only and hiding mounts of its namespace;
+// the helper reopens them there instead. Elsewhere Landlock judges such a
+// reopen by the file's path, as any open, and a descriptor keeps the
+// offset it shares with the caller.
+func reopenStdio(c *Command, p *sandbox.Profile) []int {
+	guarded := slices.Concat(p.Protect, p.Control, p.Hide)
+	var fds []int
+	for fd, s := range []any{c.Stdin, c.Stdout} {
+		f, ok := s.(*os.File)
+		if !ok || f == nil {
+			continue
+		}
+		var st unix.Stat_t
+		if unix.Fstat(int(f.Fd()), &st) != nil || st.Mode&unix.S_IFMT != unix.S_IFREG || st.Nlink == 0 {
+			continue
+		}
+		fl, err := unix.FcntlInt(f.Fd(), unix.F_GETFL, 0)
+		if err != nil || fl&unix.O_ACCMODE != unix.O_RDONLY {
+			continue
+		}
+		path, err := os.Readlink(fmt.Sprintf("/proc/self/fd/%d", f.Fd()))
+		if err == nil && slices.ContainsFunc(guarded, func(g string) bool { return within(path, g) }) {
+			fds = append(fds, fd)
+		}
+	}
+	return fds
 }

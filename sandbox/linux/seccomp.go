@@ -54,6 +54,8 @@ var alwaysDenied = []string{
 	"open_by_handle_at", "fanotify_init",
 	"reboot", "sethostname", "setdomainname", "settimeofday", "clock_settime",
 	"swapon", "swapoff", "acct", "iopl", "ioperm", "vhangup", "syslog",
+	// Another process's memory, by pidfd: no command needs it.
+	"process_madvise", "process_mrelease",
 }
 
 // newerSyscalls are the calls of alwaysDenied that libseccomp releases
@@ -102,6 +104,15 @@ func SeccompRules(p *sandbox.Profile) []SyscallRule {
 		rules = append(rules,
 			SyscallRule{Syscall: c.call, Errno: unix.EPERM, Conds: []ArgCond{{Arg: 0, Value: c.process}}},
 			SyscallRule{Syscall: c.call, Errno: unix.EPERM, Conds: []ArgCond{{Arg: 1, Value: 0}}})
+	}
+	// Scheduling policy, parameters and CPUs: a PID namespace shows the
+	// command no process but its own; without one, only the command
+	// itself (pid 0) may be changed. Threads pass their own id, so this
+	// is not the default: it would refuse pthread_setaffinity_np.
+	if p.SharePIDs {
+		for _, call := range []string{"sched_setscheduler", "sched_setparam", "sched_setattr", "sched_setaffinity"} {
+			rules = append(rules, SyscallRule{Syscall: call, Errno: unix.EPERM, Conds: []ArgCond{{Arg: 0, Value: 0}}})
+		}
 	}
 	// clone3 passes its flags in memory seccomp cannot read; ENOSYS makes
 	// libc fall back to clone(2), which is checked above.
