@@ -74,10 +74,11 @@ func (l *Loader) Lint(path string, check Unenforceable) []Problem {
 		}
 	}
 	if !p.Unrestricted && !p.NeedsNamespaces() {
-		// Without protect, hide or an isolated network the backend takes
-		// no mount namespace, and Landlock has no right for metadata.
-		out = append(out, Problem{Severity: SevWarning, File: path, Message: "no protect or hide entry, so no mount namespace: " +
-			"changes to file modes, owners, times and attributes outside filesystem.write, and System V IPC with processes outside, are not confined"})
+		// Without any namespace only Landlock and seccomp confine it,
+		// and they have no right for metadata, IPC or other processes.
+		out = append(out, Problem{Severity: SevWarning, File: path, Message: "no namespaces (no protect or hide, private_tmp and pid_namespace off, network on): " +
+			"other processes, the host's /tmp and its sockets, changes to file modes, owners, times and attributes outside filesystem.write, " +
+			"and System V IPC with processes outside are not confined"})
 	}
 	if check != nil {
 		for _, msg := range check(p) {

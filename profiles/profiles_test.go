@@ -75,7 +75,7 @@ func TestBuiltinsMatchDesign(t *testing.T) {
 		"read-only": {
 			Name: "read-only", Description: "Read everything except secrets, write nothing, no network",
 			Enforcement: sandbox.Strict, ReadAll: true, Hide: hide,
-			Network: sandbox.NetworkOff, UnixSockets: true, EnvDeny: envDeny, Workspace: ws,
+			Network: sandbox.NetworkOff, UnixSockets: true, EnvDeny: envDeny, Workspace: ws, PrivateTmp: []string{"/tmp"},
 		},
 		"workspace-write": {
 			Name: "workspace-write", Description: "Read everything except secrets, write the workspace and temp dirs, no network",
@@ -83,6 +83,7 @@ func TestBuiltinsMatchDesign(t *testing.T) {
 			Write:   []string{ws, "/tmp", f.vars.TmpDir},
 			Protect: []string{ws + "/.git/hooks", ws + "/.git/config", ws + "/.gatedexec"},
 			Hide:    hide, Network: sandbox.NetworkOff, UnixSockets: true, EnvDeny: envDeny, Workspace: ws,
+			PrivateTmp: []string{"/tmp"},
 		},
 		"full-access": {
 			Name: "full-access", Description: "No filesystem or network restriction (the policy and approval gates still apply)",
@@ -134,7 +135,7 @@ func TestResolve(t *testing.T) {
 			files: map[string]string{"user/p.toml": "extends = \"read-only\"\n[filesystem]\nhide = []\n[process]\nenv_deny = []\n"},
 			arg:   "p",
 			check: func(t *testing.T, f *fixture, p *sandbox.Profile) {
-				if len(p.Hide) != 0 || len(p.EnvDeny) != 0 || p.NeedsNamespaces() {
+				if len(p.Hide) != 0 || len(p.EnvDeny) != 0 || len(p.Protect) != 0 {
 					t.Errorf("hide=%v env_deny=%v", p.Hide, p.EnvDeny)
 				}
 			},
@@ -341,10 +342,11 @@ func TestLint(t *testing.T) {
 		want      []string // Problem.String() substrings, in order
 	}{
 		{"clean", "extends = \"workspace-write\"\n[filesystem]\nhide = []\n", nil},
-		{"all unknown keys", "a = 1\n[network]\nmode = \"on\"\nb = 2\n", []string{":1: unknown key \"a\" (error)", ":4: unknown key \"network.b\" (error)", "no mount namespace"}},
+		{"all unknown keys", "a = 1\n[network]\nmode = \"on\"\nb = 2\n", []string{":1: unknown key \"a\" (error)", ":4: unknown key \"network.b\" (error)"}},
 		{"missing paths warn", "[filesystem]\nread = [\"/nonexistent-x\"]\nprotect = [\"/nonexistent-y\"]\n", []string{":2: filesystem.read: /nonexistent-x does not exist on this host (warning)"}},
 		{"unenforceable", "[network]\nmode = \"isolated\"\n", []string{"cannot be enforced on this host: no network namespace (warning)"}},
-		{"no mount namespace", "[filesystem]\nwrite = [\":tmp\"]\n", []string{"no protect or hide entry, so no mount namespace: changes to file modes, owners, times and attributes outside filesystem.write"}},
+		{"no namespaces", "[filesystem]\nwrite = [\":tmp\"]\nprivate_tmp = false\n[network]\nmode = \"on\"\n[process]\npid_namespace = false\n",
+			[]string{"no namespaces (no protect or hide, private_tmp and pid_namespace off, network on): other processes"}},
 		{"resolve error", "extends = \"nope\"\n", []string{":1: extends: unknown profile \"nope\" (error)"}},
 		{"syntax", "[[x\n", []string{":1:"}},
 	}

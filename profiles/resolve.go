@@ -19,6 +19,7 @@ func over(parent, child *File) *File {
 	inherit(&m.Filesystem.Write, parent.Filesystem.Write)
 	inherit(&m.Filesystem.Protect, parent.Filesystem.Protect)
 	inherit(&m.Filesystem.Hide, parent.Filesystem.Hide)
+	inherit(&m.Filesystem.PrivateTmp, parent.Filesystem.PrivateTmp)
 	inherit(&m.Network.Mode, parent.Network.Mode)
 	inherit(&m.Network.UnixSockets, parent.Network.UnixSockets)
 	inherit(&m.Process.EnvDeny, parent.Process.EnvDeny)
@@ -128,14 +129,20 @@ func build(name string, m *File, src source, v *Vars) (*sandbox.Profile, error) 
 			return nil, src.errorf("network.mode", "want \"off\", \"on\" or \"isolated\", got %q", *n)
 		}
 	}
+	var sshAgent bool
 	if u := m.Network.UnixSockets; u != nil {
-		switch *u {
+		switch u.mode {
 		case "allow":
 			p.UnixSockets = true
 		case "deny":
 			p.UnixSockets = false
+		case "list":
+			p.UnixSockets = true
+			if p.Sockets, sshAgent, err = v.expandSockets(u.list, real); err != nil {
+				return nil, src.errorf("network.unix_sockets", "%v", err)
+			}
 		default:
-			return nil, src.errorf("network.unix_sockets", "want \"allow\" or \"deny\", got %q", *u)
+			return nil, src.errorf("network.unix_sockets", "want \"allow\", \"deny\" or a list of sockets, got %q", u.mode)
 		}
 	}
 	if e := m.Process.EnvDeny; e != nil {
@@ -145,6 +152,10 @@ func build(name string, m *File, src source, v *Vars) (*sandbox.Profile, error) 
 			}
 		}
 		p.EnvDeny = slices.Clone(*e)
+	}
+	if sshAgent {
+		// The agent is reachable on purpose: so is its address.
+		p.EnvDeny = slices.DeleteFunc(p.EnvDeny, func(s string) bool { return s == "SSH_AUTH_SOCK" })
 	}
 	if s := m.Process.Setsid; s != nil {
 		p.NoSetsid = !*s
@@ -172,6 +183,12 @@ func build(name string, m *File, src source, v *Vars) (*sandbox.Profile, error) 
 	}
 	p.Unrestricted = p.ReadAll && writeAll && p.Network == sandbox.NetworkOn &&
 		p.UnixSockets && len(p.Protect) == 0 && len(p.Hide) == 0
+	if !p.Unrestricted && (m.Filesystem.PrivateTmp == nil || *m.Filesystem.PrivateTmp) {
+		p.PrivateTmp, err = v.privateTmp(real)
+		if err != nil {
+			return nil, src.errorf("filesystem.private_tmp", "%v", err)
+		}
+	}
 	if filepath.IsAbs(v.Workspace) {
 		if p.Workspace, err = real.resolve(v.Workspace); err != nil {
 			return nil, fmt.Errorf("workspace %s: %w", v.Workspace, err)

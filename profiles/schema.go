@@ -31,10 +31,13 @@ type File struct {
 		Write   *[]string `toml:"write"`
 		Protect *[]string `toml:"protect"`
 		Hide    *[]string `toml:"hide"`
+		// PrivateTmp false gives a restricted command the host's /tmp
+		// and $TMPDIR instead of its own (default true).
+		PrivateTmp *bool `toml:"private_tmp"`
 	} `toml:"filesystem"`
 	Network struct {
-		Mode        *string `toml:"mode"`
-		UnixSockets *string `toml:"unix_sockets"`
+		Mode        *string      `toml:"mode"`
+		UnixSockets *unixSockets `toml:"unix_sockets"`
 	} `toml:"network"`
 	Process struct {
 		EnvDeny *[]string `toml:"env_deny"`
@@ -185,6 +188,33 @@ func normalizeKey(s string) string {
 }
 
 // count is a non-negative integer limit.
+// unixSockets is network.unix_sockets: "allow", "deny", or the list of the
+// host's pathname sockets (paths and presets) the command may reach.
+type unixSockets struct {
+	mode string   // "allow", "deny" or "list"
+	list []string // when mode is "list"
+}
+
+// UnmarshalTOML accepts a string or an array of strings.
+func (u *unixSockets) UnmarshalTOML(v any) error {
+	switch v := v.(type) {
+	case string:
+		*u = unixSockets{mode: v}
+	case []any:
+		u.mode, u.list = "list", make([]string, 0, len(v))
+		for _, e := range v {
+			s, ok := e.(string)
+			if !ok {
+				return fmt.Errorf("want strings in the list, got %T", e)
+			}
+			u.list = append(u.list, s)
+		}
+	default:
+		return fmt.Errorf("want \"allow\", \"deny\" or a list of socket paths, got %T", v)
+	}
+	return nil
+}
+
 type count uint64
 
 // UnmarshalTOML accepts a non-negative integer.

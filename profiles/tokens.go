@@ -283,3 +283,71 @@ func (c realPaths) entry(p string) (realEntry, error) {
 	c[p] = e
 	return e, nil
 }
+
+// Socket presets of network.unix_sockets: the daemons a user may let a
+// command reach on purpose, knowing it can then act through them.
+var socketPresets = map[string]func(v *Vars) []string{
+	// The ssh agent signs with the user's keys: the command can log in
+	// wherever they can.
+	":ssh-agent": func(v *Vars) []string { return []string{v.getenv("SSH_AUTH_SOCK")} },
+	// The Docker daemon runs containers as root: the command is root.
+	":docker": func(v *Vars) []string {
+		out := []string{"/var/run/docker.sock", "/run/docker.sock"}
+		if h, ok := strings.CutPrefix(v.getenv("DOCKER_HOST"), "unix://"); ok {
+			out = append(out, h)
+		}
+		return out
+	},
+}
+
+func (v *Vars) getenv(name string) string {
+	if v.Getenv == nil {
+		return ""
+	}
+	return v.Getenv(name)
+}
+
+// expandSockets expands the socket list of network.unix_sockets: presets
+// and path entries. A preset whose socket is not known adds nothing.
+func (v *Vars) expandSockets(list []string, real realPaths) (paths []string, sshAgent bool, err error) {
+	for _, entry := range list {
+		if preset, ok := socketPresets[entry]; ok {
+			sshAgent = sshAgent || entry == ":ssh-agent"
+			for _, p := range preset(v) {
+				if filepath.IsAbs(p) {
+					r, err := real.resolve(p)
+					if err != nil {
+						return nil, false, fmt.Errorf("socket %q: %w", entry, err)
+					}
+					paths = append(paths, r)
+				}
+			}
+			continue
+		}
+		if strings.HasPrefix(entry, ":") && !strings.Contains(entry, "/") {
+			return nil, false, fmt.Errorf("unknown socket preset %q (want :ssh-agent, :docker or a path)", entry)
+		}
+		ps, err := v.expand(entry, real)
+		if err != nil {
+			return nil, false, err
+		}
+		paths = append(paths, ps...)
+	}
+	return paths, sshAgent, nil
+}
+
+// privateTmp returns the directories a restricted command gets empty ones
+// of its own for: /tmp, and $TMPDIR when it lies elsewhere.
+func (v *Vars) privateTmp(real realPaths) ([]string, error) {
+	dirs := []string{"/tmp"}
+	if t := v.TmpDir; t != "" && filepath.IsAbs(t) {
+		r, err := real.resolve(t)
+		if err != nil {
+			return nil, fmt.Errorf("TMPDIR %s: %w", t, err)
+		}
+		if r != "/tmp" && !strings.HasPrefix(r, "/tmp/") && r != "/" {
+			dirs = append(dirs, r)
+		}
+	}
+	return dirs, nil
+}

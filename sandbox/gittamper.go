@@ -60,7 +60,12 @@ func (g *GitRepos) GitTamper() (tampered []string, complete bool) {
 	}
 	for _, dotgit := range repos {
 		if ino, ok := g.repos[dotgit]; !ok || ino != after[dotgit] {
-			note(dotgit) // a new repository: its files are new too
+			// A new repository: its files are new too. An empty .git is
+			// no repository (it is how a protect path of a workspace
+			// without one is held) and runs nothing.
+			if !isEmptyDir(dotgit) {
+				note(dotgit)
+			}
 			continue
 		}
 		paths, err := GitControl(filepath.Dir(dotgit))
@@ -175,4 +180,20 @@ func warnTampered(w io.Writer, res *Result) {
 	if res.TamperIncomplete {
 		fmt.Fprintf(w, "gatedexec: warning: the workspace has more than %d entries; git control files past them were not checked\n", GitScanLimit)
 	}
+}
+
+// isEmptyDir reports whether path is a directory, not a link to one, with
+// nothing in it.
+func isEmptyDir(path string) bool {
+	fi, err := os.Lstat(path)
+	if err != nil || !fi.IsDir() {
+		return false
+	}
+	d, err := os.Open(path)
+	if err != nil {
+		return false
+	}
+	defer d.Close()
+	names, _ := d.Readdirnames(1)
+	return len(names) == 0
 }

@@ -69,14 +69,14 @@ func PlanLayers(p *Profile, caps Capabilities) (layers, missing []string) {
 			missing = append(missing, LayerSeccomp)
 		}
 		userOK := caps.Root || caps.UserNS
-		if len(p.Protect) > 0 || len(p.Hide) > 0 {
+		if p.needsMountNS() {
 			if caps.MountNS && userOK {
 				layers = append(layers, LayerMountNS)
 			} else {
 				missing = append(missing, LayerMountNS)
 			}
 		}
-		if p.Network == NetworkIsolated {
+		if p.needsNetNS() {
 			if caps.NetNS && userOK {
 				layers = append(layers, LayerNetNS)
 			} else {

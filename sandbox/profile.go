@@ -54,8 +54,17 @@ type Profile struct {
 	// included. No escalation is planned for a denial under them.
 	Control []string
 
+	// PrivateTmp holds the directories (/tmp, $TMPDIR) the command gets
+	// an empty one of its own for, private to the run: the host's hold
+	// the sockets of its daemons (tmux, ssh-agent, X11) and other users'
+	// files. Paths the profile names below them stay the host's.
+	PrivateTmp []string
+
 	Network     NetworkMode
 	UnixSockets bool // false: AF_UNIX sockets are denied too
+	// Sockets are the host's pathname sockets outside the Write paths
+	// the command may connect to; every other one it cannot reach.
+	Sockets []string
 
 	// EnvDeny holds environment variable names or glob patterns (* only)
 	// removed from the command's environment.
@@ -96,7 +105,20 @@ type Limits struct {
 // namespace: Landlock alone cannot carve read-only or hidden holes in a
 // writable or readable tree, nor give a private loopback.
 func (p *Profile) NeedsNamespaces() bool {
-	return len(p.Protect) > 0 || len(p.Hide) > 0 || p.Network == NetworkIsolated
+	return p.needsMountNS() || p.needsNetNS() || p.IsolatesPIDs()
+}
+
+// needsMountNS reports whether p's filesystem needs a mount namespace of
+// its own: read-only and hidden holes, or a private /tmp.
+func (p *Profile) needsMountNS() bool {
+	return !p.Unrestricted && (len(p.Protect) > 0 || len(p.Hide) > 0 || len(p.PrivateTmp) > 0)
+}
+
+// needsNetNS reports whether p's network needs a namespace of its own:
+// isolated (loopback only), and off, where it keeps the command from the
+// host's abstract unix sockets, which are neither files nor TCP.
+func (p *Profile) needsNetNS() bool {
+	return p.Network == NetworkIsolated || p.Network == NetworkOff && !p.Unrestricted
 }
 
 // IsolatesPIDs reports whether p gives the command a PID namespace of its

@@ -1,6 +1,7 @@
 package test
 
 import (
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -155,4 +156,109 @@ func (f fixture) sandboxedStdin(t *testing.T, path, profile string, argv ...stri
 		t.Fatal(err)
 	}
 	return string(out), code
+}
+
+// TestEscapeHostSockets: the host's daemons listening on unix sockets (a
+// pathname outside the writable set, one in the host's /tmp, an abstract
+// name) are out of reach of a restricted command unless its profile lists
+// them, and the command's /tmp is its own.
+func TestEscapeHostSockets(t *testing.T) {
+	requireIsolation(t)
+	probe := buildProbe(t)
+	runDir, err := os.MkdirTemp("/var/tmp", "gatedexec-run-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer os.RemoveAll(runDir)
+	os.Chmod(runDir, 0o755)
+	tmpDir, err := os.MkdirTemp("/tmp", "gatedexec-tmux-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer os.RemoveAll(tmpDir)
+	os.Chmod(tmpDir, 0o755)
+	daemon := filepath.Join(runDir, "daemon.sock")
+	tmux := filepath.Join(tmpDir, "default")
+	abstract := "@gatedexec-test-" + strconv.Itoa(os.Getpid())
+	for _, addr := range []string{daemon, tmux, abstract} {
+		ln, err := net.Listen("unix", addr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer ln.Close()
+		go acceptAll(ln, nil)
+		if addr[0] == '/' {
+			os.Chmod(addr, 0o777)
+		}
+	}
+	hostFile := filepath.Join(tmpDir, "note")
+	mustWrite(t, hostFile, "host\n")
+	os.Chmod(hostFile, 0o644)
+	for _, c := range callers {
+		t.Run(c.name, func(t *testing.T) {
+			f, probe := c.fixture(t, probe)
+			for _, prof := range restricted {
+				for _, addr := range []string{daemon, tmux, abstract} {
+					out, code := f.sandboxed(t, prof, probe, "unix", addr)
+					t.Run(prof+"/"+addr, func(t *testing.T) { expectProbe(t, out, code, false) })
+				}
+				out, code := f.sandboxed(t, prof, probe, "read", hostFile)
+				t.Run(prof+"/host-tmp-file", func(t *testing.T) { expectProbe(t, out, code, false) })
+				listed := writeProfile(t, f, prof+"-listed.toml",
+					"extends = \""+prof+"\"\n[network]\nunix_sockets = [\""+daemon+"\", \""+tmux+"\"]\n")
+				for _, addr := range []string{daemon, tmux} {
+					out, code := f.sandboxed(t, listed, probe, "unix", addr)
+					t.Run(prof+"/listed/"+addr, func(t *testing.T) { expectProbe(t, out, code, true) })
+				}
+			}
+			// Positive controls: full-access reaches them all, and a
+			// restricted command's own sockets and /tmp work.
+			for _, addr := range []string{daemon, tmux, abstract} {
+				out, code := f.sandboxed(t, "full-access", probe, "unix", addr)
+				t.Run("full-access/"+addr, func(t *testing.T) { expectProbe(t, out, code, true) })
+			}
+			out, code := f.sandboxed(t, "workspace-write", "python3", "-c", `
+import socket, os
+s = socket.socket(socket.AF_UNIX); s.bind("/tmp/own.sock"); s.listen()
+c = socket.socket(socket.AF_UNIX); c.connect("/tmp/own.sock")
+a = socket.socket(socket.AF_UNIX); a.bind("\0own"); a.listen()
+b = socket.socket(socket.AF_UNIX); b.connect("\0own")
+open("/tmp/mine", "w").write("x"); print("own ok")`)
+			if code != 0 || !strings.Contains(out, "own ok") {
+				t.Errorf("own sockets and /tmp: exit %d:\n%s", code, out)
+			}
+			if _, err := os.Stat("/tmp/mine"); err == nil {
+				os.Remove("/tmp/mine")
+				t.Errorf("the command's /tmp is the host's")
+			}
+			t.Run("abstract-bind", func(t *testing.T) {
+				// A name the command binds is not in the host's abstract
+				// namespace: no host client can be made to talk to it.
+				name := "gatedexec-squat-" + c.name + strconv.Itoa(os.Getpid())
+				bin := gatedexecBin
+				if f.bin != "" {
+					bin = f.bin
+				}
+				cmd := exec.Command(bin, "sandbox", "-p", "workspace-write", "-C", f.ws, "-w", f.ws, "--", "python3", "-c",
+					"import socket, time\ns = socket.socket(socket.AF_UNIX); s.bind('\\0"+name+"'); s.listen(); print('bound', flush=True); time.sleep(3)")
+				cmd.Env = append(os.Environ(), "HOME="+f.home)
+				if f.cred != nil {
+					cmd.SysProcAttr = &syscall.SysProcAttr{Credential: f.cred}
+				}
+				stdout, _ := cmd.StdoutPipe()
+				if err := cmd.Start(); err != nil {
+					t.Fatal(err)
+				}
+				defer func() { cmd.Process.Kill(); cmd.Wait() }()
+				buf := make([]byte, 16)
+				if n, _ := stdout.Read(buf); !strings.Contains(string(buf[:n]), "bound") {
+					t.Fatalf("the command did not bind: %q", buf[:n])
+				}
+				if c, err := net.Dial("unix", "@"+name); err == nil {
+					c.Close()
+					t.Errorf("the host reached @%s, which the command bound", name)
+				}
+			})
+		})
+	}
 }

@@ -332,8 +332,16 @@ func TestEscapeNetwork(t *testing.T) {
 					t.Errorf("listener accepted=%v, want %v", got, !denied)
 				}
 			})
-			t.Run("unix-allowed", func(t *testing.T) {
+			// A host daemon's socket outside the writable set is out of
+			// reach unless the profile lists it.
+			t.Run("unix-host", func(t *testing.T) {
 				out, code := f.sandboxed(t, prof, probe, "unix", sock)
+				expectProbe(t, out, code, !denied)
+			})
+			t.Run("unix-listed", func(t *testing.T) {
+				listed := filepath.Join(t.TempDir(), "listed.toml")
+				mustWrite(t, listed, "extends = \""+prof+"\"\n[network]\nunix_sockets = [\""+sock+"\"]\n")
+				out, code := f.sandboxed(t, listed, probe, "unix", sock)
 				expectProbe(t, out, code, true)
 			})
 		})

@@ -88,7 +88,9 @@ type profileView struct {
 	Write        []string `json:"write"`
 	Protect      []string `json:"protect"`
 	Hide         []string `json:"hide"`
+	PrivateTmp   []string `json:"private_tmp"`
 	Network      string   `json:"network"`
+	Sockets      []string `json:"unix_sockets_reachable"`
 	UnixSockets  string   `json:"unix_sockets"`
 	EnvDeny      []string `json:"env_deny"`
 	Setsid       bool     `json:"setsid"`
@@ -120,6 +122,7 @@ func viewOf(p *sandbox.Profile, pl place) profileView {
 		Name: p.Name, Description: p.Description, Enforcement: string(p.Enforcement),
 		Unrestricted: p.Unrestricted, ReadAll: p.ReadAll,
 		Read: nonNil(p.Read), Write: nonNil(p.Write), Protect: nonNil(p.Protect), Hide: nonNil(p.Hide),
+		PrivateTmp: nonNil(p.PrivateTmp), Sockets: nonNil(p.Sockets),
 		Network: string(p.Network), UnixSockets: "deny", EnvDeny: nonNil(p.EnvDeny), Setsid: !p.NoSetsid,
 		PIDNamespace: p.IsolatesPIDs(), Workspace: pl.Workspace, Cwd: pl.Cwd,
 	}
@@ -203,7 +206,9 @@ func printProfile(w io.Writer, v profileView) {
 	list("write", v.Write)
 	list("protect", v.Protect)
 	list("hide", v.Hide)
+	list("private_tmp", v.PrivateTmp)
 	fmt.Fprintf(w, "network: %s\nunix_sockets: %s\n", v.Network, v.UnixSockets)
+	list("unix_sockets_reachable", v.Sockets)
 	fmt.Fprintf(w, "env_deny: %s\n", strings.Join(v.EnvDeny, " "))
 	fmt.Fprintf(w, "setsid: %t\npid_namespace: %t\n", v.Setsid, v.PIDNamespace)
 	l := v.Limits

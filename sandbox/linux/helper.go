@@ -50,6 +50,9 @@ type helperSpec struct {
 	// the helper forks an init for the namespace (helper_linux.h).
 	Unshare uint32
 	Mounts  []mountOp
+	// Tmp are directories replaced by an empty tmpfs before Mounts; Keep
+	// the paths below them bound back from the host's tree.
+	Tmp, Keep []string
 	// ParentMntNS is the runner's mount namespace inode: the helper mounts
 	// nothing unless it is in a different one, so a stray invocation cannot
 	// change the caller's mount table.
@@ -61,10 +64,11 @@ type helperSpec struct {
 	// DropCaps empties every capability set of the target.
 	DropCaps bool
 	// Dev gives the command a minimal /dev of its own; PtsAccess and
-	// ShmAccess are the Landlock rights the helper grants on its devpts
-	// and /dev/shm (0 without a ruleset).
+	// DirAccess are the Landlock rights the helper grants on its devpts
+	// and on the writable directories it makes, /dev/shm and the private
+	// tmp (0 without a ruleset).
 	Dev                  bool
-	PtsAccess, ShmAccess uint64
+	PtsAccess, DirAccess uint64
 	// Reopen lists the standard descriptors (0-2) the helper reopens by
 	// path inside the mount namespace (see reopenStdio).
 	Reopen        []int

@@ -157,6 +157,8 @@ struct spec {
 	size_t argc, envc;
 	struct mount_op *mounts;
 	size_t nmounts;
+	char **tmps, **keeps;
+	size_t ntmps, nkeeps;
 	uint64_t parent_mntns;
 	int loopback;
 	struct rlimit_op {
@@ -167,7 +169,7 @@ struct spec {
 	int close_fds;
 	int drop_caps;
 	int dev;
-	uint64_t pts_access, shm_access;
+	uint64_t pts_access, dir_access;
 	int reopen[3];
 	int landlock;
 	uint32_t landlock_flags;
@@ -229,7 +231,8 @@ static void decode(const unsigned char *b, size_t len, struct spec *s) {
 		off += n;
 		// Every record but the lists appears at most once: a second
 		// one would silently override what the runner planned.
-		if (tag != GX_TAG_ARG && tag != GX_TAG_ENV && tag != GX_TAG_MOUNT && tag != GX_TAG_RLIMIT && tag != GX_TAG_REOPEN) {
+		if (tag != GX_TAG_ARG && tag != GX_TAG_ENV && tag != GX_TAG_MOUNT && tag != GX_TAG_RLIMIT && tag != GX_TAG_REOPEN &&
+		    tag != GX_TAG_TMP && tag != GX_TAG_KEEP) {
 			if (seen[tag]) {
 				decode_fail("duplicate record %c", tag);
 			}
@@ -291,6 +294,19 @@ static void decode(const unsigned char *b, size_t len, struct spec *s) {
 			}
 			s->close_fds = 1;
 			break;
+		case GX_TAG_TMP:
+		case GX_TAG_KEEP: {
+			char ***arr = tag == GX_TAG_TMP ? &s->tmps : &s->keeps;
+			size_t *cnt = tag == GX_TAG_TMP ? &s->ntmps : &s->nkeeps;
+			*arr = grow(*arr, *cnt, sizeof **arr);
+			char *path = cstring(p, n);
+			if (path[0] != '/') {
+				free(path);
+				decode_fail("relative path in record %c", tag);
+			}
+			(*arr)[(*cnt)++] = path;
+			break;
+		}
 		case GX_TAG_REOPEN:
 			if (n != 4 || le32(p) > 2) {
 				decode_fail("bad reopen record");
@@ -303,7 +319,7 @@ static void decode(const unsigned char *b, size_t len, struct spec *s) {
 			}
 			s->dev = 1;
 			s->pts_access = le64(p);
-			s->shm_access = le64(p + 8);
+			s->dir_access = le64(p + 8);
 			break;
 		case GX_TAG_DROP_CAPS:
 			if (n != 0) {
@@ -354,7 +370,8 @@ static void decode(const unsigned char *b, size_t len, struct spec *s) {
 	}
 	// The init mounts /proc for its namespace: only in a mount namespace
 	// of its own that it can tell from the caller's.
-	if ((s->unshare_flags & CLONE_NEWPID || s->dev) && (!(s->unshare_flags & CLONE_NEWNS) || s->parent_mntns == 0)) {
+	if ((s->unshare_flags & CLONE_NEWPID || s->dev || s->ntmps > 0) &&
+	    (!(s->unshare_flags & CLONE_NEWNS) || s->parent_mntns == 0)) {
 		decode_fail("a PID namespace or /dev needs a mount namespace");
 	}
 	s->argv = grow(s->argv, s->argc, sizeof *s->argv);
@@ -378,6 +395,14 @@ static void free_spec(struct spec *s) {
 		free(s->mounts[i].path);
 	}
 	free(s->mounts);
+	for (size_t i = 0; i < s->ntmps; i++) {
+		free(s->tmps[i]);
+	}
+	free(s->tmps);
+	for (size_t i = 0; i < s->nkeeps; i++) {
+		free(s->keeps[i]);
+	}
+	free(s->keeps);
 	free(s->rlimits);
 	free(s->bpf);
 	memset(s, 0, sizeof *s);
@@ -440,8 +465,98 @@ static int tree_readonly(const char *path, const struct mount_op *ops, const int
 	return 0;
 }
 
+struct landlock_path_beneath_attr_v1 {
+	uint64_t allowed_access;
+	int32_t parent_fd;
+} __attribute__((packed));
+
+// landlock_allow adds a rule for path to the ruleset the runner prepared:
+// the devpts and /dev/shm made here did not exist when it was built.
+static void landlock_allow(const char *path, uint64_t access) {
+	if (access == 0) {
+		return;
+	}
+	int fd = open(path, O_PATH | O_CLOEXEC);
+	if (fd < 0) {
+		ns_fail("landlock rule %s: %s", path, strerror(errno));
+	}
+	struct landlock_path_beneath_attr_v1 attr = {.allowed_access = access, .parent_fd = fd};
+	if (syscall(SYS_landlock_add_rule, GX_RULESET_FD, GX_LANDLOCK_RULE_PATH_BENEATH, &attr, 0) != 0) {
+		setup_fail("landlock rule %s: %s", path, strerror(errno));
+	}
+	close(fd);
+}
+
+// mkdir_parents makes the missing directories above path.
+static void mkdir_parents(const char *path) {
+	char buf[4096];
+	if (strlen(path) >= sizeof buf) {
+		ns_fail("private tmp: path too long: %s", path);
+	}
+	strcpy(buf, path);
+	for (char *p = buf + 1; (p = strchr(p, '/')) != NULL; p++) {
+		*p = 0;
+		if (mkdir(buf, 0755) != 0 && errno != EEXIST) {
+			ns_fail("private tmp: mkdir %s: %s", buf, strerror(errno));
+		}
+		*p = '/';
+	}
+}
+
+// private_tmp gives each GX_TAG_TMP directory an empty tmpfs of its own:
+// the host's /tmp holds the sockets of its daemons (tmux, ssh-agent, X11)
+// and files of every user. The paths below it that the plan names (a
+// workspace in /tmp, the home, the command itself) are cloned from the
+// host's tree first and put back in the same place.
+static void private_tmp(const struct spec *s) {
+	int *fds = calloc(s->nkeeps + 1, sizeof *fds);
+	if (fds == NULL) {
+		setup_fail("private tmp: out of memory");
+	}
+	for (size_t i = 0; i < s->nkeeps; i++) {
+		fds[i] = (int)syscall(SYS_open_tree, AT_FDCWD, s->keeps[i], GX_OPEN_TREE_CLONE | GX_AT_RECURSIVE | O_CLOEXEC);
+		if (fds[i] < 0 && errno != ENOENT) {
+			ns_fail("private tmp: %s: %s", s->keeps[i], strerror(errno));
+		}
+	}
+	for (size_t i = 0; i < s->ntmps; i++) {
+		if (mount("tmpfs", s->tmps[i], "tmpfs", MS_NOSUID | MS_NODEV, "mode=1777") != 0) {
+			ns_fail("private tmp: %s: %s", s->tmps[i], strerror(errno));
+		}
+		// Landlock does not look through a mount at the directory under
+		// it, where the runner's rule for /tmp is.
+		if (s->landlock) {
+			landlock_allow(s->tmps[i], s->dir_access);
+		}
+	}
+	for (size_t i = 0; i < s->nkeeps; i++) {
+		if (fds[i] < 0) {
+			continue;
+		}
+		struct stat st;
+		if (fstat(fds[i], &st) != 0) {
+			ns_fail("private tmp: %s: %s", s->keeps[i], strerror(errno));
+		}
+		mkdir_parents(s->keeps[i]);
+		int rc;
+		if (S_ISDIR(st.st_mode)) {
+			rc = mkdir(s->keeps[i], 0755);
+		} else if ((rc = open(s->keeps[i], O_CREAT | O_WRONLY | O_CLOEXEC, 0644)) >= 0) {
+			rc = close(rc);
+		}
+		if (rc != 0 && errno != EEXIST) {
+			ns_fail("private tmp: %s: %s", s->keeps[i], strerror(errno));
+		}
+		if (syscall(SYS_move_mount, fds[i], "", AT_FDCWD, s->keeps[i], GX_MOVE_MOUNT_F_EMPTY_PATH) != 0) {
+			ns_fail("private tmp: %s: %s", s->keeps[i], strerror(errno));
+		}
+		close(fds[i]);
+	}
+	free(fds);
+}
+
 static void apply_mounts(const struct spec *s) {
-	if (s->nmounts == 0) {
+	if (s->nmounts == 0 && s->ntmps == 0) {
 		return;
 	}
 	// Mount only in a namespace of our own: a helper started by hand, in
@@ -452,6 +567,7 @@ static void apply_mounts(const struct spec *s) {
 	if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) != 0) {
 		ns_fail("mount: making / private: %s", strerror(errno));
 	}
+	private_tmp(s);
 	// Whether each write root was writable before the tree turned
 	// read-only: one the host mounted read-only stays so.
 	int *was_rw = calloc(s->nmounts, sizeof *was_rw);
@@ -547,28 +663,6 @@ static void cloexec_inherited(void) {
 // hardware, no other terminal and no disk.
 static const char *const dev_nodes[] = {"null", "zero", "full", "random", "urandom", "tty"};
 
-struct landlock_path_beneath_attr_v1 {
-	uint64_t allowed_access;
-	int32_t parent_fd;
-} __attribute__((packed));
-
-// landlock_allow adds a rule for path to the ruleset the runner prepared:
-// the devpts and /dev/shm made here did not exist when it was built.
-static void landlock_allow(const char *path, uint64_t access) {
-	if (access == 0) {
-		return;
-	}
-	int fd = open(path, O_PATH | O_CLOEXEC);
-	if (fd < 0) {
-		ns_fail("landlock rule %s: %s", path, strerror(errno));
-	}
-	struct landlock_path_beneath_attr_v1 attr = {.allowed_access = access, .parent_fd = fd};
-	if (syscall(SYS_landlock_add_rule, GX_RULESET_FD, GX_LANDLOCK_RULE_PATH_BENEATH, &attr, 0) != 0) {
-		setup_fail("landlock rule %s: %s", path, strerror(errno));
-	}
-	close(fd);
-}
-
 // make_dev replaces /dev with a tmpfs holding only dev_nodes (bound from the
 // host's), a devpts instance of its own (ptys of the command's, none of the
 // caller's other terminals), a private /dev/shm and the usual links: block
@@ -629,7 +723,7 @@ static void make_dev(const struct spec *s) {
 	}
 	if (s->landlock) {
 		landlock_allow("/dev/pts", s->pts_access);
-		landlock_allow("/dev/shm", s->shm_access);
+		landlock_allow("/dev/shm", s->dir_access);
 	}
 }
 

@@ -44,9 +44,12 @@
 #define GX_TAG_UNSHARE 'u'       // uint32 unshare(2) flags, applied first
 #define GX_TAG_CLOSE_FDS 'c'     // inherited descriptors above 2 end at exec (empty payload)
 #define GX_TAG_DROP_CAPS 'x'     // the target starts with no capability at all (empty payload)
+#define GX_TAG_TMP 't'           // a directory (/tmp, $TMPDIR) replaced by an empty tmpfs, before the mounts
+#define GX_TAG_KEEP 'K'          // a path below a GX_TAG_TMP directory that stays the host's (bound back)
 #define GX_TAG_REOPEN 'o'        // uint32 fd 0-2: reopen its file by path inside the mount namespace
 #define GX_TAG_DEV 'D'           // a minimal /dev of its own: uint64 Landlock rights for its
-                                 // devpts, uint64 for its /dev/shm (0: no Landlock rules)
+                                 // devpts, uint64 for the writable directories the helper makes
+                                 // (/dev/shm, private tmp; 0: no Landlock rules)
 
 // With CLONE_NEWPID among the unshare flags the helper forks an init: pid 1
 // of the new namespace, which mounts a /proc of its own (the spec must

@@ -28,6 +28,8 @@ const (
 	tagDropCaps    = C.GX_TAG_DROP_CAPS
 	tagDev         = C.GX_TAG_DEV
 	tagReopen      = C.GX_TAG_REOPEN
+	tagTmp         = C.GX_TAG_TMP
+	tagKeep        = C.GX_TAG_KEEP
 	maxSpec        = C.GX_MAX_SPEC
 )
 
@@ -74,6 +76,12 @@ func (s *helperSpec) encode() ([]byte, error) {
 	if s.Dir != "" {
 		e.str(tagDir, "directory", s.Dir)
 	}
+	for _, d := range s.Tmp {
+		e.str(tagTmp, "private tmp", d)
+	}
+	for _, k := range s.Keep {
+		e.str(tagKeep, "kept path", k)
+	}
 	for _, m := range s.Mounts {
 		e.str(tagMount, "mount path", m.Path, byte(m.Kind))
 	}
@@ -97,7 +105,7 @@ func (s *helperSpec) encode() ([]byte, error) {
 	}
 	if s.Dev {
 		p := binary.LittleEndian.AppendUint64(nil, s.PtsAccess)
-		e.record(tagDev, binary.LittleEndian.AppendUint64(p, s.ShmAccess))
+		e.record(tagDev, binary.LittleEndian.AppendUint64(p, s.DirAccess))
 	}
 	for _, r := range s.Rlimits {
 		p := binary.LittleEndian.AppendUint32(nil, uint32(r.Resource))

@@ -12,6 +12,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 
@@ -237,4 +238,78 @@ func mkdirRecord(dir string) ([]string, error) {
 		return nil, err
 	}
 	return []string{dir}, nil
+}
+
+// keepPaths returns the paths below p's private tmp directories that stay
+// the host's: what the profile names there (a workspace or home in /tmp,
+// gatedexec's own files, a socket it lets the command reach), the working
+// directory and the directory of the program. Nested ones are covered by
+// the outer one.
+func keepPaths(p *sandbox.Profile, cwd, program string) []string {
+	var cand []string
+	for _, list := range [][]string{p.Write, p.Read, p.Protect, p.Hide, p.Control, p.Sockets} {
+		cand = append(cand, list...)
+	}
+	cand = append(cand, cwd, filepath.Dir(program), p.Workspace)
+	var keep []string
+	for _, c := range cand {
+		if c == "" || !filepath.IsAbs(c) || slices.Contains(p.PrivateTmp, c) {
+			continue
+		}
+		tmp := slices.IndexFunc(p.PrivateTmp, func(t string) bool { return within(c, t) })
+		if tmp < 0 {
+			continue
+		}
+		// A path not made yet (a state directory, say) is held through
+		// its deepest existing ancestor below the tmp directory, which
+		// the mounts that protect it then find in place.
+		c = filepath.Clean(c)
+		for c != p.PrivateTmp[tmp] {
+			if _, err := os.Lstat(c); err == nil {
+				keep = append(keep, c)
+				break
+			}
+			c = filepath.Dir(c)
+		}
+	}
+	sort.Strings(keep)
+	out := keep[:0]
+	for _, k := range keep {
+		if len(out) == 0 || !within(k, out[len(out)-1]) {
+			out = append(out, k)
+		}
+	}
+	return out
+}
+
+// hostSockets returns read-only /dev/null mounts over the host's pathname
+// unix sockets the command must not reach: every socket bound in this
+// network namespace (/proc/net/unix) outside the Write paths, other than
+// those p lets it reach and those already out of sight (private tmp, hide).
+// Landlock has no right for connecting to a socket file, so a daemon
+// listening there (docker, the session bus, an agent) would act for the
+// command outside the sandbox.
+func hostSockets(p *sandbox.Profile) []mountOp {
+	b, err := os.ReadFile("/proc/net/unix")
+	if err != nil {
+		return nil
+	}
+	var ops []mountOp
+	seen := map[string]bool{}
+	gone := slices.Concat(p.Write, p.PrivateTmp, p.Hide, p.Sockets)
+	for _, line := range strings.Split(string(b), "\n")[1:] {
+		f := strings.Fields(line)
+		if len(f) < 8 || !strings.HasPrefix(f[7], "/") {
+			continue
+		}
+		path := strings.Join(f[7:], " ")
+		if seen[path] || slices.ContainsFunc(gone, func(g string) bool { return within(path, g) }) {
+			continue
+		}
+		seen[path] = true
+		if st, err := os.Lstat(path); err == nil && st.Mode()&fs.ModeSocket != 0 {
+			ops = append(ops, mountOp{Kind: mountNullFile, Path: path})
+		}
+	}
+	return ops
 }

@@ -127,6 +127,12 @@ func (r *Runner) run(ctx context.Context, c *Command) (*sandbox.Result, error) {
 		if err != nil {
 			return nil, err
 		}
+		for _, d := range p.PrivateTmp {
+			if st, err := os.Stat(d); err == nil && st.IsDir() {
+				spec.Tmp = append(spec.Tmp, d)
+			}
+		}
+		spec.Keep = keepPaths(p, cwd, path)
 		// An IPC namespace with it: System V IPC objects are not files,
 		// so Landlock cannot keep the command from the shared memory,
 		// semaphores and message queues of processes outside.
@@ -137,16 +143,19 @@ func (r *Runner) run(ctx context.Context, c *Command) (*sandbox.Result, error) {
 	}
 	if slices.Contains(layers, sandbox.LayerNetNS) {
 		spec.Unshare |= unix.CLONE_NEWNET
-		spec.LoopbackUp = true
+		// With the network off the namespace only keeps the host's
+		// abstract sockets away: TCP is refused anyway.
+		spec.LoopbackUp = p.Network == sandbox.NetworkIsolated
 	}
 	if spec.Unshare&unix.CLONE_NEWNS != 0 || slices.Contains(layers, sandbox.LayerPIDNS) {
+		spec.Mounts = append(spec.Mounts, hostSockets(p)...)
 		spec.Reopen = reopenStdio(c, p)
 		// A mount namespace of its own gets a /dev of its own: no block
 		// device, no terminal of the caller's, ptys that work.
 		spec.Dev = true
 		if spec.Landlock {
 			spec.PtsAccess = fsRights(caps.LandlockABI, ptsAccess)
-			spec.ShmAccess = fsRights(caps.LandlockABI, writableDirAccess)
+			spec.DirAccess = fsRights(caps.LandlockABI, writableDirAccess)
 		}
 	}
 	if slices.Contains(layers, sandbox.LayerPIDNS) {
