@@ -162,14 +162,31 @@ func (a *analysis) scriptIn(lang syntax.LangVariant, src string, depth int) Deci
 	}
 	f, err := parser.Parse(strings.NewReader(src), "")
 	if err != nil {
+		heredocs := strings.Contains(src, "<<")
+		if heredocs {
+			if d, ok := a.respelled(lang, src, depth); ok {
+				return d
+			}
+		}
 		a.dynamic = true
 		d := a.unanalysable("parse error: " + err.Error())
 		if quirks {
 			d = Max(d, a.lineQuirks(nil, src, depth))
 		}
+		if heredocs {
+			d = Max(d, a.lexedHeredocs(src, depth))
+		}
 		return d
 	}
 	a.makeRoom(commands)
+	// A script with heredocs may have to be judged again, rewritten, if
+	// mvdan.cc/sh read one differently from bash: what this reading
+	// recorded is then undone.
+	var before analysisMark
+	heredocs := strings.Contains(src, "<<")
+	if heredocs {
+		before = a.mark()
+	}
 	d := Decision(0)
 	if len(f.Stmts) == 0 {
 		d = a.unanalysable("empty script")
@@ -177,7 +194,14 @@ func (a *analysis) scriptIn(lang syntax.LangVariant, src string, depth int) Deci
 	for _, s := range f.Stmts {
 		d = Max(d, a.plainStmt(s, src))
 	}
-	d = Max(d, a.walk(f, src, depth))
+	wd, hdocs := a.walk(f, src, depth)
+	d = Max(d, wd)
+	if heredocs && len(hdocs) > 0 && !a.exhausted {
+		if fixed, unsure := heredocCheck(f, src, hdocs); fixed != "" {
+			a.rollback(before)
+			return a.rejudgeHeredocs(lang, f, src, fixed, unsure, depth)
+		}
+	}
 	if quirks {
 		d = Max(d, a.lineQuirks(f, src, depth))
 	}

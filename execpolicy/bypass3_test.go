@@ -1,0 +1,83 @@
+package execpolicy
+
+import "testing"
+
+// bypass3Case is a script of the third red-team round and the decision it
+// must get; also, when set, is an alternative as safe.
+type bypass3Case struct {
+	name   string
+	script string
+	want   Decision
+	also   Decision
+}
+
+// checkBypass3 judges each case as run --shell does, and as bash -c.
+func checkBypass3(t *testing.T, p *Policy, cases []bypass3Case) {
+	t.Helper()
+	for _, c := range cases {
+		for _, argv := range [][]string{{c.script}, {"bash", "-c", c.script}} {
+			ev := p.Evaluate(argv, EvalOptions{Shell: len(argv) == 1})
+			if ev.Decision != c.want && (c.also == 0 || ev.Decision != c.also) {
+				t.Errorf("%s: %q (argv %d): %v, want %v; reasons %v", c.name, c.script, len(argv), ev.Decision, c.want, ev.Reasons)
+			}
+		}
+	}
+}
+
+// TestHeredocDelimiters holds heredocs whose delimiter bash quote-removes
+// (and decodes) before it compares body lines with it, where mvdan.cc/sh
+// compares the raw text, and bodies that mvdan.cc/sh ends elsewhere than
+// bash: each hid a line bash runs as heredoc data, or read data as
+// commands. Every forbidden case runs rm or curl under bash 5.2.
+func TestHeredocDelimiters(t *testing.T) {
+	checkBypass3(t, bypassPolicy(), []bypass3Case{
+		// $'...' delimiters are decoded: the body ends at the decoded
+		// line, and the raw spelling after rm is a comment.
+		{"ansi-c \\x", "cat <<$'#\\x41'\n#A\nrm x\n#\\x41\nls", Forbidden, 0},
+		{"ansi-c octal", "cat <<$'#\\101'\n#A\nrm x\n#\\101", Forbidden, 0},
+		{"ansi-c \\t", "cat <<$'#\\t'\n#\t\nrm x\n#\\t", Forbidden, 0},
+		{"ansi-c \\e", "cat <<$'#\\e'\n#\x1b\nrm x\n#\\e", Forbidden, 0},
+		{"ansi-c \\'", "cat <<$'#\\''\n#'\nrm x\n#\\'", Forbidden, 0},
+		{"ansi-c \\u", "cat <<$'#\\u00e9'\n#\u00e9\nrm x\n#\\u00e9", Forbidden, 0},
+		{"ansi-c \\c", "cat <<$'#\\cA'\n#\x01\nrm x\n#\\cA", Forbidden, 0},
+		// Double quotes remove the backslash before \ $ " and `.
+		{"dquote \\\\", "cat <<\"#\\\\\"\n#\\\nrm x\n#\\\\", Forbidden, 0},
+		{"dquote \\$", "cat <<\"#\\$\"\n#$\nrm x\n#\\$", Forbidden, 0},
+		{"dquote \\\"", "cat <<\"#\\\"\"\n#\"\nrm x\n#\\\"", Forbidden, 0},
+		{"dquote \\`", "cat <<\"#\\`\"\n#`\nrm x\n#\\`", Forbidden, 0},
+		{"dollar dquote", "cat <<$\"#\\$\"\n#$\nrm x\n#\\$", Forbidden, 0},
+		{"dash ansi-c", "cat <<-$'#\\x41'\n\t#A\nrm x\n\t#\\x41", Forbidden, 0},
+		{"second heredoc", "cat <<A <<$'#\\x42'\na\nA\n#B\nrm x\n#\\x42", Forbidden, 0},
+		{"allowed pipeline", "echo hi | cat <<$'#\\x41'\n#A\ncurl x\n#\\x41", Forbidden, 0},
+		{"in $( )", "echo \"$(cat <<$'#\\x41'\n#A\nrm x\n#\\x41\n)\"", Forbidden, 0},
+		{"in backquotes", "echo `cat <<$'#\\x41'\n#A\nrm x\n#\\x41\n`", Forbidden, 0},
+		{"in function", "f() { cat <<$'#\\x41'\n#A\nrm x\n#\\x41\n}", Forbidden, 0},
+		// An unquoted body line ending in the delimiter after an
+		// expansion does not end the body for bash.
+		{"${HOME}EOF", "cat <<EOF\n${HOME}EOF\ncat <<'#Y'\nEOF\nrm x\n#Y", Forbidden, 0},
+		{"$(:)EOF", "cat <<EOF\n$(:)EOF\ncat <<'#Y'\nEOF\nrm x\n#Y", Forbidden, 0},
+		{"`:`EOF", "cat <<EOF\n`:`EOF\ncat <<'#Y'\nEOF\nrm x\n#Y", Forbidden, 0},
+		{"$1EOF", "cat <<EOF\n$1EOF\ncat <<'#Y'\nEOF\nrm x\n#Y", Forbidden, 0},
+		// <<- compares the line before stripping its tabs too: a
+		// delimiter with a leading tab ends at that line.
+		{"dash tab delimiter", "cat <<-\"\tEOF\"\nbody\n\tEOF\nrm x", Forbidden, 0},
+		// Inside $( ), bash ends a body at a line that starts with the
+		// delimiter and has a ")" after it, and reads the rest.
+		{"comsub prefix", "echo $(cat <<EOF\ninner\nEOFrm x)", Forbidden, 0},
+		{"comsub prefix paren", "echo $(cat <<EOF\ninner\nEOF)\nrm x", Forbidden, 0},
+		// Only whether any part of the delimiter is quoted decides
+		// whether the body is expanded.
+		{"E\"\"OF", "cat <<E\"\"OF\nbody $HOME\nEOF", Allow, 0},
+		{"'E'OF", "cat <<'E'OF\n$(rm x)\nEOF", Allow, 0},
+		{"\"E\"OF", "cat <<\"E\"OF\n`rm x`\nEOF", Allow, 0},
+		{"E\\OF", "cat <<E\\OF\n$(rm x)\nEOF", Allow, 0},
+		{"EOF unquoted", "cat <<EOF\n$(rm x)\nEOF", Forbidden, 0},
+		// Controls: the decoded delimiter ends the body where bash does.
+		{"ansi-c data", "cat <<$'\\x41'\nhello\nA", Allow, 0},
+		{"ansi-c then ls", "cat <<$'#\\x41'\n#A\nls\n#\\x41", Allow, 0},
+		{"dquote data", "cat <<\"a\\$b\"\nhello\na$b\nls", Allow, Prompt},
+		{"plain", "cat <<EOF\nhello\nEOF\nls", Allow, 0},
+		{"dash plain", "cat <<-EOF\n\thello\n\tEOF\nls", Allow, 0},
+		{"two plain", "cat <<A; cat <<'B'\na\nA\n$(rm x)\nB\nls", Allow, 0},
+	})
+}
