@@ -81,3 +81,41 @@ func TestHeredocDelimiters(t *testing.T) {
 		{"two plain", "cat <<A; cat <<'B'\na\nA\n$(rm x)\nB\nls", Allow, 0},
 	})
 }
+
+// TestWrapperGrammar3 holds wrapper invocations whose option grammar,
+// taken from the manual pages (GNU env, bash), the analysis read wrongly:
+// each runs rm or curl.
+func TestWrapperGrammar3(t *testing.T) {
+	p := bypassPolicy()
+	checkBypass3(t, p, []bypass3Case{
+		// GNU env applies NAME=VALUE operands after -- too.
+		{"env --", "env -- A=1 rm x", Forbidden, 0},
+		{"env -i --", "env -i -- A=1 curl x", Forbidden, 0},
+		{"env -- two", "env -- A=1 B=2 rm x", Forbidden, 0},
+		{"nohup env --", "nohup env -- A=1 rm x", Forbidden, 0},
+		{"env -u -C", "env -u A -C / rm x", Forbidden, 0},
+		{"env --chdir=", "env --chdir=/ rm x", Forbidden, 0},
+		{"env -S", "env -S 'rm x'", Forbidden, 0},
+		{"env -- ls", "env -- A=1 ls", Prompt, 0},
+		// bash takes its GNU long options before the short ones.
+		{"bash --norc", "bash --norc -c 'rm x'", Forbidden, 0},
+		{"bash --noprofile --norc", "bash --noprofile --norc -c 'curl x'", Forbidden, 0},
+		{"bash --posix", "bash --posix -c 'rm x'", Forbidden, 0},
+		{"bash --login", "bash --login -c 'rm x'", Forbidden, 0},
+		{"bash --restricted", "bash --restricted -c 'rm x'", Forbidden, 0},
+		{"bash --verbose", "bash --verbose -c 'rm x'", Forbidden, 0},
+		{"bash --rcfile", "bash --rcfile /dev/null -c 'rm x'", Forbidden, 0},
+		{"bash --init-file", "bash --init-file /dev/null -c 'rm x'", Forbidden, 0},
+		{"bash --debugger", "bash --debugger -c 'rm x'", Forbidden, 0},
+		{"bash --norc ls", "bash --norc -c ls", Prompt, 0},
+		// In a cluster, -o and -O take the next word each; -c's script
+		// is the word after their values.
+		{"bash -oc", "bash -oc posix 'rm x'", Forbidden, 0},
+		{"bash -co", "bash -co posix 'rm x'", Forbidden, 0},
+		{"bash -Oc", "bash -Oc extglob 'curl x'", Forbidden, 0},
+		{"bash -ooc", "bash -ooc posix errexit 'rm x'", Forbidden, 0},
+		{"bash -oc keyword", "bash -oc keyword 'ls X=1'", Prompt, 0},
+		{"sh -ec", "sh -ec 'rm x'", Forbidden, 0},
+		{"bash -O extglob -c", "bash -O extglob -c 'rm x'", Forbidden, 0},
+	})
+}
