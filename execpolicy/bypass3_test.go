@@ -119,3 +119,33 @@ func TestWrapperGrammar3(t *testing.T) {
 		{"bash -O extglob -c", "bash -O extglob -c 'rm x'", Forbidden, 0},
 	})
 }
+
+// TestParserGaps3 holds scripts mvdan.cc/sh parses otherwise than bash,
+// where the commands bash runs were lost: each runs rm or curl.
+func TestParserGaps3(t *testing.T) {
+	checkBypass3(t, bypassPolicy(), []bypass3Case{
+		// Three levels of backquotes: mvdan.cc/sh reads the innermost
+		// as text.
+		{"backquotes 3", "echo `echo \\`echo \\\\\\`rm x\\\\\\`\\``", Forbidden, 0},
+		{"backquotes 3 cat", "cat `echo \\`cat \\\\\\`curl x\\\\\\`\\``", Forbidden, 0},
+		// bash re-reads (( and $(( that are no arithmetic as subshells.
+		{"(( subshell", "((ls); rm x)", Forbidden, 0},
+		{"$(( subshell", "echo $((ls); curl x)", Forbidden, 0},
+		{"(( subshell nested", "((ls) && (rm x))", Forbidden, 0},
+		{"(( arithmetic", "((x = 1 + 2))", Prompt, 0},
+		// Extended glob patterns hold command substitutions.
+		{"extglob case", "shopt -s extglob\ncase x in @($(rm x))) ;; esac", Forbidden, 0},
+		{"extglob [[", "[[ x == @($(rm x)) ]]", Forbidden, 0},
+		{"extglob !(", "[[ x == !(`rm x`) ]]", Forbidden, 0},
+		{"extglob +(", "case x in +(a|$(curl x))) ;; esac", Forbidden, 0},
+		{"extglob *(", "shopt -s extglob\necho *($(rm x))", Forbidden, 0},
+		{"extglob ?(", "shopt -s extglob\nls ?(a|$(rm x))", Forbidden, 0},
+		{"extglob plain", "[[ x == @(a|b) ]]", Prompt, 0},
+		// a=(1)#y is one word for bash, the scalar assignment of
+		// "(1)#y": what follows is no comment.
+		{"array then #", "a=(1)#y; rm x", Forbidden, 0},
+		{"array += then #", "a+=(1)#y; curl x", Forbidden, 0},
+		{"array then comment", "a=(1) #y; rm x", Prompt, 0},
+		{"subshell then #", "(ls)#c; rm x", Prompt, Forbidden},
+	})
+}

@@ -176,7 +176,7 @@ func (a *analysis) scriptIn(lang syntax.LangVariant, src string, depth int) Deci
 		if heredocs {
 			d = Max(d, a.lexedHeredocs(src, depth))
 		}
-		return d
+		return Max(d, a.arithmSubshells(src, depth))
 	}
 	a.makeRoom(commands)
 	// A script with heredocs may have to be judged again, rewritten, if
@@ -201,6 +201,9 @@ func (a *analysis) scriptIn(lang syntax.LangVariant, src string, depth int) Deci
 			a.rollback(before)
 			return a.rejudgeHeredocs(lang, f, src, fixed, unsure, depth)
 		}
+	}
+	if strings.Contains(src, ")#") {
+		d = Max(d, a.arrayComments(f, src, depth))
 	}
 	if quirks {
 		d = Max(d, a.lineQuirks(f, src, depth))

@@ -260,7 +260,15 @@ func (w *walker) visit(n syntax.Node) bool {
 		if forkBomb(n) {
 			w.d = Max(w.d, a.danger("fork bomb"))
 		}
-	case *syntax.CmdSubst, *syntax.ProcSubst, *syntax.ExtGlob:
+	case *syntax.CmdSubst:
+		a.dynamic = true
+		if n.Backquotes {
+			w.d = Max(w.d, a.nestedBackquotes(n, src, depth))
+		}
+	case *syntax.ExtGlob:
+		a.dynamic = true
+		w.d = Max(w.d, a.extGlobPattern(n, depth))
+	case *syntax.ProcSubst:
 		a.dynamic = true
 	case *syntax.Word:
 		// A word of literal and single-quoted parts holds nothing the walk
