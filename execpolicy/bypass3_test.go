@@ -147,5 +147,10 @@ func TestParserGaps3(t *testing.T) {
 		{"array += then #", "a+=(1)#y; curl x", Forbidden, 0},
 		{"array then comment", "a=(1) #y; rm x", Prompt, 0},
 		{"subshell then #", "(ls)#c; rm x", Prompt, Forbidden},
+		// bash takes any byte in a word; mvdan.cc/sh refuses invalid
+		// UTF-8 (found by FuzzAnalyseVsBash).
+		{"invalid utf-8", "curl \xa8", Forbidden, 0},
+		{"invalid utf-8 word", "ls \xa8; rm x", Forbidden, 0},
+		{"invalid utf-8 ls", "ls \xa8", Prompt, 0},
 	})
 }

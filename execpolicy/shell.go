@@ -3,6 +3,7 @@ package execpolicy
 import (
 	"slices"
 	"strings"
+	"unicode/utf8"
 
 	"mvdan.cc/sh/v3/syntax"
 )
@@ -175,6 +176,11 @@ func (a *analysis) scriptIn(lang syntax.LangVariant, src string, depth int) Deci
 		}
 		if heredocs {
 			d = Max(d, a.lexedHeredocs(src, depth))
+		}
+		if !utf8.ValidString(src) {
+			// bash takes any byte in a word; mvdan.cc/sh refuses
+			// invalid UTF-8.
+			d = Max(d, a.forbiddenIn(strings.ToValidUTF8(src, crStandIn), depth+1))
 		}
 		return Max(d, a.arithmSubshells(src, depth))
 	}
