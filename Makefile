@@ -45,8 +45,10 @@ test: unit
 unit: build
 	GATEDEXEC_BIN=$(CURDIR)/$(BIN) $(GO) test -count=1 ./...
 
-fuzz: deps
-	@scripts/fuzz.sh $(FUZZTIME)
+# FuzzAnalyseVsBash (test/) runs scripts in the sandbox of the binary
+# `make build` made.
+fuzz: build
+	@GATEDEXEC_BIN=$(CURDIR)/$(BIN) scripts/fuzz.sh $(FUZZTIME)
 
 # bench installs hyperfine and bubblewrap when missing, then runs the Go
 # benchmarks and the whole-process timings side by side.

@@ -168,6 +168,11 @@ type analysis struct {
 	dialectOnly bool
 	parsed      int
 	ncommands   int
+	// hdocRounds counts the scripts rewritten for their heredocs.
+	hdocRounds int
+	// hdocLexed says the script being judged is one lexedHeredocs
+	// rewrote: it is not rewritten so again.
+	hdocLexed bool
 	// scratch holds the parser, which parses every script of the
 	// evaluation one after the other, and the stack of the words of the
 	// commands being judged, reused from one command to the next (see

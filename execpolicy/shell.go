@@ -3,6 +3,7 @@ package execpolicy
 import (
 	"slices"
 	"strings"
+	"unicode/utf8"
 
 	"mvdan.cc/sh/v3/syntax"
 )
@@ -162,14 +163,36 @@ func (a *analysis) scriptIn(lang syntax.LangVariant, src string, depth int) Deci
 	}
 	f, err := parser.Parse(strings.NewReader(src), "")
 	if err != nil {
+		heredocs := strings.Contains(src, "<<")
+		if heredocs {
+			if d, ok := a.respelled(lang, src, depth); ok {
+				return d
+			}
+		}
 		a.dynamic = true
 		d := a.unanalysable("parse error: " + err.Error())
 		if quirks {
 			d = Max(d, a.lineQuirks(nil, src, depth))
 		}
-		return d
+		if heredocs {
+			d = Max(d, a.lexedHeredocs(src, depth))
+		}
+		if !utf8.ValidString(src) {
+			// bash takes any byte in a word; mvdan.cc/sh refuses
+			// invalid UTF-8.
+			d = Max(d, a.forbiddenIn(strings.ToValidUTF8(src, crStandIn), depth+1))
+		}
+		return Max(d, a.arithmSubshells(src, depth))
 	}
 	a.makeRoom(commands)
+	// A script with heredocs may have to be judged again, rewritten, if
+	// mvdan.cc/sh read one differently from bash: what this reading
+	// recorded is then undone.
+	var before analysisMark
+	heredocs := strings.Contains(src, "<<")
+	if heredocs {
+		before = a.mark()
+	}
 	d := Decision(0)
 	if len(f.Stmts) == 0 {
 		d = a.unanalysable("empty script")
@@ -177,7 +200,17 @@ func (a *analysis) scriptIn(lang syntax.LangVariant, src string, depth int) Deci
 	for _, s := range f.Stmts {
 		d = Max(d, a.plainStmt(s, src))
 	}
-	d = Max(d, a.walk(f, src, depth))
+	wd, hdocs := a.walk(f, src, depth)
+	d = Max(d, wd)
+	if heredocs && len(hdocs) > 0 && !a.exhausted {
+		if fixed, unsure := heredocCheck(f, src, hdocs); fixed != "" {
+			a.rollback(before)
+			return a.rejudgeHeredocs(lang, f, src, fixed, unsure, depth)
+		}
+	}
+	if strings.Contains(src, ")#") {
+		d = Max(d, a.arrayComments(f, src, depth))
+	}
 	if quirks {
 		d = Max(d, a.lineQuirks(f, src, depth))
 	}

@@ -9,10 +9,11 @@ import (
 // walk visits every node of f and analyses every simple command in it,
 // wherever it is: lists, compound commands, function bodies, substitutions,
 // redirect targets, assignment values and heredoc bodies.
-func (a *analysis) walk(f *syntax.File, src string, depth int) Decision {
+// It also returns the heredocs it met, for heredocCheck.
+func (a *analysis) walk(f *syntax.File, src string, depth int) (Decision, []hdocRef) {
 	w := &walker{a: a, src: src, depth: depth, path: make([]syntax.Node, 0, 32)}
 	newNodeWalker(w).walk(f)
-	return w.d
+	return w.d, w.hdocs
 }
 
 // walker is the state of one walk.
@@ -26,6 +27,9 @@ type walker struct {
 	// nesting budget is counted on it, and it tells a pipeline apart from
 	// the pipes inside it.
 	path []syntax.Node
+	// hdocs are the heredocs met, with the command substitution each
+	// is in.
+	hdocs []hdocRef
 }
 
 // nodeVisitor is called as syntax.Walk calls its function: with each node
@@ -184,6 +188,10 @@ func (w *walker) visit(n syntax.Node) bool {
 		}
 	}
 	switch n := n.(type) {
+	case *syntax.Redirect:
+		if n.Op == syntax.Hdoc || n.Op == syntax.DashHdoc {
+			w.hdocs = append(w.hdocs, hdocRef{r: n, encl: w.substitution()})
+		}
 	case *syntax.Stmt:
 		if len(n.Redirs) > 0 { // shellStdin looks only at these
 			w.d = Max(w.d, a.shellStdin(n, src, depth))
@@ -252,7 +260,15 @@ func (w *walker) visit(n syntax.Node) bool {
 		if forkBomb(n) {
 			w.d = Max(w.d, a.danger("fork bomb"))
 		}
-	case *syntax.CmdSubst, *syntax.ProcSubst, *syntax.ExtGlob:
+	case *syntax.CmdSubst:
+		a.dynamic = true
+		if n.Backquotes {
+			w.d = Max(w.d, a.nestedBackquotes(n, src, depth))
+		}
+	case *syntax.ExtGlob:
+		a.dynamic = true
+		w.d = Max(w.d, a.extGlobPattern(n, depth))
+	case *syntax.ProcSubst:
 		a.dynamic = true
 	case *syntax.Word:
 		// A word of literal and single-quoted parts holds nothing the walk
@@ -263,4 +279,16 @@ func (w *walker) visit(n syntax.Node) bool {
 	}
 	w.path = append(w.path, n)
 	return true
+}
+
+// substitution returns the innermost command or process substitution
+// the walk is in, or nil.
+func (w *walker) substitution() syntax.Node {
+	for i := len(w.path) - 1; i >= 0; i-- {
+		switch n := w.path[i].(type) {
+		case *syntax.CmdSubst, *syntax.ProcSubst:
+			return n
+		}
+	}
+	return nil
 }

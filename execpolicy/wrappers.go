@@ -161,8 +161,16 @@ var shells = []string{"bash", "sh", "dash", "zsh", "ksh", "ash", "mksh", "yash",
 
 // shellWrapper is the option grammar common to shells: every letter is a
 // flag except o and O, which take a shell-option name.
+//
+// bash's GNU long options (bash --help) go before the short ones; --rcfile
+// and --init-file name a file only an interactive shell reads. A long
+// option after a short one is an error for bash, but read as an option
+// here: the script is judged either way.
 var shellWrapper = wrapper{kind: runsShell, anyShort: true, plusOpts: true,
-	value:    []string{"-o", "+o", "-O", "+O"},
+	value: []string{"-o", "+o", "-O", "+O"},
+	flag: []string{"--debug", "--debugger", "--dump-po-strings", "--dump-strings", "--login", "--noediting",
+		"--noprofile", "--norc", "--posix", "--pretty-print", "--restricted", "--verbose"},
+	noExec:   []string{"--help", "--version"},
 	fileOpts: []string{"--rcfile", "--init-file"}}
 
 // wrapperIndex maps a basename to its wrapper, shells included, so that
@@ -276,8 +284,13 @@ opts:
 			i++
 			continue
 		case v == "--":
-			// The fixed operands follow it (timeout -- 5 CMD).
+			// The fixed operands follow it (timeout -- 5 CMD), and GNU
+			// env still applies NAME=VALUE operands after it.
 			i += 1 + operands
+			for spec.assignments && i < len(ws) && ws[i].static && isAssignmentWord(ws[i].value) {
+				out.unplain = "sets " + ws[i].value[:strings.IndexByte(ws[i].value, '=')] + " in the environment of the command"
+				i++
+			}
 			break opts
 		case len(v) > 1 && (v[0] == '-' || spec.plusOpts && v[0] == '+') && (!spec.anyShort || lettersOnly(v[1:])):
 			// A shell rejects an option word with other characters; taking
@@ -346,8 +359,11 @@ opts:
 			i++
 			continue
 		}
-		// A cluster of short options: -abc, -n19, -ec.
+		// A cluster of short options: -abc, -n19, -ec. A shell's -o and
+		// -O take the next word each, wherever they are in the cluster
+		// (bash -oc posix SCRIPT); values counts those words.
 		sign := v[0]
+		values := 0
 		for j := 1; j < len(v); j++ {
 			opt := shortOpt(sign, v[j])
 			rest := v[j+1:]
@@ -373,12 +389,15 @@ opts:
 					i++
 					out.scripts = append(out.scripts, ws[i])
 				}
+			case spec.kind == runsShell && slices.Contains(spec.value, opt):
+				values++
+				if opt == "-o" && i+values < len(ws) && ws[i+values].value == "keyword" {
+					out.unplain = keywordOption
+				}
+				continue
 			case slices.Contains(spec.value, opt):
 				if rest == "" {
 					i++
-					if spec.kind == runsShell && opt == "-o" && i < len(ws) && ws[i].value == "keyword" {
-						out.unplain = keywordOption
-					}
 				}
 			case slices.Contains(spec.flag, opt) || spec.anyShort:
 				continue
@@ -388,7 +407,7 @@ opts:
 			}
 			break
 		}
-		i++
+		i += 1 + values
 	}
 	if spec.numOperand && i < len(ws) && allDigits(ws[i].value) {
 		i++
