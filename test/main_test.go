@@ -36,7 +36,7 @@ func runMain(m *testing.M) int {
 			return 1
 		}
 		binDir, gatedexecBin = filepath.Dir(abs), abs
-		return m.Run()
+		return runTests(m)
 	}
 	dir, err := os.MkdirTemp("", "gatedexec-test-bin-")
 	if err != nil {
@@ -52,5 +52,16 @@ func runMain(m *testing.M) int {
 		fmt.Fprintln(os.Stderr, "building gatedexec:", err)
 		return 1
 	}
+	return runTests(m)
+}
+
+// runTests runs the tests and removes what they made once for the whole
+// binary (the execution oracle's directory).
+func runTests(m *testing.M) int {
+	defer func() {
+		if theOracle != nil {
+			os.RemoveAll(theOracle.dir)
+		}
+	}()
 	return m.Run()
 }

@@ -88,7 +88,9 @@ func makeOracle() (*oracle, error) {
 	if err != nil {
 		return nil, fmt.Errorf("no bash: %w", err)
 	}
-	dir, err := os.MkdirTemp("", "gatedexec-oracle-")
+	// Not under /tmp: the command's /tmp is its own, and the stand-ins
+	// must be where it looks for them.
+	dir, err := os.MkdirTemp("/var/tmp", "gatedexec-oracle-")
 	if err != nil {
 		return nil, err
 	}
