@@ -71,11 +71,13 @@ func TestBuiltinsMatchDesign(t *testing.T) {
 		"DEEPSEEK_*", "XAI_*", "OPENROUTER_*", "TOGETHER_*", "REPLICATE_*", "PERPLEXITY_*", "HF_TOKEN", "HUGGING_FACE_HUB_TOKEN",
 		"AWS_*", "AZURE_*", "GITHUB_*", "GITLAB_*", "NPM_TOKEN", "NODE_AUTH_TOKEN", "DOCKER_AUTH_CONFIG", "VAULT_*",
 		":credential-urls"}
+	limits := sandbox.Limits{NProc: 8192, FSize: 16 << 30}
 	want := map[string]*sandbox.Profile{
 		"read-only": {
 			Name: "read-only", Description: "Read everything except secrets, write nothing, no network",
 			Enforcement: sandbox.Strict, ReadAll: true, Hide: hide,
 			Network: sandbox.NetworkOff, UnixSockets: true, EnvDeny: envDeny, Workspace: ws, PrivateTmp: []string{"/tmp"},
+			Limits: limits,
 		},
 		"workspace-write": {
 			Name: "workspace-write", Description: "Read everything except secrets, write the workspace and temp dirs, no network",
@@ -83,7 +85,7 @@ func TestBuiltinsMatchDesign(t *testing.T) {
 			Write:   []string{ws, "/tmp", f.vars.TmpDir},
 			Protect: []string{ws + "/.git/hooks", ws + "/.git/config", ws + "/.gatedexec"},
 			Hide:    hide, Network: sandbox.NetworkOff, UnixSockets: true, EnvDeny: envDeny, Workspace: ws,
-			PrivateTmp: []string{"/tmp"},
+			PrivateTmp: []string{"/tmp"}, Limits: limits,
 		},
 		"full-access": {
 			Name: "full-access", Description: "No filesystem or network restriction (the policy and approval gates still apply)",

@@ -262,3 +262,35 @@ open("/tmp/mine", "w").write("x"); print("own ok")`)
 		})
 	}
 }
+
+// TestLimitsByDefault: restricted profiles bound processes and file size
+// out of the box, and a profile's own limits hold, for root (whom the
+// kernel exempts from RLIMIT_NPROC: a pids cgroup) and others.
+func TestLimitsByDefault(t *testing.T) {
+	requireIsolation(t)
+	for _, c := range callers {
+		t.Run(c.name, func(t *testing.T) {
+			f, _ := c.fixture(t, buildProbe(t))
+			for _, prof := range restricted {
+				out, code := f.sandboxed(t, prof, "bash", "-c", "ulimit -u; ulimit -f")
+				if code != 0 || out != "8192\n16777216\n" {
+					t.Errorf("%s: default limits: exit %d:\n%s", prof, code, out)
+				}
+			}
+			lim := writeProfile(t, f, "lim.toml", "extends = \"workspace-write\"\n[limits]\nnproc = 40\nfsize = \"1M\"\n")
+			out, code := f.sandboxed(t, lim, "bash", "-c", "for i in $(seq 80); do sleep 2 & done; wait")
+			if !strings.Contains(out, "fork") {
+				t.Errorf("80 processes under nproc = 40: exit %d, no fork failed:\n%s", code, out)
+			}
+			out, code = f.sandboxed(t, lim, "sh", "-c", "head -c 2097152 /dev/zero > big")
+			if st, err := os.Stat(filepath.Join(f.ws, "big")); code == 0 || err != nil || st.Size() > 1<<20 {
+				t.Errorf("a 2 MiB file under fsize = 1M: exit %d:\n%s", code, out)
+			}
+			// Control: under the limit it works.
+			out, code = f.sandboxed(t, lim, "bash", "-c", "for i in $(seq 10); do sleep 0.1 & done; wait; head -c 1000 /dev/zero > small && echo ok")
+			if code != 0 || !strings.Contains(out, "ok") {
+				t.Errorf("control under the limits: exit %d:\n%s", code, out)
+			}
+		})
+	}
+}

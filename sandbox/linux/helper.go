@@ -112,7 +112,7 @@ func runHelperSpec(spec []byte) (code int, report string, err error) {
 	defer repR.Close()
 	cmd := &exec.Cmd{Path: "/proc/self/exe", Args: []string{"gatedexec-sandbox", HelperArg},
 		ExtraFiles: []*os.File{specR, repW}}
-	if err := startHelper(cmd, specR, repW, specW, spec); err != nil {
+	if err := startHelper(cmd, specR, repW, specW, spec, nil); err != nil {
 		return 0, "", err
 	}
 	rep, _ := io.ReadAll(repR)
@@ -133,13 +133,25 @@ func runHelperSpec(spec []byte) (code int, report string, err error) {
 // part of the spec must never see its end: a spec cut at a record
 // boundary decodes, without the records (Landlock, seccomp) that follow.
 // So a failed write kills the helper before specW is closed.
-func startHelper(cmd *exec.Cmd, specR, repW, specW *os.File, spec []byte) error {
+//
+// started, when not nil, runs between the start and the write: the helper
+// waits for its spec, so what started does to it (a cgroup) holds for
+// everything it forks. An error from it kills the helper.
+func startHelper(cmd *exec.Cmd, specR, repW, specW *os.File, spec []byte, started func(pid int) error) error {
 	err := cmd.Start()
 	specR.Close()
 	repW.Close()
 	if err != nil {
 		specW.Close()
 		return fmt.Errorf("sandbox: starting helper: %w", err)
+	}
+	if started != nil {
+		if err := started(cmd.Process.Pid); err != nil {
+			cmd.Process.Kill()
+			specW.Close()
+			cmd.Wait()
+			return err
+		}
 	}
 	if _, err := specW.Write(spec); err != nil {
 		cmd.Process.Kill()

@@ -189,7 +189,7 @@ func (r *Runner) run(ctx context.Context, c *Command) (*sandbox.Result, error) {
 		fmt.Fprintf(r.warn(), "gatedexec: warning: profile %s: sandbox layers not applied on this host: %s\n", p.Name, strings.Join(missing, ", "))
 	}
 	if res != nil {
-		res.Layers, res.Missing = layers, missing
+		res.Layers, res.Missing = append(layers, res.Layers...), missing
 	}
 	return res, err
 }
@@ -248,8 +248,20 @@ func (r *Runner) start(ctx context.Context, c *Command, p *sandbox.Profile, spec
 			Pdeathsig: syscall.SIGKILL,
 		},
 	}
+	// Root is exempt from RLIMIT_NPROC: a pids cgroup bounds its tasks
+	// where the host has one to spare (best effort: not every host does).
+	var cg *pidsCgroup
+	if os.Geteuid() == 0 && p.Limits.NProc > 0 && !p.Unrestricted {
+		if cg, _ = newPidsCgroup(p.Limits.NProc); cg != nil {
+			defer cg.remove()
+		}
+	}
 	begin := time.Now()
-	if err := startHelper(cmd, specR, repW, specW, data); err != nil {
+	var started func(int) error
+	if cg != nil {
+		started = cg.add
+	}
+	if err := startHelper(cmd, specR, repW, specW, data, started); err != nil {
 		return nil, err
 	}
 	pgid := cmd.Process.Pid
@@ -299,6 +311,9 @@ loop:
 		}
 	}
 	res := &sandbox.Result{Duration: time.Since(begin), TimedOut: timedOut, StderrTail: tail.Bytes()}
+	if cg != nil {
+		res.Layers = append(res.Layers, LayerPIDsCgroup)
+	}
 	// An exit status, or output cut off after WaitDelay, is the
 	// command's business; only a wait that has no status is an error.
 	if cmd.ProcessState == nil {
