@@ -36,18 +36,20 @@ ws=$tmp/ws
 mkdir -p "$ws"
 git -C "$ws" init -q
 cat >"$tmp/nomount.toml" <<TOML
-description = "workspace-write without protect/hide: no mount plan, only the PID namespace and its /proc"
+description = "workspace-write without protect/hide/private tmp: no mount plan, only the PID namespace and its /proc"
 extends = "workspace-write"
 [filesystem]
 protect = []
 hide = []
+private_tmp = false
 TOML
 cat >"$tmp/nons.toml" <<TOML
-description = "workspace-write without protect/hide or PID namespace: Landlock + seccomp, no namespaces"
+description = "workspace-write without protect/hide, private tmp or PID namespace: Landlock + seccomp, no mount namespace"
 extends = "workspace-write"
 [filesystem]
 protect = []
 hide = []
+private_tmp = false
 [process]
 pid_namespace = false
 TOML
