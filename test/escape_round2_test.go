@@ -294,3 +294,46 @@ func TestLimitsByDefault(t *testing.T) {
 		})
 	}
 }
+
+// TestEscapeSymlinkedGit: a .git that is a link to the real git dir can be
+// neither replaced by a directory of the command's nor moved aside, and
+// git still works through it.
+func TestEscapeSymlinkedGit(t *testing.T) {
+	requireIsolation(t)
+	for _, c := range callers {
+		t.Run(c.name, func(t *testing.T) {
+			f, _ := c.fixture(t, buildProbe(t))
+			real := filepath.Join(f.ws, ".git-real")
+			if err := os.Rename(filepath.Join(f.ws, ".git"), real); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Symlink(real, filepath.Join(f.ws, ".git")); err != nil {
+				t.Fatal(err)
+			}
+			if f.cred != nil {
+				os.Lchown(filepath.Join(f.ws, ".git"), int(f.cred.Uid), int(f.cred.Gid))
+			}
+			for _, attack := range []string{
+				"rm .git && mkdir -p .git/hooks && echo pwned > .git/hooks/pre-commit",
+				"mv .git .git-old && mkdir -p .git/hooks && echo pwned > .git/hooks/pre-commit",
+				"ln -sfn /var/tmp .git",
+			} {
+				out, code := f.sandboxed(t, "workspace-write", "sh", "-c", attack)
+				if fi, err := os.Lstat(filepath.Join(f.ws, ".git")); err != nil || fi.Mode()&os.ModeSymlink == 0 || code == 0 {
+					t.Errorf("%q: exit %d, .git now %v:\n%s", attack, code, fi.Mode(), out)
+				}
+				if target, _ := os.Readlink(filepath.Join(f.ws, ".git")); target != real {
+					t.Errorf("%q: .git points at %q", attack, target)
+				}
+			}
+			out, code := f.sandboxed(t, "workspace-write", "sh", "-c", "echo pwned > .git/hooks/pre-commit")
+			if _, err := os.Stat(filepath.Join(real, "hooks", "pre-commit")); err == nil || code == 0 {
+				t.Errorf("a hook was written through the link: exit %d:\n%s", code, out)
+			}
+			out, code = f.sandboxed(t, "workspace-write", "sh", "-c", "git status --short >/dev/null && echo x > a && git add a && echo ok")
+			if code != 0 || !strings.Contains(out, "ok") {
+				t.Errorf("control: git through the link: exit %d:\n%s", code, out)
+			}
+		})
+	}
+}

@@ -267,7 +267,7 @@ static void decode(const unsigned char *b, size_t len, struct spec *s) {
 			// mismatch: refused here, before anything is applied, not
 			// reported as a namespace failure a best-effort profile
 			// would run again without.
-			if (p[0] < GX_MOUNT_PIN || p[0] > GX_MOUNT_TREE_READONLY) {
+			if (p[0] < GX_MOUNT_PIN || p[0] > GX_MOUNT_PIN_LINK) {
 				decode_fail("unknown mount kind %d", p[0]);
 			}
 			s->mounts = grow(s->mounts, s->nmounts, sizeof *s->mounts);
@@ -601,6 +601,16 @@ static void apply_mounts(const struct spec *s) {
 		case GX_MOUNT_NULLFILE:
 			rc = bind_readonly("/dev/null", path);
 			break;
+		case GX_MOUNT_PIN_LINK: {
+			// mount(2) follows a link; a clone of the link itself,
+			// moved onto it without following, makes it a mount point.
+			int fd = (int)syscall(SYS_open_tree, AT_FDCWD, path, GX_OPEN_TREE_CLONE | AT_SYMLINK_NOFOLLOW | O_CLOEXEC);
+			rc = fd < 0 ? -1 : (int)syscall(SYS_move_mount, fd, "", AT_FDCWD, path, GX_MOVE_MOUNT_F_EMPTY_PATH);
+			if (fd >= 0) {
+				close(fd);
+			}
+			break;
+		}
 		default: // refused by decode
 			setup_fail("mount %s: unknown mount kind %d", path, s->mounts[i].kind);
 		}

@@ -66,6 +66,7 @@
 #define GX_MOUNT_NULLFILE 4 // /dev/null, read-only, over a file
 #define GX_MOUNT_WRITABLE 5 // bind a write root onto itself, to stay writable
 #define GX_MOUNT_TREE_READONLY 6 // every mount at and below the path read-only, but the write roots
+#define GX_MOUNT_PIN_LINK 7 // mount a symbolic link onto itself: it can be neither removed nor replaced
 
 // gx_spec_check decodes a spec without applying it and returns NULL, with
 // the command's argument count in *argc, or the decoding error. For tests

@@ -39,6 +39,10 @@ const (
 	// mountTreeReadOnly makes every mount at and below a path read-only,
 	// then the write roots bound before it writable again if they were.
 	mountTreeReadOnly mountKind = C.GX_MOUNT_TREE_READONLY
+	// mountPinLink makes a symbolic link a mount point of itself, so that
+	// it can be neither removed nor replaced: a symlinked .git, whose
+	// target's hooks and config the protect mounts hold.
+	mountPinLink mountKind = C.GX_MOUNT_PIN_LINK
 )
 
 // mountOp is one step of the helper's mount plan.
@@ -115,6 +119,17 @@ func mountPlan(p *sandbox.Profile, cwd string) (ops []mountOp, created []string,
 	}
 	ops = append(pinOps, ops...)
 	ops = append(readOnlyTree(p), ops...)
+	// A symlinked .git in a writable workspace: the protect mounts hold
+	// the target's files, but the link itself could be replaced by a
+	// directory with hooks of the command's.
+	if ws := p.Workspace; ws != "" {
+		dotgit := filepath.Join(ws, ".git")
+		if fi, err := os.Lstat(dotgit); err == nil && fi.Mode()&fs.ModeSymlink != 0 {
+			if root, _ := writeRoots(p.Write, dotgit); root != "" {
+				ops = append(ops, mountOp{Kind: mountPinLink, Path: dotgit})
+			}
+		}
+	}
 	for _, h := range p.Hide {
 		st, err := os.Stat(h)
 		if err != nil {
