@@ -13,6 +13,7 @@ import (
 	"github.com/gatedexec/gatedexec/internal/atomicfile"
 	"github.com/gatedexec/gatedexec/internal/lazyregexp"
 	"github.com/gatedexec/gatedexec/internal/owndir"
+	"github.com/gatedexec/gatedexec/internal/userdirs"
 )
 
 // ErrDangerous is returned by Session.Add for a request the
@@ -23,17 +24,15 @@ var ErrDangerous = errors.New("a dangerous command cannot be approved for a sess
 var validSessionID = lazyregexp.New(`^[A-Za-z0-9._-]{1,128}$`)
 
 // DefaultSessionDir returns $XDG_STATE_HOME/gatedexec/sessions, with
-// XDG_STATE_HOME defaulting to ~/.local/state. getenv is os.Getenv or a
-// test's replacement.
+// XDG_STATE_HOME defaulting to ~/.local/state and the home directory to
+// the passwd entry's when HOME is not absolute. getenv is os.Getenv or a
+// test's replacement. It fails rather than return a relative path.
 func DefaultSessionDir(getenv func(string) string) (string, error) {
-	if d := getenv("XDG_STATE_HOME"); filepath.IsAbs(d) {
-		return filepath.Join(d, "gatedexec", "sessions"), nil
+	d, err := userdirs.Resolve(getenv)
+	if err != nil {
+		return "", fmt.Errorf("session store: %w", err)
 	}
-	home := getenv("HOME")
-	if !filepath.IsAbs(home) {
-		return "", errors.New("session store: neither XDG_STATE_HOME nor HOME is an absolute path")
-	}
-	return filepath.Join(home, ".local", "state", "gatedexec", "sessions"), nil
+	return d.Sessions(), nil
 }
 
 // SessionKey is what a session approval covers: the exact argv, working

@@ -183,7 +183,7 @@ func TestDefaultSessionDir(t *testing.T) {
 		{map[string]string{"XDG_STATE_HOME": "/st", "HOME": "/h"}, "/st/gatedexec/sessions"},
 		{map[string]string{"XDG_STATE_HOME": "rel", "HOME": "/h"}, "/h/.local/state/gatedexec/sessions"},
 		{map[string]string{"HOME": "/h"}, "/h/.local/state/gatedexec/sessions"},
-		{map[string]string{}, ""},
+		{map[string]string{"HOME": "rel", "XDG_STATE_HOME": "/st"}, "/st/gatedexec/sessions"},
 	} {
 		got, err := DefaultSessionDir(env(tc.env))
 		if got != tc.want || (err == nil) != (tc.want != "") {

@@ -167,10 +167,19 @@ func TestLoadBadConfigFailsWhole(t *testing.T) {
 }
 
 func TestDefaultDirs(t *testing.T) {
-	env := map[string]string{"XDG_CONFIG_HOME": "/c", "XDG_STATE_HOME": "relative"}
-	d := DefaultDirs(func(k string) string { return env[k] }, "/home/u", "/ws")
-	if d.User != "/c/gatedexec" || d.State != "/home/u/.local/state/gatedexec" || d.System != "/etc/gatedexec" {
-		t.Fatalf("%+v", d)
+	env := map[string]string{"HOME": "/home/u", "XDG_CONFIG_HOME": "/c", "XDG_STATE_HOME": "relative"}
+	d, err := DefaultDirs(func(k string) string { return env[k] }, "/ws")
+	if err != nil || d.User != "/c/gatedexec" || d.State != "/home/u/.local/state/gatedexec" || d.System != "/etc/gatedexec" ||
+		d.Home != "/home/u" || d.Sessions() != "/home/u/.local/state/gatedexec/sessions" {
+		t.Fatalf("%+v, %v", d, err)
+	}
+}
+
+// TestLoadRefusesRelativeLayer: a relative layer directory would be read
+// from wherever gatedexec runs, a repository's own files as the user's.
+func TestLoadRefusesRelativeLayer(t *testing.T) {
+	if _, err := Load(Dirs{System: "/nonexistent-etc", User: ".config/gatedexec"}, nil); err == nil {
+		t.Fatal("Load accepted a relative user layer")
 	}
 }
 

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -22,17 +21,6 @@ type rulesFlags struct {
 
 func (f *rulesFlags) register(fs *pflag.FlagSet) {
 	fs.StringArrayVarP(&f.paths, "rules", "r", nil, "rules file, or directory of *.rules files (repeatable)")
-}
-
-// userHome returns the home directory that "~/" in host_executable paths
-// means. Without one such paths fail to load, which is the safe outcome;
-// every other rule still works.
-func userHome() string {
-	home, err := os.UserHomeDir()
-	if err != nil {
-		return ""
-	}
-	return home
 }
 
 // loadPolicy loads the rules of the configuration layers of the current

@@ -128,10 +128,7 @@ func runRun(cmd *cobra.Command, f *runFlags, args []string) error {
 	}
 	if session := flagOrEnv("--session", f.session, "GATEDEXEC_SESSION"); session.value != "" {
 		o.SessionID = session.value
-		dir, err := approval.DefaultSessionDir(os.Getenv)
-		if err == nil {
-			o.Session, err = approval.OpenSession(dir, o.SessionID)
-		}
+		o.Session, err = approval.OpenSession(dirs.Sessions(), o.SessionID)
 		if err != nil {
 			return session.errorf(err)
 		}

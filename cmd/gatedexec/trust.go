@@ -39,7 +39,11 @@ reviewed, so that a file changed in between is not trusted unseen.`,
 				return err
 			}
 			out := cmd.OutOrStdout()
-			store := trustStore(config.DefaultDirs(os.Getenv, userHome(), pl.Workspace))
+			dirs, err := config.DefaultDirs(os.Getenv, pl.Workspace)
+			if err != nil {
+				return withCode(exitConfig, err)
+			}
+			store := trustStore(dirs)
 			switch {
 			case revoke:
 				if err := store.Revoke(pl.Workspace); err != nil {
