@@ -19,8 +19,8 @@ type Record struct {
 	RequestID string        `json:"request_id,omitempty"`
 	Kind      Kind          `json:"kind,omitempty"`
 	Attempt   int           `json:"attempt,omitempty"`
-	Argv      []string      `json:"argv"`
-	Cwd       string        `json:"cwd"`
+	Argv      Argv          `json:"argv"`
+	Cwd       Bytes         `json:"cwd"`
 	Rules     []MatchedRule `json:"rules_matched"`
 	Decision  string        `json:"decision"`
 	// Action is what the approval policy made of the decision.

@@ -179,10 +179,10 @@ func renderPrompt(r *Request, cs []choice) string {
 		return text
 	})
 	line("command:", shortenTo(showArgv(r.Argv), maxShownCommand))
-	line("cwd:", shortenTo(shown(r.Cwd), maxShownCommand))
+	line("cwd:", shortenTo(shown(string(r.Cwd)), maxShownCommand))
 	if r.Workspace != "" {
 		// The profile's grants are relative to it (workspace-write).
-		line("workspace:", shortenTo(shown(r.Workspace), maxShownCommand))
+		line("workspace:", shortenTo(shown(string(r.Workspace)), maxShownCommand))
 	}
 	line("profile:", shortenTo(shown(r.Profile), maxShownText))
 	if r.Decision != "" {

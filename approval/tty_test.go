@@ -208,7 +208,7 @@ func TestPromptShowsNoInvisibleText(t *testing.T) {
 		r := &Request{
 			ID: "x", Kind: KindEscalation,
 			Argv:       []string{"touch", "safe" + bad + "txt.exe"},
-			Cwd:        "/w" + bad,
+			Cwd:        Bytes("/w" + bad),
 			Profile:    "p" + bad,
 			Reasons:    []execpolicy.Reason{{Kind: execpolicy.ReasonRule, Detail: "d" + bad}},
 			Matched:    []MatchedRule{{MatchedPrefix: []string{"touch"}, Decision: "prompt", Justification: "j" + bad}},
@@ -227,7 +227,7 @@ func TestPromptShowsNoInvisibleText(t *testing.T) {
 // prompt in its place: every text is shortened and lists are capped.
 func TestPromptIsBounded(t *testing.T) {
 	long := strings.Repeat("x", 100_000) + "| command:  ls"
-	r := &Request{ID: "x", Kind: KindEscalation, Argv: []string{"rm", "-rf", "/home/u"}, Cwd: "/w" + long, Profile: "p" + long,
+	r := &Request{ID: "x", Kind: KindEscalation, Argv: []string{"rm", "-rf", "/home/u"}, Cwd: Bytes("/w" + long), Profile: "p" + long,
 		ProposedRule: []string{"rm", long}}
 	for range 1000 {
 		r.Argv = append(r.Argv, strings.Repeat("a", MaxShownArg))

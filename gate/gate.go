@@ -117,7 +117,7 @@ func Run(ctx context.Context, o *Options) (*Result, error) {
 	// stops early (a bad profile) is audited too.
 	rec := approval.Record{
 		Time: time.Now(), Session: o.SessionID, Kind: approval.KindExec, Attempt: 1,
-		Argv: o.Argv, Cwd: o.Cwd, Rules: approval.MatchedRules(ev.Matched), Decision: res.Decision, Profile: name,
+		Argv: o.Argv, Cwd: approval.Bytes(o.Cwd), Rules: approval.MatchedRules(ev.Matched), Decision: res.Decision, Profile: name,
 	}
 	prof, err := o.Profile(name)
 	if err != nil {
@@ -287,8 +287,8 @@ func (o *Options) request(ev execpolicy.Evaluation, profile, pd, digest string) 
 	r := approval.Request{
 		ID:            approval.RequestID(o.argv(), o.Cwd, profile, pd, digest, ""),
 		Argv:          o.argv(),
-		Cwd:           o.Cwd,
-		Workspace:     o.Workspace,
+		Cwd:           approval.Bytes(o.Cwd),
+		Workspace:     approval.Bytes(o.Workspace),
 		Profile:       profile,
 		ProfileDigest: pd,
 		Decision:      ev.Decision.String(),

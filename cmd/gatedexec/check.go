@@ -115,7 +115,7 @@ type checkOutput struct {
 
 // checkCommand is one command found in what was checked.
 type checkCommand struct {
-	Argv         []string              `json:"argv"`
+	Argv         approval.Argv         `json:"argv"`
 	MatchedRules execpolicy.CodexRules `json:"matchedRules"`
 	Decision     execpolicy.Decision   `json:"decision"`
 }
