@@ -85,11 +85,20 @@ type rawBytes struct {
 	B64 string `json:"b64"`
 }
 
+// encodeBytes writes s without HTML escaping, so that "a<b" in an argv
+// reads as itself, as the rest of gatedexec's JSON does.
 func encodeBytes(s string) ([]byte, error) {
-	if utf8.ValidString(s) {
-		return json.Marshal(s)
+	var v any = s
+	if !utf8.ValidString(s) {
+		v = rawBytes{B64: base64.StdEncoding.EncodeToString([]byte(s))}
 	}
-	return json.Marshal(rawBytes{B64: base64.StdEncoding.EncodeToString([]byte(s))})
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSuffix(b.Bytes(), []byte("\n")), nil
 }
 
 // decodeBytes reads a JSON string, or an object with exactly the one key

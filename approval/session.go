@@ -22,6 +22,10 @@ import (
 // dangerous-command floor raised: a session approval may not lower it.
 var ErrDangerous = errors.New("a dangerous command cannot be approved for a session")
 
+// ErrSessionID is wrapped by OpenSession's error for a malformed id (a
+// usage error), as opposed to a store that cannot be used.
+var ErrSessionID = errors.New("invalid session id")
+
 // validSessionID is the session id syntax: one file name, never a path.
 var validSessionID = lazyregexp.New(`^[A-Za-z0-9._-]{1,128}$`)
 
@@ -90,7 +94,7 @@ type Session struct {
 // (mode 0700) as needed. Nothing is read until Has or Add.
 func OpenSession(dir, id string) (*Session, error) {
 	if !validSessionID().MatchString(id) || id == "." || id == ".." {
-		return nil, fmt.Errorf("invalid session id %q (want 1-128 of A-Z a-z 0-9 . _ -)", id)
+		return nil, fmt.Errorf("%w %q (want 1-128 of A-Z a-z 0-9 . _ -)", ErrSessionID, id)
 	}
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, fmt.Errorf("session store: %w", err)

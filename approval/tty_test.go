@@ -139,7 +139,7 @@ func TestTTYApprover(t *testing.T) {
 			}
 			res := make(chan result, 1)
 			go func() {
-				resp, err := (&TTYApprover{TTY: tty}).Approve(context.Background(), r)
+				resp, err := (&TTYApprover{TTY: tty, Session: true}).Approve(context.Background(), r)
 				res <- result{resp, err}
 			}()
 			scr.waitFor(t, "[d] deny and abort ? ")
@@ -192,7 +192,7 @@ func TestTTYApprover(t *testing.T) {
 func TestTTYApproverDangerousHasNoSession(t *testing.T) {
 	r := ttyRequest(nil)
 	r.Dangerous = true
-	p := renderPrompt(r, promptChoices(r))
+	p := renderPrompt(r, promptChoices(r, true))
 	if strings.Contains(p, "[s]") {
 		t.Errorf("session offered for a dangerous command:\n%s", p)
 	}
@@ -215,7 +215,7 @@ func TestPromptShowsNoInvisibleText(t *testing.T) {
 			Denials:    []Denial{{Kind: "fs-write", Path: "/x" + bad}},
 			Escalation: "write access to /x" + bad,
 		}
-		p := renderPrompt(r, promptChoices(r))
+		p := renderPrompt(r, promptChoices(r, true))
 		if strings.Contains(p, bad) {
 			t.Errorf("prompt shows %U raw:\n%s", []rune(bad)[0], p)
 		}
@@ -237,7 +237,7 @@ func TestPromptIsBounded(t *testing.T) {
 		r.Matched = append(r.Matched, MatchedRule{MatchedPrefix: []string{"rm"}, Decision: "prompt", Justification: long})
 		r.Denials = append(r.Denials, Denial{Kind: "fs-write", Path: "/" + long})
 	}
-	p := renderPrompt(r, promptChoices(r))
+	p := renderPrompt(r, promptChoices(r, true))
 	if !regexp.MustCompile(`\| command: +rm -rf /home/u `).MatchString(p) {
 		t.Errorf("prompt lacks the head of the command:\n%.400s", p)
 	}
@@ -256,7 +256,7 @@ func TestPromptIsBounded(t *testing.T) {
 // drawn before would be what the person answers.
 func TestPromptResetsTerminal(t *testing.T) {
 	r := &Request{ID: "x", Kind: KindEscalation, Argv: []string{"make"}, Escalation: "write access to /"}
-	p := renderPrompt(r, promptChoices(r))
+	p := renderPrompt(r, promptChoices(r, true))
 	head, _, ok := strings.Cut(p, "+-- gatedexec:")
 	if !ok {
 		t.Fatalf("no frame in prompt %q", p)
@@ -283,7 +283,7 @@ func TestPromptShowsWholeEscalation(t *testing.T) {
 	}
 	parts[8] = "write access to /"
 	r := &Request{ID: "x", Kind: KindEscalation, Argv: []string{"make"}, Escalation: strings.Join(parts, "; ")}
-	if p := renderPrompt(r, promptChoices(r)); !regexp.MustCompile(`\| requests: +` + regexp.QuoteMeta(r.Escalation) + "\r\n").MatchString(p) {
+	if p := renderPrompt(r, promptChoices(r, true)); !regexp.MustCompile(`\| requests: +` + regexp.QuoteMeta(r.Escalation) + "\r\n").MatchString(p) {
 		t.Errorf("prompt does not show the whole escalation %q:\n%s", r.Escalation, p)
 	}
 }
@@ -293,7 +293,7 @@ func TestPromptShowsWholeEscalation(t *testing.T) {
 // profile name is another sandbox, and the person must be able to see it.
 func TestPromptShowsWorkspace(t *testing.T) {
 	r := &Request{ID: "x", Kind: KindExec, Argv: []string{"make"}, Cwd: "/home/u/proj", Workspace: "/", Profile: "workspace-write"}
-	if p := renderPrompt(r, promptChoices(r)); !regexp.MustCompile(`\| workspace: +/\r\n`).MatchString(p) {
+	if p := renderPrompt(r, promptChoices(r, true)); !regexp.MustCompile(`\| workspace: +/\r\n`).MatchString(p) {
 		t.Errorf("prompt does not show the workspace:\n%s", p)
 	}
 }
@@ -303,7 +303,7 @@ func TestPromptShowsWorkspace(t *testing.T) {
 // and must not look like it (git's core.quotePath makes the same choice).
 func TestPromptEscapesNonASCIIArgv(t *testing.T) {
 	r := &Request{ID: "x", Kind: KindExec, Argv: []string{"g\u0456t", "push", "caf\u00e9"}}
-	p := renderPrompt(r, promptChoices(r))
+	p := renderPrompt(r, promptChoices(r, true))
 	if !regexp.MustCompile(`\| command: +"g\\u0456t" push "caf\\u00e9"\r\n`).MatchString(p) {
 		t.Errorf("prompt does not escape non-ASCII argv:\n%s", p)
 	}

@@ -34,6 +34,9 @@ func TestParseSettings(t *testing.T) {
 		{name: "key in another case", src: "approver = \"deny\"\nAPPROVER = \"exec:/bin/true\"\n", wantErr: `c.toml:2: key "APPROVER" is not spelt "approver"`},
 		{name: "origin is not a key", src: "Origin = \"x\"\n", wantErr: `c.toml:1: unknown key "Origin"`},
 		{name: "relative audit log", src: "profile = \"p\"\naudit_log = \"logs/a.jsonl\"\n", wantErr: `c.toml:2: audit_log "logs/a.jsonl" is not an absolute path`},
+		{name: "approver timeout", src: "approver_timeout = \"10s\"\n", want: Settings{ApproverTimeout: "10s"}},
+		{name: "zero approver timeout", src: "approver = \"deny\"\napprover_timeout = \"0s\"\n", wantErr: `c.toml:2: approver_timeout: timeout "0s" is not positive`},
+		{name: "bad approver timeout", src: "approver_timeout = \"soon\"\n", wantErr: `c.toml:1: approver_timeout: time: invalid duration`},
 		{name: "relative profile file", src: "approver = \"deny\"\nprofile = \"tools/p.toml\"\n", wantErr: `c.toml:2: profile "tools/p.toml" is a file but not an absolute path`},
 	}
 	for _, tt := range tests {
@@ -49,7 +52,7 @@ func TestParseSettings(t *testing.T) {
 				t.Fatal(err)
 			}
 			if got.ApprovalPolicy != tt.want.ApprovalPolicy || got.Approver != tt.want.Approver ||
-				got.Profile != tt.want.Profile || got.AuditLog != tt.want.AuditLog ||
+				got.Profile != tt.want.Profile || got.AuditLog != tt.want.AuditLog || got.ApproverTimeout != tt.want.ApproverTimeout ||
 				(got.AuditFsync == nil) != (tt.want.AuditFsync == nil) {
 				t.Fatalf("got %+v, want %+v", got, tt.want)
 			}

@@ -42,6 +42,10 @@ type Options struct {
 	Session *approval.Session
 	// AmendFile is the rules file an "always" answer appends to.
 	AmendFile string
+	// DeferredDir, when set, holds the plans of deferred escalations, so
+	// that a host resuming one by its id gets the escalated run at once
+	// instead of a first, unescalated run of the command again.
+	DeferredDir string
 
 	// Profile resolves a profile name or file; DefaultProfile is used when
 	// no allow rule names one.
@@ -74,8 +78,12 @@ type Result struct {
 	Approval   ApprovalResult      `json:"approval"`
 	Profile    string              `json:"profile"`
 	Layers     []string            `json:"layers"`
-	ExitCode   int                 `json:"exit_code"`
-	Signal     *int                `json:"signal"`
+	// ExitCode is the command's exit status; nil (null) when it did not run.
+	ExitCode *int `json:"exit_code"`
+	Signal   *int `json:"signal"`
+	// TimedOut is true when the timeout (--timeout or the profile's)
+	// killed the command; its signal is then SIGKILL's or SIGTERM's.
+	TimedOut   bool                `json:"timed_out,omitempty"`
 	DurationMS int64               `json:"duration_ms"`
 	Denials    []sandbox.Denial    `json:"denials"`
 	Escalated  bool                `json:"escalated"`
@@ -85,6 +93,9 @@ type Result struct {
 	// Tampered lists the git control files in the workspace the command
 	// created or changed, which the host's next git would execute.
 	Tampered []string `json:"tampered,omitempty"`
+	// Error says what gatedexec could not do, when it failed after the
+	// decision (exit 78 or 125).
+	Error string `json:"error,omitempty"`
 	// Request is the pending request when the approval was deferred.
 	Request *approval.Request `json:"request,omitempty"`
 
@@ -94,10 +105,18 @@ type Result struct {
 
 // ApprovalResult says who settled the decision and how.
 type ApprovalResult struct {
-	// By is "rule", "tty", "exec", "session", "policy" (or "defer", "deny").
+	// By says who settled it, in the values of DESIGN §2: "rule" (a rule
+	// allowed or forbade the command), "policy" (the approval policy ran
+	// or denied it without asking, or the deny approver refused), "tty",
+	// "exec", "session" (an earlier session approval), and "defer" (the
+	// host answered a deferred request with --approve or --deny, or it is
+	// still deferred).
 	By      string           `json:"by"`
 	Outcome approval.Outcome `json:"outcome"`
 	Reason  string           `json:"reason,omitempty"`
+	// RuleFile is the rules file an "always" answer appended Rule to.
+	RuleFile string `json:"rule_file,omitempty"`
+	Rule     string `json:"rule,omitempty"`
 }
 
 // Run judges o.Argv, settles the approval, and runs the command in its
@@ -147,7 +166,7 @@ func Run(ctx context.Context, o *Options) (*Result, error) {
 
 	action := o.Approval.Action(ev)
 	rec.Action = string(action)
-	res.Approval, err = o.settle(ctx, action, &req, o.Approve, o.Deny)
+	res.Approval, err = o.settle(ctx, action, ev, &req, o.Approve, o.Deny)
 	if err != nil {
 		return nil, o.unsettled(rec, res.Approval, err)
 	}
@@ -159,7 +178,6 @@ func Run(ctx context.Context, o *Options) (*Result, error) {
 		if res.Approval.Outcome == approval.Deferred {
 			res.Request = &req
 		}
-		res.ExitCode = -1
 		return res, o.audit(rec)
 	}
 	// The decision is recorded before the command runs, so a command never
@@ -192,7 +210,7 @@ func Run(ctx context.Context, o *Options) (*Result, error) {
 	// escalation, whose id the host could not know yet: only values naming
 	// the escalation's id resume it, otherwise the approver is asked (and
 	// a defer approver hands the escalation request back to the host).
-	ans, err := o.settle(ctx, approval.Ask, &ereq, naming(o.Approve, ereq.ID), naming(o.Deny, ereq.ID))
+	ans, err := o.settle(ctx, approval.Ask, ev, &ereq, naming(o.Approve, ereq.ID), naming(o.Deny, ereq.ID))
 	if err != nil {
 		return res, o.unsettled(erec, ans, err)
 	}
@@ -242,7 +260,9 @@ func (o *Options) execute(ctx context.Context, prof *sandbox.Profile, rec *appro
 	})
 	if run != nil {
 		res.Ran = true
-		res.ExitCode = run.ExitCode
+		exit := run.ExitCode
+		res.ExitCode = &exit
+		res.TimedOut = run.TimedOut
 		if run.Signal != 0 {
 			sig := run.Signal
 			res.Signal = &sig
@@ -254,7 +274,6 @@ func (o *Options) execute(ctx context.Context, prof *sandbox.Profile, rec *appro
 		if d := sandbox.Detect(prof, run, o.Cwd); d != nil {
 			res.Denials = d
 		}
-		exit := run.ExitCode
 		rec.Exit = &exit
 		rec.Layers, rec.DurationMS, rec.Denials = res.Layers, res.DurationMS, res.Denials
 		rec.Tampered = run.Tampered
@@ -323,10 +342,14 @@ func promptRuleMatched(ev execpolicy.Evaluation) bool {
 
 // settle turns the approval policy's action into an approval outcome,
 // asking the approver when the action is "ask".
-func (o *Options) settle(ctx context.Context, action approval.Action, req *approval.Request, approve, deny []string) (ApprovalResult, error) {
+func (o *Options) settle(ctx context.Context, action approval.Action, ev execpolicy.Evaluation, req *approval.Request, approve, deny []string) (ApprovalResult, error) {
 	switch action {
 	case approval.Run:
-		return ApprovalResult{By: "rule", Outcome: approval.Approved}, nil
+		if ev.Decision == execpolicy.Allow {
+			return ApprovalResult{By: "rule", Outcome: approval.Approved}, nil
+		}
+		// Unmatched (or unanalysable under never): the policy runs it.
+		return ApprovalResult{By: "policy", Outcome: approval.Approved}, nil
 	case approval.Deny:
 		return ApprovalResult{By: "policy", Outcome: approval.Denied, Reason: "denied by policy"}, nil
 	}
@@ -340,7 +363,12 @@ func (o *Options) settle(ctx context.Context, action approval.Action, req *appro
 		}
 	}
 	resp, err := o.Approver.Approve(ctx, req)
-	out := ApprovalResult{By: o.ApproverID, Outcome: resp.Outcome, Reason: resp.Reason}
+	by := o.ApproverID
+	if by == "deny" {
+		// Nobody was asked: the configuration refuses every prompt.
+		by = "policy"
+	}
+	out := ApprovalResult{By: by, Outcome: resp.Outcome, Reason: resp.Reason}
 	if err != nil {
 		out.Outcome, out.Reason = approval.Denied, err.Error()
 	}
@@ -355,7 +383,13 @@ func (o *Options) record(req *approval.Request, out ApprovalResult) (ApprovalRes
 	switch out.Outcome {
 	case approval.ApprovedForSession:
 		if o.Session == nil || req.Dangerous {
-			// Without a session (or for a dangerous command) it counts once.
+			// Without a session (or for a dangerous command) it counts
+			// once, and the result says so rather than claim more.
+			why := "no session id is set"
+			if req.Dangerous {
+				why = "a dangerous command is never approved for a session"
+			}
+			out.Outcome, out.Reason = approval.Approved, strings.TrimPrefix(out.Reason+"; ", "; ")+"approved once: "+why
 			return out, nil
 		}
 		if err := o.Session.Add(req); err != nil {
@@ -369,6 +403,7 @@ func (o *Options) record(req *approval.Request, out ApprovalResult) (ApprovalRes
 		if _, err := execpolicy.AppendAllowRule(o.AmendFile, req.ProposedRule); err != nil {
 			return out, fmt.Errorf("writing the approved rule: %w", err)
 		}
+		out.RuleFile, out.Rule = o.AmendFile, execpolicy.FormatAllowRule(req.ProposedRule)
 	}
 	return out, nil
 }
