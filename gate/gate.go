@@ -74,10 +74,10 @@ var ErrAudit = errors.New("audit log")
 
 // Result is the outcome of a gated run, in the JSON shape of DESIGN §2.
 type Result struct {
-	Decision   string              `json:"decision"`
-	Approval   ApprovalResult      `json:"approval"`
-	Profile    string              `json:"profile"`
-	Layers     []string            `json:"layers"`
+	Decision string         `json:"decision"`
+	Approval ApprovalResult `json:"approval"`
+	Profile  string         `json:"profile"`
+	Layers   []string       `json:"layers"`
 	// ExitCode is the command's exit status; nil (null) when it did not run.
 	ExitCode *int `json:"exit_code"`
 	Signal   *int `json:"signal"`
