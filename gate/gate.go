@@ -186,6 +186,13 @@ func Run(ctx context.Context, o *Options) (*Result, error) {
 		return nil, err
 	}
 
+	// A host resuming a deferred escalation by its id gets the escalated
+	// run at once: running the command unescalated first would run it
+	// once more than the host asked for.
+	if plan, denials, ok := o.resumedEscalation(req, prof.Name, digest); ok && escalates(o.Approval) {
+		return o.escalate(ctx, ev, req, rec, res, prof, plan, denials, digest)
+	}
+
 	runErr := o.execute(ctx, prof, &rec, res)
 	if runErr != nil || len(res.Denials) == 0 || !escalates(o.Approval) {
 		return res, runErr
@@ -197,15 +204,24 @@ func Run(ctx context.Context, o *Options) (*Result, error) {
 	if !ok {
 		return res, nil
 	}
+	return o.escalate(ctx, ev, req, rec, res, prof, plan, res.Denials, digest)
+}
+
+// escalate asks for the escalation plan of the exec request req, whose
+// run under prof was denied denials, and re-runs the command with it once
+// approved. rec is the exec request's record.
+func (o *Options) escalate(ctx context.Context, ev execpolicy.Evaluation, req approval.Request, rec approval.Record, res *Result,
+	prof *sandbox.Profile, plan *sandbox.Escalation, denials []sandbox.Denial, digest string) (*Result, error) {
 	ereq := req
 	ereq.Kind = approval.KindEscalation
 	ereq.Escalation = plan.String()
-	ereq.Denials = res.Denials
+	ereq.Denials = denials
 	ereq.ProposedRule = nil
 	ereq.ID = approval.RequestID(o.argv(), o.Cwd, prof.Name, req.ProfileDigest, digest, ereq.Escalation)
 	erec := rec
 	erec.RequestID, erec.Kind, erec.Attempt, erec.Exit, erec.Error = ereq.ID, ereq.Kind, 2, nil, ""
 	erec.Escalation = ereq.Escalation
+	erec.Denials = denials
 	// --approve/--deny values given for the exec request must not deny the
 	// escalation, whose id the host could not know yet: only values naming
 	// the escalation's id resume it, otherwise the approver is asked (and
@@ -221,6 +237,13 @@ func Run(ctx context.Context, o *Options) (*Result, error) {
 		// is resumed by the escalation's id.
 		if ans.Outcome == approval.Deferred {
 			res.Request = &ereq
+			if err := o.saveEscalation(ereq.ID, req.ID, plan, denials); err != nil {
+				// The host can still resume: the command then runs
+				// unescalated first, as before the plan was kept.
+				res.Error = err.Error()
+			}
+		} else {
+			o.dropEscalation(ereq.ID)
 		}
 		res.Approval, res.RequestID = ans, ereq.ID
 		return res, o.audit(erec)
@@ -228,6 +251,7 @@ func Run(ctx context.Context, o *Options) (*Result, error) {
 	if err := o.audit(erec); err != nil {
 		return res, err
 	}
+	o.dropEscalation(ereq.ID)
 	res.Escalated, res.RequestID, res.Approval = true, ereq.ID, ans
 	res.Layers, res.Denials, res.Signal = []string{}, []sandbox.Denial{}, nil
 	return res, o.execute(ctx, plan.Apply(prof), &erec, res)
