@@ -197,7 +197,7 @@ func renderPrompt(r *Request, cs []choice) string {
 	list("reason:", len(r.Reasons), func(i int) string { return string(r.Reasons[i].Kind) + ": " + r.Reasons[i].Detail })
 	list("rule:", len(r.Matched), func(i int) string {
 		m := r.Matched[i]
-		text := strings.Join(m.MatchedPrefix, " ") + " -> " + m.Decision
+		text := execpolicy.QuoteArgv(m.MatchedPrefix) + " -> " + m.Decision
 		if m.Source != "" {
 			text += " (" + m.Source + ")"
 		}
@@ -240,11 +240,13 @@ func renderPrompt(r *Request, cs []choice) string {
 	return b.String()
 }
 
-// showArgv renders argv as shell words, shortening long ones.
+// showArgv renders argv as bash would need it typed, shortening long
+// arguments: `touch '$(id)'` is not `touch $(id)`, and a look-alike or
+// escape byte shows as \xHH.
 func showArgv(argv []string) string {
 	parts := make([]string, len(argv))
 	for i, a := range argv {
-		parts[i] = shownArg(a)
+		parts[i] = execpolicy.QuoteWord(shorten(a))
 	}
 	return strings.Join(parts, " ")
 }
@@ -284,18 +286,3 @@ func shown(s string) string {
 	return s
 }
 
-// shownArg is shown for one argument, shortened when long: also quoted
-// when it is empty or holds blanks, quotes or backslashes, so that word
-// boundaries stay visible ("a b" is not a and b), and quoted with every
-// non-ASCII character escaped when it holds one, so that a look-alike
-// ("gіt" with a Cyrillic і, which no git rule matches) does not pass for
-// the word it imitates.
-func shownArg(s string) string {
-	if strings.ContainsFunc(s, func(r rune) bool { return r >= utf8.RuneSelf }) {
-		return strconv.QuoteToASCII(shorten(s))
-	}
-	if s == "" || strings.ContainsAny(s, " \t\"'\\") {
-		return strconv.Quote(shorten(s))
-	}
-	return shown(shorten(s))
-}

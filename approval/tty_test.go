@@ -164,9 +164,9 @@ func TestTTYApprover(t *testing.T) {
 
 			shown := scr.text()
 			for _, want := range []string{
-				"git push AAAA", "...[307 bytes]...", "TAILEND", "/home/u/proj", "workspace-write",
+				"git push 'AAAA", "...[307 bytes]...", "TAILEND'", "/home/u/proj", "workspace-write",
 				"rule: rule git push (default.rules:3)", "default.rules:3:1", "pushes are reviewed",
-				`"esc\x1b[2J"`, "[y] once", "[s] session", "[n] deny",
+				`$'esc\x1b[2J'`, "[y] once", "[s] session", "[n] deny",
 			} {
 				if !strings.Contains(shown, want) {
 					t.Errorf("prompt lacks %q:\n%s", want, shown)
@@ -304,7 +304,18 @@ func TestPromptShowsWorkspace(t *testing.T) {
 func TestPromptEscapesNonASCIIArgv(t *testing.T) {
 	r := &Request{ID: "x", Kind: KindExec, Argv: []string{"g\u0456t", "push", "caf\u00e9"}}
 	p := renderPrompt(r, promptChoices(r, true))
-	if !regexp.MustCompile(`\| command: +"g\\u0456t" push "caf\\u00e9"\r\n`).MatchString(p) {
+	if !regexp.MustCompile(`\| command: +\$'g\\xd1\\x96t' push \$'caf\\xc3\\xa9'\r\n`).MatchString(p) {
 		t.Errorf("prompt does not escape non-ASCII argv:\n%s", p)
+	}
+}
+
+// TestPromptQuotesArgvForBash: the command is shown as bash would need it
+// typed (issue 11 item 10): touch $(id) would be another command.
+func TestPromptQuotesArgvForBash(t *testing.T) {
+	r := &Request{ID: "x", Kind: KindExec, Argv: []string{"touch", "$(id)", "semi;colon", "$HOME", "it's", ""}}
+	p := renderPrompt(r, promptChoices(r, true))
+	want := `| command:   touch '$(id)' 'semi;colon' '$HOME' 'it'\''s' ''` + "\r\n"
+	if !strings.Contains(p, want) {
+		t.Errorf("prompt does not show %q:\n%s", want, p)
 	}
 }
