@@ -285,4 +285,3 @@ func shown(s string) string {
 	}
 	return s
 }
-
