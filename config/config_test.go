@@ -1,6 +1,7 @@
 package config
 
 import (
+	"encoding/json"
 	"errors"
 	"os"
 	"path/filepath"
@@ -293,7 +294,20 @@ func TestWorkspaceProfileIsAName(t *testing.T) {
 		{file, `config.toml:1: profile "` + file + `": a workspace layer names a profile of its profiles directory, not a file`},
 	} {
 		write(t, filepath.Join(WorkspaceLayerDir(d.Workspace), "config.toml"), "profile = \""+tt.profile+"\"\n")
-		if _, err := store.Trust(d.Workspace, ""); err != nil {
+		_, err := store.Trust(d.Workspace, "")
+		if tt.wantErr != "" {
+			// Trust refuses it at once (issue 11 item 19)...
+			if !errors.Is(err, ErrBadLayer) || !strings.Contains(err.Error(), tt.wantErr) {
+				t.Errorf("Trust with profile %q: %v, want ErrBadLayer: %s", tt.profile, err, tt.wantErr)
+			}
+			// ...and Load refuses it should a record say it is trusted.
+			tree, err := LayerSnapshot(d.Workspace)
+			if err != nil {
+				t.Fatal(err)
+			}
+			b, _ := json.Marshal(trustRecord{Workspace: d.Workspace, Digest: tree.Digest()})
+			write(t, store.recordPath(d.Workspace), string(b))
+		} else if err != nil {
 			t.Fatal(err)
 		}
 		c, err := Load(d, store)

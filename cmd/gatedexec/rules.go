@@ -10,6 +10,7 @@ import (
 
 	"github.com/gatedexec/gatedexec/execpolicy"
 	"github.com/gatedexec/gatedexec/internal/userdirs"
+	"github.com/gatedexec/gatedexec/profiles"
 )
 
 func newRulesCmd() *cobra.Command {
@@ -53,9 +54,22 @@ func runRulesTest(stdout, stderr io.Writer, files []string) error {
 	if d, err := userdirs.Resolve(os.Getenv); err == nil {
 		home = d.Home
 	}
+	// profile= names are checked against the profiles run would find
+	// from here: the built-ins and those of the configuration layers.
+	var profiles *profiles.Loader
+	pl, err := (&placeFlags{}).resolve()
+	if err == nil {
+		profiles, err = newProfileLoader(pl)
+	}
+	if err != nil {
+		return err
+	}
 	failed := 0
 	for _, file := range files {
 		p, err := execpolicy.Loader{HomeDir: home}.LoadFiles(file)
+		if err == nil {
+			err = checkRuleProfiles(p, profiles)
+		}
 		if err != nil {
 			fmt.Fprintf(stderr, "gatedexec: %v\n", err)
 			failed++

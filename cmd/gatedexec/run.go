@@ -172,6 +172,9 @@ func gatedRun(cmd *cobra.Command, f *runFlags, args []string) (*gate.Result, den
 		return nil, hint, err
 	}
 	profiles := profileLoader(pl, cfg)
+	if err := checkRuleProfiles(policy, profiles); err != nil {
+		return nil, hint, err
+	}
 	defaultProfile := pickSetting("--profile", f.profile, "GATEDEXEC_PROFILE", s, "profile", s.Profile, "workspace-write")
 
 	o := &gate.Options{

@@ -155,3 +155,15 @@ func resolveExisting(p string) string {
 		rest = filepath.Join(filepath.Base(dir), rest)
 	}
 }
+
+// checkRuleProfiles fails (78) when a rule of p names a profile l cannot
+// resolve, naming the rule's file:line:col: the rule is what is wrong,
+// and it must fail where the rules load, not only when it matches.
+func checkRuleProfiles(p *execpolicy.Policy, l *profiles.Loader) error {
+	for _, ref := range p.ProfileRefs() {
+		if _, err := l.Resolve(ref.Name); err != nil {
+			return withCode(exitConfig, fmt.Errorf("%s: profile=%q: %w", ref.Source, ref.Name, err))
+		}
+	}
+	return nil
+}

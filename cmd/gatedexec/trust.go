@@ -63,7 +63,7 @@ reviewed, so that a file changed in between is not trusted unseen.`,
 			switch {
 			case errors.Is(err, config.ErrBadDigest):
 				return withCode(exitUsage, fmt.Errorf("--digest: %w", err))
-			case errors.Is(err, config.ErrDigestMismatch):
+			case errors.Is(err, config.ErrDigestMismatch), errors.Is(err, config.ErrBadLayer):
 				return withCode(exitConfig, err)
 			case err != nil:
 				return withCode(exitInternal, err)
