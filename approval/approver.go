@@ -31,6 +31,11 @@ type Options struct {
 	ExecStderr io.Writer
 	// ExecEnv is the exec approver's environment; nil means the caller's.
 	ExecEnv []string
+	// Status is where gatedexec says it is waiting for an exec approver.
+	Status io.Writer
+	// Session says a session id is set, so that a session approval lasts:
+	// only then does the tty prompt offer [s].
+	Session bool
 }
 
 // ParseApprover builds the approver named by spec: "tty", "deny",
@@ -50,21 +55,25 @@ func ParseApprover(spec string, opts Options) (Approver, error) {
 				return nil, fmt.Errorf("approver tty: %w", err)
 			}
 		}
-		return &TTYApprover{TTY: f}, nil
+		return &TTYApprover{TTY: f, Session: opts.Session}, nil
 	case strings.HasPrefix(spec, "exec:"):
 		argv, err := SplitCommand(strings.TrimPrefix(spec, "exec:"))
 		if err != nil {
 			return nil, fmt.Errorf("%w %q: %w", ErrUsage, spec, err)
 		}
-		return &ExecApprover{Argv: argv, Timeout: opts.ExecTimeout, Stderr: opts.ExecStderr, Env: opts.ExecEnv}, nil
+		return &ExecApprover{Argv: argv, Timeout: opts.ExecTimeout, Stderr: opts.ExecStderr, Status: opts.Status, Env: opts.ExecEnv}, nil
 	}
 	return nil, fmt.Errorf("%w %q (want tty, deny, defer or exec:CMD)", ErrUsage, spec)
 }
+
+// DenyApproverReason is the reason of every DenyApprover answer, so that
+// callers can tell "nobody could be asked" from a person's refusal.
+const DenyApproverReason = "approver deny refuses every request"
 
 // DenyApprover denies every request; it is the default without a terminal.
 type DenyApprover struct{}
 
 // Approve denies r.
 func (DenyApprover) Approve(_ context.Context, r *Request) (Response, error) {
-	return Response{ID: r.ID, Outcome: Denied, Reason: "approver deny refuses every request"}, nil
+	return Response{ID: r.ID, Outcome: Denied, Reason: DenyApproverReason}, nil
 }

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"golang.org/x/sys/unix"
 )
 
 func TestAuditRecordFields(t *testing.T) {
@@ -108,5 +110,108 @@ func TestAuditConcurrentProcesses(t *testing.T) {
 	}
 	if len(seen) != procs {
 		t.Fatalf("%d records, want %d", len(seen), procs)
+	}
+}
+
+// checkLines fails unless every line of the log at path is a whole JSON
+// record and the file ends with a newline; it returns the records' sessions.
+func checkLines(t *testing.T, path string) []string {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(data) > 0 && data[len(data)-1] != '\n' {
+		t.Fatalf("log does not end with a newline: ...%q", data[max(0, len(data)-40):])
+	}
+	var sessions []string
+	for i, line := range strings.SplitAfter(string(data), "\n") {
+		if line == "" {
+			continue
+		}
+		var r struct {
+			Session string `json:"session"`
+		}
+		if err := json.Unmarshal([]byte(line), &r); err != nil {
+			t.Fatalf("line %d does not parse (%v): %.80q", i+1, err, line)
+		}
+		sessions = append(sessions, r.Session)
+	}
+	return sessions
+}
+
+// TestAuditRepairsTornTail: a record torn by a crash (the log does not end
+// with a newline) is cut off before the next record is appended, so that
+// the next record is not glued onto it (issue 11 item 2).
+func TestAuditRepairsTornTail(t *testing.T) {
+	for name, tail := range map[string]string{
+		"torn record":    `{"time":"2026-01-01T00:00:00Z","session":"torn","argv":["x`,
+		"only torn line": "",
+	} {
+		t.Run(name, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "audit.jsonl")
+			content := `{"session":"a"}` + "\n" + tail
+			if name == "only torn line" {
+				content = `{"session":"to`
+			}
+			if err := os.WriteFile(path, []byte(content), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			l, err := OpenLog(path, false)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer l.Close()
+			if err := l.Write(Record{Session: "b"}); err != nil {
+				t.Fatal(err)
+			}
+			got := strings.Join(checkLines(t, path), ",")
+			want := "a,b"
+			if name == "only torn line" {
+				want = "b"
+			}
+			if got != want {
+				t.Errorf("sessions %s, want %s", got, want)
+			}
+		})
+	}
+}
+
+// TestAuditRefusesNonRegular: a FIFO (or any non-regular file) as the
+// audit log is refused at once, never waited on (issue 11 item 5).
+func TestAuditRefusesNonRegular(t *testing.T) {
+	dir := t.TempDir()
+	fifo := filepath.Join(dir, "fifo")
+	if err := unix.Mkfifo(fifo, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	// A FIFO with a reader too: the records would go to whoever reads.
+	r, err := os.OpenFile(fifo, os.O_RDONLY|unix.O_NONBLOCK, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	for _, path := range []string{fifo, filepath.Join(dir, "fifo-no-reader"), dir, "/dev/null"} {
+		if path == filepath.Join(dir, "fifo-no-reader") {
+			if err := unix.Mkfifo(path, 0o600); err != nil {
+				t.Fatal(err)
+			}
+		}
+		done := make(chan error, 1)
+		go func() {
+			l, err := OpenLog(path, false)
+			if err == nil {
+				l.Close()
+			}
+			done <- err
+		}()
+		select {
+		case err := <-done:
+			if err == nil {
+				t.Errorf("OpenLog(%s) succeeded", path)
+			}
+		case <-time.After(5 * time.Second):
+			t.Fatalf("OpenLog(%s) blocks", path)
+		}
 	}
 }

@@ -16,6 +16,27 @@ func (DeferApprover) Approve(_ context.Context, r *Request) (Response, error) {
 	return Response{ID: r.ID, Outcome: Deferred, Reason: "approval deferred to the host"}, nil
 }
 
+// CheckResumeValue checks the syntax of an --approve value (withScope:
+// ID or ID:once|session|always) or a --deny value (ID), so that a typo
+// is a usage error at once rather than a denial after the rules loaded.
+func CheckResumeValue(v string, withScope bool) error {
+	id, scope, hasScope := strings.Cut(v, ":")
+	if len(id) != RequestIDLen || strings.Trim(id, "0123456789abcdef") != "" {
+		return fmt.Errorf("%q: want a request id of %d lowercase hex digits", v, RequestIDLen)
+	}
+	if !hasScope {
+		return nil
+	}
+	if !withScope {
+		return fmt.Errorf("%q: --deny takes a request id only", v)
+	}
+	switch scope {
+	case "once", "session", "always":
+		return nil
+	}
+	return fmt.Errorf("%q: invalid approval scope %q (want once, session or always)", v, scope)
+}
+
 // Resume answers r from the host's --approve and --deny values, given on
 // re-running a deferred command. An --approve value is ID or
 // ID:once|session|always; a --deny value is ID. Only a value whose id is

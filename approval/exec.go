@@ -7,22 +7,34 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"os/exec"
 	"strings"
 	"syscall"
 	"time"
 )
 
-// DefaultExecTimeout bounds an exec approver that sets no timeout.
-const DefaultExecTimeout = 5 * time.Minute
+// DefaultExecTimeout bounds an exec approver that sets no timeout. An
+// approver is a program answering for a person or a host that already
+// knows its answer; one that takes longer is stuck, and the command it
+// holds up is better denied than left waiting (a caller needing longer
+// sets approver_timeout or --approver-timeout).
+const DefaultExecTimeout = 30 * time.Second
 
 // MaxExecResponse is the most an exec approver may write to stdout.
 const MaxExecResponse = 1 << 20
+
+// execGrace is how long, after the approver exits, gatedexec waits for
+// the rest of its stdout: a process it left behind in another session,
+// holding the pipe, must not stall the run until the timeout.
+const execGrace = 500 * time.Millisecond
 
 // ExecApprover runs an external program for each request: the request as
 // one JSON object on its stdin, the response as one JSON object on its
 // stdout. No shell is started. Anything but a well-formed response for
 // this request, within the timeout, from a program that exits 0, denies.
+// The program runs in its own process group, which is killed when it
+// exits or at the deadline, so nothing it started outlives the answer.
 type ExecApprover struct {
 	// Argv is the program and its arguments.
 	Argv []string
@@ -30,6 +42,10 @@ type ExecApprover struct {
 	Timeout time.Duration
 	// Stderr receives the program's stderr; nil discards it.
 	Stderr io.Writer
+	// Status, when set, is told that gatedexec is waiting for the
+	// approver, and for how long at most: a person watching a run that
+	// seems to hang must be able to see why.
+	Status io.Writer
 	// Env is the program's environment; nil means the caller's.
 	Env []string
 }
@@ -40,10 +56,21 @@ type ExecApprover struct {
 func (a *ExecApprover) Approve(ctx context.Context, r *Request) (Response, error) {
 	resp, err := a.run(ctx, r)
 	if err != nil {
-		err = fmt.Errorf("approver exec:%s: %w", a.Argv[0], err)
+		name := "(none)"
+		if len(a.Argv) > 0 {
+			name = a.Argv[0]
+		}
+		err = fmt.Errorf("approver exec:%s: %w", name, err)
 		return Response{ID: r.ID, Outcome: Denied, Reason: err.Error()}, err
 	}
 	return resp, nil
+}
+
+func (a *ExecApprover) timeout() time.Duration {
+	if a.Timeout > 0 {
+		return a.Timeout
+	}
+	return DefaultExecTimeout
 }
 
 func (a *ExecApprover) run(ctx context.Context, r *Request) (Response, error) {
@@ -54,52 +81,88 @@ func (a *ExecApprover) run(ctx context.Context, r *Request) (Response, error) {
 	if err != nil {
 		return Response{}, err
 	}
-	timeout := a.Timeout
-	if timeout <= 0 {
-		timeout = DefaultExecTimeout
-	}
+	timeout := a.timeout()
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 
+	// Stdout is a pipe of our own, not exec's copying goroutine: Wait
+	// would wait for that goroutine, that is for every process holding
+	// the pipe's write end, however long.
+	pr, pw, err := os.Pipe()
+	if err != nil {
+		return Response{}, err
+	}
+	defer pr.Close()
 	cmd := exec.Command(a.Argv[0], a.Argv[1:]...)
 	cmd.Env = a.Env
 	cmd.Stdin = bytes.NewReader(in)
+	cmd.Stdout = pw
 	cmd.Stderr = a.Stderr
 	// Its own process group, so that a timeout kills whatever the
 	// approver started too, not just its first process.
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	stdout, err := cmd.StdoutPipe()
+	if a.Status != nil {
+		fmt.Fprintf(a.Status, "gatedexec: waiting for approver exec:%s (up to %v)\n", a.Argv[0], timeout)
+	}
+	err = cmd.Start()
+	pw.Close()
 	if err != nil {
 		return Response{}, err
 	}
-	if err := cmd.Start(); err != nil {
-		return Response{}, err
-	}
 	pgid := cmd.Process.Pid
-	stop := context.AfterFunc(ctx, func() { syscall.Kill(-pgid, syscall.SIGKILL) })
+	killGroup := func() { syscall.Kill(-pgid, syscall.SIGKILL) }
 
-	out, readErr := io.ReadAll(io.LimitReader(stdout, MaxExecResponse+1))
-	if len(out) > MaxExecResponse {
-		syscall.Kill(-pgid, syscall.SIGKILL)
+	type readResult struct {
+		out []byte
+		err error
 	}
-	if readErr != nil {
-		// Unblock a writer stuck on a full pipe before waiting.
-		syscall.Kill(-pgid, syscall.SIGKILL)
+	read := make(chan readResult, 1)
+	go func() {
+		out, err := io.ReadAll(io.LimitReader(pr, MaxExecResponse+1))
+		if len(out) > MaxExecResponse {
+			// Unblock a writer stuck on a full pipe.
+			killGroup()
+		}
+		read <- readResult{out, err}
+	}()
+	waited := make(chan error, 1)
+	go func() { waited <- cmd.Wait() }()
+
+	var waitErr error
+	select {
+	case waitErr = <-waited:
+	case <-ctx.Done():
+		killGroup()
+		<-waited
+		return Response{}, fmt.Errorf("no answer within %v (its process group was killed): %w", timeout, ctx.Err())
 	}
-	waitErr := cmd.Wait()
-	stop()
-	switch {
-	case ctx.Err() != nil:
-		syscall.Kill(-pgid, syscall.SIGKILL)
+	// The approver has answered (or failed); whatever it started goes
+	// with it, which also closes the pipe it may have passed on.
+	killGroup()
+	var rr readResult
+	grace := time.NewTimer(execGrace)
+	defer grace.Stop()
+	select {
+	case rr = <-read:
+	case <-grace.C:
+		// A process outside the group still holds the pipe.
+		pr.SetReadDeadline(time.Now())
+		<-read
+		return Response{}, errors.New("approver exited but a process it started still holds its stdout open")
+	case <-ctx.Done():
+		pr.SetReadDeadline(time.Now())
+		<-read
 		return Response{}, fmt.Errorf("no answer within %v: %w", timeout, ctx.Err())
-	case len(out) > MaxExecResponse:
+	}
+	switch {
+	case len(rr.out) > MaxExecResponse:
 		return Response{}, fmt.Errorf("response larger than %d bytes", MaxExecResponse)
-	case readErr != nil:
-		return Response{}, fmt.Errorf("reading response: %w", readErr)
+	case rr.err != nil:
+		return Response{}, fmt.Errorf("reading response: %w", rr.err)
 	case waitErr != nil:
 		return Response{}, fmt.Errorf("approver failed: %w", waitErr)
 	}
-	return parseResponse(out, r.ID)
+	return parseResponse(rr.out, r.ID)
 }
 
 // parseResponse decodes exactly one JSON response for request id.

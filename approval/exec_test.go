@@ -29,6 +29,14 @@ func TestExecApprover(t *testing.T) {
 	dir := t.TempDir()
 	pidFile := filepath.Join(dir, "child.pid")
 	reqFile := filepath.Join(dir, "req.json")
+	escapedPid := filepath.Join(dir, "escaped.pid")
+	t.Cleanup(func() {
+		if b, err := os.ReadFile(escapedPid); err == nil {
+			if pid, err := strconv.Atoi(strings.TrimSpace(string(b))); err == nil && pid > 0 {
+				syscall.Kill(pid, syscall.SIGKILL)
+			}
+		}
+	})
 	scripts := []struct {
 		name, body string
 		timeout    time.Duration
@@ -46,13 +54,27 @@ printf '{"id":"%s","outcome":"approved_for_session","reason":"ok"}\n' "$id"`, 0,
 		{"crashing", goodAnswer + `printf '{"id":"%s","outcome":"approved"}' "$id"; exit 3`, 0, Denied, "exit status 3"},
 		{"slow", `sleep 1000 & echo $! > ` + pidFile + `
 wait`, 300 * time.Millisecond, Denied, "no answer within"},
+		// Issue 11 item 6: an approver that answers and exits while a
+		// child keeps its stdout open used to stall until the timeout
+		// (five minutes); the answer counts and the child is killed.
+		{"child-holds-stdout", goodAnswer + `sleep 1000 &
+printf '{"id":"%s","outcome":"approved"}' "$id"`, 20 * time.Second, Approved, ""},
+		// A child in another session escapes the group kill: deny
+		// after a short grace, not at the timeout.
+		{"escaped-child-holds-stdout", goodAnswer + `setsid sh -c 'echo $$ > ` + escapedPid + `; exec sleep 1000' &
+sleep 0.3
+printf '{"id":"%s","outcome":"approved"}' "$id"`, 20 * time.Second, Denied, "still holds its stdout"},
 		{"huge", goodAnswer + `printf '{"id":"%s","outcome":"approved","reason":"' "$id"; head -c 2000000 /dev/zero | tr '\0' x; printf '"}'`, 0, Denied, "larger than"},
 	}
 	req := &Request{ID: RequestID([]string{"git", "push"}, "/w", "p", "pd", "d", ""), Argv: []string{"git", "push"}, Cwd: "/w", Kind: KindExec}
 	for _, sc := range scripts {
 		t.Run(sc.name, func(t *testing.T) {
 			a := &ExecApprover{Argv: []string{writeScript(t, dir, sc.name, sc.body)}, Timeout: sc.timeout}
+			start := time.Now()
 			resp, err := a.Approve(context.Background(), req)
+			if el := time.Since(start); el > 5*time.Second {
+				t.Errorf("the approver took %v to settle", el)
+			}
 			if resp.Outcome != sc.want || resp.ID != req.ID {
 				t.Fatalf("outcome %+v, want %s (err %v)", resp, sc.want, err)
 			}
@@ -150,5 +172,23 @@ func TestParseResponseKeys(t *testing.T) {
 				t.Fatalf("parseResponse(%s) = %+v, %v; want an error mentioning %q", tc.out, resp, err, tc.errText)
 			}
 		})
+	}
+}
+
+// TestExecApproverStatus: gatedexec says that it waits for the approver,
+// and how long it will; the default bound is well under a minute.
+func TestExecApproverStatus(t *testing.T) {
+	if DefaultExecTimeout >= time.Minute {
+		t.Errorf("DefaultExecTimeout = %v, want well under a minute", DefaultExecTimeout)
+	}
+	dir := t.TempDir()
+	var status strings.Builder
+	a := &ExecApprover{Argv: []string{writeScript(t, dir, "ok", goodAnswer+`printf '{"id":"%s","outcome":"approved"}' "$id"`)}, Status: &status, Timeout: 7 * time.Second}
+	req := &Request{ID: "0123", Argv: []string{"x"}, Kind: KindExec}
+	if resp, err := a.Approve(context.Background(), req); err != nil || resp.Outcome != Approved {
+		t.Fatalf("%+v, %v", resp, err)
+	}
+	if got := status.String(); !strings.HasPrefix(got, "gatedexec: waiting for approver exec:") || !strings.Contains(got, "(up to 7s)") {
+		t.Errorf("status line %q", got)
 	}
 }

@@ -86,11 +86,13 @@ type Denial = sandbox.Denial
 // Request is what an approver is asked. Its JSON form is the exec
 // approver's stdin and the defer approver's --result-file content.
 type Request struct {
-	ID        string   `json:"id"`
-	Argv      []string `json:"argv"`
-	Cwd       string   `json:"cwd"`
-	Workspace string   `json:"workspace"`
-	Profile   string   `json:"profile"`
+	ID string `json:"id"`
+	// Argv, Cwd and Workspace hold exact bytes (see Argv): the id is a
+	// hash of those bytes, and what an approver reads must be them too.
+	Argv      Argv   `json:"argv"`
+	Cwd       Bytes  `json:"cwd"`
+	Workspace Bytes  `json:"workspace"`
+	Profile   string `json:"profile"`
 	// ProfileDigest is ProfileDigest of the resolved profile: the name
 	// alone does not say what a profile grants (another --workspace, an
 	// edited profile file), and an approval binds what it was given for.
@@ -100,8 +102,8 @@ type Request struct {
 	Matched       []MatchedRule       `json:"matched_rules"`
 	// ProposedRule is the prefix an "always" answer appends as an allow
 	// rule; nil when no amendment is offered, and then "always" is not.
-	ProposedRule []string `json:"proposed_rule"`
-	Kind         Kind     `json:"kind"`
+	ProposedRule Argv `json:"proposed_rule"`
+	Kind         Kind `json:"kind"`
 	// Denials are what the sandbox stopped, for an escalation.
 	Denials []Denial `json:"denials"`
 	// Escalation describes the access an escalation asks for ("write
@@ -173,7 +175,7 @@ func (r Request) MarshalJSON() ([]byte, error) {
 	type plain Request
 	p := plain(r)
 	if p.Argv == nil {
-		p.Argv = []string{}
+		p.Argv = Argv{}
 	}
 	if p.Reasons == nil {
 		p.Reasons = []execpolicy.Reason{}

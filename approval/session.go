@@ -1,9 +1,11 @@
 package approval
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -13,27 +15,30 @@ import (
 	"github.com/gatedexec/gatedexec/internal/atomicfile"
 	"github.com/gatedexec/gatedexec/internal/lazyregexp"
 	"github.com/gatedexec/gatedexec/internal/owndir"
+	"github.com/gatedexec/gatedexec/internal/userdirs"
 )
 
 // ErrDangerous is returned by Session.Add for a request the
 // dangerous-command floor raised: a session approval may not lower it.
 var ErrDangerous = errors.New("a dangerous command cannot be approved for a session")
 
+// ErrSessionID is wrapped by OpenSession's error for a malformed id (a
+// usage error), as opposed to a store that cannot be used.
+var ErrSessionID = errors.New("invalid session id")
+
 // validSessionID is the session id syntax: one file name, never a path.
 var validSessionID = lazyregexp.New(`^[A-Za-z0-9._-]{1,128}$`)
 
 // DefaultSessionDir returns $XDG_STATE_HOME/gatedexec/sessions, with
-// XDG_STATE_HOME defaulting to ~/.local/state. getenv is os.Getenv or a
-// test's replacement.
+// XDG_STATE_HOME defaulting to ~/.local/state and the home directory to
+// the passwd entry's when HOME is not absolute. getenv is os.Getenv or a
+// test's replacement. It fails rather than return a relative path.
 func DefaultSessionDir(getenv func(string) string) (string, error) {
-	if d := getenv("XDG_STATE_HOME"); filepath.IsAbs(d) {
-		return filepath.Join(d, "gatedexec", "sessions"), nil
+	d, err := userdirs.Resolve(getenv)
+	if err != nil {
+		return "", fmt.Errorf("session store: %w", err)
 	}
-	home := getenv("HOME")
-	if !filepath.IsAbs(home) {
-		return "", errors.New("session store: neither XDG_STATE_HOME nor HOME is an absolute path")
-	}
-	return filepath.Join(home, ".local", "state", "gatedexec", "sessions"), nil
+	return d.Sessions(), nil
 }
 
 // SessionKey is what a session approval covers: the exact argv, working
@@ -41,12 +46,12 @@ func DefaultSessionDir(getenv func(string) string) (string, error) {
 // for an escalation the access it granted, so that approving a command
 // never approves escalating it, nor running it with another workspace.
 type SessionKey struct {
-	Argv          []string `json:"argv"`
-	Cwd           string   `json:"cwd"`
-	Profile       string   `json:"profile"`
-	ProfileDigest string   `json:"profile_digest"`
-	Kind          Kind     `json:"kind"`
-	Escalation    string   `json:"escalation,omitempty"`
+	Argv          Argv   `json:"argv"`
+	Cwd           Bytes  `json:"cwd"`
+	Profile       string `json:"profile"`
+	ProfileDigest string `json:"profile_digest"`
+	Kind          Kind   `json:"kind"`
+	Escalation    string `json:"escalation,omitempty"`
 }
 
 // KeyOf returns the session key of r.
@@ -58,6 +63,15 @@ func (k SessionKey) equal(o SessionKey) bool {
 	return slices.Equal(k.Argv, o.Argv) && k.Cwd == o.Cwd && k.Profile == o.Profile &&
 		k.ProfileDigest == o.ProfileDigest && k.Kind == o.Kind && k.Escalation == o.Escalation
 }
+
+// sessionVersion is the session file format. Version 1 held argv and cwd
+// as plain JSON strings, which lose invalid UTF-8 bytes; its entries are
+// not trusted (read as no approvals) and the next Add replaces the file.
+const sessionVersion = 2
+
+// errDamaged is wrapped by read's error when the session file exists but
+// is not a session file gatedexec wrote.
+var errDamaged = errors.New("damaged session file")
 
 // sessionFile is the JSON content of a session file.
 type sessionFile struct {
@@ -80,7 +94,7 @@ type Session struct {
 // (mode 0700) as needed. Nothing is read until Has or Add.
 func OpenSession(dir, id string) (*Session, error) {
 	if !validSessionID().MatchString(id) || id == "." || id == ".." {
-		return nil, fmt.Errorf("invalid session id %q (want 1-128 of A-Z a-z 0-9 . _ -)", id)
+		return nil, fmt.Errorf("%w %q (want 1-128 of A-Z a-z 0-9 . _ -)", ErrSessionID, id)
 	}
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, fmt.Errorf("session store: %w", err)
@@ -126,6 +140,11 @@ func (s *Session) Add(r *Request) error {
 	}
 	defer unlock()
 	sf, err := s.read()
+	if errors.Is(err, errDamaged) {
+		// It approves nothing (Has reports it); replacing it, under the
+		// lock and by rename, loses no approval that could be honoured.
+		sf, err = &sessionFile{Version: sessionVersion, Session: s.id}, nil
+	}
 	if err != nil {
 		return err
 	}
@@ -157,27 +176,55 @@ func (s *Session) lockFile(how int) (func(), error) {
 	return func() { f.Close() }, nil
 }
 
-// read loads the session file; a missing file is an empty session.
+// read loads the session file; a missing file, or one of version 1, is
+// an empty session. A file that is not a regular file, or does not parse,
+// is an error wrapping errDamaged that names it.
 func (s *Session) read() (*sessionFile, error) {
-	sf := &sessionFile{Version: 1, Session: s.id}
-	f, err := os.OpenFile(s.path, os.O_RDONLY|unix.O_NOFOLLOW, 0)
+	sf := &sessionFile{Version: sessionVersion, Session: s.id}
+	// O_NONBLOCK: a FIFO planted at the path must not hang the run.
+	f, err := os.OpenFile(s.path, os.O_RDONLY|unix.O_NOFOLLOW|unix.O_NONBLOCK, 0)
 	if errors.Is(err, os.ErrNotExist) {
 		return sf, nil
+	}
+	if errors.Is(err, unix.ELOOP) {
+		return nil, fmt.Errorf("session store: %s: %w: a symbolic link (remove it to start the session afresh)", s.path, errDamaged)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("session store: %w", err)
 	}
 	defer f.Close()
-	dec := json.NewDecoder(f)
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(sf); err != nil {
+	if st, err := f.Stat(); err != nil {
+		return nil, fmt.Errorf("session store: %w", err)
+	} else if !st.Mode().IsRegular() {
+		return nil, fmt.Errorf("session store: %s: %w: not a regular file (remove it to start the session afresh)", s.path, errDamaged)
+	}
+	var ver struct {
+		Version int `json:"version"`
+	}
+	data, err := io.ReadAll(io.LimitReader(f, maxSessionFile+1))
+	if err != nil {
 		return nil, fmt.Errorf("session store: %s: %w", s.path, err)
 	}
-	if sf.Version != 1 || sf.Session != s.id {
-		return nil, fmt.Errorf("session store: %s: not a version 1 file of session %s", s.path, s.id)
+	if len(data) > maxSessionFile {
+		return nil, fmt.Errorf("session store: %s: %w: larger than %d bytes", s.path, errDamaged, maxSessionFile)
+	}
+	if err := json.Unmarshal(data, &ver); err == nil && ver.Version == 1 {
+		return sf, nil
+	}
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(sf); err != nil {
+		return nil, fmt.Errorf("session store: %s: %w: %w", s.path, errDamaged, err)
+	}
+	if sf.Version != sessionVersion || sf.Session != s.id {
+		return nil, fmt.Errorf("session store: %s: %w: not a version %d file of session %s", s.path, errDamaged, sessionVersion, s.id)
 	}
 	return sf, nil
 }
+
+// maxSessionFile bounds a session file: approvals are a few hundred bytes
+// each, and a larger file is not one gatedexec wrote.
+const maxSessionFile = 16 << 20
 
 // write replaces the session file: a temporary file, synced, then renamed.
 func (s *Session) write(sf *sessionFile) error {
@@ -186,7 +233,7 @@ func (s *Session) write(sf *sessionFile) error {
 		return err
 	}
 	if err := atomicfile.Write(s.path, append(data, '\n'), true); err != nil {
-		return fmt.Errorf("session store: %w", err)
+		return fmt.Errorf("session store: %w (the session's approvals are in %s; check that its directory is writable)", err, s.path)
 	}
 	return nil
 }

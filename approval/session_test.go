@@ -7,8 +7,12 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"sync"
 	"testing"
+	"time"
+
+	"golang.org/x/sys/unix"
 )
 
 func sessionReq(i int) *Request {
@@ -77,21 +81,123 @@ func TestSessionKeyExact(t *testing.T) {
 	}
 }
 
-func TestSessionCorruptFileFailsClosed(t *testing.T) {
-	dir := t.TempDir()
-	s, err := OpenSession(dir, "bad")
+// TestSessionDamagedFile: a damaged session file approves nothing, and
+// the next approval replaces it (issue 11 item 8: it used to fail every
+// later Add with exit 125 and no hint).
+func TestSessionDamagedFile(t *testing.T) {
+	for name, content := range map[string]string{
+		"torn":         `{"version":2,"session":"bad","entries":[`,
+		"foreign":      `{"version":2,"session":"other","entries":[]}`,
+		"future":       `{"version":3,"session":"bad","entries":[]}`,
+		"unknown keys": `{"version":2,"session":"bad","entries":[],"x":1}`,
+	} {
+		t.Run(name, func(t *testing.T) {
+			s, err := OpenSession(t.TempDir(), "bad")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(s.Path(), []byte(content), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			if ok, err := s.Has(sessionReq(1)); err == nil || ok || !strings.Contains(err.Error(), s.Path()) {
+				t.Errorf("Has on a damaged file = %v, %v; want an error naming it", ok, err)
+			}
+			if err := s.Add(sessionReq(1)); err != nil {
+				t.Fatalf("Add on a damaged file: %v", err)
+			}
+			if ok, err := s.Has(sessionReq(1)); err != nil || !ok {
+				t.Errorf("after Add: Has = %v, %v", ok, err)
+			}
+		})
+	}
+}
+
+// TestSessionNotRegular: a FIFO at the session path must neither hang nor
+// approve (issue 11 item 5, the same fault as the audit log's).
+func TestSessionNotRegular(t *testing.T) {
+	s, err := OpenSession(t.TempDir(), "fifo")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(s.Path(), []byte(`{"version":1,"session":"bad","entries":[`), 0o600); err != nil {
+	if err := unix.Mkfifo(s.Path(), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	if ok, err := s.Has(sessionReq(1)); err == nil || ok {
-		t.Errorf("Has on a torn file = %v, %v; want an error", ok, err)
+	done := make(chan error, 1)
+	go func() {
+		_, err := s.Has(sessionReq(1))
+		done <- err
+	}()
+	select {
+	case err := <-done:
+		if err == nil {
+			t.Error("Has on a FIFO: no error")
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("Has on a FIFO hangs")
 	}
-	if err := s.Add(sessionReq(1)); err == nil {
-		t.Error("Add on a torn file succeeded")
+}
+
+// TestSessionExactBytes: approving an argument with an invalid UTF-8 byte
+// does not approve the argument that byte becomes in a lossy encoding
+// (U+FFFD), nor does the same hold for the working directory (item 1).
+func TestSessionExactBytes(t *testing.T) {
+	dir := t.TempDir()
+	s, err := OpenSession(dir, "U9")
+	if err != nil {
+		t.Fatal(err)
 	}
+	req := func(arg, cwd string) *Request {
+		return &Request{ID: "x", Argv: []string{"touch", arg}, Cwd: Bytes(cwd), Profile: "workspace-write", Kind: KindExec}
+	}
+	if err := s.Add(req("h\xff", "/w\xfe")); err != nil {
+		t.Fatal(err)
+	}
+	// A fresh handle reads the file back from disk.
+	s2, err := OpenSession(dir, "U9")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		arg, cwd string
+		want     bool
+	}{
+		{"h\xff", "/w\xfe", true},
+		{"h\xef\xbf\xbd", "/w\xfe", false},
+		{"h\xff", "/w\xef\xbf\xbd", false},
+		{"h\xfe", "/w\xfe", false},
+	} {
+		if got, err := s2.Has(req(tc.arg, tc.cwd)); err != nil || got != tc.want {
+			t.Errorf("Has(%q, %q) = %v, %v; want %v", tc.arg, tc.cwd, got, err, tc.want)
+		}
+	}
+}
+
+// TestSessionVersion1Ignored: a version 1 file held argv as plain JSON
+// strings, where U+FFFD may stand for any invalid byte: it approves
+// nothing and the next Add replaces it.
+func TestSessionVersion1Ignored(t *testing.T) {
+	s, err := OpenSession(t.TempDir(), "old")
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := sessionReq(1)
+	v1 := `{"version":1,"session":"old","entries":[{"argv":` + mustJSON(t, []string(r.Argv)) + `,"cwd":"` + string(r.Cwd) +
+		`","profile":"` + r.Profile + `","profile_digest":"","kind":"exec"}]}`
+	if err := os.WriteFile(s.Path(), []byte(v1), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if ok, err := s.Has(r); err != nil || ok {
+		t.Errorf("Has on a version 1 file = %v, %v; want false, nil", ok, err)
+	}
+}
+
+func mustJSON(t *testing.T, v any) string {
+	t.Helper()
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
 }
 
 func TestSessionConcurrentGoroutines(t *testing.T) {
@@ -183,7 +289,7 @@ func TestDefaultSessionDir(t *testing.T) {
 		{map[string]string{"XDG_STATE_HOME": "/st", "HOME": "/h"}, "/st/gatedexec/sessions"},
 		{map[string]string{"XDG_STATE_HOME": "rel", "HOME": "/h"}, "/h/.local/state/gatedexec/sessions"},
 		{map[string]string{"HOME": "/h"}, "/h/.local/state/gatedexec/sessions"},
-		{map[string]string{}, ""},
+		{map[string]string{"HOME": "rel", "XDG_STATE_HOME": "/st"}, "/st/gatedexec/sessions"},
 	} {
 		got, err := DefaultSessionDir(env(tc.env))
 		if got != tc.want || (err == nil) != (tc.want != "") {

@@ -29,28 +29,54 @@ type TTYApprover struct {
 	// TTY is the controlling terminal, normally /dev/tty: the command's
 	// own stdin and stdout may be pipes and must not answer prompts.
 	TTY *os.File
+	// Session says a session id is set. Without one an approval "for
+	// this session" would last for this one run only, so [s] is not
+	// offered: it would look like more than it is.
+	Session bool
 }
 
-// Approve prompts for r.
+// ErrHangup is the cause (context.Cause) a caller cancels an approval
+// with when its terminal hung up (SIGHUP): the prompt then denies, as at
+// EOF, where any other cancellation (SIGINT, SIGTERM) aborts.
+var ErrHangup = errors.New("terminal hung up")
+
+// Approve prompts for r. A cancelled ctx ends the prompt at once, the
+// terminal mode restored: as an abort, or a denial when its cause is
+// ErrHangup.
 func (a *TTYApprover) Approve(ctx context.Context, r *Request) (Response, error) {
-	fd := int(a.TTY.Fd())
-	restore, err := makeRaw(fd)
+	// The descriptor is only used inside Control: os.File.Fd would put
+	// the file in blocking mode, and then no read deadline could end a
+	// pending read, so that a signal waited for the next key press (and
+	// that key was swallowed).
+	rc, err := a.TTY.SyscallConn()
 	if err != nil {
+		err = fmt.Errorf("approver tty: %w", err)
+		return Response{ID: r.ID, Outcome: Denied, Reason: err.Error()}, err
+	}
+	withFD := func(f func(fd int) error) error {
+		var ferr error
+		if err := rc.Control(func(fd uintptr) { ferr = f(int(fd)) }); err != nil {
+			return err
+		}
+		return ferr
+	}
+	var restore func() error
+	if err := withFD(func(fd int) (err error) { restore, err = makeRaw(fd); return err }); err != nil {
 		err = fmt.Errorf("approver tty: setting raw mode on %s: %w", a.TTY.Name(), err)
 		return Response{ID: r.ID, Outcome: Denied, Reason: err.Error()}, err
 	}
 	defer restore()
-	// A cancelled context ends a blocked read where the file supports
-	// deadlines (a terminal opened by os.OpenFile does).
+	// A cancelled context ends a blocked read: a terminal opened by
+	// os.OpenFile is in the runtime poller and supports deadlines.
 	stop := context.AfterFunc(ctx, func() { a.TTY.SetReadDeadline(time.Now()) })
 	defer stop()
 	defer a.TTY.SetReadDeadline(time.Time{})
 
-	if err := flushInput(fd); err != nil {
+	if err := withFD(flushInput); err != nil {
 		err = fmt.Errorf("approver tty: %w", err)
 		return Response{ID: r.ID, Outcome: Denied, Reason: err.Error()}, err
 	}
-	choices := promptChoices(r)
+	choices := promptChoices(r, a.Session)
 	if _, err := io.WriteString(a.TTY, renderPrompt(r, choices)); err != nil {
 		err = fmt.Errorf("approver tty: %w", err)
 		return Response{ID: r.ID, Outcome: Denied, Reason: err.Error()}, err
@@ -58,6 +84,14 @@ func (a *TTYApprover) Approve(ctx context.Context, r *Request) (Response, error)
 	buf := make([]byte, 1)
 	for range maxKeys {
 		n, err := a.TTY.Read(buf)
+		if ctx.Err() != nil {
+			if errors.Is(context.Cause(ctx), ErrHangup) {
+				// The terminal went away: nobody can answer, as at EOF.
+				return Response{ID: r.ID, Outcome: Denied, Reason: "no answer from the terminal: it hung up"}, nil
+			}
+			io.WriteString(a.TTY, "aborted (signal)\r\n")
+			return Response{ID: r.ID, Outcome: Abort, Reason: "prompt interrupted by a signal"}, nil
+		}
 		if n == 0 || err != nil {
 			// EOF, a hang-up (EIO on a pty) or cancellation: nobody can
 			// answer, so deny.
@@ -97,10 +131,11 @@ type choice struct {
 }
 
 // promptChoices lists the answers offered for r: "session" only when a
-// session approval would be honoured, "always" only with a proposed rule.
-func promptChoices(r *Request) []choice {
+// session approval would be recorded and honoured (a session is set and
+// the command is not dangerous), "always" only with a proposed rule.
+func promptChoices(r *Request, session bool) []choice {
 	cs := []choice{{'y', "once", Approved}}
-	if !r.Dangerous {
+	if session && !r.Dangerous {
 		cs = append(cs, choice{'s', "session", ApprovedForSession})
 	}
 	if r.ProposedRule != nil {
@@ -162,7 +197,7 @@ func renderPrompt(r *Request, cs []choice) string {
 	list("reason:", len(r.Reasons), func(i int) string { return string(r.Reasons[i].Kind) + ": " + r.Reasons[i].Detail })
 	list("rule:", len(r.Matched), func(i int) string {
 		m := r.Matched[i]
-		text := strings.Join(m.MatchedPrefix, " ") + " -> " + m.Decision
+		text := execpolicy.QuoteArgv(m.MatchedPrefix) + " -> " + m.Decision
 		if m.Source != "" {
 			text += " (" + m.Source + ")"
 		}
@@ -179,10 +214,10 @@ func renderPrompt(r *Request, cs []choice) string {
 		return text
 	})
 	line("command:", shortenTo(showArgv(r.Argv), maxShownCommand))
-	line("cwd:", shortenTo(shown(r.Cwd), maxShownCommand))
+	line("cwd:", shortenTo(shown(string(r.Cwd)), maxShownCommand))
 	if r.Workspace != "" {
 		// The profile's grants are relative to it (workspace-write).
-		line("workspace:", shortenTo(shown(r.Workspace), maxShownCommand))
+		line("workspace:", shortenTo(shown(string(r.Workspace)), maxShownCommand))
 	}
 	line("profile:", shortenTo(shown(r.Profile), maxShownText))
 	if r.Decision != "" {
@@ -205,11 +240,13 @@ func renderPrompt(r *Request, cs []choice) string {
 	return b.String()
 }
 
-// showArgv renders argv as shell words, shortening long ones.
+// showArgv renders argv as bash would need it typed, shortening long
+// arguments: `touch '$(id)'` is not `touch $(id)`, and a look-alike or
+// escape byte shows as \xHH.
 func showArgv(argv []string) string {
 	parts := make([]string, len(argv))
 	for i, a := range argv {
-		parts[i] = shownArg(a)
+		parts[i] = execpolicy.QuoteWord(shorten(a))
 	}
 	return strings.Join(parts, " ")
 }
@@ -247,20 +284,4 @@ func shown(s string) string {
 		}
 	}
 	return s
-}
-
-// shownArg is shown for one argument, shortened when long: also quoted
-// when it is empty or holds blanks, quotes or backslashes, so that word
-// boundaries stay visible ("a b" is not a and b), and quoted with every
-// non-ASCII character escaped when it holds one, so that a look-alike
-// ("gіt" with a Cyrillic і, which no git rule matches) does not pass for
-// the word it imitates.
-func shownArg(s string) string {
-	if strings.ContainsFunc(s, func(r rune) bool { return r >= utf8.RuneSelf }) {
-		return strconv.QuoteToASCII(shorten(s))
-	}
-	if s == "" || strings.ContainsAny(s, " \t\"'\\") {
-		return strconv.Quote(shorten(s))
-	}
-	return shown(shorten(s))
 }

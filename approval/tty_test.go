@@ -139,7 +139,7 @@ func TestTTYApprover(t *testing.T) {
 			}
 			res := make(chan result, 1)
 			go func() {
-				resp, err := (&TTYApprover{TTY: tty}).Approve(context.Background(), r)
+				resp, err := (&TTYApprover{TTY: tty, Session: true}).Approve(context.Background(), r)
 				res <- result{resp, err}
 			}()
 			scr.waitFor(t, "[d] deny and abort ? ")
@@ -164,9 +164,9 @@ func TestTTYApprover(t *testing.T) {
 
 			shown := scr.text()
 			for _, want := range []string{
-				"git push AAAA", "...[307 bytes]...", "TAILEND", "/home/u/proj", "workspace-write",
+				"git push 'AAAA", "...[307 bytes]...", "TAILEND'", "/home/u/proj", "workspace-write",
 				"rule: rule git push (default.rules:3)", "default.rules:3:1", "pushes are reviewed",
-				`"esc\x1b[2J"`, "[y] once", "[s] session", "[n] deny",
+				`$'esc\x1b[2J'`, "[y] once", "[s] session", "[n] deny",
 			} {
 				if !strings.Contains(shown, want) {
 					t.Errorf("prompt lacks %q:\n%s", want, shown)
@@ -192,7 +192,7 @@ func TestTTYApprover(t *testing.T) {
 func TestTTYApproverDangerousHasNoSession(t *testing.T) {
 	r := ttyRequest(nil)
 	r.Dangerous = true
-	p := renderPrompt(r, promptChoices(r))
+	p := renderPrompt(r, promptChoices(r, true))
 	if strings.Contains(p, "[s]") {
 		t.Errorf("session offered for a dangerous command:\n%s", p)
 	}
@@ -208,14 +208,14 @@ func TestPromptShowsNoInvisibleText(t *testing.T) {
 		r := &Request{
 			ID: "x", Kind: KindEscalation,
 			Argv:       []string{"touch", "safe" + bad + "txt.exe"},
-			Cwd:        "/w" + bad,
+			Cwd:        Bytes("/w" + bad),
 			Profile:    "p" + bad,
 			Reasons:    []execpolicy.Reason{{Kind: execpolicy.ReasonRule, Detail: "d" + bad}},
 			Matched:    []MatchedRule{{MatchedPrefix: []string{"touch"}, Decision: "prompt", Justification: "j" + bad}},
 			Denials:    []Denial{{Kind: "fs-write", Path: "/x" + bad}},
 			Escalation: "write access to /x" + bad,
 		}
-		p := renderPrompt(r, promptChoices(r))
+		p := renderPrompt(r, promptChoices(r, true))
 		if strings.Contains(p, bad) {
 			t.Errorf("prompt shows %U raw:\n%s", []rune(bad)[0], p)
 		}
@@ -227,7 +227,7 @@ func TestPromptShowsNoInvisibleText(t *testing.T) {
 // prompt in its place: every text is shortened and lists are capped.
 func TestPromptIsBounded(t *testing.T) {
 	long := strings.Repeat("x", 100_000) + "| command:  ls"
-	r := &Request{ID: "x", Kind: KindEscalation, Argv: []string{"rm", "-rf", "/home/u"}, Cwd: "/w" + long, Profile: "p" + long,
+	r := &Request{ID: "x", Kind: KindEscalation, Argv: []string{"rm", "-rf", "/home/u"}, Cwd: Bytes("/w" + long), Profile: "p" + long,
 		ProposedRule: []string{"rm", long}}
 	for range 1000 {
 		r.Argv = append(r.Argv, strings.Repeat("a", MaxShownArg))
@@ -237,7 +237,7 @@ func TestPromptIsBounded(t *testing.T) {
 		r.Matched = append(r.Matched, MatchedRule{MatchedPrefix: []string{"rm"}, Decision: "prompt", Justification: long})
 		r.Denials = append(r.Denials, Denial{Kind: "fs-write", Path: "/" + long})
 	}
-	p := renderPrompt(r, promptChoices(r))
+	p := renderPrompt(r, promptChoices(r, true))
 	if !regexp.MustCompile(`\| command: +rm -rf /home/u `).MatchString(p) {
 		t.Errorf("prompt lacks the head of the command:\n%.400s", p)
 	}
@@ -256,7 +256,7 @@ func TestPromptIsBounded(t *testing.T) {
 // drawn before would be what the person answers.
 func TestPromptResetsTerminal(t *testing.T) {
 	r := &Request{ID: "x", Kind: KindEscalation, Argv: []string{"make"}, Escalation: "write access to /"}
-	p := renderPrompt(r, promptChoices(r))
+	p := renderPrompt(r, promptChoices(r, true))
 	head, _, ok := strings.Cut(p, "+-- gatedexec:")
 	if !ok {
 		t.Fatalf("no frame in prompt %q", p)
@@ -283,7 +283,7 @@ func TestPromptShowsWholeEscalation(t *testing.T) {
 	}
 	parts[8] = "write access to /"
 	r := &Request{ID: "x", Kind: KindEscalation, Argv: []string{"make"}, Escalation: strings.Join(parts, "; ")}
-	if p := renderPrompt(r, promptChoices(r)); !regexp.MustCompile(`\| requests: +` + regexp.QuoteMeta(r.Escalation) + "\r\n").MatchString(p) {
+	if p := renderPrompt(r, promptChoices(r, true)); !regexp.MustCompile(`\| requests: +` + regexp.QuoteMeta(r.Escalation) + "\r\n").MatchString(p) {
 		t.Errorf("prompt does not show the whole escalation %q:\n%s", r.Escalation, p)
 	}
 }
@@ -293,7 +293,7 @@ func TestPromptShowsWholeEscalation(t *testing.T) {
 // profile name is another sandbox, and the person must be able to see it.
 func TestPromptShowsWorkspace(t *testing.T) {
 	r := &Request{ID: "x", Kind: KindExec, Argv: []string{"make"}, Cwd: "/home/u/proj", Workspace: "/", Profile: "workspace-write"}
-	if p := renderPrompt(r, promptChoices(r)); !regexp.MustCompile(`\| workspace: +/\r\n`).MatchString(p) {
+	if p := renderPrompt(r, promptChoices(r, true)); !regexp.MustCompile(`\| workspace: +/\r\n`).MatchString(p) {
 		t.Errorf("prompt does not show the workspace:\n%s", p)
 	}
 }
@@ -303,8 +303,19 @@ func TestPromptShowsWorkspace(t *testing.T) {
 // and must not look like it (git's core.quotePath makes the same choice).
 func TestPromptEscapesNonASCIIArgv(t *testing.T) {
 	r := &Request{ID: "x", Kind: KindExec, Argv: []string{"g\u0456t", "push", "caf\u00e9"}}
-	p := renderPrompt(r, promptChoices(r))
-	if !regexp.MustCompile(`\| command: +"g\\u0456t" push "caf\\u00e9"\r\n`).MatchString(p) {
+	p := renderPrompt(r, promptChoices(r, true))
+	if !regexp.MustCompile(`\| command: +\$'g\\xd1\\x96t' push \$'caf\\xc3\\xa9'\r\n`).MatchString(p) {
 		t.Errorf("prompt does not escape non-ASCII argv:\n%s", p)
+	}
+}
+
+// TestPromptQuotesArgvForBash: the command is shown as bash would need it
+// typed (issue 11 item 10): touch $(id) would be another command.
+func TestPromptQuotesArgvForBash(t *testing.T) {
+	r := &Request{ID: "x", Kind: KindExec, Argv: []string{"touch", "$(id)", "semi;colon", "$HOME", "it's", ""}}
+	p := renderPrompt(r, promptChoices(r, true))
+	want := `| command:   touch '$(id)' 'semi;colon' '$HOME' 'it'\''s' ''` + "\r\n"
+	if !strings.Contains(p, want) {
+		t.Errorf("prompt does not show %q:\n%s", want, p)
 	}
 }

@@ -1,6 +1,7 @@
 package config
 
 import (
+	"encoding/json"
 	"errors"
 	"os"
 	"path/filepath"
@@ -34,6 +35,9 @@ func TestParseSettings(t *testing.T) {
 		{name: "key in another case", src: "approver = \"deny\"\nAPPROVER = \"exec:/bin/true\"\n", wantErr: `c.toml:2: key "APPROVER" is not spelt "approver"`},
 		{name: "origin is not a key", src: "Origin = \"x\"\n", wantErr: `c.toml:1: unknown key "Origin"`},
 		{name: "relative audit log", src: "profile = \"p\"\naudit_log = \"logs/a.jsonl\"\n", wantErr: `c.toml:2: audit_log "logs/a.jsonl" is not an absolute path`},
+		{name: "approver timeout", src: "approver_timeout = \"10s\"\n", want: Settings{ApproverTimeout: "10s"}},
+		{name: "zero approver timeout", src: "approver = \"deny\"\napprover_timeout = \"0s\"\n", wantErr: `c.toml:2: approver_timeout: timeout "0s" is not positive`},
+		{name: "bad approver timeout", src: "approver_timeout = \"soon\"\n", wantErr: `c.toml:1: approver_timeout: time: invalid duration`},
 		{name: "relative profile file", src: "approver = \"deny\"\nprofile = \"tools/p.toml\"\n", wantErr: `c.toml:2: profile "tools/p.toml" is a file but not an absolute path`},
 	}
 	for _, tt := range tests {
@@ -49,7 +53,7 @@ func TestParseSettings(t *testing.T) {
 				t.Fatal(err)
 			}
 			if got.ApprovalPolicy != tt.want.ApprovalPolicy || got.Approver != tt.want.Approver ||
-				got.Profile != tt.want.Profile || got.AuditLog != tt.want.AuditLog ||
+				got.Profile != tt.want.Profile || got.AuditLog != tt.want.AuditLog || got.ApproverTimeout != tt.want.ApproverTimeout ||
 				(got.AuditFsync == nil) != (tt.want.AuditFsync == nil) {
 				t.Fatalf("got %+v, want %+v", got, tt.want)
 			}
@@ -167,10 +171,19 @@ func TestLoadBadConfigFailsWhole(t *testing.T) {
 }
 
 func TestDefaultDirs(t *testing.T) {
-	env := map[string]string{"XDG_CONFIG_HOME": "/c", "XDG_STATE_HOME": "relative"}
-	d := DefaultDirs(func(k string) string { return env[k] }, "/home/u", "/ws")
-	if d.User != "/c/gatedexec" || d.State != "/home/u/.local/state/gatedexec" || d.System != "/etc/gatedexec" {
-		t.Fatalf("%+v", d)
+	env := map[string]string{"HOME": "/home/u", "XDG_CONFIG_HOME": "/c", "XDG_STATE_HOME": "relative"}
+	d, err := DefaultDirs(func(k string) string { return env[k] }, "/ws")
+	if err != nil || d.User != "/c/gatedexec" || d.State != "/home/u/.local/state/gatedexec" || d.System != "/etc/gatedexec" ||
+		d.Home != "/home/u" || d.Sessions() != "/home/u/.local/state/gatedexec/sessions" {
+		t.Fatalf("%+v, %v", d, err)
+	}
+}
+
+// TestLoadRefusesRelativeLayer: a relative layer directory would be read
+// from wherever gatedexec runs, a repository's own files as the user's.
+func TestLoadRefusesRelativeLayer(t *testing.T) {
+	if _, err := Load(Dirs{System: "/nonexistent-etc", User: ".config/gatedexec"}, nil); err == nil {
+		t.Fatal("Load accepted a relative user layer")
 	}
 }
 
@@ -281,7 +294,20 @@ func TestWorkspaceProfileIsAName(t *testing.T) {
 		{file, `config.toml:1: profile "` + file + `": a workspace layer names a profile of its profiles directory, not a file`},
 	} {
 		write(t, filepath.Join(WorkspaceLayerDir(d.Workspace), "config.toml"), "profile = \""+tt.profile+"\"\n")
-		if _, err := store.Trust(d.Workspace, ""); err != nil {
+		_, err := store.Trust(d.Workspace, "")
+		if tt.wantErr != "" {
+			// Trust refuses it at once (issue 11 item 19)...
+			if !errors.Is(err, ErrBadLayer) || !strings.Contains(err.Error(), tt.wantErr) {
+				t.Errorf("Trust with profile %q: %v, want ErrBadLayer: %s", tt.profile, err, tt.wantErr)
+			}
+			// ...and Load refuses it should a record say it is trusted.
+			tree, err := LayerSnapshot(d.Workspace)
+			if err != nil {
+				t.Fatal(err)
+			}
+			b, _ := json.Marshal(trustRecord{Workspace: d.Workspace, Digest: tree.Digest()})
+			write(t, store.recordPath(d.Workspace), string(b))
+		} else if err != nil {
 			t.Fatal(err)
 		}
 		c, err := Load(d, store)

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 
 	"github.com/gatedexec/gatedexec/internal/snapshot"
+	"github.com/gatedexec/gatedexec/internal/userdirs"
 	"github.com/gatedexec/gatedexec/profiles"
 )
 
@@ -21,30 +22,43 @@ type Dirs struct {
 	// State is where trust records and sessions live, normally
 	// ~/.local/state/gatedexec.
 	State string
+	// Cache is gatedexec's cache directory, normally ~/.cache/gatedexec.
+	Cache string
+	// Home is the user's home directory, what "~/" means.
+	Home string
 	// Workspace is the workspace directory; its layer is Workspace/.gatedexec.
 	Workspace string
 }
 
-// DefaultDirs returns the standard directories for home and the
-// environment read through getenv. GATEDEXEC_SYSTEM_DIR replaces
-// /etc/gatedexec, so that tests and packagers can point elsewhere.
-func DefaultDirs(getenv func(string) string, home, workspace string) Dirs {
-	d := Dirs{System: "/etc/gatedexec", Workspace: workspace}
+// DefaultDirs returns the standard directories for the environment read
+// through getenv. GATEDEXEC_SYSTEM_DIR replaces /etc/gatedexec, so that
+// tests and packagers can point elsewhere. Without an absolute home (HOME
+// unset and no passwd entry) it fails, wrapping userdirs.ErrNoHome (see
+// ErrNoHome): a relative user layer would be the current directory's.
+func DefaultDirs(getenv func(string) string, workspace string) (Dirs, error) {
+	u, err := userdirs.Resolve(getenv)
+	if err != nil {
+		return Dirs{}, err
+	}
+	d := Dirs{System: "/etc/gatedexec", User: u.Config, State: u.State, Cache: u.Cache, Home: u.Home, Workspace: workspace}
 	if s := getenv("GATEDEXEC_SYSTEM_DIR"); s != "" {
 		d.System = s
 	}
-	if x := getenv("XDG_CONFIG_HOME"); filepath.IsAbs(x) {
-		d.User = filepath.Join(x, "gatedexec")
-	} else {
-		d.User = filepath.Join(home, ".config", "gatedexec")
-	}
-	if x := getenv("XDG_STATE_HOME"); filepath.IsAbs(x) {
-		d.State = filepath.Join(x, "gatedexec")
-	} else {
-		d.State = filepath.Join(home, ".local", "state", "gatedexec")
-	}
-	return d
+	return d, nil
 }
+
+// ErrNoHome is wrapped by DefaultDirs's error when no home directory can
+// be found.
+var ErrNoHome = userdirs.ErrNoHome
+
+// Sessions is where session approvals live.
+func (d Dirs) Sessions() string { return filepath.Join(d.State, "sessions") }
+
+// TrustDir is where `gatedexec trust` records trusted workspaces.
+func (d Dirs) TrustDir() string { return filepath.Join(d.State, "trust") }
+
+// Deferred is where deferred escalation plans wait for the host's answer.
+func (d Dirs) Deferred() string { return filepath.Join(d.State, "deferred") }
 
 // WorkspaceLayerDir returns the workspace's own configuration directory.
 func WorkspaceLayerDir(workspace string) string {
@@ -71,6 +85,8 @@ type RuleSource struct {
 
 // Config is what the layers say, merged.
 type Config struct {
+	// Dirs are the directories the layers were read from.
+	Dirs   Dirs
 	Layers []Layer
 	// Settings merges the config.toml files, higher layers winning key by key.
 	Settings Settings
@@ -91,7 +107,7 @@ type Config struct {
 // is skipped; one that exists but cannot be read, or a config.toml that does
 // not parse, is an error: a half-read configuration must not run anything.
 func Load(d Dirs, trust *TrustStore) (*Config, error) {
-	c := &Config{Files: snapshot.Disk{}}
+	c := &Config{Dirs: d, Files: snapshot.Disk{}}
 	type cand struct{ name, dir string }
 	cands := []cand{{"system", d.System}, {"user", d.User}}
 	if d.Workspace != "" {
@@ -103,6 +119,9 @@ func Load(d Dirs, trust *TrustStore) (*Config, error) {
 	for _, cd := range cands {
 		if cd.dir == "" {
 			continue
+		}
+		if !filepath.IsAbs(cd.dir) {
+			return nil, fmt.Errorf("%s config layer %s: not an absolute path", cd.name, cd.dir)
 		}
 		ok, err := isDir(snapshot.Disk{}, cd.dir)
 		if err != nil {

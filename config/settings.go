@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"time"
 
 	"github.com/BurntSushi/toml"
 
@@ -22,6 +23,9 @@ type Settings struct {
 	ApprovalPolicy string `toml:"approval_policy"`
 	// Approver is tty, deny, defer or exec:CMD.
 	Approver string `toml:"approver"`
+	// ApproverTimeout bounds how long an exec approver may take to answer,
+	// as a Go duration ("30s"); it must be positive.
+	ApproverTimeout string `toml:"approver_timeout"`
 	// Profile is the default sandbox profile's name or file.
 	Profile string `toml:"profile"`
 	// AuditLog is the audit log's path.
@@ -54,6 +58,10 @@ func (s Settings) Over(hi Settings) Settings {
 	if hi.Approver != "" {
 		s.Approver = hi.Approver
 		take("approver")
+	}
+	if hi.ApproverTimeout != "" {
+		s.ApproverTimeout = hi.ApproverTimeout
+		take("approver_timeout")
 	}
 	if hi.Profile != "" {
 		s.Profile = hi.Profile
@@ -124,6 +132,11 @@ func ParseSettings(name string, src []byte) (Settings, error) {
 	if s.AuditLog != "" && !filepath.IsAbs(s.AuditLog) {
 		return Settings{}, fmt.Errorf("%s: audit_log %q is not an absolute path", s.Origin["audit_log"], s.AuditLog)
 	}
+	if s.ApproverTimeout != "" {
+		if _, err := ParseTimeout(s.ApproverTimeout); err != nil {
+			return Settings{}, fmt.Errorf("%s: approver_timeout: %w", s.Origin["approver_timeout"], err)
+		}
+	}
 	if profiles.IsFile(s.Profile) && !filepath.IsAbs(s.Profile) {
 		return Settings{}, fmt.Errorf("%s: profile %q is a file but not an absolute path", s.Origin["profile"], s.Profile)
 	}
@@ -142,4 +155,18 @@ func keyLine(src []byte, key toml.Key) int {
 		}
 	}
 	return 1
+}
+
+// ParseTimeout parses a timeout: a Go duration ("30s", "2m") that is
+// positive. Zero or a negative duration is an error rather than "no
+// limit", which would be the opposite of what was likely meant.
+func ParseTimeout(s string) (time.Duration, error) {
+	d, err := time.ParseDuration(s)
+	if err != nil {
+		return 0, err
+	}
+	if d <= 0 {
+		return 0, fmt.Errorf("timeout %q is not positive", s)
+	}
+	return d, nil
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/gatedexec/gatedexec/internal/atomicfile"
 	"github.com/gatedexec/gatedexec/internal/owndir"
 	"github.com/gatedexec/gatedexec/internal/snapshot"
+	"github.com/gatedexec/gatedexec/profiles"
 )
 
 // TrustStore records which workspaces the user trusts, each with a digest
@@ -88,6 +89,26 @@ var ErrDigestMismatch = errors.New("digest mismatch")
 // all.
 var ErrBadDigest = errors.New("bad digest")
 
+// ErrBadLayer is wrapped by Trust's error when the layer's config.toml
+// does not load as a trusted workspace layer's would.
+var ErrBadLayer = errors.New("bad workspace layer")
+
+// checkLayerSettings loads the config.toml of the layer dir from tree as
+// Load would for a trusted workspace layer.
+func checkLayerSettings(tree *snapshot.Tree, dir string) error {
+	s, err := readSettings(tree, filepath.Join(dir, "config.toml"))
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	if profiles.IsFile(s.Profile) {
+		return fmt.Errorf("%s: profile %q: a workspace layer names a profile of its profiles directory, not a file", s.Origin["profile"], s.Profile)
+	}
+	return nil
+}
+
 // DigestLen is the length of a digest in hex digits. Trust's want must be
 // a whole digest, not a prefix: the layer's author could have made two
 // trees sharing a prefix (for 16 digits, a birthday search of about 2^32
@@ -109,6 +130,11 @@ func (t *TrustStore) Trust(workspace, want string) (*snapshot.Tree, error) {
 	}
 	if d := tree.Digest(); want != "" && d != want {
 		return nil, fmt.Errorf("%w: %s has digest %s, not %s: it changed since it was reviewed", ErrDigestMismatch, tree.Root(), d, want)
+	}
+	// Trusting a layer whose config.toml does not load would only make
+	// every later run there fail (78): say so now, where it can be fixed.
+	if err := checkLayerSettings(tree, WorkspaceLayerDir(workspace)); err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrBadLayer, err)
 	}
 	b, err := json.Marshal(trustRecord{Workspace: workspace, Digest: tree.Digest()})
 	if err != nil {

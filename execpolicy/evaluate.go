@@ -332,10 +332,10 @@ func (a *analysis) command(ws []word, depth int) Decision {
 	d = Strictest(ms)
 	switch d {
 	case 0:
-		d = a.reason(ReasonUnmatched, Prompt, strings.Join(argv, " "))
+		d = a.reason(ReasonUnmatched, Prompt, QuoteArgv(argv))
 	case Allow:
 		if dyn {
-			d = a.unanalysable("dynamic word in " + strings.Join(argv, " "))
+			d = a.unanalysable("dynamic word in " + QuoteArgv(argv))
 		}
 		if a.allowProfiles == nil {
 			a.allowProfiles = map[string]bool{}
@@ -354,7 +354,7 @@ func (a *analysis) command(ws []word, depth int) Decision {
 	prog := path.Base(ws[0].value)
 	facts := programTable()[prog]
 	if name := dangerousAmong(ws, prog, facts.danger); name != "" {
-		d = Max(d, a.danger(name+": "+strings.Join(argv, " ")))
+		d = Max(d, a.danger(name+": "+QuoteArgv(argv)))
 	}
 	// The known-safe list names programs exactly, not by path. Once one
 	// command is not known safe, the evaluation is not, whatever the rest.

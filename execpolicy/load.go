@@ -233,7 +233,7 @@ func rulesFileOptions() *syntax.FileOptions {
 func (l Loader) loadInto(p *Policy, name string, src []byte) error {
 	f, err := rulesFileOptions().Parse(name, src, 0)
 	if err != nil {
-		return asLoadError(name, err, nil)
+		return asLoadError(name, syntaxErrorAtToken(src, err), nil)
 	}
 	b := &fileBuilder{
 		file:       name,

@@ -42,6 +42,10 @@ type Options struct {
 	Session *approval.Session
 	// AmendFile is the rules file an "always" answer appends to.
 	AmendFile string
+	// DeferredDir, when set, holds the plans of deferred escalations, so
+	// that a host resuming one by its id gets the escalated run at once
+	// instead of a first, unescalated run of the command again.
+	DeferredDir string
 
 	// Profile resolves a profile name or file; DefaultProfile is used when
 	// no allow rule names one.
@@ -70,12 +74,16 @@ var ErrAudit = errors.New("audit log")
 
 // Result is the outcome of a gated run, in the JSON shape of DESIGN §2.
 type Result struct {
-	Decision   string              `json:"decision"`
-	Approval   ApprovalResult      `json:"approval"`
-	Profile    string              `json:"profile"`
-	Layers     []string            `json:"layers"`
-	ExitCode   int                 `json:"exit_code"`
-	Signal     *int                `json:"signal"`
+	Decision string         `json:"decision"`
+	Approval ApprovalResult `json:"approval"`
+	Profile  string         `json:"profile"`
+	Layers   []string       `json:"layers"`
+	// ExitCode is the command's exit status; nil (null) when it did not run.
+	ExitCode *int `json:"exit_code"`
+	Signal   *int `json:"signal"`
+	// TimedOut is true when the timeout (--timeout or the profile's)
+	// killed the command; its signal is then SIGKILL's or SIGTERM's.
+	TimedOut   bool                `json:"timed_out,omitempty"`
 	DurationMS int64               `json:"duration_ms"`
 	Denials    []sandbox.Denial    `json:"denials"`
 	Escalated  bool                `json:"escalated"`
@@ -85,6 +93,9 @@ type Result struct {
 	// Tampered lists the git control files in the workspace the command
 	// created or changed, which the host's next git would execute.
 	Tampered []string `json:"tampered,omitempty"`
+	// Error says what gatedexec could not do, when it failed after the
+	// decision (exit 78 or 125).
+	Error string `json:"error,omitempty"`
 	// Request is the pending request when the approval was deferred.
 	Request *approval.Request `json:"request,omitempty"`
 
@@ -94,10 +105,18 @@ type Result struct {
 
 // ApprovalResult says who settled the decision and how.
 type ApprovalResult struct {
-	// By is "rule", "tty", "exec", "session", "policy" (or "defer", "deny").
+	// By says who settled it, in the values of DESIGN §2: "rule" (a rule
+	// allowed or forbade the command), "policy" (the approval policy ran
+	// or denied it without asking, or the deny approver refused), "tty",
+	// "exec", "session" (an earlier session approval), and "defer" (the
+	// host answered a deferred request with --approve or --deny, or it is
+	// still deferred).
 	By      string           `json:"by"`
 	Outcome approval.Outcome `json:"outcome"`
 	Reason  string           `json:"reason,omitempty"`
+	// RuleFile is the rules file an "always" answer appended Rule to.
+	RuleFile string `json:"rule_file,omitempty"`
+	Rule     string `json:"rule,omitempty"`
 }
 
 // Run judges o.Argv, settles the approval, and runs the command in its
@@ -117,7 +136,7 @@ func Run(ctx context.Context, o *Options) (*Result, error) {
 	// stops early (a bad profile) is audited too.
 	rec := approval.Record{
 		Time: time.Now(), Session: o.SessionID, Kind: approval.KindExec, Attempt: 1,
-		Argv: o.Argv, Cwd: o.Cwd, Rules: approval.MatchedRules(ev.Matched), Decision: res.Decision, Profile: name,
+		Argv: o.Argv, Cwd: approval.Bytes(o.Cwd), Rules: approval.MatchedRules(ev.Matched), Decision: res.Decision, Profile: name,
 	}
 	prof, err := o.Profile(name)
 	if err != nil {
@@ -147,7 +166,7 @@ func Run(ctx context.Context, o *Options) (*Result, error) {
 
 	action := o.Approval.Action(ev)
 	rec.Action = string(action)
-	res.Approval, err = o.settle(ctx, action, &req, o.Approve, o.Deny)
+	res.Approval, err = o.settle(ctx, action, ev, &req, o.Approve, o.Deny)
 	if err != nil {
 		return nil, o.unsettled(rec, res.Approval, err)
 	}
@@ -159,13 +178,19 @@ func Run(ctx context.Context, o *Options) (*Result, error) {
 		if res.Approval.Outcome == approval.Deferred {
 			res.Request = &req
 		}
-		res.ExitCode = -1
 		return res, o.audit(rec)
 	}
 	// The decision is recorded before the command runs, so a command never
 	// runs unaudited; the outcome is a second record.
 	if err := o.audit(rec); err != nil {
 		return nil, err
+	}
+
+	// A host resuming a deferred escalation by its id gets the escalated
+	// run at once: running the command unescalated first would run it
+	// once more than the host asked for.
+	if plan, denials, ok := o.resumedEscalation(req, prof.Name, digest); ok && escalates(o.Approval) {
+		return o.escalate(ctx, ev, req, rec, res, prof, plan, denials, digest)
 	}
 
 	runErr := o.execute(ctx, prof, &rec, res)
@@ -179,20 +204,29 @@ func Run(ctx context.Context, o *Options) (*Result, error) {
 	if !ok {
 		return res, nil
 	}
+	return o.escalate(ctx, ev, req, rec, res, prof, plan, res.Denials, digest)
+}
+
+// escalate asks for the escalation plan of the exec request req, whose
+// run under prof was denied denials, and re-runs the command with it once
+// approved. rec is the exec request's record.
+func (o *Options) escalate(ctx context.Context, ev execpolicy.Evaluation, req approval.Request, rec approval.Record, res *Result,
+	prof *sandbox.Profile, plan *sandbox.Escalation, denials []sandbox.Denial, digest string) (*Result, error) {
 	ereq := req
 	ereq.Kind = approval.KindEscalation
 	ereq.Escalation = plan.String()
-	ereq.Denials = res.Denials
+	ereq.Denials = denials
 	ereq.ProposedRule = nil
 	ereq.ID = approval.RequestID(o.argv(), o.Cwd, prof.Name, req.ProfileDigest, digest, ereq.Escalation)
 	erec := rec
 	erec.RequestID, erec.Kind, erec.Attempt, erec.Exit, erec.Error = ereq.ID, ereq.Kind, 2, nil, ""
 	erec.Escalation = ereq.Escalation
+	erec.Denials = denials
 	// --approve/--deny values given for the exec request must not deny the
 	// escalation, whose id the host could not know yet: only values naming
 	// the escalation's id resume it, otherwise the approver is asked (and
 	// a defer approver hands the escalation request back to the host).
-	ans, err := o.settle(ctx, approval.Ask, &ereq, naming(o.Approve, ereq.ID), naming(o.Deny, ereq.ID))
+	ans, err := o.settle(ctx, approval.Ask, ev, &ereq, naming(o.Approve, ereq.ID), naming(o.Deny, ereq.ID))
 	if err != nil {
 		return res, o.unsettled(erec, ans, err)
 	}
@@ -203,6 +237,13 @@ func Run(ctx context.Context, o *Options) (*Result, error) {
 		// is resumed by the escalation's id.
 		if ans.Outcome == approval.Deferred {
 			res.Request = &ereq
+			if err := o.saveEscalation(ereq.ID, req.ID, plan, denials); err != nil {
+				// The host can still resume: the command then runs
+				// unescalated first, as before the plan was kept.
+				res.Error = err.Error()
+			}
+		} else {
+			o.dropEscalation(ereq.ID)
 		}
 		res.Approval, res.RequestID = ans, ereq.ID
 		return res, o.audit(erec)
@@ -210,6 +251,7 @@ func Run(ctx context.Context, o *Options) (*Result, error) {
 	if err := o.audit(erec); err != nil {
 		return res, err
 	}
+	o.dropEscalation(ereq.ID)
 	res.Escalated, res.RequestID, res.Approval = true, ereq.ID, ans
 	res.Layers, res.Denials, res.Signal = []string{}, []sandbox.Denial{}, nil
 	return res, o.execute(ctx, plan.Apply(prof), &erec, res)
@@ -242,7 +284,9 @@ func (o *Options) execute(ctx context.Context, prof *sandbox.Profile, rec *appro
 	})
 	if run != nil {
 		res.Ran = true
-		res.ExitCode = run.ExitCode
+		exit := run.ExitCode
+		res.ExitCode = &exit
+		res.TimedOut = run.TimedOut
 		if run.Signal != 0 {
 			sig := run.Signal
 			res.Signal = &sig
@@ -254,7 +298,6 @@ func (o *Options) execute(ctx context.Context, prof *sandbox.Profile, rec *appro
 		if d := sandbox.Detect(prof, run, o.Cwd); d != nil {
 			res.Denials = d
 		}
-		exit := run.ExitCode
 		rec.Exit = &exit
 		rec.Layers, rec.DurationMS, rec.Denials = res.Layers, res.DurationMS, res.Denials
 		rec.Tampered = run.Tampered
@@ -287,8 +330,8 @@ func (o *Options) request(ev execpolicy.Evaluation, profile, pd, digest string) 
 	r := approval.Request{
 		ID:            approval.RequestID(o.argv(), o.Cwd, profile, pd, digest, ""),
 		Argv:          o.argv(),
-		Cwd:           o.Cwd,
-		Workspace:     o.Workspace,
+		Cwd:           approval.Bytes(o.Cwd),
+		Workspace:     approval.Bytes(o.Workspace),
 		Profile:       profile,
 		ProfileDigest: pd,
 		Decision:      ev.Decision.String(),
@@ -323,10 +366,14 @@ func promptRuleMatched(ev execpolicy.Evaluation) bool {
 
 // settle turns the approval policy's action into an approval outcome,
 // asking the approver when the action is "ask".
-func (o *Options) settle(ctx context.Context, action approval.Action, req *approval.Request, approve, deny []string) (ApprovalResult, error) {
+func (o *Options) settle(ctx context.Context, action approval.Action, ev execpolicy.Evaluation, req *approval.Request, approve, deny []string) (ApprovalResult, error) {
 	switch action {
 	case approval.Run:
-		return ApprovalResult{By: "rule", Outcome: approval.Approved}, nil
+		if ev.Decision == execpolicy.Allow {
+			return ApprovalResult{By: "rule", Outcome: approval.Approved}, nil
+		}
+		// Unmatched (or unanalysable under never): the policy runs it.
+		return ApprovalResult{By: "policy", Outcome: approval.Approved}, nil
 	case approval.Deny:
 		return ApprovalResult{By: "policy", Outcome: approval.Denied, Reason: "denied by policy"}, nil
 	}
@@ -340,7 +387,12 @@ func (o *Options) settle(ctx context.Context, action approval.Action, req *appro
 		}
 	}
 	resp, err := o.Approver.Approve(ctx, req)
-	out := ApprovalResult{By: o.ApproverID, Outcome: resp.Outcome, Reason: resp.Reason}
+	by := o.ApproverID
+	if by == "deny" {
+		// Nobody was asked: the configuration refuses every prompt.
+		by = "policy"
+	}
+	out := ApprovalResult{By: by, Outcome: resp.Outcome, Reason: resp.Reason}
 	if err != nil {
 		out.Outcome, out.Reason = approval.Denied, err.Error()
 	}
@@ -355,7 +407,13 @@ func (o *Options) record(req *approval.Request, out ApprovalResult) (ApprovalRes
 	switch out.Outcome {
 	case approval.ApprovedForSession:
 		if o.Session == nil || req.Dangerous {
-			// Without a session (or for a dangerous command) it counts once.
+			// Without a session (or for a dangerous command) it counts
+			// once, and the result says so rather than claim more.
+			why := "no session id is set"
+			if req.Dangerous {
+				why = "a dangerous command is never approved for a session"
+			}
+			out.Outcome, out.Reason = approval.Approved, strings.TrimPrefix(out.Reason+"; ", "; ")+"approved once: "+why
 			return out, nil
 		}
 		if err := o.Session.Add(req); err != nil {
@@ -369,6 +427,7 @@ func (o *Options) record(req *approval.Request, out ApprovalResult) (ApprovalRes
 		if _, err := execpolicy.AppendAllowRule(o.AmendFile, req.ProposedRule); err != nil {
 			return out, fmt.Errorf("writing the approved rule: %w", err)
 		}
+		out.RuleFile, out.Rule = o.AmendFile, execpolicy.FormatAllowRule(req.ProposedRule)
 	}
 	return out, nil
 }

@@ -109,8 +109,8 @@ func TestRunDecisions(t *testing.T) {
 			if tt.ran && runner.profiles[0].Name != tt.profile {
 				t.Errorf("profile %s, want %s", runner.profiles[0].Name, tt.profile)
 			}
-			if !tt.ran && res.ExitCode != -1 {
-				t.Errorf("exit code %d for a command that did not run, want -1", res.ExitCode)
+			if !tt.ran && res.ExitCode != nil {
+				t.Errorf("exit code %d for a command that did not run, want nil", *res.ExitCode)
 			}
 		})
 	}
@@ -260,8 +260,8 @@ func TestRunEscalation(t *testing.T) {
 				if !slices.Contains(runner.profiles[1].Write, outside) || slices.Contains(runner.profiles[0].Write, outside) {
 					t.Errorf("writes: first %q, re-run %q; want %s only in the re-run", runner.profiles[0].Write, runner.profiles[1].Write, outside)
 				}
-				if res.ExitCode != 0 || len(res.Denials) != 0 {
-					t.Errorf("after the re-run: exit %d denials %v", res.ExitCode, res.Denials)
+				if res.ExitCode == nil || *res.ExitCode != 0 || len(res.Denials) != 0 {
+					t.Errorf("after the re-run: exit %v denials %v", res.ExitCode, res.Denials)
 				}
 			} else if len(res.Denials) != 1 || res.Denials[0].Path != filepath.Join(outside, "f") {
 				t.Errorf("denials %+v, want the write to %s/f", res.Denials, outside)

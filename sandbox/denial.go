@@ -10,8 +10,14 @@ import (
 
 // Denial kinds.
 const (
-	KindFSRead     = "fs-read"
-	KindFSWrite    = "fs-write"
+	KindFSRead  = "fs-read"
+	KindFSWrite = "fs-write"
+	// KindFSHidden is an access to a path the profile hides: the command
+	// sees it empty or missing. It is reported, never escalated: the
+	// profile hides it on purpose, and the narrowest grant that would
+	// "fix" a missing path is write access to its parent (all of HOME
+	// for ~/.ssh/x).
+	KindFSHidden   = "fs-hidden"
 	KindNetConnect = "net-connect"
 	KindNetBind    = "net-bind"
 	KindSyscall    = "syscall"
@@ -208,20 +214,17 @@ func (d *detector) classify(path, line string, notFound bool) (string, bool) {
 	if alt, ok := unprivate(path); ok && (under(alt, p.Write) || under(alt, p.Hide) || under(alt, p.Read)) {
 		path = alt
 	}
-	// "Not found" is only evidence for reads of hidden paths; otherwise a
-	// message with no verb is taken as a write, as the sandbox denies far
-	// more writes than reads.
-	write := writeVerbRe().MatchString(line) || !notFound && !readVerbRe().MatchString(line)
-	kind := KindFSRead
-	if write {
-		kind = KindFSWrite
-	}
+	// Under a hidden path any error, "not found" included, is the
+	// hiding's doing, whether the command read or wrote.
 	if under(path, p.Hide) {
-		return kind, true
+		return KindFSHidden, true
 	}
 	if notFound {
 		return "", false
 	}
+	// A message with no verb is taken as a write, as the sandbox denies
+	// far more writes than reads.
+	write := writeVerbRe().MatchString(line) || !readVerbRe().MatchString(line)
 	if !p.ReadAll && !under(path, p.Read) && !under(path, p.Write) {
 		return KindFSRead, true
 	}

@@ -47,7 +47,7 @@ func TestDetectLines(t *testing.T) {
 		{"touch: /etc/x: Operation not permitted", KindFSWrite, "/etc/x"},
 		{"mkdir: /opt/new: Operation not permitted", KindFSWrite, "/opt/new"},
 		{"zsh: operation not permitted: /usr/local/out.log", KindFSWrite, "/usr/local/out.log"},
-		{"cat: /home/u/.aws/config: Operation not permitted", KindFSRead, "/home/u/.aws/config"},
+		{"cat: /home/u/.aws/config: Operation not permitted", KindFSHidden, "/home/u/.aws/config"},
 		{"touch: /private/tmp/x: Operation not permitted", "", ""},
 		{"touch: /private/var/x: Operation not permitted", KindFSWrite, "/private/var/x"},
 		// protect paths inside the workspace: relative and absolute.
@@ -55,10 +55,12 @@ func TestDetectLines(t *testing.T) {
 		{"bash: .git/config: Permission denied", KindFSWrite, "/home/u/proj/.git/config"},
 		{"mkdir: cannot create directory '.gatedexec': Permission denied", KindFSWrite, "/home/u/proj/.gatedexec"},
 		// hide paths: denied, or empty (ENOENT) under the Linux backend.
-		{"cat: /home/u/.ssh/id_ed25519: Permission denied", KindFSRead, "/home/u/.ssh/id_ed25519"},
-		{"cat: /home/u/.ssh/id_ed25519: No such file or directory", KindFSRead, "/home/u/.ssh/id_ed25519"},
-		{"FileNotFoundError: [Errno 2] No such file or directory: '/home/u/.aws/credentials'", KindFSRead, "/home/u/.aws/credentials"},
-		{"ls: cannot open directory '/home/u/.ssh': Operation not permitted", KindFSRead, "/home/u/.ssh"},
+		{"cat: /home/u/.ssh/id_ed25519: Permission denied", KindFSHidden, "/home/u/.ssh/id_ed25519"},
+		{"cat: /home/u/.ssh/id_ed25519: No such file or directory", KindFSHidden, "/home/u/.ssh/id_ed25519"},
+		{"FileNotFoundError: [Errno 2] No such file or directory: '/home/u/.aws/credentials'", KindFSHidden, "/home/u/.aws/credentials"},
+		{"ls: cannot open directory '/home/u/.ssh': Operation not permitted", KindFSHidden, "/home/u/.ssh"},
+		// A write under a hidden path missing on the host: hidden too.
+		{"touch: cannot touch '/home/u/.ssh/x': No such file or directory", KindFSHidden, "/home/u/.ssh/x"},
 		// Not denials: granted paths, host permissions, plain errors.
 		{"touch: cannot touch '/home/u/proj/x': Permission denied", "", ""},
 		{"touch: cannot touch 'build/out': Permission denied", "", ""},

@@ -127,8 +127,11 @@ func Plan(p *Profile, denials []Denial) (*Escalation, bool) {
 				// sessions approves itself from then on.
 				continue
 			}
-			if h := coveringRoot(path, p.Hide); h != "" {
-				add(Change{Kind: Unhide, Path: h})
+			if under(path, p.Hide) {
+				// Hidden on purpose (and, when it does not exist on the
+				// host, the nearest directory to grant is its parent,
+				// HOME for ~/.ssh/x): reported, never escalated.
+				continue
 			}
 			if d.Kind == KindFSWrite {
 				if pr := coveringRoot(path, p.Protect); pr != "" {

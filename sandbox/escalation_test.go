@@ -54,9 +54,13 @@ func TestPlan(t *testing.T) {
 			[]Denial{{Kind: KindFSWrite, Path: filepath.Join(proj, ".git/hooks/pre-commit")}},
 			[]Change{{Unprotect, filepath.Join(proj, ".git/hooks")}},
 			"write access to protected " + filepath.Join(proj, ".git/hooks")},
-		{"hide is explicit", p,
-			[]Denial{{Kind: KindFSRead, Path: filepath.Join(home, ".ssh/id_rsa")}},
-			[]Change{{Unhide, filepath.Join(home, ".ssh")}}, ""},
+		// Issue 11 item 14: a hidden path is hidden on purpose, and for
+		// one missing on the host the only "fix" was write access to
+		// all of HOME: no escalation for it, whatever the kind.
+		{"hidden: nothing offered", p,
+			[]Denial{{Kind: KindFSRead, Path: filepath.Join(home, ".ssh/id_rsa")}}, nil, ""},
+		{"hidden missing path: not HOME", p,
+			[]Denial{{Kind: KindFSHidden, Path: filepath.Join(home, ".ssh/x")}, {Kind: KindFSWrite, Path: filepath.Join(home, ".ssh/x")}}, nil, ""},
 		{"narrow read grants the file", narrow,
 			[]Denial{{Kind: KindFSRead, Path: filepath.Join(home, "data.csv")}},
 			[]Change{{GrantRead, filepath.Join(home, "data.csv")}}, ""},
@@ -195,7 +199,7 @@ func TestPlanResolvesSymlinks(t *testing.T) {
 		want []Change
 	}{
 		{"link to a dir outside", filepath.Join(via, "out/x"), []Change{{GrantWrite, filepath.Join(base, "out")}}},
-		{"link to a hidden dir", filepath.Join(via, "sec/x"), []Change{{Unhide, secret}, {GrantWrite, secret}}},
+		{"link to a hidden dir", filepath.Join(via, "sec/x"), nil},
 		{"link to a control dir", filepath.Join(via, "ctl/x"), nil},
 		{"symlink loop", filepath.Join(via, "loop/x"), nil},
 	}

@@ -10,7 +10,9 @@ trap 'rm -rf "$ws"' EXIT
 git -C "$ws" init -q
 cd "$ws"
 
-step() { printf '\n\033[1m$ %s\033[0m\n' "$*"; "$@"; echo "(exit $?)"; }
+# step shows the command as bash would need it typed (printf %q quotes
+# each word: bash -c 'echo hello > x' is not bash -c echo hello > x).
+step() { printf '\n\033[1m$'; printf ' %q' "$@"; printf '\033[0m\n'; "$@"; echo "(exit $?)"; }
 
 echo "== gate 1: exec policy ($rules)"
 step "$bin" rules test "$rules"

@@ -364,7 +364,9 @@ func answerShown(out string) string {
 // prompt showed and what the result file and audit log say.
 func TestTTYKeys(t *testing.T) {
 	const rules = `prefix_rule(pattern=["touch"], decision="prompt", justification="creates files")` + "\n"
-	const choices = "+-- [y] once  [s] session  [n] deny  [d] deny and abort ? "
+	// No --session: [s] is not offered (issue 11 item 13), it would
+	// approve this one run only.
+	const choices = "+-- [y] once  [n] deny  [d] deny and abort ? "
 	tests := []struct {
 		name string
 		// keys are typed one element per prompt, each after the prompt
@@ -379,7 +381,7 @@ func TestTTYKeys(t *testing.T) {
 	}{
 		{name: "once", keys: []string{"y"}, prompts: 1, code: 0, ran: true, shown: "once", outcome: "approved"},
 		{name: "once-uppercase", keys: []string{"Y"}, prompts: 1, code: 0, ran: true, shown: "once", outcome: "approved"},
-		{name: "session-without-session-id", keys: []string{"s"}, prompts: 1, code: 0, ran: true, shown: "session", outcome: "approved_for_session"},
+		{name: "session-without-session-id", keys: []string{"s", "y"}, prompts: 2, code: 0, ran: true, shown: "once", outcome: "approved"},
 		{name: "deny", keys: []string{"n"}, prompts: 1, code: 77, shown: "deny", outcome: "denied"},
 		{name: "abort", keys: []string{"d"}, prompts: 1, code: 77, shown: "deny and abort", outcome: "abort"},
 		{name: "ctrl-c", keys: []string{"\x03"}, prompts: 1, code: 77, shown: "denied", outcome: "denied", reason: "interrupted"},
@@ -478,6 +480,42 @@ func TestTTYHangup(t *testing.T) {
 	}
 }
 
+// TestTTYSignal sends SIGTERM and SIGINT to gatedexec while the prompt
+// waits: the prompt ends at once as an abort (77), nothing runs, and the
+// terminal is back in its own mode (issue 11 item 7: the signal waited
+// for a key press, which it then swallowed).
+func TestTTYSignal(t *testing.T) {
+	for _, sig := range []syscall.Signal{syscall.SIGTERM, syscall.SIGINT} {
+		t.Run(sig.String(), func(t *testing.T) {
+			f := newGateFixture(t, `prefix_rule(pattern=["touch"], decision="prompt")`+"\n")
+			result := filepath.Join(f.dir, "result.json")
+			r := startTTY(t, f.env, f.runArgs(result, nil, "touch", "made")...)
+			r.waitPrompt(t)
+			if err := r.cmd.Process.Signal(sig); err != nil {
+				t.Fatal(err)
+			}
+			// No key is typed: waiting for the exit is the test.
+			code, out := r.wait(t)
+			if code != 77 {
+				t.Errorf("exit status %d after %v, want 77; terminal:\n%s", code, sig, out)
+			}
+			if exists(t, filepath.Join(f.ws, "made")) {
+				t.Errorf("the command ran after %v", sig)
+			}
+			if res := readResult(t, result); res.Approval.Outcome != "abort" {
+				t.Errorf("approval %+v after %v, want abort", res.Approval, sig)
+			}
+			// A new pty is in canonical mode with echo; the prompt's raw
+			// mode must not outlive it.
+			if cooked, err := cookedMode(r.pty); err != nil {
+				t.Errorf("terminal mode: %v", err)
+			} else if !cooked {
+				t.Error("terminal left in raw mode")
+			}
+		})
+	}
+}
+
 // TestTTYSession approves "for this session" once; a second run with the
 // same --session runs without prompting, one with another session asks.
 func TestTTYSession(t *testing.T) {
@@ -557,7 +595,7 @@ func TestTTYAlways(t *testing.T) {
 		regexp.MustCompile(`(?m)^\| reason: +unmatched: .*$`),
 		frameLine("always:", "appends "+rule),
 	}, []string{"| rule:"})
-	if want := "[y] once  [s] session  [a] always  [n] deny  [d] deny and abort"; !strings.Contains(shown, want) {
+	if want := "[y] once  [a] always  [n] deny  [d] deny and abort"; !strings.Contains(shown, want) {
 		t.Errorf("the prompt does not offer %q:\n%s", want, shown)
 	}
 	if exists(t, f.userRules) {
@@ -567,6 +605,10 @@ func TestTTYAlways(t *testing.T) {
 	code, out := r.wait(t)
 	if code != 0 || answerShown(out) != "always" {
 		t.Fatalf("always: exit %d, answer %q; terminal:\n%s", code, answerShown(out), out)
+	}
+	// It says which file it wrote (issue 11 item 19).
+	if want := "gatedexec: always: appended " + rule + " to " + f.userRules; !strings.Contains(out, want) {
+		t.Errorf("the run does not say %q:\n%s", want, out)
 	}
 	if !exists(t, target) {
 		t.Error("the command approved always did not run")

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -24,34 +23,11 @@ func (f *rulesFlags) register(fs *pflag.FlagSet) {
 	fs.StringArrayVarP(&f.paths, "rules", "r", nil, "rules file, or directory of *.rules files (repeatable)")
 }
 
-// userHome returns the home directory that "~/" in host_executable paths
-// means. Without one such paths fail to load, which is the safe outcome;
-// every other rule still works.
-func userHome() string {
-	home, err := os.UserHomeDir()
-	if err != nil {
-		return ""
-	}
-	return home
-}
-
-// loadPolicy loads the rules of the configuration layers of the current
-// directory's workspace and those named by f. A broken rules file is a
-// configuration error (exit 78) and yields no policy at all.
-func loadPolicy(f *rulesFlags) (*execpolicy.Policy, error) {
-	pl, err := (&placeFlags{}).resolve()
-	if err != nil {
-		return nil, err
-	}
-	cfg, _, err := layers(pl, setting{})
-	if err != nil {
-		return nil, err
-	}
-	return layeredPolicy(cfg, f)
-}
-
 type checkFlags struct {
+	place          placeFlags
 	rules          rulesFlags
+	configFile     string
+	shell          bool
 	format         string
 	json           bool
 	pretty         bool
@@ -86,7 +62,13 @@ policy would take, as JSON. --format codex prints exactly what
 	fs.BoolVar(&f.json, "json", false, "gatedexec JSON output (the default)")
 	fs.BoolVar(&f.pretty, "pretty", false, "indent the JSON output")
 	fs.BoolVar(&f.resolveHost, "resolve-host-executables", false, "let an absolute program path match the rules of its basename (see host_executable)")
-	fs.StringVar(&f.approvalPolicy, "approval-policy", string(approval.DefaultPolicy), "approval policy for the reported action: untrusted, on-request, on-failure or never")
+	fs.StringVar(&f.approvalPolicy, "approval-policy", "", "approval policy for the reported action: untrusted, on-request (default), on-failure or never")
+	// The flags of run that change the decision or the action, so that
+	// check answers for the same run.
+	f.place.register(fs)
+	fs.StringVar(&f.configFile, "config", "", "config.toml above the configuration layers")
+	fs.BoolVar(&f.shell, "shell", false, "CMD is one shell script, judged by shell analysis as bash (as run --shell)")
+	registerCompletions(cmd)
 	return cmd
 }
 
@@ -96,12 +78,26 @@ func runCheck(w io.Writer, f *checkFlags, argv []string) error {
 		return withCode(exitUsage, fmt.Errorf("check: invalid --format %q (want json or codex)", f.format))
 	case f.json && f.format == "codex":
 		return withCode(exitUsage, errors.New("check: --json and --format codex are mutually exclusive"))
+	case f.shell && len(argv) != 1:
+		return withCode(exitUsage, errors.New("check --shell takes exactly one script argument"))
+	case f.shell && f.format == "codex":
+		return withCode(exitUsage, errors.New("check: --shell and --format codex are mutually exclusive (codex matches an argv)"))
 	}
-	ap, err := approval.ParsePolicy(f.approvalPolicy)
+	// The same place, layers and settings as run: check must report the
+	// action run would take there.
+	pl, err := f.place.resolve()
 	if err != nil {
-		return withCode(exitUsage, fmt.Errorf("check: --approval-policy: %w", err))
+		return err
 	}
-	p, err := loadPolicy(&f.rules)
+	cfg, _, err := layers(pl, flagOrEnv("--config", f.configFile, "GATEDEXEC_CONFIG"))
+	if err != nil {
+		return err
+	}
+	ap, err := approvalPolicy(f.approvalPolicy, cfg.Settings)
+	if err != nil {
+		return err
+	}
+	p, err := layeredPolicy(cfg, &f.rules)
 	if err != nil {
 		return err
 	}
@@ -112,7 +108,7 @@ func runCheck(w io.Writer, f *checkFlags, argv []string) error {
 		_, err := w.Write(append(out, '\n'))
 		return err
 	}
-	ev := p.Evaluate(argv, execpolicy.EvalOptions{ResolveHostExecutables: f.resolveHost})
+	ev := p.Evaluate(argv, execpolicy.EvalOptions{ResolveHostExecutables: f.resolveHost, Shell: f.shell})
 	return writeCheckJSON(w, newCheckOutput(ev, ap.Action(ev)), f.pretty)
 }
 
@@ -127,7 +123,7 @@ type checkOutput struct {
 
 // checkCommand is one command found in what was checked.
 type checkCommand struct {
-	Argv         []string              `json:"argv"`
+	Argv         approval.Argv         `json:"argv"`
 	MatchedRules execpolicy.CodexRules `json:"matchedRules"`
 	Decision     execpolicy.Decision   `json:"decision"`
 }

@@ -12,6 +12,7 @@ const (
 	exitOK         = 0
 	exitUsage      = 64
 	exitDeferred   = 75
+	exitTimedOut   = 124 // as timeout(1): --timeout or the profile's timeout killed the command
 	exitDenied     = 77
 	exitConfig     = 78
 	exitInternal   = 125

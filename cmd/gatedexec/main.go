@@ -4,6 +4,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"strings"
@@ -37,9 +38,23 @@ func newRootCmd() *cobra.Command {
 	root := &cobra.Command{
 		Use:           "gatedexec",
 		Short:         "Run commands behind an exec policy and an OS sandbox",
+		Version:       versionString(),
 		SilenceUsage:  true,
 		SilenceErrors: true,
+		// An unknown subcommand ("gatedexec rnu") is a usage error (64):
+		// with Args set, cobra hands it to this validator instead of
+		// failing in its own lookup, which would exit 125.
+		Args: usageArgs(func(cmd *cobra.Command, args []string) error {
+			if len(args) > 0 {
+				return fmt.Errorf("unknown command %q for %q (see gatedexec --help)", args[0], cmd.CommandPath())
+			}
+			return nil
+		}),
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return withCode(exitUsage, errors.New("missing command (see gatedexec --help)"))
+		},
 	}
+	root.SetVersionTemplate("gatedexec {{.Version}}\n")
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error {
 		return withCode(exitUsage, err)
 	})

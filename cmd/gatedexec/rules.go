@@ -4,10 +4,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 
 	"github.com/spf13/cobra"
 
 	"github.com/gatedexec/gatedexec/execpolicy"
+	"github.com/gatedexec/gatedexec/internal/userdirs"
+	"github.com/gatedexec/gatedexec/profiles"
 )
 
 func newRulesCmd() *cobra.Command {
@@ -45,10 +48,28 @@ verifies every match and not_match example, and prints one line per FILE:
 // runRulesTest reports on every file, not just the first broken one, so
 // that one run shows everything to fix.
 func runRulesTest(stdout, stderr io.Writer, files []string) error {
-	home := userHome()
+	// Without a home directory "~/" paths fail to load, which is the
+	// safe outcome; every other rule still works.
+	home := ""
+	if d, err := userdirs.Resolve(os.Getenv); err == nil {
+		home = d.Home
+	}
+	// profile= names are checked against the profiles run would find
+	// from here: the built-ins and those of the configuration layers.
+	var profiles *profiles.Loader
+	pl, err := (&placeFlags{}).resolve()
+	if err == nil {
+		profiles, err = newProfileLoader(pl)
+	}
+	if err != nil {
+		return err
+	}
 	failed := 0
 	for _, file := range files {
 		p, err := execpolicy.Loader{HomeDir: home}.LoadFiles(file)
+		if err == nil {
+			err = checkRuleProfiles(p, profiles)
+		}
 		if err != nil {
 			fmt.Fprintf(stderr, "gatedexec: %v\n", err)
 			failed++

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"os/signal"
@@ -15,26 +16,30 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/gatedexec/gatedexec/approval"
+	"github.com/gatedexec/gatedexec/config"
 	"github.com/gatedexec/gatedexec/execpolicy"
 	"github.com/gatedexec/gatedexec/gate"
+	"github.com/gatedexec/gatedexec/internal/atomicfile"
 	"github.com/gatedexec/gatedexec/sandbox"
 )
 
 type runFlags struct {
-	place          placeFlags
-	rules          rulesFlags
-	profile        string
-	approvalPolicy string
-	approver       string
-	session        string
-	timeout        time.Duration
-	json           bool
-	resultFile     string
-	auditLog       string
-	configFile     string
-	shell          bool
-	resolveHost    bool
-	approve, deny  []string
+	place           placeFlags
+	rules           rulesFlags
+	profile         string
+	approvalPolicy  string
+	approver        string
+	approverTimeout string
+	session         string
+	timeout         time.Duration
+	json            bool
+	pretty          bool
+	resultFile      string
+	auditLog        string
+	configFile      string
+	shell           bool
+	resolveHost     bool
+	approve, deny   []string
 }
 
 func newRunCmd() *cobra.Command {
@@ -54,9 +59,11 @@ func newRunCmd() *cobra.Command {
 	fs.StringVarP(&f.profile, "profile", "p", "", "default sandbox profile (name or .toml file) when no allow rule names one (default workspace-write)")
 	fs.StringVar(&f.approvalPolicy, "approval-policy", "", "untrusted, on-request (default), on-failure or never")
 	fs.StringVar(&f.approver, "approver", "", "tty (default with a terminal), deny (default without), defer, or exec:CMD")
+	fs.StringVar(&f.approverTimeout, "approver-timeout", "", "how long an exec approver may take to answer before the request is denied (default "+approval.DefaultExecTimeout.String()+", at most --timeout)")
 	fs.StringVar(&f.session, "session", "", "session id for session approvals (default $GATEDEXEC_SESSION)")
-	fs.DurationVar(&f.timeout, "timeout", 0, "kill the command's process group after this long")
-	fs.BoolVar(&f.json, "json", false, "print the result as JSON on stderr after the command")
+	fs.DurationVar(&f.timeout, "timeout", 0, "kill the command's process group after this long (exit 124)")
+	fs.BoolVar(&f.json, "json", false, "print the result as one line of JSON on stderr after the command")
+	fs.BoolVar(&f.pretty, "pretty", false, "with --json, indent the JSON")
 	fs.StringVar(&f.resultFile, "result-file", "", "write the JSON result (or the deferred request) to this file")
 	fs.StringVar(&f.auditLog, "audit-log", "", "append one JSON line per decision to this file; if it cannot be written nothing runs")
 	fs.StringVar(&f.configFile, "config", "", "config.toml above the configuration layers")
@@ -64,45 +71,110 @@ func newRunCmd() *cobra.Command {
 	fs.BoolVar(&f.resolveHost, "resolve-host-executables", false, "let an absolute program path match the rules of its basename")
 	fs.StringArrayVar(&f.approve, "approve", nil, "resume a deferred request: REQUEST_ID[:once|session|always]")
 	fs.StringArrayVar(&f.deny, "deny", nil, "resume a deferred request by denying REQUEST_ID")
+	registerCompletions(cmd)
 	return cmd
 }
 
+// runRun checks the output paths, runs the command through the gates and
+// reports what happened. Every path gatedexec writes after the command is
+// checked before it starts: a failure after the command ran would make a
+// caller that retries on 125 run it twice.
 func runRun(cmd *cobra.Command, f *runFlags, args []string) error {
+	if err := checkRunFlags(cmd, f, args); err != nil {
+		return err
+	}
+	if f.resultFile != "" {
+		if err := atomicfile.CheckWritable(f.resultFile); err != nil {
+			return withCode(exitInternal, fmt.Errorf("--result-file: %w", err))
+		}
+	}
+	res, hint, err := gatedRun(cmd, f, args)
+	return reportRun(cmd.ErrOrStderr(), f, res, hint, err)
+}
+
+// checkRunFlags rejects flag values that can be told wrong before anything
+// is read (exit 64).
+func checkRunFlags(cmd *cobra.Command, f *runFlags, args []string) error {
 	if f.shell && len(args) != 1 {
 		return withCode(exitUsage, errors.New("run --shell takes exactly one script argument"))
 	}
+	if cmd.Flags().Changed("timeout") && f.timeout <= 0 {
+		return withCode(exitUsage, fmt.Errorf("--timeout %v: want a positive duration", f.timeout))
+	}
+	if f.pretty && !f.json {
+		return withCode(exitUsage, errors.New("--pretty only applies to --json"))
+	}
+	for _, v := range f.approve {
+		if err := approval.CheckResumeValue(v, true); err != nil {
+			return withCode(exitUsage, fmt.Errorf("--approve: %w", err))
+		}
+	}
+	for _, v := range f.deny {
+		if err := approval.CheckResumeValue(v, false); err != nil {
+			return withCode(exitUsage, fmt.Errorf("--deny: %w", err))
+		}
+	}
+	return nil
+}
+
+// denyHint is what reportRun needs to explain a refusal by the deny
+// approver: whether it was chosen or the default for want of a terminal.
+type denyHint struct {
+	approver setting
+}
+
+// gatedRun resolves the configuration and runs the command through the
+// gates. The error carries its exit status.
+func gatedRun(cmd *cobra.Command, f *runFlags, args []string) (*gate.Result, denyHint, error) {
+	var hint denyHint
 	pl, err := f.place.resolve()
 	if err != nil {
-		return err
+		return nil, hint, err
 	}
 	cfg, dirs, err := layers(pl, flagOrEnv("--config", f.configFile, "GATEDEXEC_CONFIG"))
 	if err != nil {
-		return err
+		return nil, hint, err
 	}
+	stderr := cmd.ErrOrStderr()
 	for _, w := range cfg.Warnings {
-		fmt.Fprintln(cmd.ErrOrStderr(), "gatedexec: warning:", w)
+		fmt.Fprintln(stderr, "gatedexec: warning:", w)
 	}
 	s := cfg.Settings
-	apSetting := pickSetting("--approval-policy", f.approvalPolicy, "GATEDEXEC_APPROVAL_POLICY", s, "approval_policy", s.ApprovalPolicy, string(approval.DefaultPolicy))
-	ap, err := approval.ParsePolicy(apSetting.value)
+	ap, err := approvalPolicy(f.approvalPolicy, s)
 	if err != nil {
-		return apSetting.errorf(err)
+		return nil, hint, err
 	}
+	session := flagOrEnv("--session", f.session, "GATEDEXEC_SESSION")
 	interactive := approval.IsTerminal(int(os.Stdin.Fd())) && approval.IsTerminal(int(os.Stderr.Fd()))
 	defaultApprover := "deny"
 	if interactive {
 		defaultApprover = "tty"
 	}
 	spec := pickSetting("--approver", f.approver, "GATEDEXEC_APPROVER", s, "approver", s.Approver, defaultApprover)
-	approver, err := approval.ParseApprover(spec.value, approval.Options{ExecStderr: cmd.ErrOrStderr()})
+	hint.approver = spec
+	at := pickSetting("--approver-timeout", f.approverTimeout, "GATEDEXEC_APPROVER_TIMEOUT", s, "approver_timeout", s.ApproverTimeout, approval.DefaultExecTimeout.String())
+	approverTimeout, err := config.ParseTimeout(at.value)
 	if err != nil {
-		return spec.errorf(err)
+		return nil, hint, at.errorf(err)
+	}
+	if f.timeout > 0 && f.timeout < approverTimeout {
+		// A caller's budget for the run bounds the wait for an answer too.
+		approverTimeout = f.timeout
+	}
+	approver, err := approval.ParseApprover(spec.value, approval.Options{
+		ExecStderr: stderr, Status: stderr, ExecTimeout: approverTimeout, Session: session.value != "",
+	})
+	if err != nil {
+		return nil, hint, spec.errorf(err)
 	}
 	policy, err := layeredPolicy(cfg, &f.rules)
 	if err != nil {
-		return err
+		return nil, hint, err
 	}
 	profiles := profileLoader(pl, cfg)
+	if err := checkRuleProfiles(policy, profiles); err != nil {
+		return nil, hint, err
+	}
 	defaultProfile := pickSetting("--profile", f.profile, "GATEDEXEC_PROFILE", s, "profile", s.Profile, "workspace-write")
 
 	o := &gate.Options{
@@ -112,7 +184,8 @@ func runRun(cmd *cobra.Command, f *runFlags, args []string) error {
 		EvalOpts: execpolicy.EvalOptions{ResolveHostExecutables: f.resolveHost, Shell: f.shell},
 		Approval: ap, Approver: approver, ApproverID: approverName(spec.value),
 		Approve: f.approve, Deny: f.deny,
-		AmendFile: userRulesFile(dirs),
+		AmendFile:   userRulesFile(dirs),
+		DeferredDir: dirs.Deferred(),
 		Profile: func(name string) (*sandbox.Profile, error) {
 			p, err := profiles.Resolve(name)
 			if err != nil && name == defaultProfile.value {
@@ -126,14 +199,16 @@ func runRun(cmd *cobra.Command, f *runFlags, args []string) error {
 		Timeout:        f.timeout,
 		Runner:         hostRunner(),
 	}
-	if session := flagOrEnv("--session", f.session, "GATEDEXEC_SESSION"); session.value != "" {
+	if session.value != "" {
 		o.SessionID = session.value
-		dir, err := approval.DefaultSessionDir(os.Getenv)
-		if err == nil {
-			o.Session, err = approval.OpenSession(dir, o.SessionID)
-		}
-		if err != nil {
-			return session.errorf(err)
+		o.Session, err = approval.OpenSession(dirs.Sessions(), o.SessionID)
+		switch {
+		case errors.Is(err, approval.ErrSessionID):
+			return nil, hint, session.errorf(err)
+		case err != nil:
+			// The id is fine; the store cannot be used (a read-only
+			// home): gatedexec's failure, not the caller's.
+			return nil, hint, withCode(exitInternal, fmt.Errorf("%s: %w", session.from, err))
 		}
 	}
 	audit := pickSetting("--audit-log", f.auditLog, "GATEDEXEC_AUDIT_LOG", s, "audit_log", s.AuditLog, "")
@@ -142,42 +217,116 @@ func runRun(cmd *cobra.Command, f *runFlags, args []string) error {
 		o.Audit, err = approval.OpenLog(auditPath, s.AuditFsync != nil && *s.AuditFsync)
 		if err != nil {
 			// The path may be right and the disk full: not a usage error.
-			return withCode(exitInternal, fmt.Errorf("%s: %w", audit.from, err))
+			return nil, hint, withCode(exitInternal, fmt.Errorf("%s: %w", audit.from, err))
 		}
 		defer o.Audit.Close()
 	}
 	o.Control, err = controlPaths(dirs, append(append(slices.Clip(f.rules.paths), auditPath), approverFiles(approver)...)...)
 	if err != nil {
-		return err
+		return nil, hint, err
 	}
 
-	// The sandbox runner forwards signals to the command's process group;
-	// here they only cancel a pending approval. SIGHUP is one of them so
-	// that closing the terminal of a tty prompt is an audited denial.
-	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP)
+	ctx, stop := approvalContext()
 	defer stop()
-	res, runErr := gate.Run(ctx, o)
+	res, err := gate.Run(ctx, o)
+	return res, hint, runExit(res, err, hint)
+}
+
+// approvalContext returns the context a pending approval is cancelled by.
+// The sandbox runner forwards signals to the command's process group;
+// here they only end a pending approval: SIGINT and SIGTERM abort it, and
+// SIGHUP (the terminal of a tty prompt closed) is an audited denial.
+func approvalContext() (context.Context, func()) {
+	ctx, cancel := context.WithCancelCause(context.Background())
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP)
+	done := make(chan struct{})
+	go func() {
+		select {
+		case sig := <-sigs:
+			cause := fmt.Errorf("signal %v", sig)
+			if sig == syscall.SIGHUP {
+				cause = approval.ErrHangup
+			}
+			cancel(cause)
+		case <-done:
+		}
+	}()
+	return ctx, func() {
+		signal.Stop(sigs)
+		close(done)
+		cancel(nil)
+	}
+}
+
+// approvalPolicy picks and parses the approval policy from the flag, the
+// environment or the configuration, as run and check both do.
+func approvalPolicy(flag string, s config.Settings) (approval.Policy, error) {
+	st := pickSetting("--approval-policy", flag, "GATEDEXEC_APPROVAL_POLICY", s, "approval_policy", s.ApprovalPolicy, string(approval.DefaultPolicy))
+	ap, err := approval.ParsePolicy(st.value)
+	if err != nil {
+		return "", st.errorf(err)
+	}
+	return ap, nil
+}
+
+// failureResult is the result file and --json output of a run that
+// gatedexec could not carry out (exit 64, 78, 125 before a decision).
+type failureResult struct {
+	Error    string `json:"error"`
+	Status   int    `json:"status"`
+	ExitCode *int   `json:"exit_code"`
+}
+
+// reportRun writes the result file and the --json output, prints what the
+// user should know (denials, rules written), and returns the exit status.
+// Once the command has run, its own status stands: a result that cannot
+// be written is said on stderr, and a caller retrying on 125 would run
+// the command twice.
+func reportRun(w io.Writer, f *runFlags, res *gate.Result, hint denyHint, err error) error {
+	code, _ := exitCodeOf(err)
+	if err == nil {
+		code = exitOK
+	}
+	var out any
+	switch {
+	case res != nil && res.Request != nil:
+		out = res.Request
+	case res != nil:
+		if err != nil && (code == exitInternal || code == exitConfig) {
+			res.Error = err.Error()
+		}
+		out = res
+	case err != nil:
+		out = failureResult{Error: err.Error(), Status: code}
+	}
 	if res != nil {
-		var out any = res
-		if res.Request != nil {
-			out = res.Request
-		}
-		if f.resultFile != "" {
-			if err := writeFileAtomic(f.resultFile, out); err != nil {
-				return withCode(exitInternal, err)
+		explainRun(w, res)
+	}
+	ran := res != nil && res.Ran
+	if f.resultFile != "" && out != nil {
+		if werr := writeFileAtomic(f.resultFile, out); werr != nil {
+			if !ran {
+				return withCode(exitInternal, errors.Join(err, werr))
 			}
-		}
-		if f.json {
-			if err := writeJSON(cmd.ErrOrStderr(), res); err != nil {
-				return withCode(exitInternal, err)
-			}
+			fmt.Fprintf(w, "gatedexec: the command ran (exit %d) but its result was not written: %v\n", *res.ExitCode, werr)
 		}
 	}
-	return runExit(res, runErr)
+	if f.json && out != nil {
+		var jout any = out
+		if res != nil {
+			// --json always shows the run's result, a deferred one too.
+			jout = res
+		}
+		if werr := writeJSONLine(w, jout, f.pretty); werr != nil && !ran {
+			return withCode(exitInternal, errors.Join(err, werr))
+		}
+	}
+	return err
 }
 
 // runExit maps a gated run to the exit status of DESIGN §2.
-func runExit(res *gate.Result, err error) error {
+func runExit(res *gate.Result, err error, hint denyHint) error {
 	switch {
 	case errors.Is(err, gate.ErrConfig):
 		return withCode(exitConfig, err)
@@ -186,13 +335,11 @@ func runExit(res *gate.Result, err error) error {
 	case res.Approval.Outcome == approval.Deferred:
 		return withCode(exitDeferred, fmt.Errorf("approval deferred: request %s (resume with --approve %s or --deny %s)", res.RequestID, res.RequestID, res.RequestID))
 	case !res.Ran:
-		why := res.Approval.Reason
-		if why == "" && len(res.Reasons) > 0 {
-			why = res.Reasons[0].Detail
-		}
-		return withCode(exitDenied, fmt.Errorf("denied (%s, %s by %s): %s", res.Decision, res.Approval.Outcome, res.Approval.By, why))
-	case res.ExitCode != 0:
-		return withCode(res.ExitCode, nil)
+		return withCode(exitDenied, deniedError(res, hint))
+	case res.TimedOut:
+		return withCode(exitTimedOut, fmt.Errorf("the command timed out after %v and was killed", time.Duration(res.DurationMS)*time.Millisecond))
+	case *res.ExitCode != 0:
+		return withCode(*res.ExitCode, nil)
 	}
 	return nil
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"time"
@@ -32,75 +33,113 @@ func newSandboxCmd() *cobra.Command {
 		timeout    time.Duration
 		resultFile string
 		asJSON     bool
+		pretty     bool
 	)
 	cmd := &cobra.Command{
 		Use:   "sandbox [flags] -- CMD [ARG...]",
 		Short: "Run a command in a sandbox profile (no rules, no approval)",
 		Args:  usageArgs(cobra.MinimumNArgs(1)),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			pl, err := pf.resolve()
-			if err != nil {
-				return withCode(exitUsage, err)
+			if cmd.Flags().Changed("timeout") && timeout <= 0 {
+				return withCode(exitUsage, fmt.Errorf("--timeout %v: want a positive duration", timeout))
 			}
-			cfg, dirs, err := layers(pl, setting{})
-			if err != nil {
-				return err
+			if pretty && !asJSON {
+				return withCode(exitUsage, errors.New("--pretty only applies to --json"))
 			}
-			p, err := profileLoader(pl, cfg).Resolve(profile)
-			if err != nil {
-				return profileError(err)
+			// Checked before the command runs: a 125 after it ran would
+			// make a caller that retries run it twice.
+			if resultFile != "" {
+				if err := atomicfile.CheckWritable(resultFile); err != nil {
+					return withCode(exitInternal, fmt.Errorf("--result-file: %w", err))
+				}
 			}
-			if timeout > 0 {
-				p.Limits.Timeout = timeout
-			}
-			// No rules are read here, but the command must not be able to
-			// write the ones a later run reads.
-			control, err := controlPaths(dirs)
-			if err != nil {
-				return err
-			}
-			p = sandbox.WithControl(p, control)
-			res, err := hostRunner().Run(context.Background(), &sandbox.Command{
-				Argv: args, Dir: pl.Cwd, Env: os.Environ(),
-				Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr,
-				Profile: p,
-			})
+			res, p, err := runSandbox(&pf, profile, timeout, args)
+			w := cmd.ErrOrStderr()
+			var out any
 			if res != nil {
-				out := sandboxResult{Profile: p.Name, Layers: res.Layers, Missing: res.Missing,
+				r := sandboxResult{Profile: p.Name, Layers: res.Layers, Missing: res.Missing,
 					ExitCode: res.ExitCode, TimedOut: res.TimedOut, DurationMS: res.Duration.Milliseconds(), Tampered: res.Tampered}
-				if out.Layers == nil {
-					out.Layers = []string{}
+				if r.Layers == nil {
+					r.Layers = []string{}
 				}
 				if res.Signal != 0 {
-					out.Signal = &res.Signal
+					r.Signal = &res.Signal
 				}
-				if resultFile != "" {
-					if werr := writeFileAtomic(resultFile, out); werr != nil {
-						return withCode(exitInternal, werr)
+				out = r
+			} else if err != nil {
+				code, _ := exitCodeOf(err)
+				out = failureResult{Error: err.Error(), Status: code}
+			}
+			if resultFile != "" {
+				if werr := writeFileAtomic(resultFile, out); werr != nil {
+					if res == nil {
+						return withCode(exitInternal, errors.Join(err, werr))
 					}
-				}
-				if asJSON {
-					if werr := writeJSON(cmd.ErrOrStderr(), out); werr != nil {
-						return withCode(exitInternal, werr)
-					}
+					fmt.Fprintf(w, "gatedexec: the command ran (exit %d) but its result was not written: %v\n", res.ExitCode, werr)
 				}
 			}
-			if err != nil {
-				return runnerError(err)
+			if asJSON {
+				writeJSONLine(w, out, pretty)
 			}
-			if res.ExitCode != 0 {
+			switch {
+			case err != nil:
+				return err
+			case res.TimedOut:
+				return withCode(exitTimedOut, fmt.Errorf("the command timed out after %v and was killed", res.Duration.Round(time.Millisecond)))
+			case res.ExitCode != 0:
 				return withCode(res.ExitCode, nil)
 			}
 			return nil
 		},
 	}
 	fs := cmd.Flags()
+	// Flags end at the command, as for run and check: "sandbox ls -d /"
+	// runs ls -d /.
+	fs.SetInterspersed(false)
 	pf.register(fs)
 	fs.StringVarP(&profile, "profile", "p", "workspace-write", "sandbox profile: a name or a .toml file")
-	fs.DurationVar(&timeout, "timeout", 0, "kill the command's process group after this long")
+	fs.DurationVar(&timeout, "timeout", 0, "kill the command's process group after this long (exit 124)")
 	fs.StringVar(&resultFile, "result-file", "", "write the result as JSON to this file")
-	fs.BoolVar(&asJSON, "json", false, "print the result as JSON on stderr after the command")
+	fs.BoolVar(&asJSON, "json", false, "print the result as one line of JSON on stderr after the command")
+	fs.BoolVar(&pretty, "pretty", false, "with --json, indent the JSON")
+	registerCompletions(cmd)
 	return cmd
+}
+
+// runSandbox runs args in the profile named profile; the error carries
+// its exit status.
+func runSandbox(pf *placeFlags, profile string, timeout time.Duration, args []string) (*sandbox.Result, *sandbox.Profile, error) {
+	pl, err := pf.resolve()
+	if err != nil {
+		return nil, nil, withCode(exitUsage, err)
+	}
+	cfg, dirs, err := layers(pl, setting{})
+	if err != nil {
+		return nil, nil, err
+	}
+	p, err := profileLoader(pl, cfg).Resolve(profile)
+	if err != nil {
+		return nil, nil, profileError(err)
+	}
+	if timeout > 0 {
+		p.Limits.Timeout = timeout
+	}
+	// No rules are read here, but the command must not be able to
+	// write the ones a later run reads.
+	control, err := controlPaths(dirs)
+	if err != nil {
+		return nil, nil, err
+	}
+	p = sandbox.WithControl(p, control)
+	res, err := hostRunner().Run(context.Background(), &sandbox.Command{
+		Argv: args, Dir: pl.Cwd, Env: os.Environ(),
+		Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr,
+		Profile: p,
+	})
+	if err != nil {
+		err = runnerError(err)
+	}
+	return res, p, err
 }
 
 // writeFileAtomic writes v as JSON to a temporary file beside path and

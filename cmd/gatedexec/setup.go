@@ -5,7 +5,6 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/gatedexec/gatedexec/approval"
 	"github.com/gatedexec/gatedexec/config"
 	"github.com/gatedexec/gatedexec/execpolicy"
 	"github.com/gatedexec/gatedexec/profiles"
@@ -15,7 +14,10 @@ import (
 // or GATEDEXEC_CONFIG: a settings file above the layers) when its value is
 // set. Errors exit 78.
 func layers(pl place, configFile setting) (*config.Config, config.Dirs, error) {
-	dirs := config.DefaultDirs(os.Getenv, userHome(), pl.Workspace)
+	dirs, err := config.DefaultDirs(os.Getenv, pl.Workspace)
+	if err != nil {
+		return nil, dirs, withCode(exitConfig, err)
+	}
 	cfg, err := config.Load(dirs, trustStore(dirs))
 	if err != nil {
 		return nil, dirs, withCode(exitConfig, err)
@@ -32,15 +34,14 @@ func layers(pl place, configFile setting) (*config.Config, config.Dirs, error) {
 
 // trustStore is where `gatedexec trust` records trusted workspaces.
 func trustStore(d config.Dirs) *config.TrustStore {
-	return &config.TrustStore{Dir: filepath.Join(d.State, "trust")}
+	return &config.TrustStore{Dir: d.TrustDir()}
 }
 
 // layeredPolicy loads the rules of every configuration layer (an untrusted
 // layer contributing only what can make decisions stricter) and then the
 // -r paths. Any bad file means no policy (exit 78).
 func layeredPolicy(cfg *config.Config, f *rulesFlags) (*execpolicy.Policy, error) {
-	home := userHome()
-	loader := execpolicy.Loader{HomeDir: home, CacheDir: rulesCacheDir(os.Getenv, home), Files: cfg.Files}
+	loader := execpolicy.Loader{HomeDir: cfg.Dirs.Home, CacheDir: rulesCacheDir(os.Getenv, cfg.Dirs), Files: cfg.Files}
 	if loader.CacheDir != "" {
 		loader.CacheBuild = execpolicy.BuildIdentity(version)
 	}
@@ -70,14 +71,13 @@ func layeredPolicy(cfg *config.Config, f *rulesFlags) (*execpolicy.Policy, error
 // profileLoader builds the profile loader for the place pl, looking in the
 // profile directories of cfg's trusted layers above the built-ins.
 func profileLoader(pl place, cfg *config.Config) *profiles.Loader {
-	home := userHome()
 	return &profiles.Loader{
 		Dirs:  cfg.ProfileDirs,
 		Files: cfg.Files,
 		Vars: profiles.Vars{
 			Workspace: pl.Workspace,
 			Cwd:       pl.Cwd,
-			Home:      home,
+			Home:      cfg.Dirs.Home,
 			TmpDir:    os.Getenv("TMPDIR"),
 			Getenv:    os.Getenv,
 		},
@@ -102,20 +102,20 @@ func userRulesFile(d config.Dirs) string {
 // rulesCacheDir is where compiled rules are cached:
 // $XDG_CACHE_HOME/gatedexec/rules, by default ~/.cache/gatedexec/rules.
 // GATEDEXEC_NO_RULES_CACHE set to anything turns the cache off, as does a
-// base directory that does not exist: a cache is no reason to create a
-// home directory.
-func rulesCacheDir(getenv func(string) string, home string) string {
-	if getenv("GATEDEXEC_NO_RULES_CACHE") != "" {
+// base directory ($XDG_CACHE_HOME, or the home directory) that does not
+// exist: a cache is no reason to create a home directory.
+func rulesCacheDir(getenv func(string) string, d config.Dirs) string {
+	if getenv("GATEDEXEC_NO_RULES_CACHE") != "" || !filepath.IsAbs(d.Cache) {
 		return ""
 	}
-	base, sub := getenv("XDG_CACHE_HOME"), []string{"gatedexec", "rules"}
-	if !filepath.IsAbs(base) {
-		base, sub = home, []string{".cache", "gatedexec", "rules"}
+	base := filepath.Dir(d.Cache)
+	if base == filepath.Join(d.Home, ".cache") {
+		base = d.Home
 	}
-	if st, err := os.Stat(base); !filepath.IsAbs(base) || err != nil || !st.IsDir() {
+	if st, err := os.Stat(base); err != nil || !st.IsDir() {
 		return ""
 	}
-	return filepath.Join(append([]string{base}, sub...)...)
+	return filepath.Join(d.Cache, "rules")
 }
 
 // controlPaths lists gatedexec's own files for sandbox.WithControl: the
@@ -125,12 +125,7 @@ func rulesCacheDir(getenv func(string) string, home string) string {
 // workspace's trust, which only makes its rules stricter. A path that
 // cannot be made absolute is an error, not one fewer protected file.
 func controlPaths(d config.Dirs, extra ...string) ([]string, error) {
-	paths := []string{d.System, d.User, d.State, rulesCacheDir(os.Getenv, userHome())}
-	// Without a session directory no session can be opened: nothing to
-	// protect.
-	if dir, err := approval.DefaultSessionDir(os.Getenv); err == nil {
-		paths = append(paths, dir)
-	}
+	paths := []string{d.System, d.User, d.State, rulesCacheDir(os.Getenv, d), d.Sessions()}
 	var out []string
 	for _, p := range append(paths, extra...) {
 		if p == "" {
@@ -159,4 +154,16 @@ func resolveExisting(p string) string {
 		}
 		rest = filepath.Join(filepath.Base(dir), rest)
 	}
+}
+
+// checkRuleProfiles fails (78) when a rule of p names a profile l cannot
+// resolve, naming the rule's file:line:col: the rule is what is wrong,
+// and it must fail where the rules load, not only when it matches.
+func checkRuleProfiles(p *execpolicy.Policy, l *profiles.Loader) error {
+	for _, ref := range p.ProfileRefs() {
+		if _, err := l.Resolve(ref.Name); err != nil {
+			return withCode(exitConfig, fmt.Errorf("%s: profile=%q: %w", ref.Source, ref.Name, err))
+		}
+	}
+	return nil
 }

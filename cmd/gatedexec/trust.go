@@ -39,7 +39,11 @@ reviewed, so that a file changed in between is not trusted unseen.`,
 				return err
 			}
 			out := cmd.OutOrStdout()
-			store := trustStore(config.DefaultDirs(os.Getenv, userHome(), pl.Workspace))
+			dirs, err := config.DefaultDirs(os.Getenv, pl.Workspace)
+			if err != nil {
+				return withCode(exitConfig, err)
+			}
+			store := trustStore(dirs)
 			switch {
 			case revoke:
 				if err := store.Revoke(pl.Workspace); err != nil {
@@ -59,7 +63,7 @@ reviewed, so that a file changed in between is not trusted unseen.`,
 			switch {
 			case errors.Is(err, config.ErrBadDigest):
 				return withCode(exitUsage, fmt.Errorf("--digest: %w", err))
-			case errors.Is(err, config.ErrDigestMismatch):
+			case errors.Is(err, config.ErrDigestMismatch), errors.Is(err, config.ErrBadLayer):
 				return withCode(exitConfig, err)
 			case err != nil:
 				return withCode(exitInternal, err)

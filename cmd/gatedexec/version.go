@@ -16,12 +16,17 @@ func newVersionCmd() *cobra.Command {
 		Short: "Print the gatedexec version",
 		Args:  usageArgs(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			v := version
-			if bi, ok := debug.ReadBuildInfo(); ok && v == "dev" && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
-				v = bi.Main.Version
-			}
-			fmt.Fprintf(cmd.OutOrStdout(), "gatedexec %s\n", v)
+			fmt.Fprintf(cmd.OutOrStdout(), "gatedexec %s\n", versionString())
 			return nil
 		},
 	}
+}
+
+// versionString is the version `gatedexec version` and `--version` print.
+func versionString() string {
+	v := version
+	if bi, ok := debug.ReadBuildInfo(); ok && v == "dev" && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
+		v = bi.Main.Version
+	}
+	return v
 }

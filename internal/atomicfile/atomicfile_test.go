@@ -53,3 +53,31 @@ func TestWriteFailureLeavesOld(t *testing.T) {
 		t.Errorf("directory holds %d entries, want 2 (no temporaries left)", len(entries))
 	}
 }
+
+func TestCheckWritable(t *testing.T) {
+	dir := t.TempDir()
+	existing := filepath.Join(dir, "old")
+	if err := os.WriteFile(existing, []byte("x"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		path string
+		ok   bool
+	}{
+		{filepath.Join(dir, "new"), true},
+		{existing, true},
+		{dir, false},
+		{"/dev/null", false},
+		{filepath.Join(dir, "missing", "f"), false},
+	} {
+		if err := CheckWritable(tc.path); (err == nil) != tc.ok {
+			t.Errorf("CheckWritable(%s) = %v, want ok %v", tc.path, err, tc.ok)
+		}
+	}
+	if b, err := os.ReadFile(existing); err != nil || string(b) != "x" {
+		t.Errorf("the existing file changed: %q, %v", b, err)
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != 1 {
+		t.Errorf("directory holds %d entries, want only the existing file", len(entries))
+	}
+}

@@ -1,0 +1,5 @@
+package test
+
+import "golang.org/x/sys/unix"
+
+const ioctlGetTermios = unix.TIOCGETA
