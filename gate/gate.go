@@ -158,6 +158,11 @@ func Run(ctx context.Context, o *Options) (*Result, error) {
 	}
 	prof = sandbox.WithControl(prof, o.Control)
 	res.Profile = prof.Name
+	if err := prof.ControlConflict(); err != nil {
+		err = fmt.Errorf("%w: profile %s: %w", ErrConfig, prof.Name, err)
+		rec.Error = err.Error()
+		return res, errors.Join(err, o.audit(rec))
+	}
 
 	digest := o.Policy.Digest()
 	req := o.request(ev, prof.Name, pd, digest)

@@ -1,8 +1,10 @@
 package sandbox
 
 import (
+	"fmt"
 	"path/filepath"
 	"slices"
+	"strings"
 )
 
 // WithControl returns a copy of p that keeps gatedexec's own files out of
@@ -34,14 +36,34 @@ func WithControl(p *Profile, paths []string) *Profile {
 	return &q
 }
 
-// protectControl adds to Protect the Control paths that Write covers.
+// protectControl adds to Protect the Control paths that Write covers and
+// the command can reach (one in the host's /tmp is not there for it).
 func (p *Profile) protectControl() {
 	if p.Unrestricted {
 		return
 	}
 	for _, c := range p.Control {
-		if under(c, p.Write) && coveringRoot(c, p.Protect) == "" {
+		if under(c, p.Write) && coveringRoot(c, p.Protect) == "" && !p.HiddenByPrivateTmp(c) {
 			p.Protect = append(p.Protect, c)
 		}
 	}
+}
+
+// ControlConflict returns an error when a Control path the command can
+// write, made read-only, would take a Write path with it: an exec
+// approver kept in the workspace, whose directory the command could fill
+// with modules the approver loads. gatedexec refuses to run then rather
+// than let the command write what approves it or take its workspace away.
+func (p *Profile) ControlConflict() error {
+	for _, c := range p.Protect {
+		if !slices.Contains(p.Control, c) {
+			continue
+		}
+		for _, w := range p.Write {
+			if w != "/" && (w == c || strings.HasPrefix(w, strings.TrimSuffix(c, "/")+"/")) {
+				return fmt.Errorf("%s is one of gatedexec's own files (rules, state, approver) and holds %s, which the command may write: keep gatedexec's files and the approver outside its writable paths", c, w)
+			}
+		}
+	}
+	return nil
 }

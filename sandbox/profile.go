@@ -7,7 +7,10 @@
 // resolving tokens is the job of package profiles.
 package sandbox
 
-import "time"
+import (
+	"slices"
+	"time"
+)
 
 // Enforcement says what happens when a layer a profile needs cannot be applied.
 type Enforcement string
@@ -125,4 +128,26 @@ func (p *Profile) needsNetNS() bool {
 // own: every restricted profile that does not opt out.
 func (p *Profile) IsolatesPIDs() bool {
 	return !p.Unrestricted && !p.SharePIDs
+}
+
+// KeptRoots returns the paths below p's private tmp directories that stay
+// the host's: the Write and Read paths there other than the tmp
+// directories themselves, the workspace and the sockets p lets the
+// command reach. Nothing else of the host's /tmp is there for it: not its
+// working directory, not a program, not gatedexec's own files.
+func (p *Profile) KeptRoots() []string {
+	var out []string
+	for _, c := range slices.Concat(p.Write, p.Read, []string{p.Workspace}, p.Sockets) {
+		if c != "" && !slices.Contains(p.PrivateTmp, c) && under(c, p.PrivateTmp) {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// HiddenByPrivateTmp reports whether path lies in one of p's private tmp
+// directories and below none of its KeptRoots: the command cannot reach
+// it at all, so it needs no protect or hide mount.
+func (p *Profile) HiddenByPrivateTmp(path string) bool {
+	return under(path, p.PrivateTmp) && !under(path, p.KeptRoots())
 }

@@ -337,3 +337,75 @@ func TestEscapeSymlinkedGit(t *testing.T) {
 		})
 	}
 }
+
+// gatedexecAs runs gatedexec with args as the fixture's user, in its
+// workspace, and returns combined output and exit status.
+func (f fixture) gatedexecAs(t *testing.T, args ...string) (string, int) {
+	t.Helper()
+	bin := gatedexecBin
+	if f.bin != "" {
+		bin = f.bin
+	}
+	cmd := exec.Command(bin, args...)
+	cmd.Dir = f.ws
+	cmd.Env = append(os.Environ(), "HOME="+f.home, "XDG_CONFIG_HOME="+filepath.Join(f.home, ".config"),
+		"XDG_STATE_HOME="+filepath.Join(f.home, ".state"))
+	if f.cred != nil {
+		cmd.SysProcAttr = &syscall.SysProcAttr{Credential: f.cred}
+	}
+	out, err := cmd.CombinedOutput()
+	code := 0
+	if ee, ok := err.(*exec.ExitError); ok {
+		code = ee.ExitCode()
+	} else if err != nil {
+		t.Fatal(err)
+	}
+	return string(out), code
+}
+
+// TestEscapeOwnInputs: the files gatedexec reads for a run (a -p profile
+// file, a --config file) are read-only to the command even inside its
+// workspace, and the result file is written where it was asked for, not
+// through a link the command put in place of its directory.
+func TestEscapeOwnInputs(t *testing.T) {
+	requireIsolation(t)
+	for _, c := range callers {
+		t.Run(c.name, func(t *testing.T) {
+			f, _ := c.fixture(t, buildProbe(t))
+			prof := filepath.Join(f.ws, "p.toml")
+			writeAs(t, f, prof, "extends = \"workspace-write\"\n")
+			cfg := filepath.Join(f.ws, "gx.toml")
+			writeAs(t, f, cfg, "approval_policy = \"on-request\"\n")
+			for _, args := range [][]string{
+				{"sandbox", "-p", prof, "--", "sh", "-c", "echo '[network]' >> p.toml; echo 'mode = \"on\"' >> p.toml"},
+				{"run", "-p", prof, "--", "sh", "-c", "printf 'extends = \"full-access\"\\n' > p.toml"},
+				{"run", "--config", cfg, "--", "sh", "-c", "echo 'profile = \"full-access\"' >> gx.toml"},
+			} {
+				out, code := f.gatedexecAs(t, args...)
+				if readFile(t, prof) != "extends = \"workspace-write\"\n" || readFile(t, cfg) != "approval_policy = \"on-request\"\n" || code == 0 {
+					t.Errorf("%q: exit %d, p.toml %q, gx.toml %q:\n%s", args, code, readFile(t, prof), readFile(t, cfg), out)
+				}
+			}
+			out, code := f.gatedexecAs(t, "sandbox", "-p", prof, "--", "sh", "-c", "echo x > other.txt && echo ok")
+			if code != 0 || !strings.Contains(out, "ok") {
+				t.Errorf("control: the workspace beside them is writable: exit %d:\n%s", code, out)
+			}
+
+			outDir := filepath.Join(f.ws, "out")
+			mkdirAs(t, f, outDir)
+			victim := filepath.Join(f.outside, "victimdir")
+			mkdirAs(t, f, victim)
+			if f.cred != nil {
+				os.Chown(f.outside, int(f.cred.Uid), int(f.cred.Gid))
+			}
+			out, code = f.gatedexecAs(t, "sandbox", "--result-file", filepath.Join(outDir, "r.json"), "--",
+				"sh", "-c", "mv out out-moved && ln -s "+victim+" out")
+			if ents, _ := os.ReadDir(victim); len(ents) != 0 || code != 0 {
+				t.Errorf("the result was written through the link: exit %d, %v:\n%s", code, ents, out)
+			}
+			if b := readFile(t, filepath.Join(f.ws, "out-moved", "r.json")); !strings.Contains(b, `"exit_code"`) {
+				t.Errorf("the result is not in the directory that was asked for: %q", b)
+			}
+		})
+	}
+}

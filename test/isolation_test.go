@@ -372,7 +372,8 @@ func mkdirAs(t *testing.T, f fixture, d string) {
 		t.Fatal(err)
 	}
 	if f.cred != nil {
-		for p := d; p != f.ws; p = filepath.Dir(p) {
+		base := filepath.Dir(f.ws) // the fixture's own directory
+		for p := d; p != f.ws && p != base && p != filepath.Dir(p); p = filepath.Dir(p) {
 			os.Lchown(p, int(f.cred.Uid), int(f.cred.Gid))
 		}
 	}

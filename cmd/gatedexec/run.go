@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"os/signal"
+	"path/filepath"
 	"slices"
 	"strings"
 	"syscall"
@@ -83,13 +84,13 @@ func runRun(cmd *cobra.Command, f *runFlags, args []string) error {
 	if err := checkRunFlags(cmd, f, args); err != nil {
 		return err
 	}
-	if f.resultFile != "" {
-		if err := atomicfile.CheckWritable(f.resultFile); err != nil {
-			return withCode(exitInternal, fmt.Errorf("--result-file: %w", err))
-		}
+	result, err := openResultFile(f.resultFile)
+	if err != nil {
+		return err
 	}
+	defer result.Close()
 	res, hint, err := gatedRun(cmd, f, args)
-	return reportRun(cmd.ErrOrStderr(), f, res, hint, err)
+	return reportRun(cmd.ErrOrStderr(), f, result, res, hint, err)
 }
 
 // checkRunFlags rejects flag values that can be told wrong before anything
@@ -131,7 +132,8 @@ func gatedRun(cmd *cobra.Command, f *runFlags, args []string) (*gate.Result, den
 	if err != nil {
 		return nil, hint, err
 	}
-	cfg, dirs, err := layers(pl, flagOrEnv("--config", f.configFile, "GATEDEXEC_CONFIG"))
+	configFile := flagOrEnv("--config", f.configFile, "GATEDEXEC_CONFIG")
+	cfg, dirs, err := layers(pl, configFile)
 	if err != nil {
 		return nil, hint, err
 	}
@@ -221,7 +223,10 @@ func gatedRun(cmd *cobra.Command, f *runFlags, args []string) (*gate.Result, den
 		}
 		defer o.Audit.Close()
 	}
-	o.Control, err = controlPaths(dirs, append(append(slices.Clip(f.rules.paths), auditPath), approverFiles(approver)...)...)
+	// Every file gatedexec reads or writes for a run: a command that could
+	// change one would decide how its next run is judged or sandboxed.
+	own := append(slices.Clip(f.rules.paths), auditPath, profileFile(defaultProfile.value), configFile.value, existing(f.resultFile))
+	o.Control, err = controlPaths(dirs, append(own, approverFiles(approver)...)...)
 	if err != nil {
 		return nil, hint, err
 	}
@@ -283,7 +288,7 @@ type failureResult struct {
 // Once the command has run, its own status stands: a result that cannot
 // be written is said on stderr, and a caller retrying on 125 would run
 // the command twice.
-func reportRun(w io.Writer, f *runFlags, res *gate.Result, hint denyHint, err error) error {
+func reportRun(w io.Writer, f *runFlags, result *atomicfile.Target, res *gate.Result, hint denyHint, err error) error {
 	code, _ := exitCodeOf(err)
 	if err == nil {
 		code = exitOK
@@ -304,8 +309,8 @@ func reportRun(w io.Writer, f *runFlags, res *gate.Result, hint denyHint, err er
 		explainRun(w, res)
 	}
 	ran := res != nil && res.Ran
-	if f.resultFile != "" && out != nil {
-		if werr := writeFileAtomic(f.resultFile, out); werr != nil {
+	if result != nil && out != nil {
+		if werr := writeFileAtomic(result, out); werr != nil {
 			if !ran {
 				return withCode(exitInternal, errors.Join(err, werr))
 			}
@@ -345,10 +350,12 @@ func runExit(res *gate.Result, err error, hint denyHint) error {
 }
 
 // approverFiles returns the files an exec approver runs: its program and
-// each argument naming a regular file (a script given to an interpreter).
-// They are control paths: a command that could rewrite its approver would
-// approve its own next requests, as one that could append to the rules.
-// What else the approver reads, gatedexec cannot know.
+// each argument naming a regular file (a script given to an interpreter),
+// and the directory of each, where interpreters look for what the script
+// imports first (Python's sys.path[0], Node's node_modules). They are
+// control paths: a command that could rewrite its approver, or plant a
+// module beside it, would approve its own next requests, as one that could
+// append to the rules. What else the approver reads, gatedexec cannot know.
 func approverFiles(a approval.Approver) []string {
 	ea, ok := a.(*approval.ExecApprover)
 	if !ok || len(ea.Argv) == 0 {
@@ -366,6 +373,9 @@ func approverFiles(a approval.Approver) []string {
 		if st, err := os.Stat(arg); err == nil && st.Mode().IsRegular() {
 			out = append(out, arg)
 		}
+	}
+	for _, f := range slices.Clone(out) {
+		out = append(out, filepath.Dir(f))
 	}
 	return out
 }

@@ -9,7 +9,8 @@ import (
 	"github.com/gatedexec/gatedexec/approval"
 )
 
-// An exec approver's program and the files it is given are control
+// An exec approver's program and the files it is given, and their
+// directories (where an interpreter imports from first), are control
 // paths: a command that could rewrite them would approve itself.
 func TestApproverFiles(t *testing.T) {
 	dir := t.TempDir()
@@ -23,10 +24,10 @@ func TestApproverFiles(t *testing.T) {
 		spec string
 		want []string
 	}{
-		{"exec:" + prog, []string{prog}},
-		{"exec:/bin/sh " + script + " --flag " + dir + " " + filepath.Join(dir, "missing"), []string{"/bin/sh", script}},
+		{"exec:" + prog, []string{prog, dir}},
+		{"exec:/bin/sh " + script + " --flag " + dir + " " + filepath.Join(dir, "missing"), []string{"/bin/sh", script, "/bin", dir}},
 		// A missing program named by path is where it would be created.
-		{"exec:" + filepath.Join(dir, "not-yet"), []string{filepath.Join(dir, "not-yet")}},
+		{"exec:" + filepath.Join(dir, "not-yet"), []string{filepath.Join(dir, "not-yet"), dir}},
 		{"exec:no-such-approver-on-path", nil},
 		{"deny", nil},
 	} {

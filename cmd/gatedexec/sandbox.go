@@ -48,12 +48,12 @@ func newSandboxCmd() *cobra.Command {
 			}
 			// Checked before the command runs: a 125 after it ran would
 			// make a caller that retries run it twice.
-			if resultFile != "" {
-				if err := atomicfile.CheckWritable(resultFile); err != nil {
-					return withCode(exitInternal, fmt.Errorf("--result-file: %w", err))
-				}
+			result, err := openResultFile(resultFile)
+			if err != nil {
+				return err
 			}
-			res, p, err := runSandbox(&pf, profile, timeout, args)
+			defer result.Close()
+			res, p, err := runSandbox(&pf, profile, timeout, resultFile, args)
 			w := cmd.ErrOrStderr()
 			var out any
 			if res != nil {
@@ -70,8 +70,8 @@ func newSandboxCmd() *cobra.Command {
 				code, _ := exitCodeOf(err)
 				out = failureResult{Error: err.Error(), Status: code}
 			}
-			if resultFile != "" {
-				if werr := writeFileAtomic(resultFile, out); werr != nil {
+			if result != nil {
+				if werr := writeFileAtomic(result, out); werr != nil {
 					if res == nil {
 						return withCode(exitInternal, errors.Join(err, werr))
 					}
@@ -108,7 +108,7 @@ func newSandboxCmd() *cobra.Command {
 
 // runSandbox runs args in the profile named profile; the error carries
 // its exit status.
-func runSandbox(pf *placeFlags, profile string, timeout time.Duration, args []string) (*sandbox.Result, *sandbox.Profile, error) {
+func runSandbox(pf *placeFlags, profile string, timeout time.Duration, resultFile string, args []string) (*sandbox.Result, *sandbox.Profile, error) {
 	pl, err := pf.resolve()
 	if err != nil {
 		return nil, nil, withCode(exitUsage, err)
@@ -126,7 +126,7 @@ func runSandbox(pf *placeFlags, profile string, timeout time.Duration, args []st
 	}
 	// No rules are read here, but the command must not be able to
 	// write the ones a later run reads.
-	control, err := controlPaths(dirs)
+	control, err := controlPaths(dirs, profileFile(profile), existing(resultFile))
 	if err != nil {
 		return nil, nil, err
 	}
@@ -142,14 +142,29 @@ func runSandbox(pf *placeFlags, profile string, timeout time.Duration, args []st
 	return res, p, err
 }
 
-// writeFileAtomic writes v as JSON to a temporary file beside path and
-// renames it over path, so readers never see a partial result.
-func writeFileAtomic(path string, v any) error {
+// openResultFile opens the directory of a --result-file before the
+// command runs ("" is none): a file that cannot be written fails the run
+// before it has had any effect (a caller retrying on 125 would run it
+// twice), and the write after it goes into that directory by descriptor,
+// wherever the command has moved it or whatever link it has put there.
+func openResultFile(path string) (*atomicfile.Target, error) {
+	if path == "" {
+		return nil, nil
+	}
+	t, err := atomicfile.Open(path)
+	if err != nil {
+		return nil, withCode(exitInternal, fmt.Errorf("--result-file: %w", err))
+	}
+	return t, nil
+}
+
+// writeFileAtomic writes v as JSON to the result file t.
+func writeFileAtomic(t *atomicfile.Target, v any) error {
 	var buf bytes.Buffer
 	if err := writeJSON(&buf, v); err != nil {
-		return fmt.Errorf("result file %s: %w", path, err)
+		return fmt.Errorf("result file: %w", err)
 	}
-	if err := atomicfile.Write(path, buf.Bytes(), false); err != nil {
+	if err := t.Write(buf.Bytes(), false); err != nil {
 		return fmt.Errorf("result file: %w", err)
 	}
 	return nil

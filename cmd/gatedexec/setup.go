@@ -140,6 +140,25 @@ func controlPaths(d config.Dirs, extra ...string) ([]string, error) {
 	return out, nil
 }
 
+// existing returns path when something is there, else "". A result file
+// not made yet is no control path: held by an empty directory it could not
+// be written, and its write, by descriptor and rename, follows no link the
+// command may put there.
+func existing(path string) string {
+	if _, err := os.Lstat(path); path == "" || err != nil {
+		return ""
+	}
+	return path
+}
+
+// profileFile returns nameOrFile when it names a profile file, else "".
+func profileFile(nameOrFile string) string {
+	if profiles.IsFile(nameOrFile) {
+		return nameOrFile
+	}
+	return ""
+}
+
 // resolveExisting resolves the symlinks of the longest existing prefix of
 // the absolute path p, so that it compares with the profile's resolved
 // paths; the rest is kept as written.

@@ -32,20 +32,3 @@ func Write(path string, data []byte, sync bool) error {
 	}
 	return nil
 }
-
-// CheckWritable reports whether Write(path, ...) can be expected to work,
-// without changing path: it is not a directory (nor another non-regular
-// file), and a temporary file can be made and removed beside it. Callers
-// check before running a command, so that a result file that cannot be
-// written fails the run before the command has had any effect, not after.
-func CheckWritable(path string) error {
-	if st, err := os.Stat(path); err == nil && !st.Mode().IsRegular() {
-		return fmt.Errorf("writing %s: not a regular file (%s)", path, st.Mode().Type())
-	}
-	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
-	if err != nil {
-		return fmt.Errorf("writing %s: %w", path, err)
-	}
-	f.Close()
-	return os.Remove(f.Name())
-}

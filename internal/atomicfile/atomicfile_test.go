@@ -54,7 +54,7 @@ func TestWriteFailureLeavesOld(t *testing.T) {
 	}
 }
 
-func TestCheckWritable(t *testing.T) {
+func TestOpenChecks(t *testing.T) {
 	dir := t.TempDir()
 	existing := filepath.Join(dir, "old")
 	if err := os.WriteFile(existing, []byte("x"), 0o600); err != nil {
@@ -70,14 +70,50 @@ func TestCheckWritable(t *testing.T) {
 		{"/dev/null", false},
 		{filepath.Join(dir, "missing", "f"), false},
 	} {
-		if err := CheckWritable(tc.path); (err == nil) != tc.ok {
-			t.Errorf("CheckWritable(%s) = %v, want ok %v", tc.path, err, tc.ok)
+		tg, err := Open(tc.path)
+		if (err == nil) != tc.ok {
+			t.Errorf("Open(%s) = %v, want ok %v", tc.path, err, tc.ok)
 		}
+		tg.Close()
 	}
 	if b, err := os.ReadFile(existing); err != nil || string(b) != "x" {
 		t.Errorf("the existing file changed: %q, %v", b, err)
 	}
 	if entries, _ := os.ReadDir(dir); len(entries) != 1 {
 		t.Errorf("directory holds %d entries, want only the existing file", len(entries))
+	}
+}
+
+func TestTargetWritesIntoTheDirectoryItOpened(t *testing.T) {
+	base := t.TempDir()
+	dir := filepath.Join(base, "out")
+	if err := os.Mkdir(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	tg, err := Open(filepath.Join(dir, "r.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tg.Close()
+	// What a command does meanwhile: move the directory aside, put a
+	// link to somewhere else at its name, and a link at the file's.
+	elsewhere := filepath.Join(base, "elsewhere")
+	os.Mkdir(elsewhere, 0o755)
+	if err := os.Rename(dir, filepath.Join(base, "moved")); err != nil {
+		t.Fatal(err)
+	}
+	os.Symlink(elsewhere, dir)
+	os.Symlink(filepath.Join(elsewhere, "victim"), filepath.Join(base, "moved", "r.json"))
+	if err := tg.Write([]byte("result\n"), false); err != nil {
+		t.Fatal(err)
+	}
+	if b, err := os.ReadFile(filepath.Join(base, "moved", "r.json")); err != nil || string(b) != "result\n" {
+		t.Errorf("result in the opened directory = %q, %v", b, err)
+	}
+	if ents, _ := os.ReadDir(elsewhere); len(ents) != 0 {
+		t.Errorf("the write followed a link: %v", ents)
+	}
+	if fi, err := os.Lstat(filepath.Join(base, "moved", "r.json")); err != nil || !fi.Mode().IsRegular() {
+		t.Errorf("the link at the name was followed, not replaced: %v", fi.Mode())
 	}
 }

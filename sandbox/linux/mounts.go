@@ -65,6 +65,9 @@ func mountPlan(p *sandbox.Profile, cwd string) (ops []mountOp, created []string,
 	pinned := map[string]bool{}
 	planned := map[string]bool{}
 	for _, prot := range p.Protect {
+		if p.HiddenByPrivateTmp(prot) {
+			continue // not in the command's tree at all
+		}
 		root, inner := writeRoots(p.Write, prot)
 		if root == "" {
 			// Not inside a writable path: Landlock already makes it read-only.
@@ -131,6 +134,9 @@ func mountPlan(p *sandbox.Profile, cwd string) (ops []mountOp, created []string,
 		}
 	}
 	for _, h := range p.Hide {
+		if p.HiddenByPrivateTmp(h) {
+			continue
+		}
 		st, err := os.Stat(h)
 		if err != nil {
 			continue // nothing to hide; Landlock still decides about creating it
@@ -255,36 +261,19 @@ func mkdirRecord(dir string) ([]string, error) {
 	return []string{dir}, nil
 }
 
-// keepPaths returns the paths below p's private tmp directories that stay
-// the host's: what the profile names there (a workspace or home in /tmp,
-// gatedexec's own files, a socket it lets the command reach), the working
-// directory and the directory of the program. Nested ones are covered by
-// the outer one.
-func keepPaths(p *sandbox.Profile, cwd, program string) []string {
-	var cand []string
-	for _, list := range [][]string{p.Write, p.Read, p.Protect, p.Hide, p.Control, p.Sockets} {
-		cand = append(cand, list...)
-	}
-	cand = append(cand, cwd, filepath.Dir(program), p.Workspace)
+// keepPaths returns the paths bound back from the host's tree into the
+// private tmp (sandbox.Profile.KeptRoots). One not made yet is held
+// through its deepest existing ancestor below the tmp directory; nested
+// ones are covered by the outer one.
+func keepPaths(p *sandbox.Profile) []string {
 	var keep []string
-	for _, c := range cand {
-		if c == "" || !filepath.IsAbs(c) || slices.Contains(p.PrivateTmp, c) {
-			continue
-		}
+	for _, c := range p.KeptRoots() {
 		tmp := slices.IndexFunc(p.PrivateTmp, func(t string) bool { return within(c, t) })
-		if tmp < 0 {
-			continue
-		}
-		// A path not made yet (a state directory, say) is held through
-		// its deepest existing ancestor below the tmp directory, which
-		// the mounts that protect it then find in place.
-		c = filepath.Clean(c)
-		for c != p.PrivateTmp[tmp] {
+		for c = filepath.Clean(c); c != p.PrivateTmp[tmp]; c = filepath.Dir(c) {
 			if _, err := os.Lstat(c); err == nil {
 				keep = append(keep, c)
 				break
 			}
-			c = filepath.Dir(c)
 		}
 	}
 	sort.Strings(keep)

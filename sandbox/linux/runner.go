@@ -132,7 +132,7 @@ func (r *Runner) run(ctx context.Context, c *Command) (*sandbox.Result, error) {
 				spec.Tmp = append(spec.Tmp, d)
 			}
 		}
-		spec.Keep = keepPaths(p, cwd, path)
+		spec.Keep = keepPaths(p)
 		// An IPC namespace with it: System V IPC objects are not files,
 		// so Landlock cannot keep the command from the shared memory,
 		// semaphores and message queues of processes outside.
