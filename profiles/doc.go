@@ -19,7 +19,10 @@
 //
 // Limits: nofile, nproc and cpu (seconds) are integers; fsize and as are
 // bytes, given as an integer or a string with a K, M, G or T suffix
-// (powers of 1024, "512M"); timeout is a Go duration ("10m").
+// (powers of 1024, "512M"); timeout is a Go duration ("10m"); memory is a
+// size or a percentage of the host's memory ("75%"), enforced for the
+// whole run by a cgroup where gatedexec runs as root and the host has the
+// controller.
 //
 // A profile with read = [":all"], write = [":all"], network "on", unix
 // sockets allowed and no protect or hide paths is unrestricted (the

@@ -71,7 +71,7 @@ func TestBuiltinsMatchDesign(t *testing.T) {
 		"DEEPSEEK_*", "XAI_*", "OPENROUTER_*", "TOGETHER_*", "REPLICATE_*", "PERPLEXITY_*", "HF_TOKEN", "HUGGING_FACE_HUB_TOKEN",
 		"AWS_*", "AZURE_*", "GITHUB_*", "GITLAB_*", "NPM_TOKEN", "NODE_AUTH_TOKEN", "DOCKER_AUTH_CONFIG", "VAULT_*",
 		":credential-urls"}
-	limits := sandbox.Limits{NProc: 8192, FSize: 16 << 30}
+	limits := sandbox.Limits{NProc: 8192, FSize: 16 << 30, MemoryPercent: 75}
 	want := map[string]*sandbox.Profile{
 		"read-only": {
 			Name: "read-only", Description: "Read everything except secrets, write nothing, no network",
@@ -238,6 +238,12 @@ read = [":workspace/sub", ":cwd", ":home", "~", "~/x", "$DATA/y", "${DATA}", "/u
 		{name: "the file's name is not a key", files: map[string]string{"user/a.toml": "name = \"other.toml\"\n"}, arg: "a", err: `a.toml:1: unknown key "name"`},
 		{name: "bad type list", files: map[string]string{"user/a.toml": "[filesystem]\nread = \"/etc\"\n"}, arg: "a", err: `a.toml:2: filesystem.read: incompatible types`},
 		{name: "bad type bool", files: map[string]string{"user/a.toml": "[process]\n\nsetsid = \"no\"\n"}, arg: "a", err: `a.toml:3: process.setsid`},
+		{name: "memory percent zero", files: map[string]string{"user/a.toml": "[limits]\nmemory = \"0%\"\n"}, arg: "a", err: `a.toml:2: limits.memory`},
+		{name: "memory percent over", files: map[string]string{"user/a.toml": "[limits]\nmemory = \"150%\"\n"}, arg: "a", err: `a.toml:2: limits.memory`},
+		{name: "memory word", files: map[string]string{"user/a.toml": "[limits]\nmemory = \"lots\"\n"}, arg: "a", err: `a.toml:2: limits.memory`},
+		{name: "unix_sockets preset", files: map[string]string{"user/a.toml": "[network]\nunix_sockets = [\":nope\"]\n"}, arg: "a", err: `a.toml:2: network.unix_sockets: unknown socket preset`},
+		{name: "unix_sockets type", files: map[string]string{"user/a.toml": "[network]\nunix_sockets = 3\n"}, arg: "a", err: `a.toml:2: network.unix_sockets`},
+		{name: "git token outside protect", files: map[string]string{"user/a.toml": "[filesystem]\nwrite = [\":git\"]\n"}, arg: "a", err: `a.toml:2: filesystem.write: ":git" is only allowed in protect`},
 		{name: "bad enforcement", files: map[string]string{"user/a.toml": "enforcement = \"lax\"\n"}, arg: "a", err: `a.toml:1: enforcement: want "strict" or "best-effort", got "lax"`},
 		{name: "bad mode", files: map[string]string{"user/a.toml": "[network]\nmode = \"offf\"\n"}, arg: "a", err: `a.toml:2: network.mode: want "off"`},
 		{name: "bad unix_sockets", files: map[string]string{"user/a.toml": "[network]\nunix_sockets = \"yes\"\n"}, arg: "a", err: `a.toml:2: network.unix_sockets`},

@@ -31,6 +31,7 @@ func over(parent, child *File) *File {
 	inherit(&l.FSize, pl.FSize)
 	inherit(&l.CPU, pl.CPU)
 	inherit(&l.AS, pl.AS)
+	inherit(&l.Memory, pl.Memory)
 	inherit(&l.Timeout, pl.Timeout)
 	return &m
 }
@@ -174,6 +175,9 @@ func build(name string, m *File, src source, v *Vars) (*sandbox.Profile, error) 
 	}
 	if l.FSize != nil {
 		p.Limits.FSize = uint64(*l.FSize)
+	}
+	if m := l.Memory; m != nil {
+		p.Limits.Memory, p.Limits.MemoryPercent = m.bytes, m.percent
 	}
 	if l.AS != nil {
 		p.Limits.AS = uint64(*l.AS)

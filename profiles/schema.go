@@ -52,6 +52,7 @@ type File struct {
 		FSize   *size     `toml:"fsize"`
 		CPU     *count    `toml:"cpu"`
 		AS      *size     `toml:"as"`
+		Memory  *memory   `toml:"memory"`
 		Timeout *duration `toml:"timeout"`
 	} `toml:"limits"`
 
@@ -232,6 +233,31 @@ func (c *count) UnmarshalTOML(v any) error {
 
 // size is a byte count written as an integer or as a string with a K, M,
 // G or T suffix (powers of 1024).
+// memory is limits.memory: a size, or a percentage of the host's memory
+// ("75%").
+type memory struct {
+	bytes   uint64
+	percent int
+}
+
+// UnmarshalTOML accepts what size does, or "N%" with 0 < N <= 100.
+func (m *memory) UnmarshalTOML(v any) error {
+	if s, ok := v.(string); ok && strings.HasSuffix(s, "%") {
+		n, err := strconv.Atoi(strings.TrimSuffix(s, "%"))
+		if err != nil || n <= 0 || n > 100 {
+			return fmt.Errorf("want a percentage from 1%% to 100%%, got %q", s)
+		}
+		*m = memory{percent: n}
+		return nil
+	}
+	var sz size
+	if err := sz.UnmarshalTOML(v); err != nil {
+		return fmt.Errorf("%w, or a percentage like \"75%%\"", err)
+	}
+	*m = memory{bytes: uint64(sz)}
+	return nil
+}
+
 type size uint64
 
 // UnmarshalTOML accepts 1048576 or "1M".

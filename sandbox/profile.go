@@ -101,6 +101,11 @@ type Limits struct {
 	FSize   uint64 // bytes
 	CPU     uint64 // seconds
 	AS      uint64 // bytes
+	// Memory caps the memory of the whole run (a cgroup: root only, where
+	// the host has the controller), in bytes or as MemoryPercent of the
+	// host's memory.
+	Memory        uint64
+	MemoryPercent int
 	Timeout time.Duration
 }
 

@@ -409,3 +409,22 @@ func TestEscapeOwnInputs(t *testing.T) {
 		})
 	}
 }
+
+// TestMemoryLimit: as root, a run's memory is bounded by a cgroup of its
+// own; under the limit the command works.
+func TestMemoryLimit(t *testing.T) {
+	requireIsolation(t)
+	if os.Geteuid() != 0 {
+		t.Skip("memory cgroups are made as root only")
+	}
+	f := newFixture(t)
+	prof := writeProfile(t, f, "mem.toml", "extends = \"workspace-write\"\n[limits]\nmemory = \"64M\"\n")
+	out, code := f.sandboxed(t, prof, "python3", "-c", "b = bytearray(256 << 20); b[::4096] = b'x' * len(b[::4096]); print('allocated')")
+	if code == 0 || strings.Contains(out, "allocated") {
+		t.Errorf("256 MiB under memory = 64M: exit %d:\n%s", code, out)
+	}
+	out, code = f.sandboxed(t, prof, "python3", "-c", "b = bytearray(8 << 20); print('small ok')")
+	if code != 0 || !strings.Contains(out, "small ok") {
+		t.Errorf("control: 8 MiB under memory = 64M: exit %d:\n%s", code, out)
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 	"text/tabwriter"
 
@@ -101,6 +102,7 @@ type profileView struct {
 		FSize   uint64 `json:"fsize,omitempty"`
 		CPU     uint64 `json:"cpu,omitempty"`
 		AS      uint64 `json:"as,omitempty"`
+		Memory  string `json:"memory,omitempty"`
 		Timeout string `json:"timeout,omitempty"`
 	} `json:"limits"`
 	Workspace string `json:"workspace"`
@@ -133,6 +135,12 @@ func viewOf(p *sandbox.Profile, pl place) profileView {
 	v.Layers, v.Missing = nonNil(layers), nonNil(missing)
 	l := p.Limits
 	v.Limits.NoFile, v.Limits.NProc, v.Limits.FSize, v.Limits.CPU, v.Limits.AS = l.NoFile, l.NProc, l.FSize, l.CPU, l.AS
+	switch {
+	case l.MemoryPercent > 0:
+		v.Limits.Memory = strconv.Itoa(l.MemoryPercent) + "%"
+	case l.Memory > 0:
+		v.Limits.Memory = strconv.FormatUint(l.Memory, 10)
+	}
 	if l.Timeout > 0 {
 		v.Limits.Timeout = l.Timeout.String()
 	}
@@ -223,6 +231,9 @@ func printProfile(w io.Writer, v profileView) {
 	}
 	if l.Timeout != "" {
 		lims = append(lims, "timeout="+l.Timeout)
+	}
+	if l.Memory != "" {
+		lims = append(lims, "memory="+l.Memory)
 	}
 	if len(lims) == 0 {
 		lims = []string{"(none)"}

@@ -14,69 +14,110 @@ import (
 	"time"
 )
 
-// LayerPIDsCgroup names the pids cgroup that bounds the processes of a
-// root run: the kernel exempts uid 0 from RLIMIT_NPROC, in a user
-// namespace too.
-const LayerPIDsCgroup = "pids-cgroup"
-
 // cgroupRoot is where the cgroup hierarchies are mounted.
 const cgroupRoot = "/sys/fs/cgroup"
 
-// pidsCgroup is a cgroup of one run whose pids.max bounds its tasks.
-type pidsCgroup struct{ dir string }
-
-// newPidsCgroup makes a pids cgroup below this process's own, in the
-// unified hierarchy or the v1 pids one, whichever has the controller.
-func newPidsCgroup(max uint64) (*pidsCgroup, error) {
-	parent, err := pidsParent()
-	if err != nil {
-		return nil, err
-	}
-	dir := filepath.Join(parent, fmt.Sprintf("gatedexec-%d-%d", os.Getpid(), time.Now().UnixNano()))
-	if err := os.Mkdir(dir, 0o755); err != nil {
-		return nil, err
-	}
-	g := &pidsCgroup{dir: dir}
-	if err := os.WriteFile(filepath.Join(dir, "pids.max"), []byte(strconv.FormatUint(max, 10)), 0); err != nil {
-		g.remove()
-		return nil, err
-	}
-	return g, nil
+// cgroupLimit is one limit a run's cgroup sets: the controller, the file
+// that holds it in a v1 hierarchy and in the unified one, and its value.
+type cgroupLimit struct {
+	controller, v1File, v2File string
+	value                      uint64
+	// layer names the limit in Result.Layers once applied.
+	layer string
 }
 
-// pidsParent returns the cgroup directory a run's cgroup is made in.
-func pidsParent() (string, error) {
+// Layer names of the cgroup limits of a root run.
+const (
+	// LayerPIDsCgroup bounds the tasks of a root run: the kernel exempts
+	// uid 0 from RLIMIT_NPROC, in a user namespace too.
+	LayerPIDsCgroup = "pids-cgroup"
+	// LayerMemoryCgroup bounds the memory of a root run.
+	LayerMemoryCgroup = "memory-cgroup"
+)
+
+// runCgroups are the cgroups of one run, one per hierarchy used, made
+// below gatedexec's own and removed after it.
+type runCgroups struct {
+	dirs   []string
+	layers []string
+}
+
+// newRunCgroups makes cgroups that apply each limit the host has the
+// controller for (as root; best effort: a host without it runs without
+// that limit, and the result does not list it). Nothing is returned when
+// no limit could be set.
+func newRunCgroups(limits []cgroupLimit) *runCgroups {
+	v1, v2, err := ownCgroups()
+	if err != nil {
+		return nil
+	}
+	name := fmt.Sprintf("gatedexec-%d-%d", os.Getpid(), time.Now().UnixNano())
+	g := &runCgroups{}
+	made := map[string]bool{}
+	for _, l := range limits {
+		if l.value == 0 {
+			continue
+		}
+		dir, file := "", l.v1File
+		if p, ok := v1[l.controller]; ok && isDir(filepath.Join(cgroupRoot, l.controller, p)) {
+			dir = filepath.Join(cgroupRoot, l.controller, p, name)
+		} else if v2 != "" && hasController(filepath.Join(cgroupRoot, v2), l.controller) {
+			dir, file = filepath.Join(cgroupRoot, v2, name), l.v2File
+		} else {
+			continue
+		}
+		if !made[dir] {
+			if err := os.Mkdir(dir, 0o755); err != nil {
+				continue
+			}
+			made[dir] = true
+			g.dirs = append(g.dirs, dir)
+		}
+		if os.WriteFile(filepath.Join(dir, file), []byte(strconv.FormatUint(l.value, 10)), 0) == nil {
+			g.layers = append(g.layers, l.layer)
+		}
+	}
+	if len(g.layers) == 0 {
+		g.remove()
+		return nil
+	}
+	return g
+}
+
+// ownCgroups reads this process's cgroups: its path in each v1 hierarchy
+// by controller, and in the unified one.
+func ownCgroups() (v1 map[string]string, v2 string, err error) {
 	f, err := os.Open("/proc/self/cgroup")
 	if err != nil {
-		return "", err
+		return nil, "", err
 	}
 	defer f.Close()
-	v1, v2 := "", ""
+	v1 = map[string]string{}
 	sc := bufio.NewScanner(f)
 	for sc.Scan() {
 		parts := strings.SplitN(sc.Text(), ":", 3)
 		if len(parts) != 3 {
 			continue
 		}
-		switch {
-		case parts[0] == "0" && parts[1] == "":
+		if parts[0] == "0" && parts[1] == "" {
 			v2 = parts[2]
-		case slices.Contains(strings.Split(parts[1], ","), "pids"):
-			v1 = parts[2]
+			continue
+		}
+		for _, c := range strings.Split(parts[1], ",") {
+			v1[c] = parts[2]
 		}
 	}
-	if v1 != "" {
-		if d := filepath.Join(cgroupRoot, "pids", v1); isDir(d) {
-			return d, nil
-		}
+	if len(v1) == 0 && v2 == "" {
+		return nil, "", errors.New("no cgroups")
 	}
-	if v2 != "" {
-		d := filepath.Join(cgroupRoot, v2)
-		if b, err := os.ReadFile(filepath.Join(d, "cgroup.subtree_control")); err == nil && slices.Contains(strings.Fields(string(b)), "pids") {
-			return d, nil
-		}
-	}
-	return "", errors.New("no pids cgroup controller to make a child in")
+	return v1, v2, sc.Err()
+}
+
+// hasController reports whether the unified cgroup dir hands controller
+// down to the cgroups made in it.
+func hasController(dir, controller string) bool {
+	b, err := os.ReadFile(filepath.Join(dir, "cgroup.subtree_control"))
+	return err == nil && slices.Contains(strings.Fields(string(b)), controller)
 }
 
 func isDir(p string) bool {
@@ -84,17 +125,24 @@ func isDir(p string) bool {
 	return err == nil && st.IsDir()
 }
 
-// add moves pid, and so everything it forks after, into the cgroup.
-func (g *pidsCgroup) add(pid int) error {
-	return os.WriteFile(filepath.Join(g.dir, "cgroup.procs"), []byte(strconv.Itoa(pid)), 0)
+// add moves pid, and so everything it forks after, into the cgroups.
+func (g *runCgroups) add(pid int) error {
+	for _, d := range g.dirs {
+		if err := os.WriteFile(filepath.Join(d, "cgroup.procs"), []byte(strconv.Itoa(pid)), 0); err != nil {
+			return fmt.Errorf("sandbox: cgroup %s: %w", d, err)
+		}
+	}
+	return nil
 }
 
-// remove deletes the cgroup once its last task is gone.
-func (g *pidsCgroup) remove() {
-	for i := 0; i < 50; i++ {
-		if err := os.Remove(g.dir); err == nil || errors.Is(err, os.ErrNotExist) {
-			return
+// remove deletes the cgroups once their last task is gone.
+func (g *runCgroups) remove() {
+	for _, d := range g.dirs {
+		for i := 0; i < 50; i++ {
+			if err := os.Remove(d); err == nil || errors.Is(err, os.ErrNotExist) {
+				break
+			}
+			time.Sleep(2 * time.Millisecond)
 		}
-		time.Sleep(2 * time.Millisecond)
 	}
 }

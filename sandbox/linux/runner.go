@@ -248,11 +248,12 @@ func (r *Runner) start(ctx context.Context, c *Command, p *sandbox.Profile, spec
 			Pdeathsig: syscall.SIGKILL,
 		},
 	}
-	// Root is exempt from RLIMIT_NPROC: a pids cgroup bounds its tasks
-	// where the host has one to spare (best effort: not every host does).
-	var cg *pidsCgroup
-	if os.Geteuid() == 0 && p.Limits.NProc > 0 && !p.Unrestricted {
-		if cg, _ = newPidsCgroup(p.Limits.NProc); cg != nil {
+	// Root is exempt from RLIMIT_NPROC, and memory has no rlimit that
+	// runtimes bear: cgroups of the run bound both where the host has the
+	// controllers (best effort: not every host does).
+	var cg *runCgroups
+	if os.Geteuid() == 0 && !p.Unrestricted {
+		if cg = newRunCgroups(cgroupLimits(p.Limits)); cg != nil {
 			defer cg.remove()
 		}
 	}
@@ -312,7 +313,7 @@ loop:
 	}
 	res := &sandbox.Result{Duration: time.Since(begin), TimedOut: timedOut, StderrTail: tail.Bytes()}
 	if cg != nil {
-		res.Layers = append(res.Layers, LayerPIDsCgroup)
+		res.Layers = append(res.Layers, cg.layers...)
 	}
 	// An exit status, or output cut off after WaitDelay, is the
 	// command's business; only a wait that has no status is an error.
@@ -434,4 +435,20 @@ func reopenStdio(c *Command, p *sandbox.Profile) []int {
 		}
 	}
 	return fds
+}
+
+// cgroupLimits are the limits of l a run's cgroups set: its tasks, and its
+// memory (a percentage of the host's memory as read now).
+func cgroupLimits(l sandbox.Limits) []cgroupLimit {
+	mem := l.Memory
+	if l.MemoryPercent > 0 {
+		var si unix.Sysinfo_t
+		if unix.Sysinfo(&si) == nil {
+			mem = uint64(si.Totalram) * uint64(si.Unit) / 100 * uint64(l.MemoryPercent)
+		}
+	}
+	return []cgroupLimit{
+		{controller: "pids", v1File: "pids.max", v2File: "pids.max", value: l.NProc, layer: LayerPIDsCgroup},
+		{controller: "memory", v1File: "memory.limit_in_bytes", v2File: "memory.max", value: mem, layer: LayerMemoryCgroup},
+	}
 }
