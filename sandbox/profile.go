@@ -96,17 +96,17 @@ func (p *Profile) WatchesGit() bool {
 
 // Limits holds optional resource limits; a zero field means "not set".
 type Limits struct {
-	NoFile  uint64
-	NProc   uint64
-	FSize   uint64 // bytes
-	CPU     uint64 // seconds
-	AS      uint64 // bytes
+	NoFile uint64
+	NProc  uint64
+	FSize  uint64 // bytes
+	CPU    uint64 // seconds
+	AS     uint64 // bytes
 	// Memory caps the memory of the whole run (a cgroup: root only, where
 	// the host has the controller), in bytes or as MemoryPercent of the
 	// host's memory.
 	Memory        uint64
 	MemoryPercent int
-	Timeout time.Duration
+	Timeout       time.Duration
 }
 
 // NeedsNamespaces reports whether enforcing p requires a mount or network
