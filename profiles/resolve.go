@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/gatedexec/gatedexec/sandbox"
@@ -104,6 +105,14 @@ func build(name string, m *File, src source, v *Vars) (*sandbox.Profile, error) 
 	if fs.Write != nil {
 		if p.Write, writeAll, err = v.expandList(*fs.Write, true, real); err != nil {
 			return nil, src.errorf("filesystem.write", "%v", err)
+		}
+		// A tool makes its cache on first use: made for it, or the
+		// first build under the profile could not write it.
+		for _, e := range *fs.Write {
+			if strings.HasPrefix(e, ":cache:") {
+				dirs, _ := v.expand(e, real)
+				p.MakeDirs = append(p.MakeDirs, dirs...)
+			}
 		}
 	}
 	if fs.Protect != nil {

@@ -57,6 +57,11 @@ func (v *Vars) expandList(list []string, allowAll bool, real realPaths) (paths [
 	return paths, all, nil
 }
 
+// gitdirToken stands for what git writes outside the workspace for a
+// commit made in it (sandbox.GitWritable): a linked worktree's git dir and
+// its common dir's objects, refs and logs.
+const gitdirToken = ":gitdir"
+
 // gitToken is the protect entry for the workspace's git control files
 // (sandbox.GitControl).
 const gitToken = ":git"
@@ -157,10 +162,26 @@ func (v *Vars) base(entry string) (bases []string, rest string, err error) {
 				}
 			}
 			return bases, rest, nil
+		case gitdirToken:
+			if !filepath.IsAbs(v.Workspace) {
+				return nil, "", fmt.Errorf("path %q: workspace is not known (or not absolute)", entry)
+			}
+			dirs, err := sandbox.GitWritable(v.Workspace)
+			if err != nil {
+				return nil, "", fmt.Errorf("path %q: %w", entry, err)
+			}
+			return dirs, rest, nil
 		case allToken:
 			return nil, "", fmt.Errorf("path %q: %q stands alone", entry, allToken)
 		default:
-			return nil, "", fmt.Errorf("unknown path token %q", tok)
+			cache, ok := cacheTokens[tok]
+			if !ok {
+				return nil, "", fmt.Errorf("unknown path token %q", tok)
+			}
+			if !filepath.IsAbs(v.Home) {
+				return nil, "", fmt.Errorf("path %q: home directory is not known", entry)
+			}
+			return cache(v), rest, nil
 		}
 		if !filepath.IsAbs(dir) {
 			return nil, "", fmt.Errorf("path %q: %s is not known (or not absolute)", entry, what)

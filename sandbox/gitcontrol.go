@@ -263,3 +263,37 @@ func gitValue(v string) string {
 	}
 	return strings.TrimSpace(b.String())
 }
+
+// GitWritable returns what git must write, outside the work tree
+// workspace, for commits made in it: when .git is a file (a linked
+// worktree, a submodule checkout) or a link, the git dir it names and,
+// when that has a commondir, the common dir's objects, refs and logs.
+// Their control files stay read-only (GitControl); the common dir itself,
+// with its config and hooks, is not writable.
+func GitWritable(workspace string) ([]string, error) {
+	dotgit := filepath.Join(workspace, ".git")
+	fi, err := os.Lstat(dotgit)
+	if err != nil || fi.IsDir() {
+		return nil, nil
+	}
+	var gitdir string
+	if fi.Mode()&fs.ModeSymlink != 0 {
+		if gitdir, err = filepath.EvalSymlinks(dotgit); err != nil {
+			return nil, nil // dangling: git finds no repository either
+		}
+	} else if gitdir, err = readGitdirFile(dotgit); err != nil {
+		return nil, err
+	}
+	out := []string{gitdir}
+	if b, err := os.ReadFile(filepath.Join(gitdir, "commondir")); err == nil {
+		common := strings.TrimSpace(string(b))
+		if !filepath.IsAbs(common) {
+			common = filepath.Join(gitdir, common)
+		}
+		common = filepath.Clean(common)
+		for _, d := range []string{"objects", "refs", "logs"} {
+			out = append(out, filepath.Join(common, d))
+		}
+	}
+	return out, nil
+}

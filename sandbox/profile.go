@@ -8,6 +8,9 @@
 package sandbox
 
 import (
+	"errors"
+	"io/fs"
+	"os"
 	"slices"
 	"time"
 )
@@ -52,6 +55,9 @@ type Profile struct {
 	Write   []string // absolute, cleaned paths; writable implies readable
 	Protect []string // read-only even inside a Write path; may not exist yet
 	Hide    []string // appear empty to the command
+	// MakeDirs are Write paths the backend makes before the run when they
+	// are missing: the toolchain caches a tool would make on first use.
+	MakeDirs []string
 	// Control holds gatedexec's own rules, state, cache and audit log (see
 	// WithControl): read-only wherever Write covers them, escalations
 	// included. No escalation is planned for a denial under them.
@@ -155,4 +161,16 @@ func (p *Profile) KeptRoots() []string {
 // it at all, so it needs no protect or hide mount.
 func (p *Profile) HiddenByPrivateTmp(path string) bool {
 	return under(path, p.PrivateTmp) && !under(path, p.KeptRoots())
+}
+
+// MakeMissingDirs makes those of p's MakeDirs that do not exist yet, as
+// the tool would on first use, so that the profile's grant covers them. A
+// directory that cannot be made stays missing; the tool then fails as it
+// would without the sandbox.
+func (p *Profile) MakeMissingDirs() {
+	for _, d := range p.MakeDirs {
+		if _, err := os.Lstat(d); errors.Is(err, fs.ErrNotExist) {
+			os.MkdirAll(d, 0o755)
+		}
+	}
 }

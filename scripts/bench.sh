@@ -93,11 +93,45 @@ GATEDEXEC_NO_RULES_CACHE=1 hyperfine -N --warmup 10 --runs "$runs" --export-json
 	-n run-1000-rules-uncached "$bin run -r $tmp/1000.rules -- /bin/true" \
 	-n check-1000-rules-uncached "$bin check -r $tmp/1000.rules -- git status"
 
+# The sandbox's cost on real work: each workload bare, under gatedexec run
+# and under bwrap with the equivalent policy, side by side.
+wl=$tmp/wl
+mkdir -p "$wl/gomod" "$wl/repo"
+printf 'module example.com/b\n\ngo 1.21\n' >"$wl/gomod/go.mod"
+printf 'package b\n\nfunc Add(a, b int) int { return a + b }\n' >"$wl/gomod/b.go"
+printf 'package b\n\nimport "testing"\n\nfunc TestAdd(t *testing.T) {\n\tif Add(1, 2) != 3 {\n\t\tt.Fatal()\n\t}\n}\n' >"$wl/gomod/b_test.go"
+git -C "$wl/repo" init -q
+gocache=$(go env GOCACHE)
+mkdir -p "$gocache"
+bw="bwrap --ro-bind / / --dev /dev --proc /proc --bind $wl $wl --bind /tmp /tmp --unshare-pid --unshare-ipc --unshare-net"
+gx="$bin run -p workspace-dev -w $wl --approval-policy never --"
+commit="cd $wl/repo && git add -A && git -c user.name=b -c user.email=b@b commit -qm x"
+newfiles="cd $wl/repo && for i in \$(seq 1000); do echo \$RANDOM\$i > f\$i; done"
+echo "== workloads (hyperfine, ${WLRUNS:-10} runs each)"
+hyperfine -N --warmup 2 --runs "${WLRUNS:-10}" --export-json "$out/workloads.json" \
+	-n go-test-bare "sh -c 'cd $wl/gomod && go test -count=1 ./...'" \
+	-n go-test-gatedexec "$gx sh -c 'cd $wl/gomod && go test -count=1 ./...'" \
+	-n go-test-bwrap "$bw --bind $gocache $gocache -- sh -c 'cd $wl/gomod && go test -count=1 ./...'" \
+	-n venv-bare --prepare "rm -rf $wl/venv" "python3 -m venv --without-pip $wl/venv" \
+	-n venv-gatedexec --prepare "rm -rf $wl/venv" "$gx python3 -m venv --without-pip $wl/venv" \
+	-n venv-bwrap --prepare "rm -rf $wl/venv" "$bw -- python3 -m venv --without-pip $wl/venv" \
+	-n commit1000-bare --prepare "sh -c '$newfiles'" "sh -c '$commit'" \
+	-n commit1000-gatedexec --prepare "sh -c '$newfiles'" "$gx sh -c '$commit'" \
+	-n commit1000-bwrap --prepare "sh -c '$newfiles'" "$bw -- sh -c '$commit'"
+
 echo "== peak RSS"
 for c in "sandbox -p workspace-write -- /bin/true" "run -r $tmp/1000.rules -- /bin/true" "check -r $tmp/1000.rules -- git status"; do
 	kb=$(/usr/bin/time -f %M -o "$tmp/rss" $bin $c >/dev/null 2>&1; cat "$tmp/rss")
 	echo "gatedexec $c: ${kb} KB" | sed "s|$tmp/||g"
 done | tee "$out/rss.txt"
+
+python3 - "$out/workloads.json" <<'PY' | tee "$out/workloads.txt"
+import json, sys
+med = {x["command"]: x["median"] * 1000 for x in json.load(open(sys.argv[1]))["results"]}
+for w in ("go-test", "venv", "commit1000"):
+    b, g, bw = med[w + "-bare"], med[w + "-gatedexec"], med[w + "-bwrap"]
+    print(f"{w:12} bare {b:8.1f} ms  gatedexec run {g:8.1f} ms ({g/b:.2f}x)  bwrap {bw:8.1f} ms ({bw/b:.2f}x)")
+PY
 
 python3 - "$out/hyperfine.json" "$out/hyperfine-nocache.json" <<'PY' | tee "$out/summary.txt"
 import json, sys

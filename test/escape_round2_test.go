@@ -339,7 +339,8 @@ func TestEscapeSymlinkedGit(t *testing.T) {
 }
 
 // gatedexecAs runs gatedexec with args as the fixture's user, in its
-// workspace, and returns combined output and exit status.
+// workspace, with the fixture's env added, and returns combined output
+// and exit status.
 func (f fixture) gatedexecAs(t *testing.T, args ...string) (string, int) {
 	t.Helper()
 	bin := gatedexecBin
@@ -350,6 +351,7 @@ func (f fixture) gatedexecAs(t *testing.T, args ...string) (string, int) {
 	cmd.Dir = f.ws
 	cmd.Env = append(os.Environ(), "HOME="+f.home, "XDG_CONFIG_HOME="+filepath.Join(f.home, ".config"),
 		"XDG_STATE_HOME="+filepath.Join(f.home, ".state"))
+	cmd.Env = append(cmd.Env, f.env...)
 	if f.cred != nil {
 		cmd.SysProcAttr = &syscall.SysProcAttr{Credential: f.cred}
 	}

@@ -4,10 +4,12 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"os"
 	"strings"
 
 	"github.com/gatedexec/gatedexec/approval"
 	"github.com/gatedexec/gatedexec/gate"
+	"github.com/gatedexec/gatedexec/profiles"
 	"github.com/gatedexec/gatedexec/sandbox"
 )
 
@@ -44,6 +46,10 @@ func allowHint(d sandbox.Denial, escalated bool) string {
 	case sandbox.KindFSHidden:
 		return "the profile hides it (hide); no escalation is offered for a hidden path: use a profile that does not hide it"
 	case sandbox.KindFSWrite:
+		cache := &profiles.Vars{Home: os.Getenv("HOME"), Getenv: os.Getenv}
+		if tok := profiles.CacheTokenFor(d.Path, cache); tok != "" {
+			return "to allow it, add " + tok + " to the profile's filesystem.write or use -p workspace-dev"
+		}
 		return "to allow it, " + escalate + "use a profile whose write list covers it (-p PROFILE, e.g. full-access)"
 	case sandbox.KindFSRead:
 		return "to allow it, " + escalate + "use a profile whose read list covers it (-p PROFILE)"

@@ -39,6 +39,7 @@ func (r Runner) Run(ctx context.Context, c *sandbox.Command) (*sandbox.Result, e
 
 func (Runner) run(ctx context.Context, c *sandbox.Command) (*sandbox.Result, error) {
 	p := c.Profile
+	p.MakeMissingDirs()
 	env := c.Env
 	if env == nil {
 		env = os.Environ()

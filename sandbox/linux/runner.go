@@ -66,6 +66,7 @@ func (r *Runner) warn() io.Writer {
 
 func (r *Runner) run(ctx context.Context, c *Command) (*sandbox.Result, error) {
 	p := c.Profile
+	p.MakeMissingDirs()
 	if len(c.Argv) == 0 {
 		return nil, errors.New("sandbox: empty command")
 	}
