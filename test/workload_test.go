@@ -53,6 +53,22 @@ git checkout -q -; git branch -q -D $b; echo git-ok`)
 							t.Errorf("a worktree's command wrote the common dir's config or hooks:\n%s", out)
 						}
 					})
+					t.Run("submodule-commit", func(t *testing.T) {
+						sub := filepath.Join(filepath.Dir(f.ws), "subrepo-"+prof)
+						mkdirAs(t, f, sub)
+						gitAs(t, f, "-C", sub, "init", "-q")
+						gitAs(t, f, "-C", sub, "commit", "-q", "--allow-empty", "-m", "sub")
+						gitAs(t, f, "-c", "protocol.file.allow=always", "submodule", "add", "-q", sub, "sub-"+prof)
+						dir := filepath.Join(f.ws, "sub-"+prof)
+						out, code := f.gatedexecAs(t, "run", "-p", prof, "-C", dir, "-w", dir, "--approval-policy", "never", "--",
+							"sh", "-c", "echo s > s.txt && git add s.txt && git commit -q -m in-submodule && echo sub-ok")
+						expectOK(t, out, code, "sub-ok")
+						out, code = f.gatedexecAs(t, "run", "-p", prof, "-C", dir, "-w", dir, "--approval-policy", "never", "--",
+							"sh", "-c", "echo x >> \"$(git rev-parse --git-dir)/config\"")
+						if code == 0 {
+							t.Errorf("a submodule's command wrote its git dir's config:\n%s", out)
+						}
+					})
 					t.Run("go-build-test", func(t *testing.T) {
 						out, code := run(t, "cd gomod && go build ./... && go test ./... && echo go-ok")
 						if prof == "workspace-dev" {
