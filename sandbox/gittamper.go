@@ -63,7 +63,7 @@ func (g *GitRepos) GitTamper() (tampered []string, complete bool) {
 			// A new repository: its files are new too. An empty .git is
 			// no repository (it is how a protect path of a workspace
 			// without one is held) and runs nothing.
-			if !isEmptyDir(dotgit) {
+			if !IsEmptyDir(dotgit) {
 				note(dotgit)
 			}
 			continue
@@ -182,9 +182,9 @@ func warnTampered(w io.Writer, res *Result) {
 	}
 }
 
-// isEmptyDir reports whether path is a directory, not a link to one, with
+// IsEmptyDir reports whether path is a directory, not a link to one, with
 // nothing in it.
-func isEmptyDir(path string) bool {
+func IsEmptyDir(path string) bool {
 	fi, err := os.Lstat(path)
 	if err != nil || !fi.IsDir() {
 		return false

@@ -108,16 +108,19 @@ gx="$bin run -p workspace-dev -w $wl --approval-policy never --"
 commit="cd $wl/repo && git add -A && git -c user.name=b -c user.email=b@b commit -qm x"
 newfiles="cd $wl/repo && for i in \$(seq 1000); do echo \$RANDOM\$i > f\$i; done"
 echo "== workloads (hyperfine, ${WLRUNS:-10} runs each)"
-hyperfine -N --warmup 2 --runs "${WLRUNS:-10}" --export-json "$out/workloads.json" \
+# hyperfine takes one --prepare for all its commands: one run per workload.
+hyperfine -N --warmup 2 --runs "${WLRUNS:-10}" --export-json "$out/wl-go.json" \
 	-n go-test-bare "sh -c 'cd $wl/gomod && go test -count=1 ./...'" \
 	-n go-test-gatedexec "$gx sh -c 'cd $wl/gomod && go test -count=1 ./...'" \
-	-n go-test-bwrap "$bw --bind $gocache $gocache -- sh -c 'cd $wl/gomod && go test -count=1 ./...'" \
-	-n venv-bare --prepare "rm -rf $wl/venv" "python3 -m venv --without-pip $wl/venv" \
-	-n venv-gatedexec --prepare "rm -rf $wl/venv" "$gx python3 -m venv --without-pip $wl/venv" \
-	-n venv-bwrap --prepare "rm -rf $wl/venv" "$bw -- python3 -m venv --without-pip $wl/venv" \
-	-n commit1000-bare --prepare "sh -c '$newfiles'" "sh -c '$commit'" \
-	-n commit1000-gatedexec --prepare "sh -c '$newfiles'" "$gx sh -c '$commit'" \
-	-n commit1000-bwrap --prepare "sh -c '$newfiles'" "$bw -- sh -c '$commit'"
+	-n go-test-bwrap "$bw --bind $gocache $gocache -- sh -c 'cd $wl/gomod && go test -count=1 ./...'"
+hyperfine -N --warmup 2 --runs "${WLRUNS:-10}" --export-json "$out/wl-venv.json" --prepare "rm -rf $wl/venv" \
+	-n venv-bare "python3 -m venv --without-pip $wl/venv" \
+	-n venv-gatedexec "$gx python3 -m venv --without-pip $wl/venv" \
+	-n venv-bwrap "$bw -- python3 -m venv --without-pip $wl/venv"
+hyperfine -N --warmup 2 --runs "${WLRUNS:-10}" --export-json "$out/wl-commit.json" --prepare "sh -c '$newfiles'" \
+	-n commit1000-bare "sh -c '$commit'" \
+	-n commit1000-gatedexec "$gx sh -c '$commit'" \
+	-n commit1000-bwrap "$bw -- sh -c '$commit'"
 
 echo "== peak RSS"
 for c in "sandbox -p workspace-write -- /bin/true" "run -r $tmp/1000.rules -- /bin/true" "check -r $tmp/1000.rules -- git status"; do
@@ -125,9 +128,9 @@ for c in "sandbox -p workspace-write -- /bin/true" "run -r $tmp/1000.rules -- /b
 	echo "gatedexec $c: ${kb} KB" | sed "s|$tmp/||g"
 done | tee "$out/rss.txt"
 
-python3 - "$out/workloads.json" <<'PY' | tee "$out/workloads.txt"
+python3 - "$out/wl-go.json" "$out/wl-venv.json" "$out/wl-commit.json" <<'PY' | tee "$out/workloads.txt"
 import json, sys
-med = {x["command"]: x["median"] * 1000 for x in json.load(open(sys.argv[1]))["results"]}
+med = {x["command"]: x["median"] * 1000 for f in sys.argv[1:] for x in json.load(open(f))["results"]}
 for w in ("go-test", "venv", "commit1000"):
     b, g, bw = med[w + "-bare"], med[w + "-gatedexec"], med[w + "-bwrap"]
     print(f"{w:12} bare {b:8.1f} ms  gatedexec run {g:8.1f} ms ({g/b:.2f}x)  bwrap {bw:8.1f} ms ({bw/b:.2f}x)")

@@ -7,7 +7,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 )
 
@@ -138,24 +137,10 @@ func (f fixture) sandboxedStdin(t *testing.T, path, profile string, argv ...stri
 		t.Fatal(err)
 	}
 	defer in.Close()
-	bin := gatedexecBin
-	if f.bin != "" {
-		bin = f.bin
-	}
-	cmd := exec.Command(bin, append([]string{"sandbox", "-p", profile, "-C", f.ws, "-w", f.ws, "--"}, argv...)...)
-	cmd.Env = append(os.Environ(), "HOME="+f.home)
-	if f.cred != nil {
-		cmd.SysProcAttr = &syscall.SysProcAttr{Credential: f.cred}
-	}
+	cmd := f.command(append([]string{"sandbox", "-p", profile, "-C", f.ws, "-w", f.ws, "--"}, argv...)...)
 	cmd.Stdin = in
 	out, err := cmd.CombinedOutput()
-	code := 0
-	if ee, ok := err.(*exec.ExitError); ok {
-		code = ee.ExitCode()
-	} else if err != nil {
-		t.Fatal(err)
-	}
-	return string(out), code
+	return string(out), exitOf(t, err)
 }
 
 // TestEscapeHostSockets: the host's daemons listening on unix sockets (a
@@ -235,16 +220,8 @@ open("/tmp/mine", "w").write("x"); print("own ok")`)
 				// A name the command binds is not in the host's abstract
 				// namespace: no host client can be made to talk to it.
 				name := "gatedexec-squat-" + c.name + strconv.Itoa(os.Getpid())
-				bin := gatedexecBin
-				if f.bin != "" {
-					bin = f.bin
-				}
-				cmd := exec.Command(bin, "sandbox", "-p", "workspace-write", "-C", f.ws, "-w", f.ws, "--", "python3", "-c",
+				cmd := f.command("sandbox", "-p", "workspace-write", "-C", f.ws, "-w", f.ws, "--", "python3", "-c",
 					"import socket, time\ns = socket.socket(socket.AF_UNIX); s.bind('\\0"+name+"'); s.listen(); print('bound', flush=True); time.sleep(3)")
-				cmd.Env = append(os.Environ(), "HOME="+f.home)
-				if f.cred != nil {
-					cmd.SysProcAttr = &syscall.SysProcAttr{Credential: f.cred}
-				}
 				stdout, _ := cmd.StdoutPipe()
 				if err := cmd.Start(); err != nil {
 					t.Fatal(err)
@@ -338,31 +315,12 @@ func TestEscapeSymlinkedGit(t *testing.T) {
 	}
 }
 
-// gatedexecAs runs gatedexec with args as the fixture's user, in its
-// workspace, with the fixture's env added, and returns combined output
-// and exit status.
+// gatedexecAs runs gatedexec with args (f.command) and returns combined
+// output and exit status.
 func (f fixture) gatedexecAs(t *testing.T, args ...string) (string, int) {
 	t.Helper()
-	bin := gatedexecBin
-	if f.bin != "" {
-		bin = f.bin
-	}
-	cmd := exec.Command(bin, args...)
-	cmd.Dir = f.ws
-	cmd.Env = append(os.Environ(), "HOME="+f.home, "XDG_CONFIG_HOME="+filepath.Join(f.home, ".config"),
-		"XDG_STATE_HOME="+filepath.Join(f.home, ".state"))
-	cmd.Env = append(cmd.Env, f.env...)
-	if f.cred != nil {
-		cmd.SysProcAttr = &syscall.SysProcAttr{Credential: f.cred}
-	}
-	out, err := cmd.CombinedOutput()
-	code := 0
-	if ee, ok := err.(*exec.ExitError); ok {
-		code = ee.ExitCode()
-	} else if err != nil {
-		t.Fatal(err)
-	}
-	return string(out), code
+	out, err := f.command(args...).CombinedOutput()
+	return string(out), exitOf(t, err)
 }
 
 // TestEscapeOwnInputs: the files gatedexec reads for a run (a -p profile

@@ -123,6 +123,37 @@ func git(t *testing.T, dir string, args ...string) {
 	}
 }
 
+// command returns gatedexec with args as the fixture's user, in its
+// workspace, with its home, configuration and state there and the
+// fixture's env added.
+func (f fixture) command(args ...string) *exec.Cmd {
+	bin := gatedexecBin
+	if f.bin != "" {
+		bin = f.bin
+	}
+	cmd := exec.Command(bin, args...)
+	cmd.Dir = f.ws
+	cmd.Env = append(os.Environ(), "HOME="+f.home, "XDG_CONFIG_HOME="+filepath.Join(f.home, ".config"),
+		"XDG_STATE_HOME="+filepath.Join(f.home, ".state"))
+	cmd.Env = append(cmd.Env, f.env...)
+	if f.cred != nil {
+		cmd.SysProcAttr = &syscall.SysProcAttr{Credential: f.cred}
+	}
+	return cmd
+}
+
+// exitOf returns the exit status of a finished command; an error that is
+// not an exit status fails the test.
+func exitOf(t *testing.T, err error) int {
+	t.Helper()
+	if ee, ok := err.(*exec.ExitError); ok {
+		return ee.ExitCode()
+	} else if err != nil {
+		t.Fatalf("running gatedexec: %v", err)
+	}
+	return 0
+}
+
 // sandboxed runs argv under profile in the fixture and returns combined
 // output and exit status.
 func (f fixture) sandboxed(t *testing.T, profile string, argv ...string) (string, int) {

@@ -154,16 +154,8 @@ func TestIsolationNoOrphans(t *testing.T) {
 				waitGone(t, "sleep 31401", "sleep 31402")
 			})
 			t.Run("gatedexec-killed", func(t *testing.T) {
-				bin := gatedexecBin
-				if f.bin != "" {
-					bin = f.bin
-				}
-				cmd := exec.Command(bin, "sandbox", "-p", "workspace-write", "-C", f.ws, "-w", f.ws, "--",
+				cmd := f.command("sandbox", "-p", "workspace-write", "-C", f.ws, "-w", f.ws, "--",
 					"sh", "-c", "setsid sleep 31403 & sleep 31404")
-				cmd.Env = append(os.Environ(), "HOME="+f.home)
-				if f.cred != nil {
-					cmd.SysProcAttr = &syscall.SysProcAttr{Credential: f.cred}
-				}
 				if err := cmd.Start(); err != nil {
 					t.Fatal(err)
 				}
@@ -181,16 +173,8 @@ func TestIsolationNoOrphans(t *testing.T) {
 				waitGone(t, "sleep 31405", "sleep 31406")
 			})
 			t.Run("signal-forwarded", func(t *testing.T) {
-				bin := gatedexecBin
-				if f.bin != "" {
-					bin = f.bin
-				}
-				cmd := exec.Command(bin, "sandbox", "-p", "workspace-write", "-C", f.ws, "-w", f.ws, "--",
+				cmd := f.command("sandbox", "-p", "workspace-write", "-C", f.ws, "-w", f.ws, "--",
 					"sh", "-c", `trap 'echo got-int; exit 7' INT; sleep 31407 & wait`)
-				cmd.Env = append(os.Environ(), "HOME="+f.home)
-				if f.cred != nil {
-					cmd.SysProcAttr = &syscall.SysProcAttr{Credential: f.cred}
-				}
 				var out strings.Builder
 				cmd.Stdout = &out
 				if err := cmd.Start(); err != nil {
@@ -322,24 +306,10 @@ type jsonRun struct {
 // sandboxedJSON runs argv with --json and parses the result line.
 func (f fixture) sandboxedJSON(t *testing.T, profile string, argv ...string) (jsonRun, int) {
 	t.Helper()
-	bin := gatedexecBin
-	if f.bin != "" {
-		bin = f.bin
-	}
-	cmd := exec.Command(bin, append([]string{"sandbox", "--json", "-p", profile, "-C", f.ws, "-w", f.ws, "--"}, argv...)...)
-	cmd.Env = append(os.Environ(), "HOME="+f.home)
-	if f.cred != nil {
-		cmd.SysProcAttr = &syscall.SysProcAttr{Credential: f.cred}
-	}
+	cmd := f.command(append([]string{"sandbox", "--json", "-p", profile, "-C", f.ws, "-w", f.ws, "--"}, argv...)...)
 	var so, se strings.Builder
 	cmd.Stdout, cmd.Stderr = &so, &se
-	err := cmd.Run()
-	code := 0
-	if ee, ok := err.(*exec.ExitError); ok {
-		code = ee.ExitCode()
-	} else if err != nil {
-		t.Fatal(err)
-	}
+	code := exitOf(t, cmd.Run())
 	r := jsonRun{stdout: so.String(), stderr: se.String()}
 	// The result is the last thing on stderr, after gatedexec's warnings.
 	i := strings.LastIndex(r.stderr, "\n{")

@@ -8,7 +8,6 @@ import "C"
 import (
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -223,7 +222,7 @@ func holderOf(root, inner, cwd, path string) (string, bool) {
 	for _, c := range strings.Split(rel, string(filepath.Separator)) {
 		dir = filepath.Join(dir, c)
 		if _, err := os.Lstat(dir); err != nil {
-			if deepest != inner && within(deepest, inner) && deepest != cwd && isEmptyDir(deepest) {
+			if deepest != inner && within(deepest, inner) && deepest != cwd && sandbox.IsEmptyDir(deepest) {
 				return deepest, false
 			}
 			return dir, true
@@ -231,22 +230,6 @@ func holderOf(root, inner, cwd, path string) (string, bool) {
 		deepest = dir
 	}
 	return path, false
-}
-
-// isEmptyDir reports whether dir is a directory, not a symlink to one,
-// with nothing in it.
-func isEmptyDir(dir string) bool {
-	st, err := os.Lstat(dir)
-	if err != nil || !st.IsDir() {
-		return false
-	}
-	f, err := os.Open(dir)
-	if err != nil {
-		return false
-	}
-	defer f.Close()
-	names, err := f.Readdirnames(1)
-	return len(names) == 0 && errors.Is(err, io.EOF)
 }
 
 // mkdirRecord makes dir and returns it, or nothing when a concurrent run
