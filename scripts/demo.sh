@@ -25,6 +25,9 @@ echo "== gate 2: sandbox (workspace-write)"
 step "$bin" run -r "$rules" --approval-policy never -- bash -c 'echo hello > inside.txt && cat inside.txt'
 step "$bin" run -r "$rules" --approval-policy never -- touch /etc/gatedexec-demo
 step "$bin" run -r "$rules" --approval-policy never -- bash -c 'echo sneaky > .git/hooks/pre-commit'
+# The command sees only its own processes, holds no capability and gets
+# no API key of the caller's.
+step env DEMO_API_KEY=sk-demo "$bin" sandbox -- sh -c 'ps -e; grep CapEff /proc/self/status; echo "DEMO_API_KEY=${DEMO_API_KEY:-(scrubbed)}"'
 step "$bin" run -r "$rules" -- rm -rf /
 step "$bin" doctor
 exit 0
