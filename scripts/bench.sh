@@ -107,6 +107,7 @@ bw="bwrap --ro-bind / / --dev /dev --proc /proc --bind $wl $wl --bind /tmp /tmp 
 gx="$bin run -p workspace-dev -w $wl --approval-policy never --"
 commit="cd $wl/repo && git add -A && git -c user.name=b -c user.email=b@b commit -qm x"
 newfiles="cd $wl/repo && for i in \$(seq 1000); do echo \$RANDOM\$i > f\$i; done"
+cd "$wl"
 echo "== workloads (hyperfine, ${WLRUNS:-10} runs each)"
 # hyperfine takes one --prepare for all its commands: one run per workload.
 hyperfine -N --warmup 2 --runs "${WLRUNS:-10}" --export-json "$out/wl-go.json" \

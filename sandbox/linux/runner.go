@@ -134,6 +134,13 @@ func (r *Runner) run(ctx context.Context, c *Command) (*sandbox.Result, error) {
 			}
 		}
 		spec.Keep = keepPaths(p)
+		for _, hidden := range []struct{ what, path string }{{"working directory", cwd}, {"program", path}} {
+			if hidden.path != "" && p.HiddenByPrivateTmp(hidden.path) {
+				return nil, fmt.Errorf("sandbox: the %s %s is in the host's %s, which the command does not see (its own is empty): "+
+					"keep it in the workspace, or set [filesystem] private_tmp = false: %w",
+					hidden.what, hidden.path, coveringTmp(p, hidden.path), sandbox.ErrLayerUnavailable)
+			}
+		}
 		// An IPC namespace with it: System V IPC objects are not files,
 		// so Landlock cannot keep the command from the shared memory,
 		// semaphores and message queues of processes outside.
@@ -452,4 +459,14 @@ func cgroupLimits(l sandbox.Limits) []cgroupLimit {
 		{controller: "pids", v1File: "pids.max", v2File: "pids.max", value: l.NProc, layer: LayerPIDsCgroup},
 		{controller: "memory", v1File: "memory.limit_in_bytes", v2File: "memory.max", value: mem, layer: LayerMemoryCgroup},
 	}
+}
+
+// coveringTmp returns the private tmp directory of p that holds path.
+func coveringTmp(p *sandbox.Profile, path string) string {
+	for _, t := range p.PrivateTmp {
+		if within(path, t) {
+			return t
+		}
+	}
+	return ""
 }
