@@ -106,7 +106,8 @@ mkdir -p "$gocache"
 bw="bwrap --ro-bind / / --dev /dev --proc /proc --bind $wl $wl --bind /tmp /tmp --unshare-pid --unshare-ipc --unshare-net"
 gx="$bin run -p workspace-dev -w $wl --approval-policy never --"
 commit="cd $wl/repo && git add -A && git -c user.name=b -c user.email=b@b commit -qm x"
-newfiles="cd $wl/repo && for i in \$(seq 1000); do echo \$RANDOM\$i > f\$i; done"
+# New content every time (sh is dash here: no $RANDOM), so every commit has 1000 changed files.
+newfiles="cd $wl/repo && n=\$(date +%s%N) && for i in \$(seq 1000); do echo \$n\$i > f\$i; done"
 cd "$wl"
 echo "== workloads (hyperfine, ${WLRUNS:-10} runs each)"
 # hyperfine takes one --prepare for all its commands: one run per workload.
