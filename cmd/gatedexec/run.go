@@ -199,7 +199,7 @@ func gatedRun(cmd *cobra.Command, f *runFlags, args []string) (*gate.Result, den
 		},
 		DefaultProfile: defaultProfile.value,
 		Timeout:        f.timeout,
-		Runner:         hostRunner(),
+		Runner:         signalledRunner{hostRunner()},
 	}
 	if session.value != "" {
 		o.SessionID = session.value
@@ -235,6 +235,16 @@ func gatedRun(cmd *cobra.Command, f *runFlags, args []string) (*gate.Result, den
 	defer stop()
 	res, err := gate.Run(ctx, o)
 	return res, hint, runExit(res, err, hint)
+}
+
+// signalledRunner runs the command without the approval context's
+// cancellation: once it runs, the runner itself passes SIGINT and SIGTERM
+// on to it, and a cancellation on the same signal would also kill it with
+// SIGTERM, racing its own handler (a trap that exits 7 came out as 143).
+type signalledRunner struct{ sandbox.Runner }
+
+func (r signalledRunner) Run(ctx context.Context, c *sandbox.Command) (*sandbox.Result, error) {
+	return r.Runner.Run(context.WithoutCancel(ctx), c)
 }
 
 // approvalContext returns the context a pending approval is cancelled by.
