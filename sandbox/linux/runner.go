@@ -235,7 +235,7 @@ func (r *Runner) start(ctx context.Context, c *Command, p *sandbox.Profile, spec
 	// A pty needs a session of the command's own to be its controlling
 	// terminal; a profile that keeps the caller's session keeps its
 	// terminal too.
-	io3, err := newStdio(c, !p.NoSetsid, tail)
+	io3, err := newStdio(c, !p.NoSetsid && !p.NoPty, tail)
 	if err != nil {
 		specW.Close()
 		repW.Close()
