@@ -91,6 +91,7 @@ func (r *Runner) run(ctx context.Context, c *Command) (*sandbox.Result, error) {
 	}
 	spec := helperSpec{Path: path, Argv: c.Argv, Env: env, Dir: c.Dir, Rlimits: rlimits(p.Limits)}
 	var extra []*os.File
+	var hold *holders
 	if !p.Unrestricted {
 		spec.CloseFDs, spec.DropCaps = true, true
 		if slices.Contains(layers, sandbox.LayerSeccomp) {
@@ -127,10 +128,21 @@ func (r *Runner) run(ctx context.Context, c *Command) (*sandbox.Result, error) {
 		if aerr != nil {
 			cwd = ""
 		}
-		spec.Mounts, _, err = mountPlan(p, cwd)
-		if err != nil {
-			return nil, err
+		// A holder removed by a run ending meanwhile is made again.
+		for try := 0; ; try++ {
+			var created, held []string
+			spec.Mounts, created, held, err = planMounts(p, cwd)
+			if err != nil {
+				hold.release(false)
+				return nil, err
+			}
+			var stale bool
+			if hold, stale = lockHolders(held, created); !stale || try == 3 {
+				break
+			}
+			hold.release(false)
 		}
+		defer func() { hold.release(spec.Unshare&unix.CLONE_NEWPID != 0) }()
 		for _, d := range p.PrivateTmp {
 			if st, err := os.Stat(d); err == nil && st.IsDir() {
 				spec.Tmp = append(spec.Tmp, d)
