@@ -8,6 +8,8 @@ import (
 	"slices"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/gatedexec/gatedexec/sandbox"
 )
 
 // holderMark is the extended attribute that marks an empty directory as a
@@ -70,7 +72,7 @@ func (h *holders) release(remove bool) {
 	}
 	for _, f := range slices.Backward(h.dirs) {
 		d := f.Name()
-		if remove && unix.Flock(int(f.Fd()), unix.LOCK_EX|unix.LOCK_NB) == nil && isEmptyDir(d) && (h.made[d] || marked(d)) {
+		if remove && unix.Flock(int(f.Fd()), unix.LOCK_EX|unix.LOCK_NB) == nil && sandbox.IsEmptyDir(d) && (h.made[d] || marked(d)) {
 			os.Remove(d)
 		}
 		f.Close()
