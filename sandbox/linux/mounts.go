@@ -109,6 +109,10 @@ func planMounts(p *sandbox.Profile, cwd string) (ops []mountOp, created, held []
 			held = append(held, target)
 		} else if err != nil {
 			return nil, created, held, fmt.Errorf("protect %s: %w", prot, err)
+		} else if sandbox.IsEmptyDir(prot) {
+			// Maybe another run's holder (.gatedexec): held too, so
+			// that run leaves it while this one has it mounted.
+			held = append(held, prot)
 		}
 		if planned[target] {
 			continue
