@@ -3,7 +3,7 @@
 //
 // A profile file has the keys of DESIGN §5: description, extends,
 // enforcement, [filesystem] read/write/protect/hide, [network] mode and
-// unix_sockets, [process] env_deny, setsid and pid_namespace, and [limits] nofile, nproc,
+// unix_sockets, [process] env_deny, setsid, pid_namespace and pty, and [limits] nofile, nproc,
 // fsize, cpu, as and timeout. A key set in a profile replaces its parent's
 // value whole; lists are never merged. Unknown keys, wrong types, unknown
 // path tokens and bad enum values are errors naming file:line, because a

@@ -26,6 +26,7 @@ func over(parent, child *File) *File {
 	inherit(&m.Process.EnvDeny, parent.Process.EnvDeny)
 	inherit(&m.Process.Setsid, parent.Process.Setsid)
 	inherit(&m.Process.PIDNamespace, parent.Process.PIDNamespace)
+	inherit(&m.Process.Pty, parent.Process.Pty)
 	l, pl := &m.Limits, &parent.Limits
 	inherit(&l.NoFile, pl.NoFile)
 	inherit(&l.NProc, pl.NProc)
@@ -172,6 +173,9 @@ func build(name string, m *File, src source, v *Vars) (*sandbox.Profile, error) 
 	}
 	if s := m.Process.PIDNamespace; s != nil {
 		p.SharePIDs = !*s
+	}
+	if s := m.Process.Pty; s != nil {
+		p.NoPty = !*s
 	}
 	l := &m.Limits
 	for _, f := range []struct {

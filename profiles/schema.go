@@ -45,6 +45,9 @@ type File struct {
 		// PIDNamespace false keeps the command in the caller's PID
 		// namespace (default true for restricted profiles).
 		PIDNamespace *bool `toml:"pid_namespace"`
+		// Pty false passes the caller's terminal to the command as it is
+		// instead of a pty of its own (default true).
+		Pty *bool `toml:"pty"`
 	} `toml:"process"`
 	Limits struct {
 		NoFile  *count    `toml:"nofile"`

@@ -85,6 +85,10 @@ type Profile struct {
 	// own, with its own /proc: it sees and reaches no process but its own
 	// tree, and the tree ends with the run.
 	SharePIDs bool
+	// NoPty passes a terminal stdin to the command as it is (profile key
+	// process.pty = false). By default, with a session of its own, the
+	// command then gets a pty of its own instead (see the Linux runner).
+	NoPty bool
 
 	Limits Limits
 

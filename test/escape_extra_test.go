@@ -193,7 +193,10 @@ func TestEscapeRootAdmin(t *testing.T) {
 // command out of that session, but root may still take the terminal
 // from it (TIOCSCTTY with force), hang it up, which sends SIGHUP to the
 // session (TIOCVHANGUP, or vhangup once it is the command's own), or
-// redirect the host's console to it (TIOCCONS).
+// redirect the host's console to it (TIOCCONS). A terminal stdin is
+// replaced by a pty of the command's own by default, which keeps all of
+// this from the caller's; the profiles here opt out of it (pty = false), so
+// that seccomp is what is tested, with full-access as the control.
 func TestEscapeCallerTTY(t *testing.T) {
 	h := doctor(t)
 	requireFeature(t, h.Host.Seccomp, "seccomp")
@@ -224,7 +227,9 @@ func TestEscapeCallerTTY(t *testing.T) {
 					if err := victim.Start(); err != nil {
 						t.Fatal(err)
 					}
-					cmd := exec.Command(gatedexecBin, "sandbox", "-p", prof, "-C", f.ws, "-w", f.ws, "--", probe, op)
+					noPty := filepath.Join(t.TempDir(), prof+"-no-pty.toml")
+					mustWrite(t, noPty, "extends = \""+prof+"\"\n[process]\npty = false\n")
+					cmd := exec.Command(gatedexecBin, "sandbox", "-p", noPty, "-C", f.ws, "-w", f.ws, "--", probe, op)
 					var out bytes.Buffer
 					cmd.Stdin, cmd.Stdout, cmd.Stderr = tty, &out, &out
 					err = cmd.Run()

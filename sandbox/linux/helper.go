@@ -71,7 +71,11 @@ type helperSpec struct {
 	PtsAccess, DirAccess uint64
 	// Reopen lists the standard descriptors (0-2) the helper reopens by
 	// path inside the mount namespace (see reopenStdio).
-	Reopen        []int
+	Reopen []int
+	// Ctty is 1 + the standard descriptor (0-2) holding the terminal the
+	// command gets as controlling terminal, with job control (the runner's
+	// pty, see term.go); 0 for none.
+	Ctty          int
 	Rlimits       []rlimit
 	Landlock      bool
 	LandlockFlags uint32

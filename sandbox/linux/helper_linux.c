@@ -171,6 +171,7 @@ struct spec {
 	int dev;
 	uint64_t pts_access, dir_access;
 	int reopen[3];
+	int has_ctty, ctty;
 	int landlock;
 	uint32_t landlock_flags;
 	uint32_t unshare_flags;
@@ -312,6 +313,13 @@ static void decode(const unsigned char *b, size_t len, struct spec *s) {
 				decode_fail("bad reopen record");
 			}
 			s->reopen[le32(p)] = 1;
+			break;
+		case GX_TAG_CTTY:
+			if (n != 4 || le32(p) > 2) {
+				decode_fail("bad terminal record");
+			}
+			s->has_ctty = 1;
+			s->ctty = (int)le32(p);
 			break;
 		case GX_TAG_DEV:
 			if (n != 16) {
@@ -909,7 +917,12 @@ __attribute__((noreturn)) static void exec_target(const struct spec *s) {
 // The signals the helper and the init pass on. SIGKILL and SIGSTOP cannot
 // be caught: SIGKILL of the helper ends the init by its death signal, and
 // with it the namespace.
-static const int forwarded[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2, SIGWINCH, SIGCONT, SIGALRM};
+static const int forwarded[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2, SIGWINCH, SIGCONT, SIGALRM, SIGTSTP};
+
+// job_control is set when the target runs in the foreground of the
+// terminal GX_TAG_CTTY names, ctty_fd (see helper_linux.h).
+static int job_control;
+static int ctty_fd = -1;
 
 // forward_to is where a caught signal goes: the init's pid for the
 // helper, -1 (every process of the namespace but the init) for the init.
@@ -917,10 +930,28 @@ static const int forwarded[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUS
 static volatile sig_atomic_t forward_to;
 static volatile sig_atomic_t pending[NSIG];
 
+// pass_on sends sig where forward_to says. SIGTSTP stops the run: without
+// job control every process of the namespace is in an orphaned process
+// group, for which the kernel drops a SIGTSTP that would stop it, so the
+// init stops them with SIGSTOP and the helper stops itself, which the runner
+// sees. With job control the command's group is not orphaned: it gets the
+// SIGTSTP (an editor restores the terminal first), and its stop is reported.
+static void pass_on(int sig) {
+	pid_t to = (pid_t)forward_to;
+	if (sig != SIGTSTP || job_control) {
+		kill(to, sig);
+	} else if (to == -1) {
+		kill(-1, SIGSTOP);
+	} else if (to > 0) {
+		kill(to, SIGTSTP);
+		kill(getpid(), SIGSTOP);
+	}
+}
+
 static void on_signal(int sig) {
 	int saved = errno;
 	if (forward_to != 0) {
-		kill((pid_t)forward_to, sig);
+		pass_on(sig);
 	} else {
 		pending[sig] = 1;
 	}
@@ -945,17 +976,47 @@ static void start_forwarding(pid_t to) {
 	for (int sig = 1; sig < NSIG; sig++) {
 		if (pending[sig]) {
 			pending[sig] = 0;
-			kill(to, sig);
+			pass_on(sig);
 		}
 	}
 }
 
 // waitpid_retry is waitpid that resumes after a signal handler ran.
-static pid_t waitpid_retry(pid_t pid, int *status) {
+static pid_t waitpid_retry(pid_t pid, int *status, int options) {
 	pid_t r;
-	while ((r = waitpid(pid, status, 0)) < 0 && errno == EINTR) {
+	while ((r = waitpid(pid, status, options)) < 0 && errno == EINTR) {
 	}
 	return r;
+}
+
+// lead_terminal makes the caller, which must lead a session of its own,
+// take ctty_fd as its controlling terminal. The terminal is the runner's
+// new pty, nobody's controlling terminal yet: no force (and no privilege)
+// is needed, and seccomp later refuses the forced form to the command.
+static void lead_terminal(void) {
+	if (ioctl(ctty_fd, TIOCSCTTY, 0) != 0) {
+		setup_fail("terminal: TIOCSCTTY: %s", strerror(errno));
+	}
+}
+
+// enter_job, in the forked target, makes a process group of its own and
+// puts it in the terminal's foreground before the exec, so that the command
+// never reads the terminal from the background. SIGTTOU, which stops a
+// background process calling tcsetpgrp, is ignored meanwhile.
+static void enter_job(void) {
+	struct sigaction ign, old;
+	memset(&ign, 0, sizeof ign);
+	ign.sa_handler = SIG_IGN;
+	sigemptyset(&ign.sa_mask);
+	if (setpgid(0, 0) != 0 || sigaction(SIGTTOU, &ign, &old) != 0) {
+		setup_fail("terminal: process group: %s", strerror(errno));
+	}
+	if (tcsetpgrp(ctty_fd, getpid()) != 0) {
+		setup_fail("terminal: foreground: %s", strerror(errno));
+	}
+	if (sigaction(SIGTTOU, &old, NULL) != 0) {
+		setup_fail("terminal: signals: %s", strerror(errno));
+	}
 }
 
 // run_init is pid 1 of the command's PID namespace. It mounts the
@@ -993,8 +1054,14 @@ __attribute__((noreturn)) static void run_init(const struct spec *s, int status_
 		ns_fail("mount /proc: %s", strerror(errno));
 	}
 	// Its own process group: the runner signals the helper's group, and
-	// what reaches the namespace must come once, through the helper.
-	if (setpgid(0, 0) != 0) {
+	// what reaches the namespace must come once, through the helper. With
+	// a terminal, a session of its own, which it leads for job control.
+	if (job_control) {
+		if (setsid() < 0) {
+			setup_fail("init: session: %s", strerror(errno));
+		}
+		lead_terminal();
+	} else if (setpgid(0, 0) != 0) {
 		setup_fail("init: process group: %s", strerror(errno));
 	}
 	pid_t target = fork();
@@ -1004,6 +1071,9 @@ __attribute__((noreturn)) static void run_init(const struct spec *s, int status_
 	if (target == 0) {
 		close(status_fd);
 		close(life_fd);
+		if (job_control) {
+			enter_job();
+		}
 		exec_target(s);
 	}
 	start_forwarding(-1);
@@ -1014,9 +1084,18 @@ __attribute__((noreturn)) static void run_init(const struct spec *s, int status_
 	}
 	for (;;) {
 		int st;
-		pid_t r = waitpid_retry(-1, &st);
+		pid_t r = waitpid_retry(-1, &st, job_control ? WUNTRACED : 0);
 		if (r < 0) {
 			_exit(GX_HELPER_FAIL); // ECHILD: the target is gone unseen
+		}
+		if (r == target && WIFSTOPPED(st)) {
+			// The helper stops itself on this; a SIGCONT to it
+			// comes back down here and resumes the command.
+			uint32_t raw = (uint32_t)st;
+			if (write(status_fd, &raw, sizeof raw) != (ssize_t)sizeof raw) {
+				_exit(GX_HELPER_FAIL);
+			}
+			continue;
 		}
 		if (r == target) {
 			uint32_t raw = (uint32_t)st;
@@ -1051,7 +1130,8 @@ __attribute__((noreturn)) static void exit_as(int st) {
 // on, then ends as the target did.
 __attribute__((noreturn)) static void supervise(const struct spec *s) {
 	int status[2], life[2];
-	new_session = getsid(0) == getpid();
+	// With job control the init leads the command's session instead.
+	new_session = !job_control && getsid(0) == getpid();
 	if (pipe2(status, O_CLOEXEC) != 0 || pipe2(life, O_CLOEXEC) != 0) {
 		setup_fail("init: pipe: %s", strerror(errno));
 	}
@@ -1068,13 +1148,21 @@ __attribute__((noreturn)) static void supervise(const struct spec *s) {
 	close(status[1]);
 	close(life[0]);
 	start_forwarding(init);
-	int st;
-	if (waitpid_retry(init, &st) < 0) {
-		setup_fail("init: wait: %s", strerror(errno));
-	}
+	// The init writes a stopped status each time the command stops (job
+	// control), then its final one; end of file: it ended without.
 	uint32_t raw;
 	ssize_t n;
-	while ((n = read(status[0], &raw, sizeof raw)) < 0 && errno == EINTR) {
+	for (;;) {
+		while ((n = read(status[0], &raw, sizeof raw)) < 0 && errno == EINTR) {
+		}
+		if (n != (ssize_t)sizeof raw || !WIFSTOPPED((int)raw)) {
+			break;
+		}
+		kill(getpid(), SIGSTOP);
+	}
+	int st;
+	if (waitpid_retry(init, &st, 0) < 0) {
+		setup_fail("init: wait: %s", strerror(errno));
 	}
 	if (n == (ssize_t)sizeof raw) {
 		exit_as((int)raw);
@@ -1085,6 +1173,51 @@ __attribute__((noreturn)) static void supervise(const struct spec *s) {
 		_exit(WEXITSTATUS(st) == 0 ? GX_HELPER_FAIL : WEXITSTATUS(st));
 	}
 	setup_fail("init: killed by signal %d", WTERMSIG(st));
+}
+
+// job_parent runs the target with job control where there is no init to
+// do it (no PID namespace): the helper, which the runner made a session
+// leader, takes the terminal, forks the target into the foreground and
+// waits for it, stopping itself whenever the command stops.
+__attribute__((noreturn)) static void job_parent(const struct spec *s) {
+	if (getsid(0) != getpid()) {
+		setup_fail("terminal: the helper does not lead a session");
+	}
+	catch_signals();
+	lead_terminal();
+	pid_t self = getpid();
+	pid_t target = fork();
+	if (target < 0) {
+		setup_fail("terminal: fork: %s", strerror(errno));
+	}
+	if (target == 0) {
+		// It dies with the helper, as the command the helper would
+		// have become would die with the runner.
+		if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) != 0 || getppid() != self) {
+			_exit(GX_HELPER_FAIL);
+		}
+		enter_job();
+		exec_target(s);
+	}
+	start_forwarding(-target);
+	close(GX_REPORT_FD);
+	if (s->landlock) {
+		close(GX_RULESET_FD);
+	}
+	for (;;) {
+		int st;
+		if (waitpid_retry(target, &st, WUNTRACED) < 0) {
+			_exit(GX_HELPER_FAIL);
+		}
+		if (WIFSTOPPED(st)) {
+			kill(getpid(), SIGSTOP);
+			continue;
+		}
+		// What it left in its group goes with it, as the runner ends
+		// the helper's group.
+		kill(-target, SIGKILL);
+		exit_as(st);
+	}
 }
 
 static void run_helper(void) {
@@ -1122,10 +1255,36 @@ static void run_helper(void) {
 	if (s.loopback) {
 		loopback_up();
 	}
+	if (s.has_ctty) {
+		job_control = 1;
+		ctty_fd = s.ctty;
+		if (!isatty(ctty_fd)) {
+			setup_fail("terminal: descriptor %d is not a terminal", ctty_fd);
+		}
+	}
 	if (s.unshare_flags & CLONE_NEWPID) {
 		supervise(&s);
 	}
+	if (job_control) {
+		job_parent(&s);
+	}
 	exec_target(&s);
+}
+
+int gx_stop_self(int sig) {
+	struct sigaction dfl, old;
+	memset(&dfl, 0, sizeof dfl);
+	dfl.sa_handler = SIG_DFL;
+	sigemptyset(&dfl.sa_mask);
+	if (sig != SIGSTOP && sigaction(sig, &dfl, &old) != 0) {
+		return -1;
+	}
+	// To this thread: the stop takes effect before tgkill returns.
+	int rc = (int)syscall(SYS_tgkill, getpid(), (pid_t)syscall(SYS_gettid), sig);
+	if (sig != SIGSTOP) {
+		sigaction(sig, &old, NULL);
+	}
+	return rc;
 }
 
 // is_helper reports whether this process was started as the helper. glibc

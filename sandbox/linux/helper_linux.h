@@ -50,6 +50,8 @@
 #define GX_TAG_DEV 'D'           // a minimal /dev of its own: uint64 Landlock rights for its
                                  // devpts, uint64 for the writable directories the helper makes
                                  // (/dev/shm, private tmp; 0: no Landlock rules)
+#define GX_TAG_CTTY 'T'          // uint32 fd 0-2: a terminal (the runner's pty) that becomes the
+                                 // controlling terminal of a session with job control (see below)
 
 // With CLONE_NEWPID among the unshare flags the helper forks an init: pid 1
 // of the new namespace, which mounts a /proc of its own (the spec must
@@ -57,6 +59,21 @@
 // forwards signals to every process of the namespace, and exits with the
 // target's status, which ends every process left in it. The helper waits
 // for the init and exits as the target did.
+//
+// With GX_TAG_CTTY the command gets a terminal with job control, as a shell
+// gives one: a job-control parent (the init, or without a PID namespace the
+// helper itself, which then forks) leads a new session whose controlling
+// terminal is that descriptor, and runs the target in a process group of
+// its own in the terminal's foreground. That group is not orphaned, so the
+// terminal's Ctrl-Z stops it; the parent sees the stop (WUNTRACED) and the
+// helper then stops itself with SIGSTOP, which the runner sees as a stopped
+// child. SIGCONT to the helper goes down to the command again.
+//
+// SIGTSTP sent to the helper stops the run: with job control it is passed on
+// to the command (which stops, and is then reported as above); without, the
+// init stops every process of the namespace with SIGSTOP (their groups are
+// orphaned: the kernel drops a SIGTSTP whose action is to stop them) and the
+// helper stops itself.
 
 // Mount kinds, in the order the runner plans them: numbered from 1 without
 // gaps, so that the decoder can refuse any other.
@@ -73,5 +90,11 @@
 // and fuzz targets only; not safe for concurrent use.
 #include <stddef.h>
 const char *gx_spec_check(const unsigned char *b, size_t len, size_t *argc);
+
+// gx_stop_self stops the calling process with sig (SIGTSTP or SIGSTOP) and
+// returns once it is continued. For SIGTSTP the default action is put in
+// place meanwhile: the Go runtime keeps its own handler after signal.Reset,
+// and that handler drops the signal.
+int gx_stop_self(int sig);
 
 #endif

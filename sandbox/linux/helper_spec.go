@@ -30,6 +30,7 @@ const (
 	tagReopen      = C.GX_TAG_REOPEN
 	tagTmp         = C.GX_TAG_TMP
 	tagKeep        = C.GX_TAG_KEEP
+	tagCtty        = C.GX_TAG_CTTY
 	maxSpec        = C.GX_MAX_SPEC
 )
 
@@ -102,6 +103,9 @@ func (s *helperSpec) encode() ([]byte, error) {
 	}
 	for _, fd := range s.Reopen {
 		e.record(tagReopen, binary.LittleEndian.AppendUint32(nil, uint32(fd)))
+	}
+	if s.Ctty > 0 {
+		e.record(tagCtty, binary.LittleEndian.AppendUint32(nil, uint32(s.Ctty-1)))
 	}
 	if s.Dev {
 		p := binary.LittleEndian.AppendUint64(nil, s.PtsAccess)

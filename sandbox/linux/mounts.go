@@ -61,6 +61,13 @@ type mountOp struct {
 // cwd is the command's working directory, absolute, or "" when unknown:
 // it is never made a holder (see holderOf).
 func mountPlan(p *sandbox.Profile, cwd string) (ops []mountOp, created []string, err error) {
+	ops, created, _, err = planMounts(p, cwd)
+	return ops, created, err
+}
+
+// planMounts is mountPlan that also returns every holder the plan mounts,
+// made now or found (see holders.go).
+func planMounts(p *sandbox.Profile, cwd string) (ops []mountOp, created, held []string, err error) {
 	pinned := map[string]bool{}
 	planned := map[string]bool{}
 	for _, prot := range p.Protect {
@@ -91,12 +98,21 @@ func mountPlan(p *sandbox.Profile, cwd string) (ops []mountOp, created []string,
 			if create {
 				made, err := mkdirRecord(target)
 				created = append(created, made...)
+				if err != nil && cannotCreate(err, filepath.Dir(target)) {
+					// Nor can the command: nothing to hold.
+					continue
+				}
 				if err != nil {
-					return nil, created, fmt.Errorf("protect %s: %w", prot, err)
+					return nil, created, held, fmt.Errorf("protect %s: %w", prot, err)
 				}
 			}
+			held = append(held, target)
 		} else if err != nil {
-			return nil, created, fmt.Errorf("protect %s: %w", prot, err)
+			return nil, created, held, fmt.Errorf("protect %s: %w", prot, err)
+		} else if sandbox.IsEmptyDir(prot) {
+			// Maybe another run's holder (.gatedexec): held too, so
+			// that run leaves it while this one has it mounted.
+			held = append(held, prot)
 		}
 		if planned[target] {
 			continue
@@ -146,7 +162,7 @@ func mountPlan(p *sandbox.Profile, cwd string) (ops []mountOp, created []string,
 			ops = append(ops, mountOp{Kind: mountNullFile, Path: h})
 		}
 	}
-	return ops, created, nil
+	return ops, created, held, nil
 }
 
 // readOnlyTree makes the whole tree read-only but the write roots.

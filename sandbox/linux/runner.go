@@ -11,6 +11,9 @@
 // constructor (helper_linux.c), so it costs an exec, not a Go start.
 package linux
 
+// #include "helper_linux.h"
+import "C"
+
 import (
 	"context"
 	"errors"
@@ -88,6 +91,7 @@ func (r *Runner) run(ctx context.Context, c *Command) (*sandbox.Result, error) {
 	}
 	spec := helperSpec{Path: path, Argv: c.Argv, Env: env, Dir: c.Dir, Rlimits: rlimits(p.Limits)}
 	var extra []*os.File
+	var hold *holders
 	if !p.Unrestricted {
 		spec.CloseFDs, spec.DropCaps = true, true
 		if slices.Contains(layers, sandbox.LayerSeccomp) {
@@ -124,10 +128,21 @@ func (r *Runner) run(ctx context.Context, c *Command) (*sandbox.Result, error) {
 		if aerr != nil {
 			cwd = ""
 		}
-		spec.Mounts, _, err = mountPlan(p, cwd)
-		if err != nil {
-			return nil, err
+		// A holder removed by a run ending meanwhile is made again.
+		for try := 0; ; try++ {
+			var created, held []string
+			spec.Mounts, created, held, err = planMounts(p, cwd)
+			if err != nil {
+				hold.release(false)
+				return nil, err
+			}
+			var stale bool
+			if hold, stale = lockHolders(held, created); !stale || try == 3 {
+				break
+			}
+			hold.release(false)
 		}
+		defer func() { hold.release(spec.Unshare&unix.CLONE_NEWPID != 0) }()
 		for _, d := range p.PrivateTmp {
 			if st, err := os.Stat(d); err == nil && st.IsDir() {
 				spec.Tmp = append(spec.Tmp, d)
@@ -213,12 +228,10 @@ func (r *Runner) start(ctx context.Context, c *Command, p *sandbox.Profile, spec
 	// Pdeathsig fires when the thread that forked the helper ends, not
 	// the process (golang/go#27505): keep that thread until the helper
 	// is gone, so that the run dies with gatedexec and only then.
+	// stopSelf needs that too.
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
-	data, err := spec.encode()
-	if err != nil {
-		return nil, err
-	}
+	var data []byte
 	specR, specW, err := os.Pipe()
 	if err != nil {
 		return nil, err
@@ -231,10 +244,25 @@ func (r *Runner) start(ctx context.Context, c *Command, p *sandbox.Profile, spec
 	}
 	defer repR.Close()
 	tail := &sandbox.TailBuffer{Max: stderrTailSize}
-	var stderr io.Writer = tail
-	if c.Stderr != nil {
-		stderr = io.MultiWriter(c.Stderr, tail)
+	// A pty needs a session of the command's own to be its controlling
+	// terminal; a profile that keeps the caller's session keeps its
+	// terminal too.
+	io3, err := newStdio(c, !p.NoSetsid && !p.NoPty, tail)
+	if err != nil {
+		specW.Close()
+		repW.Close()
+		return nil, err
 	}
+	spec.Ctty = io3.ctty
+	if data, err = spec.encode(); err != nil {
+		specW.Close()
+		repW.Close()
+		io3.close()
+		return nil, err
+	}
+	// The helper supervises the command when it forks an init or a
+	// job-control parent; otherwise it is the command.
+	supervised := spec.Unshare&unix.CLONE_NEWPID != 0 || spec.Ctty > 0
 	exe := r.Exe
 	if exe == "" {
 		exe = "/proc/self/exe"
@@ -243,9 +271,9 @@ func (r *Runner) start(ctx context.Context, c *Command, p *sandbox.Profile, spec
 		Path:   exe,
 		Args:   []string{"gatedexec-sandbox", HelperArg},
 		Env:    []string{},
-		Stdin:  c.Stdin,
-		Stdout: c.Stdout,
-		Stderr: stderr,
+		Stdin:  io3.stdin,
+		Stdout: io3.stdout,
+		Stderr: io3.stderr,
 		// Bounds the wait for output still held open by a process
 		// outside the group once the command has exited.
 		WaitDelay:  time.Second,
@@ -271,12 +299,22 @@ func (r *Runner) start(ctx context.Context, c *Command, p *sandbox.Profile, spec
 		started = cg.add
 	}
 	if err := startHelper(cmd, specR, repW, specW, data, started); err != nil {
+		io3.close()
 		return nil, err
 	}
+	io3.started()
+	finished := false
+	defer func() {
+		// Every way out puts the caller's terminal back.
+		if !finished {
+			io3.finish()
+		}
+	}()
 	pgid := cmd.Process.Pid
 
 	sigs := make(chan os.Signal, 4)
-	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGQUIT)
+	jobSigs := []os.Signal{syscall.SIGTSTP, syscall.SIGCONT, syscall.SIGWINCH}
+	signal.Notify(sigs, append([]os.Signal{syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGQUIT}, jobSigs...)...)
 	defer signal.Stop(sigs)
 	var timeout <-chan time.Time
 	if p.Limits.Timeout > 0 {
@@ -285,14 +323,25 @@ func (r *Runner) start(ctx context.Context, c *Command, p *sandbox.Profile, spec
 		timeout = t.C
 	}
 	done := make(chan struct{})
+	stopped := make(chan struct{})
 	var waitErr error
 	go func() {
 		// No orphans: once the command exits, whatever it left behind in
 		// its group goes too. The group is killed while the unreaped
 		// command still holds its id, and before cmd.Wait waits for the
-		// output those processes may hold open.
-		var info unix.Siginfo
-		for unix.Waitid(unix.P_PID, pgid, &info, unix.WEXITED|unix.WNOWAIT, nil) == unix.EINTR {
+		// output those processes may hold open. A stop of the helper
+		// (the command's, under job control) is taken and reported.
+		for {
+			var info unix.Siginfo
+			err := unix.Waitid(unix.P_PID, pgid, &info, unix.WEXITED|unix.WSTOPPED|unix.WNOWAIT, nil)
+			if err == unix.EINTR {
+				continue
+			}
+			if err != nil || info.Code != cldStopped {
+				break
+			}
+			unix.Waitid(unix.P_PID, pgid, &info, unix.WSTOPPED|unix.WNOHANG, nil)
+			stopped <- struct{}{}
 		}
 		syscall.Kill(-pgid, syscall.SIGKILL)
 		waitErr = cmd.Wait()
@@ -305,8 +354,34 @@ loop:
 		select {
 		case <-done:
 			break loop
+		case <-stopped:
+			// The command stopped (Ctrl-Z on its pty, SIGTSTP): so does
+			// gatedexec, with the caller's terminal as it was, and when
+			// gatedexec continues (fg), the command does too.
+			io3.suspend()
+			stopSelf()
+			io3.resume()
+			syscall.Kill(-pgid, syscall.SIGCONT)
 		case s := <-sigs:
-			syscall.Kill(-pgid, s.(syscall.Signal))
+			switch s {
+			case syscall.SIGTSTP:
+				// Stop the command; its stop then stops gatedexec.
+				if supervised {
+					syscall.Kill(pgid, syscall.SIGTSTP)
+				} else {
+					syscall.Kill(-pgid, syscall.SIGSTOP)
+				}
+			case syscall.SIGCONT:
+				// Continued by someone else than the stop above.
+				io3.resume()
+				syscall.Kill(-pgid, syscall.SIGCONT)
+			case syscall.SIGWINCH:
+				if io3.term != nil {
+					io3.term.syncSize()
+				}
+			default:
+				syscall.Kill(-pgid, s.(syscall.Signal))
+			}
 		case <-ctx.Done():
 			ctx = context.Background()
 			syscall.Kill(-pgid, syscall.SIGTERM)
@@ -319,6 +394,8 @@ loop:
 			syscall.Kill(-pgid, syscall.SIGKILL)
 		}
 	}
+	finished = true
+	io3.finish()
 	res := &sandbox.Result{Duration: time.Since(begin), TimedOut: timedOut, StderrTail: tail.Bytes()}
 	if cg != nil {
 		res.Layers = append(res.Layers, cg.layers...)
@@ -469,4 +546,26 @@ func coveringTmp(p *sandbox.Profile, path string) string {
 		}
 	}
 	return ""
+}
+
+// cldStopped is CLD_STOPPED, the si_code of a child stopped by a signal.
+const cldStopped = 5
+
+// stopSelf stops gatedexec the way a job stops, and returns once it is
+// continued. SIGTSTP, which the shell reports as a stopped job, is dropped
+// by the kernel for an orphaned process group (gatedexec started in a
+// session of its own); SIGSTOP then.
+func stopSelf() {
+	sig := unix.SIGSTOP
+	if ppid := unix.Getppid(); ppid > 1 {
+		psid, err1 := unix.Getsid(ppid)
+		sid, err2 := unix.Getsid(0)
+		ppg, err3 := unix.Getpgid(ppid)
+		if err1 == nil && err2 == nil && err3 == nil && psid == sid && ppg != unix.Getpgrp() {
+			sig = unix.SIGTSTP
+		}
+	}
+	if C.gx_stop_self(C.int(sig)) != 0 {
+		C.gx_stop_self(C.int(unix.SIGSTOP))
+	}
 }
