@@ -32,7 +32,7 @@ const maxDeferredFile = 1 << 20
 
 // escalationPath names the file of the deferred escalation id, or "" when
 // plans are not kept or id could not be a request id (a path).
-func (o *Options) escalationPath(id string) string {
+func (o *call) escalationPath(id string) string {
 	if o.DeferredDir == "" || len(id) != approval.RequestIDLen || strings.Trim(id, "0123456789abcdef") != "" {
 		return ""
 	}
@@ -41,7 +41,7 @@ func (o *Options) escalationPath(id string) string {
 
 // saveEscalation keeps the plan of the deferred escalation id of the exec
 // request execID.
-func (o *Options) saveEscalation(id, execID string, plan *sandbox.Escalation, denials []sandbox.Denial) error {
+func (o *call) saveEscalation(id, execID string, plan *sandbox.Escalation, denials []sandbox.Denial) error {
 	path := o.escalationPath(id)
 	if path == "" {
 		return nil
@@ -60,7 +60,7 @@ func (o *Options) saveEscalation(id, execID string, plan *sandbox.Escalation, de
 }
 
 // dropEscalation forgets the deferred escalation id once it is answered.
-func (o *Options) dropEscalation(id string) {
+func (o *call) dropEscalation(id string) {
 	if path := o.escalationPath(id); path != "" {
 		os.Remove(path)
 	}
@@ -73,7 +73,7 @@ func (o *Options) dropEscalation(id string) {
 // granted. Anything amiss (no file, a file someone else could write, a
 // plan of another command) means no plan: the command then runs first
 // unescalated, as without a kept plan.
-func (o *Options) resumedEscalation(req approval.Request, profile, digest string) (*sandbox.Escalation, []sandbox.Denial, bool) {
+func (o *call) resumedEscalation(req approval.Request, profile, digest string) (*sandbox.Escalation, []sandbox.Denial, bool) {
 	if o.DeferredDir == "" || owndir.Check(o.DeferredDir) != nil {
 		return nil, nil, false
 	}

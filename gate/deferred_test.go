@@ -14,7 +14,7 @@ import (
 // plan edited since (another grant) is ignored, never applied.
 func TestResumedEscalation(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "deferred")
-	o := &Options{Argv: []string{"touch", "/var/tmp/x"}, Cwd: "/w", DeferredDir: dir}
+	o := &call{Argv: []string{"touch", "/var/tmp/x"}, Cwd: "/w", DeferredDir: dir}
 	req := approval.Request{ID: "0123456789abcdef0123456789abcdef", ProfileDigest: "pd"}
 	plan := &sandbox.Escalation{Changes: []sandbox.Change{{Kind: sandbox.GrantWrite, Path: "/var/tmp"}}}
 	id := approval.RequestID(o.Argv, o.Cwd, "workspace-write", "pd", "policy", plan.String())
@@ -25,11 +25,11 @@ func TestResumedEscalation(t *testing.T) {
 	if got, _, ok := o.resumedEscalation(req, "workspace-write", "policy"); !ok || got.String() != plan.String() {
 		t.Fatalf("kept plan not resumed: %v %v", got, ok)
 	}
-	for name, mod := range map[string]func(o *Options, r *approval.Request){
-		"other exec request": func(_ *Options, r *approval.Request) { r.ID = "ffffffffffffffffffffffffffffffff" },
-		"other argv":         func(o *Options, _ *approval.Request) { o.Argv = []string{"touch", "/var/tmp/y"} },
-		"denied too":         func(o *Options, _ *approval.Request) { o.Deny = []string{id} },
-		"not approved":       func(o *Options, _ *approval.Request) { o.Approve = nil },
+	for name, mod := range map[string]func(o *call, r *approval.Request){
+		"other exec request": func(_ *call, r *approval.Request) { r.ID = "ffffffffffffffffffffffffffffffff" },
+		"other argv":         func(o *call, _ *approval.Request) { o.Argv = []string{"touch", "/var/tmp/y"} },
+		"denied too":         func(o *call, _ *approval.Request) { o.Deny = []string{id} },
+		"not approved":       func(o *call, _ *approval.Request) { o.Approve = nil },
 	} {
 		o2, r2 := *o, req
 		mod(&o2, &r2)

@@ -1,16 +1,25 @@
-// Package gate runs one command through both of gatedexec's gates: the exec
-// policy with its approval step, then the OS sandbox the decision picked.
+// Package gate is gatedexec's engine: it judges a command by the exec
+// policy, settles the approval, and runs the command in the OS sandbox the
+// decision picked.
 //
-// It is the library behind `gatedexec run`; the command line only parses
-// flags into Options and prints the Result.
+// A Gate is built once (New) from one configuration — the layers of
+// DESIGN §2, the rules, the profiles, the approver and the audit log —
+// and then serves any number of requests, concurrently: Run carries one
+// command through both gates, Check says what Run would decide without
+// running anything. Every front end (the CLI's run and check, the agent
+// hooks and the MCP server to come) calls the same Gate, so they cannot
+// disagree. A Gate can reload its configuration when the files it came
+// from change (Reload, Refresh, Config.Watch).
 package gate
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
-	"strings"
+	"os"
+	"slices"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/gatedexec/gatedexec/approval"
@@ -18,439 +27,233 @@ import (
 	"github.com/gatedexec/gatedexec/sandbox"
 )
 
-// Options configure one gated run. Every field the run needs is here; the
-// package reads no environment and no files of its own.
-type Options struct {
-	Argv []string
-	// Shell says Argv[0] is a shell script (run --shell), not a program.
-	Shell     bool
-	Cwd       string
+// Config says where a Gate's configuration comes from. The layers are
+// read from the directories DESIGN §2 names (through Getenv); Flags and
+// Rules stand above them.
+type Config struct {
+	// Workspace is the resolved workspace (see ResolvePlace): its
+	// .gatedexec layer is read, and requests run in it.
 	Workspace string
-	Env       []string
-	Stdin     io.Reader
-	Stdout    io.Writer
-	Stderr    io.Writer
+	// Rules are rules files or directories read after the layers' (-r).
+	Rules []string
+	// Flags are values given by the caller, above GATEDEXEC_* variables
+	// and config.toml keys; an error about one is ErrUsage.
+	Flags Flags
+	// Getenv reads the environment (GATEDEXEC_*, XDG_*, HOME, TMPDIR);
+	// nil is os.Getenv.
+	Getenv func(string) string
+	// Interactive says a person is at a terminal: the default approver
+	// is then tty, else deny.
+	Interactive bool
+	// Stderr receives an exec approver's stderr and the notice that
+	// gatedexec waits for it; nil discards them.
+	Stderr io.Writer
+	// Version identifies this build in the compiled-rules cache.
+	Version string
+	// Watch makes every Run and Check first Refresh the configuration,
+	// for a long-lived front end (the MCP server); a one-shot caller
+	// leaves it off and saves the stat calls.
+	Watch bool
+	// Runner is the sandbox backend; nil is this host's.
+	Runner sandbox.Runner
+}
 
-	Policy     *execpolicy.Policy
-	EvalOpts   execpolicy.EvalOptions
-	Approval   approval.Policy
-	Approver   approval.Approver
-	ApproverID string // "tty", "exec", "deny", "defer": recorded in results
-	// Approve and Deny are the --approve/--deny values resuming a deferred request.
+// Flags are the settings a caller may give above the configuration, by
+// their command-line names; "" is not given.
+type Flags struct {
+	ConfigFile      string // --config, else GATEDEXEC_CONFIG
+	ApprovalPolicy  string // --approval-policy
+	Approver        string // --approver
+	ApproverTimeout string // --approver-timeout
+	Profile         string // --profile: the default profile
+	Session         string // --session, else GATEDEXEC_SESSION
+	AuditLog        string // --audit-log
+}
+
+// Request is one command for a Gate to judge and run.
+type Request struct {
+	// Argv is the command; with Shell, Argv[0] is a bash script.
+	Argv  []string
+	Shell bool
+	// Cwd is the resolved directory to run in; "" is the workspace.
+	Cwd string
+	// Workspace, when set, must be the Gate's: the layers were read for it.
+	Workspace string
+	// Env is the command's environment.
+	Env                    []string
+	Stdin                  io.Reader
+	Stdout, Stderr         io.Writer
+	ResolveHostExecutables bool
+	// Approve and Deny resume a deferred request (REQUEST_ID[:scope]).
 	Approve, Deny []string
-	// Session, when non-nil, holds the session approvals.
-	Session *approval.Session
-	// AmendFile is the rules file an "always" answer appends to.
-	AmendFile string
-	// DeferredDir, when set, holds the plans of deferred escalations, so
-	// that a host resuming one by its id gets the escalated run at once
-	// instead of a first, unescalated run of the command again.
-	DeferredDir string
-
-	// Profile resolves a profile name or file; DefaultProfile is used when
-	// no allow rule names one.
-	Profile        func(name string) (*sandbox.Profile, error)
-	DefaultProfile string
-	// Control lists gatedexec's own files and directories (rules, state,
-	// cache, audit log): the command may not write them even where its
-	// profile makes a parent writable (sandbox.WithControl).
-	Control []string
-	// Timeout, when set, replaces the profile's timeout.
+	// Session, when set, replaces the Gate's session id for this request.
+	Session string
+	// Timeout, when positive, replaces the profile's timeout and bounds
+	// the wait for an exec approver.
 	Timeout time.Duration
-	Runner  sandbox.Runner
-
-	// Audit, when non-nil, receives one record per decision; a failed write
-	// stops the run before the command starts.
-	Audit     *approval.Log
-	SessionID string
+	// ResultFile is where the caller writes the result; when it already
+	// exists the command may not write it.
+	ResultFile string
 }
 
-// ErrConfig is wrapped by errors in the rules, profile or configuration
-// (exit 78).
-var ErrConfig = errors.New("bad configuration")
-
-// ErrAudit is wrapped when the audit log cannot be written (exit 125).
-var ErrAudit = errors.New("audit log")
-
-// Result is the outcome of a gated run, in the JSON shape of DESIGN §2.
-type Result struct {
-	Decision string         `json:"decision"`
-	Approval ApprovalResult `json:"approval"`
-	Profile  string         `json:"profile"`
-	Layers   []string       `json:"layers"`
-	// ExitCode is the command's exit status; nil (null) when it did not run.
-	ExitCode *int `json:"exit_code"`
-	Signal   *int `json:"signal"`
-	// TimedOut is true when the timeout (--timeout or the profile's)
-	// killed the command; its signal is then SIGKILL's or SIGTERM's.
-	TimedOut   bool                `json:"timed_out,omitempty"`
-	DurationMS int64               `json:"duration_ms"`
-	Denials    []sandbox.Denial    `json:"denials"`
-	Escalated  bool                `json:"escalated"`
-	RequestID  string              `json:"request_id"`
-	Reasons    []execpolicy.Reason `json:"reasons,omitempty"`
-	Missing    []string            `json:"missing_layers,omitempty"`
-	// Tampered lists the git control files in the workspace the command
-	// created or changed, which the host's next git would execute.
-	Tampered []string `json:"tampered,omitempty"`
-	// Error says what gatedexec could not do, when it failed after the
-	// decision (exit 78 or 125).
-	Error string `json:"error,omitempty"`
-	// Request is the pending request when the approval was deferred.
-	Request *approval.Request `json:"request,omitempty"`
-
-	// Ran is true when the command was started.
-	Ran bool `json:"-"`
+// Gate serves requests from one configuration; it is safe for
+// concurrent use. Close it to close its audit log.
+type Gate struct {
+	cfg    Config
+	getenv func(string) string
+	runner sandbox.Runner
+	// state is the configuration in force; Reload swaps it whole, so a
+	// request sees one configuration from start to end.
+	state atomic.Pointer[state]
+	// reload serialises rebuilding the state.
+	reload sync.Mutex
+	// ask serialises the approver: a terminal shows one prompt at a time.
+	ask sync.Mutex
+	// logs are the audit logs opened, closed by Close: a request still
+	// running on a replaced state keeps writing to its log.
+	logsMu sync.Mutex
+	logs   map[string]*approval.Log
 }
 
-// ApprovalResult says who settled the decision and how.
-type ApprovalResult struct {
-	// By says who settled it, in the values of DESIGN §2: "rule" (a rule
-	// allowed or forbade the command), "policy" (the approval policy ran
-	// or denied it without asking, or the deny approver refused), "tty",
-	// "exec", "session" (an earlier session approval), and "defer" (the
-	// host answered a deferred request with --approve or --deny, or it is
-	// still deferred).
-	By      string           `json:"by"`
-	Outcome approval.Outcome `json:"outcome"`
-	Reason  string           `json:"reason,omitempty"`
-	// RuleFile is the rules file an "always" answer appended Rule to.
-	RuleFile string `json:"rule_file,omitempty"`
-	Rule     string `json:"rule,omitempty"`
-}
-
-// Run judges o.Argv, settles the approval, and runs the command in its
-// profile. The returned Result is non-nil whenever a decision was made; the
-// error is non-nil only when gatedexec itself failed (wrapping ErrConfig,
-// ErrAudit, sandbox.ErrLayerUnavailable, sandbox.ErrNotFound or
-// sandbox.ErrCannotExec).
-func Run(ctx context.Context, o *Options) (*Result, error) {
-	ev := o.Policy.Evaluate(o.Argv, o.EvalOpts)
-	res := &Result{Decision: ev.Decision.String(), Reasons: ev.Reasons, Layers: []string{}, Denials: []sandbox.Denial{}}
-
-	name := o.DefaultProfile
-	if ev.Profile != "" {
-		name = ev.Profile
+// New reads the configuration cfg names and builds a Gate. Errors wrap
+// ErrConfig (a bad file, naming file:line:col) or ErrUsage (a bad flag).
+func New(cfg Config) (*Gate, error) {
+	g := &Gate{cfg: cfg, getenv: cfg.Getenv, runner: cfg.Runner, logs: map[string]*approval.Log{}}
+	if g.getenv == nil {
+		g.getenv = os.Getenv
 	}
-	// One record for the decision, filled in as the run goes: a run that
-	// stops early (a bad profile) is audited too.
-	rec := approval.Record{
-		Time: time.Now(), Session: o.SessionID, Kind: approval.KindExec, Attempt: 1,
-		Argv: o.Argv, Cwd: approval.Bytes(o.Cwd), Rules: approval.MatchedRules(ev.Matched), Decision: res.Decision, Profile: name,
+	if g.runner == nil {
+		g.runner = hostRunner()
 	}
-	prof, err := o.Profile(name)
+	st, err := g.load()
 	if err != nil {
-		err = fmt.Errorf("%w: %w", ErrConfig, err)
-		rec.Error = err.Error()
-		return nil, errors.Join(err, o.audit(rec))
-	}
-	// The digest binds what the profile grants, before --timeout (a host
-	// resuming a deferred request may pass what is left of its budget)
-	// and before gatedexec's own files are carved out of it (they depend
-	// on the approver and the audit log chosen, and only take access away).
-	pd, err := approval.ProfileDigest(prof)
-	if err != nil {
-		rec.Error = err.Error()
-		return nil, errors.Join(err, o.audit(rec))
-	}
-	if o.Timeout > 0 {
-		prof.Limits.Timeout = o.Timeout
-	}
-	prof = sandbox.WithControl(prof, o.Control)
-	res.Profile = prof.Name
-	if err := prof.ControlConflict(); err != nil {
-		err = fmt.Errorf("%w: profile %s: %w", ErrConfig, prof.Name, err)
-		rec.Error = err.Error()
-		return res, errors.Join(err, o.audit(rec))
-	}
-
-	digest := o.Policy.Digest()
-	req := o.request(ev, prof.Name, pd, digest)
-	res.RequestID = req.ID
-	rec.RequestID, rec.Kind, rec.Profile = req.ID, req.Kind, prof.Name
-
-	action := o.Approval.Action(ev)
-	rec.Action = string(action)
-	res.Approval, err = o.settle(ctx, action, ev, &req, o.Approve, o.Deny)
-	if err != nil {
-		return nil, o.unsettled(rec, res.Approval, err)
-	}
-	if action == approval.Deny && ev.Decision == execpolicy.Forbidden && len(ev.Reasons) > 0 {
-		res.Approval.By, res.Approval.Reason = "rule", ev.Reasons[0].Detail
-	}
-	rec.Approver, rec.Outcome, rec.Reason = res.Approval.By, res.Approval.Outcome, res.Approval.Reason
-	if !res.Approval.Outcome.Approves() {
-		if res.Approval.Outcome == approval.Deferred {
-			res.Request = &req
-		}
-		return res, o.audit(rec)
-	}
-	// The decision is recorded before the command runs, so a command never
-	// runs unaudited; the outcome is a second record.
-	if err := o.audit(rec); err != nil {
 		return nil, err
 	}
-
-	// A host resuming a deferred escalation by its id gets the escalated
-	// run at once: running the command unescalated first would run it
-	// once more than the host asked for.
-	if plan, denials, ok := o.resumedEscalation(req, prof.Name, digest); ok && escalates(o.Approval) {
-		return o.escalate(ctx, ev, req, rec, res, prof, plan, denials, digest)
-	}
-
-	runErr := o.execute(ctx, prof, &rec, res)
-	if runErr != nil || len(res.Denials) == 0 || !escalates(o.Approval) {
-		return res, runErr
-	}
-
-	// The sandbox stopped the command: ask for the narrowest access that
-	// would fix what it denied, and re-run once with it.
-	plan, ok := sandbox.Plan(prof, res.Denials)
-	if !ok {
-		return res, nil
-	}
-	return o.escalate(ctx, ev, req, rec, res, prof, plan, res.Denials, digest)
+	g.state.Store(st)
+	return g, nil
 }
 
-// escalate asks for the escalation plan of the exec request req, whose
-// run under prof was denied denials, and re-runs the command with it once
-// approved. rec is the exec request's record.
-func (o *Options) escalate(ctx context.Context, ev execpolicy.Evaluation, req approval.Request, rec approval.Record, res *Result,
-	prof *sandbox.Profile, plan *sandbox.Escalation, denials []sandbox.Denial, digest string) (*Result, error) {
-	ereq := req
-	ereq.Kind = approval.KindEscalation
-	ereq.Escalation = plan.String()
-	ereq.Denials = denials
-	ereq.ProposedRule = nil
-	ereq.ID = approval.RequestID(o.argv(), o.Cwd, prof.Name, req.ProfileDigest, digest, ereq.Escalation)
-	erec := rec
-	erec.RequestID, erec.Kind, erec.Attempt, erec.Exit, erec.Error = ereq.ID, ereq.Kind, 2, nil, ""
-	erec.Escalation = ereq.Escalation
-	erec.Denials = denials
-	// --approve/--deny values given for the exec request must not deny the
-	// escalation, whose id the host could not know yet: only values naming
-	// the escalation's id resume it, otherwise the approver is asked (and
-	// a defer approver hands the escalation request back to the host).
-	ans, err := o.settle(ctx, approval.Ask, ev, &ereq, naming(o.Approve, ereq.ID), naming(o.Deny, ereq.ID))
+// Warnings are what the configuration in force says the user should be
+// told once (an ignored untrusted workspace layer).
+func (g *Gate) Warnings() []string { return slices.Clone(g.state.Load().layers.Warnings) }
+
+// ApproverOrigin says where the approver in force was chosen ("--approver",
+// "GATEDEXEC_APPROVER", "file:line: approver", or "default approver"), so
+// that a refusal by the deny approver can say why nobody was asked.
+func (g *Gate) ApproverOrigin() string {
+	st := g.state.Load()
+	return st.approverSetting(g).from
+}
+
+// Reload reads the configuration again and puts it in force for the
+// requests that start after it; a bad configuration leaves the previous
+// one in force and is returned.
+func (g *Gate) Reload() error {
+	g.reload.Lock()
+	defer g.reload.Unlock()
+	st, err := g.load()
 	if err != nil {
-		return res, o.unsettled(erec, ans, err)
+		return err
 	}
-	erec.Approver, erec.Outcome, erec.Reason = ans.By, ans.Outcome, ans.Reason
-	if !ans.Outcome.Approves() {
-		// The result says what became of the escalation, not of the
-		// first request: an abort ends the host's turn, and a deferral
-		// is resumed by the escalation's id.
-		if ans.Outcome == approval.Deferred {
-			res.Request = &ereq
-			if err := o.saveEscalation(ereq.ID, req.ID, plan, denials); err != nil {
-				// The host can still resume: the command then runs
-				// unescalated first, as before the plan was kept.
-				res.Error = err.Error()
-			}
-		} else {
-			o.dropEscalation(ereq.ID)
-		}
-		res.Approval, res.RequestID = ans, ereq.ID
-		return res, o.audit(erec)
-	}
-	if err := o.audit(erec); err != nil {
-		return res, err
-	}
-	o.dropEscalation(ereq.ID)
-	res.Escalated, res.RequestID, res.Approval = true, ereq.ID, ans
-	res.Layers, res.Denials, res.Signal = []string{}, []sandbox.Denial{}, nil
-	return res, o.execute(ctx, plan.Apply(prof), &erec, res)
-}
-
-// naming returns the --approve/--deny values whose request id is id.
-func naming(vals []string, id string) []string {
-	var out []string
-	for _, v := range vals {
-		if vid, _, _ := strings.Cut(v, ":"); vid == id {
-			out = append(out, v)
-		}
-	}
-	return out
-}
-
-// escalates reports whether the approval policy asks to escalate after a
-// sandbox denial (DESIGN §4): on-failure and untrusted do; on-request and
-// never only report it.
-func escalates(p approval.Policy) bool {
-	return p == approval.OnFailure || p == approval.Untrusted
-}
-
-// execute runs the command in prof, fills res from what happened and
-// audits the outcome in rec.
-func (o *Options) execute(ctx context.Context, prof *sandbox.Profile, rec *approval.Record, res *Result) error {
-	run, runErr := o.Runner.Run(ctx, &sandbox.Command{
-		Argv: o.argv(), Dir: o.Cwd, Env: o.Env,
-		Stdin: o.Stdin, Stdout: o.Stdout, Stderr: o.Stderr, Profile: prof,
-	})
-	if run != nil {
-		res.Ran = true
-		exit := run.ExitCode
-		res.ExitCode = &exit
-		res.TimedOut = run.TimedOut
-		if run.Signal != 0 {
-			sig := run.Signal
-			res.Signal = &sig
-		}
-		res.Layers = append(res.Layers, run.Layers...)
-		res.Missing = run.Missing
-		res.Tampered = run.Tampered
-		res.DurationMS = run.Duration.Milliseconds()
-		if d := sandbox.Detect(prof, run, o.Cwd); d != nil {
-			res.Denials = d
-		}
-		rec.Exit = &exit
-		rec.Layers, rec.DurationMS, rec.Denials = res.Layers, res.DurationMS, res.Denials
-		rec.Tampered = run.Tampered
-	}
-	if runErr != nil {
-		rec.Error = runErr.Error()
-	}
-	rec.Time = time.Now()
-	if err := o.audit(*rec); err != nil && runErr == nil {
-		runErr = err
-	}
-	return runErr
-}
-
-// argv is what the sandbox executes: a --shell script runs under bash -c,
-// the shell it was judged as. Under sh, which is dash on Debian, the same
-// text can run other commands: "ls &>/dev/null touch x" is ls with output
-// to /dev/null in bash, and "ls &" then "touch x" in dash.
-func (o *Options) argv() []string {
-	if o.Shell {
-		return []string{"bash", "-c", o.Argv[0]}
-	}
-	return o.Argv
-}
-
-// request builds the approval request for ev under the profile named
-// profile, whose grants digest to pd; digest is the policy's. All are
-// bound into the request id.
-func (o *Options) request(ev execpolicy.Evaluation, profile, pd, digest string) approval.Request {
-	r := approval.Request{
-		ID:            approval.RequestID(o.argv(), o.Cwd, profile, pd, digest, ""),
-		Argv:          o.argv(),
-		Cwd:           approval.Bytes(o.Cwd),
-		Workspace:     approval.Bytes(o.Workspace),
-		Profile:       profile,
-		ProfileDigest: pd,
-		Decision:      ev.Decision.String(),
-		Reasons:       ev.Reasons,
-		Matched:       approval.MatchedRules(ev.Matched),
-		Kind:          approval.KindExec,
-		Denials:       []approval.Denial{},
-		Dangerous:     ev.Dangerous,
-	}
-	if r.Reasons == nil {
-		r.Reasons = []execpolicy.Reason{}
-	}
-	if prefix, ok := execpolicy.ProposedPrefix(ev); ok && o.AmendFile != "" && !promptRuleMatched(ev) {
-		r.ProposedRule = prefix
-	}
-	return r
-}
-
-// promptRuleMatched reports whether a prompt rule covers a command of ev.
-// An allow rule appended for an "always" answer could never outrank it
-// (prompt > allow), so offering one would leave a dead rule and keep asking.
-func promptRuleMatched(ev execpolicy.Evaluation) bool {
-	for _, c := range ev.Commands {
-		for _, m := range c.Matches {
-			if m.Decision == execpolicy.Prompt {
-				return true
-			}
-		}
-	}
-	return false
-}
-
-// settle turns the approval policy's action into an approval outcome,
-// asking the approver when the action is "ask".
-func (o *Options) settle(ctx context.Context, action approval.Action, ev execpolicy.Evaluation, req *approval.Request, approve, deny []string) (ApprovalResult, error) {
-	switch action {
-	case approval.Run:
-		if ev.Decision == execpolicy.Allow {
-			return ApprovalResult{By: "rule", Outcome: approval.Approved}, nil
-		}
-		// Unmatched (or unanalysable under never): the policy runs it.
-		return ApprovalResult{By: "policy", Outcome: approval.Approved}, nil
-	case approval.Deny:
-		return ApprovalResult{By: "policy", Outcome: approval.Denied, Reason: "denied by policy"}, nil
-	}
-	if resp, ok := approval.Resume(req, approve, deny); ok {
-		return o.record(req, ApprovalResult{By: "defer", Outcome: resp.Outcome, Reason: resp.Reason})
-	}
-	if o.Session != nil && !req.Dangerous {
-		// A damaged session file approves nothing: the approver is asked.
-		if ok, err := o.Session.Has(req); err == nil && ok {
-			return ApprovalResult{By: "session", Outcome: approval.ApprovedForSession}, nil
-		}
-	}
-	resp, err := o.Approver.Approve(ctx, req)
-	by := o.ApproverID
-	if by == "deny" {
-		// Nobody was asked: the configuration refuses every prompt.
-		by = "policy"
-	}
-	out := ApprovalResult{By: by, Outcome: resp.Outcome, Reason: resp.Reason}
-	if err != nil {
-		out.Outcome, out.Reason = approval.Denied, err.Error()
-	}
-	if resp.ID != req.ID && out.Outcome != approval.Deferred {
-		out.Outcome, out.Reason = approval.Denied, "approver answered another request"
-	}
-	return o.record(req, out)
-}
-
-// record makes a session or "always" approval last.
-func (o *Options) record(req *approval.Request, out ApprovalResult) (ApprovalResult, error) {
-	switch out.Outcome {
-	case approval.ApprovedForSession:
-		if o.Session == nil || req.Dangerous {
-			// Without a session (or for a dangerous command) it counts
-			// once, and the result says so rather than claim more.
-			why := "no session id is set"
-			if req.Dangerous {
-				why = "a dangerous command is never approved for a session"
-			}
-			out.Outcome, out.Reason = approval.Approved, strings.TrimPrefix(out.Reason+"; ", "; ")+"approved once: "+why
-			return out, nil
-		}
-		if err := o.Session.Add(req); err != nil {
-			return out, fmt.Errorf("recording session approval: %w", err)
-		}
-	case approval.ApprovedAlways:
-		if req.ProposedRule == nil {
-			out.Outcome, out.Reason = approval.Denied, "no rule can be proposed for this command"
-			return out, nil
-		}
-		if _, err := execpolicy.AppendAllowRule(o.AmendFile, req.ProposedRule); err != nil {
-			return out, fmt.Errorf("writing the approved rule: %w", err)
-		}
-		out.RuleFile, out.Rule = o.AmendFile, execpolicy.FormatAllowRule(req.ProposedRule)
-	}
-	return out, nil
-}
-
-// unsettled audits an answer that could not be made to last (a session or
-// rules file that could not be written) and returns err: the command does
-// not run, but the approver's answer was a decision and is recorded.
-func (o *Options) unsettled(rec approval.Record, ans ApprovalResult, err error) error {
-	rec.Approver, rec.Outcome, rec.Reason, rec.Error = ans.By, ans.Outcome, ans.Reason, err.Error()
-	return errors.Join(err, o.audit(rec))
-}
-
-func (o *Options) audit(rec approval.Record) error {
-	if o.Audit == nil {
-		return nil
-	}
-	if err := o.Audit.Write(rec); err != nil {
-		return fmt.Errorf("%w: %w", ErrAudit, err)
-	}
+	g.state.Store(st)
 	return nil
+}
+
+// Refresh reloads the configuration when a file it came from changed
+// since it was read (see fingerprint), and says whether it did.
+func (g *Gate) Refresh() (bool, error) {
+	st := g.state.Load()
+	if fingerprint(st.sources) == st.print {
+		return false, nil
+	}
+	g.reload.Lock()
+	defer g.reload.Unlock()
+	if cur := g.state.Load(); cur != st && fingerprint(cur.sources) == cur.print {
+		// Another request reloaded it meanwhile.
+		return true, nil
+	}
+	nst, err := g.load()
+	if err != nil {
+		return false, err
+	}
+	g.state.Store(nst)
+	return true, nil
+}
+
+// Close closes the audit logs the Gate opened.
+func (g *Gate) Close() error {
+	g.logsMu.Lock()
+	defer g.logsMu.Unlock()
+	var first error
+	for k, l := range g.logs {
+		if err := l.Close(); err != nil && first == nil {
+			first = err
+		}
+		delete(g.logs, k)
+	}
+	return first
+}
+
+// current returns the state to serve a request with, refreshed first
+// when the Gate watches its files.
+func (g *Gate) current() (*state, error) {
+	if g.cfg.Watch {
+		if _, err := g.Refresh(); err != nil {
+			return nil, err
+		}
+	}
+	return g.state.Load(), nil
+}
+
+// Run judges the request's command, settles the approval, and runs it in
+// its profile. The Result is non-nil whenever a decision was made; the
+// error is non-nil when gatedexec itself failed (wrapping ErrConfig,
+// ErrUsage, ErrAudit, sandbox.ErrLayerUnavailable, ErrNotFound or
+// ErrCannotExec).
+func (g *Gate) Run(ctx context.Context, req Request) (*Result, error) {
+	st, err := g.current()
+	if err != nil {
+		return nil, err
+	}
+	c, err := st.call(g, req)
+	if err != nil {
+		return nil, err
+	}
+	return c.run(ctx)
+}
+
+// ErrNotFound and ErrCannotExec say the command could not be started
+// (exit 127 and 126).
+var (
+	ErrNotFound   = sandbox.ErrNotFound
+	ErrCannotExec = sandbox.ErrCannotExec
+)
+
+// serialApprover lets one request at a time ask the approver.
+type serialApprover struct {
+	mu *sync.Mutex
+	a  approval.Approver
+}
+
+func (s serialApprover) Approve(ctx context.Context, r *approval.Request) (approval.Response, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.a.Approve(ctx, r)
+}
+
+// place returns the request's place, checked against the Gate's workspace.
+func (g *Gate) place(req Request) (Place, error) {
+	pl := Place{Cwd: req.Cwd, Workspace: g.cfg.Workspace}
+	if req.Workspace != "" && req.Workspace != g.cfg.Workspace {
+		return pl, usageErr(fmt.Errorf("workspace %s: this gate serves the workspace %s", req.Workspace, g.cfg.Workspace))
+	}
+	if pl.Cwd == "" {
+		pl.Cwd = pl.Workspace
+	}
+	return pl, nil
+}
+
+// evalOptions are the policy's options for req.
+func evalOptions(req Request) execpolicy.EvalOptions {
+	return execpolicy.EvalOptions{ResolveHostExecutables: req.ResolveHostExecutables, Shell: req.Shell}
 }

@@ -52,7 +52,7 @@ prefix_rule(pattern=["make"], decision="allow", profile="read-only")
 prefix_rule(pattern=["touch"], decision="allow")
 `
 
-func newOptions(t *testing.T, argv ...string) (*Options, *fakeRunner, *fakeApprover, string) {
+func newOptions(t *testing.T, argv ...string) (*call, *fakeRunner, *fakeApprover, string) {
 	t.Helper()
 	pol, err := execpolicy.Loader{}.Load("test.rules", []byte(testRules))
 	if err != nil {
@@ -61,7 +61,7 @@ func newOptions(t *testing.T, argv ...string) (*Options, *fakeRunner, *fakeAppro
 	ws := t.TempDir()
 	runner := &fakeRunner{}
 	approver := &fakeApprover{outcome: approval.Denied}
-	o := &Options{
+	o := &call{
 		Argv: argv, Cwd: ws, Workspace: ws, Policy: pol,
 		Approval: approval.OnRequest, Approver: approver, ApproverID: "exec",
 		Profile: func(name string) (*sandbox.Profile, error) {
@@ -96,7 +96,7 @@ func TestRunDecisions(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			o, runner, approver, _ := newOptions(t, tt.argv...)
 			approver.outcome = tt.answer
-			res, err := Run(context.Background(), o)
+			res, err := o.run(context.Background())
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -126,7 +126,7 @@ func TestRunBadProfileIsConfigError(t *testing.T) {
 	}
 	defer log.Close()
 	o.Audit = log
-	if _, err := Run(context.Background(), o); !errors.Is(err, ErrConfig) {
+	if _, err := o.run(context.Background()); !errors.Is(err, ErrConfig) {
 		t.Fatalf("err = %v, want ErrConfig", err)
 	}
 	if len(runner.profiles) != 0 {
@@ -146,7 +146,7 @@ func TestRunProtectsControlPaths(t *testing.T) {
 	o, runner, _, ws := newOptions(t, "touch", "f")
 	rules := filepath.Join(ws, "home", ".config", "gatedexec")
 	o.Control = []string{rules, "/etc/gatedexec"}
-	if _, err := Run(context.Background(), o); err != nil {
+	if _, err := o.run(context.Background()); err != nil {
 		t.Fatal(err)
 	}
 	if p := runner.profiles[0]; !slices.Contains(p.Protect, rules) || slices.Contains(p.Protect, "/etc/gatedexec") {
@@ -162,7 +162,7 @@ func TestRunAuditFailureRunsNothing(t *testing.T) {
 	}
 	log.Close() // every write now fails
 	o.Audit = log
-	if _, err := Run(context.Background(), o); !errors.Is(err, ErrAudit) {
+	if _, err := o.run(context.Background()); !errors.Is(err, ErrAudit) {
 		t.Fatalf("err = %v, want ErrAudit", err)
 	}
 	if len(runner.profiles) != 0 {
@@ -186,7 +186,7 @@ func TestRunUnrecordableApprovalIsAudited(t *testing.T) {
 	}
 	defer log.Close()
 	o.Audit = log
-	if _, err := Run(context.Background(), o); err == nil || errors.Is(err, ErrAudit) {
+	if _, err := o.run(context.Background()); err == nil || errors.Is(err, ErrAudit) {
 		t.Fatalf("err = %v, want the failure to write the approved rule", err)
 	}
 	if len(approver.asked) != 1 || len(runner.profiles) != 0 {
@@ -236,7 +236,7 @@ func TestRunEscalation(t *testing.T) {
 			o, runner, approver, _ := newOptions(t, "touch", filepath.Join(outside, "f"))
 			o.Approval, approver.outcome = tt.policy, tt.answer
 			runner.results = []*sandbox.Result{denied}
-			res, err := Run(context.Background(), o)
+			res, err := o.run(context.Background())
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -303,12 +303,12 @@ func TestRunAuditsWhatWasAsked(t *testing.T) {
 	o.Audit = log
 	o.Approve = []string{"0123"} // names no request: refuses the exec request
 	o.Argv = []string{"git", "push"}
-	if _, err := Run(context.Background(), o); err != nil {
+	if _, err := o.run(context.Background()); err != nil {
 		t.Fatal(err)
 	}
 	o.Approve = nil
 	o.Argv = []string{"touch", filepath.Join(outside, "f")}
-	if _, err := Run(context.Background(), o); err != nil {
+	if _, err := o.run(context.Background()); err != nil {
 		t.Fatal(err)
 	}
 	b, err := os.ReadFile(logPath)
@@ -352,7 +352,7 @@ func TestRunRequestIDBindsResolvedProfile(t *testing.T) {
 			return &sandbox.Profile{Name: name, ReadAll: true, Write: []string{write}, Network: sandbox.NetworkOff}, nil
 		}
 		o.Cwd = "/w"
-		res, err := Run(context.Background(), o)
+		res, err := o.run(context.Background())
 		if err != nil || res.Request == nil {
 			t.Fatalf("Run = %+v, %v; want a deferred request", res, err)
 		}

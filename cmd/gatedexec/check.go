@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -9,8 +10,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
-	"github.com/gatedexec/gatedexec/approval"
-	"github.com/gatedexec/gatedexec/execpolicy"
+	"github.com/gatedexec/gatedexec/gate"
 )
 
 // rulesFlags is the repeatable -r/--rules flag shared by the commands that
@@ -83,70 +83,35 @@ func runCheck(w io.Writer, f *checkFlags, argv []string) error {
 	case f.shell && f.format == "codex":
 		return withCode(exitUsage, errors.New("check: --shell and --format codex are mutually exclusive (codex matches an argv)"))
 	}
-	// The same place, layers and settings as run: check must report the
-	// action run would take there.
+	// The same engine as run, from the same place, layers and settings:
+	// check reports the action run would take there.
 	pl, err := f.place.resolve()
 	if err != nil {
 		return err
 	}
-	cfg, _, err := layers(pl, flagOrEnv("--config", f.configFile, "GATEDEXEC_CONFIG"))
+	g, err := gate.New(gate.Config{
+		Workspace: pl.Workspace,
+		Rules:     f.rules.paths,
+		Flags:     gate.Flags{ConfigFile: f.configFile, ApprovalPolicy: f.approvalPolicy},
+		Version:   version,
+	})
 	if err != nil {
-		return err
+		return engineExit(err)
 	}
-	ap, err := approvalPolicy(f.approvalPolicy, cfg.Settings)
-	if err != nil {
-		return err
-	}
-	p, err := layeredPolicy(cfg, &f.rules)
-	if err != nil {
-		return err
-	}
+	defer g.Close()
 	if f.format == "codex" {
-		// Codex matches the argv as literal tokens, without shell
-		// analysis, so this format does too.
-		out := execpolicy.CodexJSON(p.MatchArgv(argv, execpolicy.MatchOptions{ResolveHostExecutables: f.resolveHost}), f.pretty)
-		_, err := w.Write(append(out, '\n'))
+		out, err := g.CheckCodex(argv, f.resolveHost, f.pretty)
+		if err != nil {
+			return engineExit(err)
+		}
+		_, err = w.Write(append(out, '\n'))
 		return err
 	}
-	ev := p.Evaluate(argv, execpolicy.EvalOptions{ResolveHostExecutables: f.resolveHost, Shell: f.shell})
-	return writeCheckJSON(w, newCheckOutput(ev, ap.Action(ev)), f.pretty)
-}
-
-// checkOutput is the default (--json) result of check.
-type checkOutput struct {
-	Decision     execpolicy.Decision   `json:"decision"`
-	MatchedRules execpolicy.CodexRules `json:"matchedRules"`
-	Commands     []checkCommand        `json:"commands"`
-	Reasons      []execpolicy.Reason   `json:"reasons"`
-	Action       approval.Action       `json:"action"`
-}
-
-// checkCommand is one command found in what was checked.
-type checkCommand struct {
-	Argv         approval.Argv         `json:"argv"`
-	MatchedRules execpolicy.CodexRules `json:"matchedRules"`
-	Decision     execpolicy.Decision   `json:"decision"`
-}
-
-func newCheckOutput(ev execpolicy.Evaluation, action approval.Action) checkOutput {
-	out := checkOutput{
-		Decision:     ev.Decision,
-		MatchedRules: execpolicy.CodexRules(ev.Matched),
-		Commands:     []checkCommand{},
-		Reasons:      ev.Reasons,
-		Action:       action,
+	res, err := g.Check(context.Background(), gate.Request{Argv: argv, Shell: f.shell, Cwd: pl.Cwd, ResolveHostExecutables: f.resolveHost})
+	if err != nil {
+		return engineExit(err)
 	}
-	if out.Reasons == nil {
-		out.Reasons = []execpolicy.Reason{}
-	}
-	for _, c := range ev.Commands {
-		argv := c.Argv
-		if argv == nil {
-			argv = []string{}
-		}
-		out.Commands = append(out.Commands, checkCommand{Argv: argv, MatchedRules: execpolicy.CodexRules(c.Matches), Decision: c.Decision})
-	}
-	return out
+	return writeCheckJSON(w, res, f.pretty)
 }
 
 // writeCheckJSON writes v as one JSON document. HTML escaping is off so

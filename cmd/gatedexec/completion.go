@@ -3,7 +3,7 @@ package main
 import (
 	"github.com/spf13/cobra"
 
-	"github.com/gatedexec/gatedexec/approval"
+	"github.com/gatedexec/gatedexec/gate"
 )
 
 // registerCompletions completes the values of the flags cmd has among
@@ -20,7 +20,7 @@ func registerCompletions(cmd *cobra.Command) {
 		})
 	}
 	complete("approval-policy", func() []string {
-		return []string{string(approval.Untrusted), string(approval.OnRequest), string(approval.OnFailure), string(approval.Never)}
+		return gate.ApprovalPolicies()
 	})
 	complete("approver", func() []string { return []string{"tty", "deny", "defer", "exec:"} })
 	if cmd.Flags().Lookup("profile") != nil {
@@ -29,7 +29,7 @@ func registerCompletions(cmd *cobra.Command) {
 			if err != nil {
 				return nil, cobra.ShellCompDirectiveError
 			}
-			l, err := newProfileLoader(pl)
+			l, err := profileLoaderOf(pl)
 			if err != nil {
 				return nil, cobra.ShellCompDirectiveError
 			}

@@ -6,6 +6,8 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/gatedexec/gatedexec/gate"
+
 	"github.com/gatedexec/gatedexec/profiles"
 	"github.com/gatedexec/gatedexec/sandbox"
 )
@@ -37,9 +39,9 @@ func newDoctorCmd() *cobra.Command {
 			if err != nil {
 				return withCode(exitUsage, err)
 			}
-			caps := hostCapabilities()
+			caps := gate.HostCapabilities()
 			rep := doctorReport{Host: caps}
-			l, err := newProfileLoader(pl)
+			l, err := profileLoaderOf(pl)
 			if err != nil {
 				return err
 			}
@@ -50,7 +52,7 @@ func newDoctorCmd() *cobra.Command {
 					dp.Error = err.Error()
 				} else {
 					// The host was probed once above; PlanLayers only reads it.
-					layers, missing := sandbox.PlanLayers(p, caps)
+					layers, missing := gate.PlanLayers(p, caps)
 					dp.Layers = append(dp.Layers, layers...)
 					dp.Missing = append(dp.Missing, missing...)
 				}

@@ -4,7 +4,7 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/gatedexec/gatedexec/sandbox"
+	"github.com/gatedexec/gatedexec/gate"
 )
 
 // Exit statuses of DESIGN §2.
@@ -54,14 +54,24 @@ func exitCodeOf(err error) (int, bool) {
 	return exitInternal, true
 }
 
-// runnerError maps an error from a sandbox.Runner to its exit status: 127
-// not found, 126 cannot execute, 125 anything else (a layer that could not
-// be applied included).
-func runnerError(err error) error {
+// engineExit gives an error of the engine its exit status: 64 the
+// caller's value, 78 bad configuration, 127 not found, 126 cannot
+// execute, 125 anything else (a layer that could not be applied
+// included). nil stays nil; an error that has its status keeps it.
+func engineExit(err error) error {
+	var ee *exitError
 	switch {
-	case errors.Is(err, sandbox.ErrNotFound):
+	case err == nil:
+		return nil
+	case errors.As(err, &ee):
+		return err
+	case errors.Is(err, gate.ErrConfig):
+		return withCode(exitConfig, err)
+	case errors.Is(err, gate.ErrUsage):
+		return withCode(exitUsage, err)
+	case errors.Is(err, gate.ErrNotFound):
 		return withCode(exitNotFound, err)
-	case errors.Is(err, sandbox.ErrCannotExec):
+	case errors.Is(err, gate.ErrCannotExec):
 		return withCode(exitCannotExec, err)
 	}
 	return withCode(exitInternal, err)

@@ -7,7 +7,6 @@ import (
 	"os"
 	"strings"
 
-	"github.com/gatedexec/gatedexec/approval"
 	"github.com/gatedexec/gatedexec/gate"
 	"github.com/gatedexec/gatedexec/profiles"
 	"github.com/gatedexec/gatedexec/sandbox"
@@ -69,7 +68,7 @@ func deniedError(res *gate.Result, hint denyHint) error {
 	if why == "" && len(res.Reasons) > 0 {
 		why = res.Reasons[0].Detail
 	}
-	if why != approval.DenyApproverReason {
+	if why != gate.DenyApproverReason {
 		return fmt.Errorf("denied (%s, %s by %s): %s", res.Decision, res.Approval.Outcome, res.Approval.By, why)
 	}
 	var reasons []string
@@ -80,8 +79,8 @@ func deniedError(res *gate.Result, hint denyHint) error {
 		}
 		reasons = append(reasons, string(r.Kind)+": "+r.Detail)
 	}
-	approver := "the approver is deny (" + hint.approver.from + ")"
-	if strings.HasPrefix(hint.approver.from, "default") {
+	approver := "the approver is deny (" + hint.approverFrom + ")"
+	if strings.HasPrefix(hint.approverFrom, "default") {
 		approver = "no terminal to ask on (stdin and stderr are not both terminals), so the approver is deny"
 	}
 	return fmt.Errorf("denied: the command needs approval (%s) and %s. To run it: answer a prompt from a terminal (--approver tty), "+

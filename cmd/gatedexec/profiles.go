@@ -11,6 +11,8 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/gatedexec/gatedexec/gate"
+
 	"github.com/gatedexec/gatedexec/profiles"
 	"github.com/gatedexec/gatedexec/sandbox"
 )
@@ -49,7 +51,7 @@ func newProfilesListCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			l, err := newProfileLoader(pl)
+			l, err := profileLoaderOf(pl)
 			if err != nil {
 				return err
 			}
@@ -113,7 +115,7 @@ type profileView struct {
 	Missing []string `json:"missing"`
 }
 
-func viewOf(p *sandbox.Profile, pl place) profileView {
+func viewOf(p *sandbox.Profile, pl gate.Place) profileView {
 	nonNil := func(s []string) []string {
 		if s == nil {
 			return []string{}
@@ -131,7 +133,7 @@ func viewOf(p *sandbox.Profile, pl place) profileView {
 	if p.UnixSockets {
 		v.UnixSockets = "allow"
 	}
-	layers, missing := hostLayers(p)
+	layers, missing := gate.HostLayers(p)
 	v.Layers, v.Missing = nonNil(layers), nonNil(missing)
 	l := p.Limits
 	v.Limits.NoFile, v.Limits.NProc, v.Limits.FSize, v.Limits.CPU, v.Limits.AS = l.NoFile, l.NProc, l.FSize, l.CPU, l.AS
@@ -162,7 +164,7 @@ func newProfilesShowCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			l, err := newProfileLoader(pl)
+			l, err := profileLoaderOf(pl)
 			if err != nil {
 				return err
 			}
@@ -264,7 +266,7 @@ without errors. It exits 78 if any FILE has an error; warnings alone exit 0.`,
 			if err != nil {
 				return err
 			}
-			l, err := newProfileLoader(pl)
+			l, err := profileLoaderOf(pl)
 			if err != nil {
 				return err
 			}
@@ -300,7 +302,7 @@ func runProfilesLint(stdout, stderr io.Writer, l *profiles.Loader, files []strin
 // unenforceable lists the layers p needs that this host's sandbox cannot
 // apply.
 func unenforceable(p *sandbox.Profile) []string {
-	_, missing := hostLayers(p)
+	_, missing := gate.HostLayers(p)
 	var out []string
 	for _, m := range missing {
 		msg := "needs " + m

@@ -8,6 +8,8 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/gatedexec/gatedexec/gate"
+
 	"github.com/gatedexec/gatedexec/execpolicy"
 	"github.com/gatedexec/gatedexec/internal/userdirs"
 	"github.com/gatedexec/gatedexec/profiles"
@@ -59,7 +61,7 @@ func runRulesTest(stdout, stderr io.Writer, files []string) error {
 	var profiles *profiles.Loader
 	pl, err := (&placeFlags{}).resolve()
 	if err == nil {
-		profiles, err = newProfileLoader(pl)
+		profiles, err = profileLoaderOf(pl)
 	}
 	if err != nil {
 		return err
@@ -68,7 +70,7 @@ func runRulesTest(stdout, stderr io.Writer, files []string) error {
 	for _, file := range files {
 		p, err := execpolicy.Loader{HomeDir: home}.LoadFiles(file)
 		if err == nil {
-			err = checkRuleProfiles(p, profiles)
+			err = engineExit(gate.CheckRuleProfiles(p, profiles))
 		}
 		if err != nil {
 			fmt.Fprintf(stderr, "gatedexec: %v\n", err)

@@ -6,22 +6,14 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
 	"os/signal"
-	"path/filepath"
-	"slices"
-	"strings"
 	"syscall"
 	"time"
 
 	"github.com/spf13/cobra"
 
-	"github.com/gatedexec/gatedexec/approval"
-	"github.com/gatedexec/gatedexec/config"
-	"github.com/gatedexec/gatedexec/execpolicy"
 	"github.com/gatedexec/gatedexec/gate"
 	"github.com/gatedexec/gatedexec/internal/atomicfile"
-	"github.com/gatedexec/gatedexec/sandbox"
 )
 
 type runFlags struct {
@@ -60,7 +52,7 @@ func newRunCmd() *cobra.Command {
 	fs.StringVarP(&f.profile, "profile", "p", "", "default sandbox profile (name or .toml file) when no allow rule names one (default workspace-write)")
 	fs.StringVar(&f.approvalPolicy, "approval-policy", "", "untrusted, on-request (default), on-failure or never")
 	fs.StringVar(&f.approver, "approver", "", "tty (default with a terminal), deny (default without), defer, or exec:CMD")
-	fs.StringVar(&f.approverTimeout, "approver-timeout", "", "how long an exec approver may take to answer before the request is denied (default "+approval.DefaultExecTimeout.String()+", at most --timeout)")
+	fs.StringVar(&f.approverTimeout, "approver-timeout", "", "how long an exec approver may take to answer before the request is denied (default "+gate.DefaultApproverTimeout.String()+", at most --timeout)")
 	fs.StringVar(&f.session, "session", "", "session id for session approvals (default $GATEDEXEC_SESSION)")
 	fs.DurationVar(&f.timeout, "timeout", 0, "kill the command's process group after this long (exit 124)")
 	fs.BoolVar(&f.json, "json", false, "print the result as one line of JSON on stderr after the command")
@@ -106,12 +98,12 @@ func checkRunFlags(cmd *cobra.Command, f *runFlags, args []string) error {
 		return withCode(exitUsage, errors.New("--pretty only applies to --json"))
 	}
 	for _, v := range f.approve {
-		if err := approval.CheckResumeValue(v, true); err != nil {
+		if err := gate.CheckResumeValue(v, true); err != nil {
 			return withCode(exitUsage, fmt.Errorf("--approve: %w", err))
 		}
 	}
 	for _, v := range f.deny {
-		if err := approval.CheckResumeValue(v, false); err != nil {
+		if err := gate.CheckResumeValue(v, false); err != nil {
 			return withCode(exitUsage, fmt.Errorf("--deny: %w", err))
 		}
 	}
@@ -119,132 +111,52 @@ func checkRunFlags(cmd *cobra.Command, f *runFlags, args []string) error {
 }
 
 // denyHint is what reportRun needs to explain a refusal by the deny
-// approver: whether it was chosen or the default for want of a terminal.
+// approver: where the approver was chosen (a "default" origin means for
+// want of a terminal).
 type denyHint struct {
-	approver setting
+	approverFrom string
 }
 
-// gatedRun resolves the configuration and runs the command through the
-// gates. The error carries its exit status.
+// gatedRun builds the engine from the flags and runs the command through
+// it. The error carries its exit status.
 func gatedRun(cmd *cobra.Command, f *runFlags, args []string) (*gate.Result, denyHint, error) {
 	var hint denyHint
 	pl, err := f.place.resolve()
 	if err != nil {
 		return nil, hint, err
 	}
-	configFile := flagOrEnv("--config", f.configFile, "GATEDEXEC_CONFIG")
-	cfg, dirs, err := layers(pl, configFile)
-	if err != nil {
-		return nil, hint, err
-	}
 	stderr := cmd.ErrOrStderr()
-	for _, w := range cfg.Warnings {
-		fmt.Fprintln(stderr, "gatedexec: warning:", w)
-	}
-	s := cfg.Settings
-	ap, err := approvalPolicy(f.approvalPolicy, s)
-	if err != nil {
-		return nil, hint, err
-	}
-	session := flagOrEnv("--session", f.session, "GATEDEXEC_SESSION")
-	interactive := approval.IsTerminal(int(os.Stdin.Fd())) && approval.IsTerminal(int(os.Stderr.Fd()))
-	defaultApprover := "deny"
-	if interactive {
-		defaultApprover = "tty"
-	}
-	spec := pickSetting("--approver", f.approver, "GATEDEXEC_APPROVER", s, "approver", s.Approver, defaultApprover)
-	hint.approver = spec
-	at := pickSetting("--approver-timeout", f.approverTimeout, "GATEDEXEC_APPROVER_TIMEOUT", s, "approver_timeout", s.ApproverTimeout, approval.DefaultExecTimeout.String())
-	approverTimeout, err := config.ParseTimeout(at.value)
-	if err != nil {
-		return nil, hint, at.errorf(err)
-	}
-	if f.timeout > 0 && f.timeout < approverTimeout {
-		// A caller's budget for the run bounds the wait for an answer too.
-		approverTimeout = f.timeout
-	}
-	approver, err := approval.ParseApprover(spec.value, approval.Options{
-		ExecStderr: stderr, Status: stderr, ExecTimeout: approverTimeout, Session: session.value != "",
+	g, err := gate.New(gate.Config{
+		Workspace: pl.Workspace,
+		Rules:     f.rules.paths,
+		Flags: gate.Flags{
+			ConfigFile: f.configFile, ApprovalPolicy: f.approvalPolicy, Approver: f.approver,
+			ApproverTimeout: f.approverTimeout, Profile: f.profile, Session: f.session, AuditLog: f.auditLog,
+		},
+		Interactive: gate.Interactive(os.Stdin, os.Stderr),
+		Stderr:      stderr,
+		Version:     version,
 	})
 	if err != nil {
-		return nil, hint, spec.errorf(err)
+		return nil, hint, engineExit(err)
 	}
-	policy, err := layeredPolicy(cfg, &f.rules)
-	if err != nil {
-		return nil, hint, err
+	defer g.Close()
+	for _, w := range g.Warnings() {
+		fmt.Fprintln(stderr, "gatedexec: warning:", w)
 	}
-	profiles := profileLoader(pl, cfg)
-	if err := checkRuleProfiles(policy, profiles); err != nil {
-		return nil, hint, err
-	}
-	defaultProfile := pickSetting("--profile", f.profile, "GATEDEXEC_PROFILE", s, "profile", s.Profile, "workspace-write")
-
-	o := &gate.Options{
-		Argv: args, Shell: f.shell, Cwd: pl.Cwd, Workspace: pl.Workspace, Env: os.Environ(),
-		Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr,
-		Policy:   policy,
-		EvalOpts: execpolicy.EvalOptions{ResolveHostExecutables: f.resolveHost, Shell: f.shell},
-		Approval: ap, Approver: approver, ApproverID: approverName(spec.value),
-		Approve: f.approve, Deny: f.deny,
-		AmendFile:   userRulesFile(dirs),
-		DeferredDir: dirs.Deferred(),
-		Profile: func(name string) (*sandbox.Profile, error) {
-			p, err := profiles.Resolve(name)
-			if err != nil && name == defaultProfile.value {
-				// Always 78 (gate.ErrConfig), a flag too: it names a
-				// profile file or layer that is wrong.
-				err = fmt.Errorf("%s: %w", defaultProfile.from, err)
-			}
-			return p, err
-		},
-		DefaultProfile: defaultProfile.value,
-		Timeout:        f.timeout,
-		Runner:         signalledRunner{hostRunner()},
-	}
-	if session.value != "" {
-		o.SessionID = session.value
-		o.Session, err = approval.OpenSession(dirs.Sessions(), o.SessionID)
-		switch {
-		case errors.Is(err, approval.ErrSessionID):
-			return nil, hint, session.errorf(err)
-		case err != nil:
-			// The id is fine; the store cannot be used (a read-only
-			// home): gatedexec's failure, not the caller's.
-			return nil, hint, withCode(exitInternal, fmt.Errorf("%s: %w", session.from, err))
-		}
-	}
-	audit := pickSetting("--audit-log", f.auditLog, "GATEDEXEC_AUDIT_LOG", s, "audit_log", s.AuditLog, "")
-	auditPath := audit.value
-	if auditPath != "" {
-		o.Audit, err = approval.OpenLog(auditPath, s.AuditFsync != nil && *s.AuditFsync)
-		if err != nil {
-			// The path may be right and the disk full: not a usage error.
-			return nil, hint, withCode(exitInternal, fmt.Errorf("%s: %w", audit.from, err))
-		}
-		defer o.Audit.Close()
-	}
-	// Every file gatedexec reads or writes for a run: a command that could
-	// change one would decide how its next run is judged or sandboxed.
-	own := append(slices.Clip(f.rules.paths), auditPath, profileFile(defaultProfile.value), configFile.value, existing(f.resultFile))
-	o.Control, err = controlPaths(dirs, append(own, approverFiles(approver)...)...)
-	if err != nil {
-		return nil, hint, err
-	}
+	hint.approverFrom = g.ApproverOrigin()
 
 	ctx, stop := approvalContext()
 	defer stop()
-	res, err := gate.Run(ctx, o)
+	res, err := g.Run(ctx, gate.Request{
+		Argv: args, Shell: f.shell, Cwd: pl.Cwd, Env: os.Environ(),
+		Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr,
+		ResolveHostExecutables: f.resolveHost,
+		Approve:                f.approve, Deny: f.deny,
+		Timeout:    f.timeout,
+		ResultFile: f.resultFile,
+	})
 	return res, hint, runExit(res, err, hint)
-}
-
-// signalledRunner runs the command without the approval context's
-// cancellation: once it runs, the runner itself passes SIGINT and SIGTERM
-// on to it, and a cancellation on the same signal would also kill it with
-// SIGTERM, racing its own handler (a trap that exits 7 came out as 143).
-type signalledRunner struct{ sandbox.Runner }
-
-func (r signalledRunner) Run(ctx context.Context, c *sandbox.Command) (*sandbox.Result, error) {
-	return r.Runner.Run(context.WithoutCancel(ctx), c)
 }
 
 // approvalContext returns the context a pending approval is cancelled by.
@@ -261,7 +173,7 @@ func approvalContext() (context.Context, func()) {
 		case sig := <-sigs:
 			cause := fmt.Errorf("signal %v", sig)
 			if sig == syscall.SIGHUP {
-				cause = approval.ErrHangup
+				cause = gate.ErrHangup
 			}
 			cancel(cause)
 		case <-done:
@@ -272,17 +184,6 @@ func approvalContext() (context.Context, func()) {
 		close(done)
 		cancel(nil)
 	}
-}
-
-// approvalPolicy picks and parses the approval policy from the flag, the
-// environment or the configuration, as run and check both do.
-func approvalPolicy(flag string, s config.Settings) (approval.Policy, error) {
-	st := pickSetting("--approval-policy", flag, "GATEDEXEC_APPROVAL_POLICY", s, "approval_policy", s.ApprovalPolicy, string(approval.DefaultPolicy))
-	ap, err := approval.ParsePolicy(st.value)
-	if err != nil {
-		return "", st.errorf(err)
-	}
-	return ap, nil
 }
 
 // failureResult is the result file and --json output of a run that
@@ -343,11 +244,9 @@ func reportRun(w io.Writer, f *runFlags, result *atomicfile.Target, res *gate.Re
 // runExit maps a gated run to the exit status of DESIGN §2.
 func runExit(res *gate.Result, err error, hint denyHint) error {
 	switch {
-	case errors.Is(err, gate.ErrConfig):
-		return withCode(exitConfig, err)
 	case err != nil:
-		return runnerError(err)
-	case res.Approval.Outcome == approval.Deferred:
+		return engineExit(err)
+	case res.Approval.Outcome == gate.Deferred:
 		return withCode(exitDeferred, fmt.Errorf("approval deferred: request %s (resume with --approve %s or --deny %s)", res.RequestID, res.RequestID, res.RequestID))
 	case !res.Ran:
 		return withCode(exitDenied, deniedError(res, hint))
@@ -357,43 +256,4 @@ func runExit(res *gate.Result, err error, hint denyHint) error {
 		return withCode(*res.ExitCode, nil)
 	}
 	return nil
-}
-
-// approverFiles returns the files an exec approver runs: its program and
-// each argument naming a regular file (a script given to an interpreter),
-// and the directory of each, where interpreters look for what the script
-// imports first (Python's sys.path[0], Node's node_modules). They are
-// control paths: a command that could rewrite its approver, or plant a
-// module beside it, would approve its own next requests, as one that could
-// append to the rules. What else the approver reads, gatedexec cannot know.
-func approverFiles(a approval.Approver) []string {
-	ea, ok := a.(*approval.ExecApprover)
-	if !ok || len(ea.Argv) == 0 {
-		return nil
-	}
-	var out []string
-	if p, err := exec.LookPath(ea.Argv[0]); err == nil {
-		out = append(out, p)
-	} else if strings.ContainsRune(ea.Argv[0], '/') {
-		// Missing now, it is still where the approver will be looked
-		// for: a command that created it there would approve itself.
-		out = append(out, ea.Argv[0])
-	}
-	for _, arg := range ea.Argv[1:] {
-		if st, err := os.Stat(arg); err == nil && st.Mode().IsRegular() {
-			out = append(out, arg)
-		}
-	}
-	for _, f := range slices.Clone(out) {
-		out = append(out, filepath.Dir(f))
-	}
-	return out
-}
-
-// approverName is the approver's name as results record it.
-func approverName(spec string) string {
-	if strings.HasPrefix(spec, "exec:") {
-		return "exec"
-	}
-	return spec
 }

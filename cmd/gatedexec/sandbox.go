@@ -10,21 +10,9 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/gatedexec/gatedexec/gate"
 	"github.com/gatedexec/gatedexec/internal/atomicfile"
-	"github.com/gatedexec/gatedexec/sandbox"
 )
-
-// sandboxResult is the JSON written by `sandbox --json` and --result-file.
-type sandboxResult struct {
-	Profile    string   `json:"profile"`
-	Layers     []string `json:"layers"`
-	Missing    []string `json:"missing,omitempty"`
-	ExitCode   int      `json:"exit_code"`
-	Signal     *int     `json:"signal"`
-	TimedOut   bool     `json:"timed_out,omitempty"`
-	DurationMS int64    `json:"duration_ms"`
-	Tampered   []string `json:"tampered,omitempty"`
-}
 
 func newSandboxCmd() *cobra.Command {
 	var (
@@ -53,19 +41,11 @@ func newSandboxCmd() *cobra.Command {
 				return err
 			}
 			defer result.Close()
-			res, p, err := runSandbox(&pf, profile, timeout, resultFile, args)
+			res, err := runSandbox(&pf, profile, timeout, resultFile, args)
 			w := cmd.ErrOrStderr()
 			var out any
 			if res != nil {
-				r := sandboxResult{Profile: p.Name, Layers: res.Layers, Missing: res.Missing,
-					ExitCode: res.ExitCode, TimedOut: res.TimedOut, DurationMS: res.Duration.Milliseconds(), Tampered: res.Tampered}
-				if r.Layers == nil {
-					r.Layers = []string{}
-				}
-				if res.Signal != 0 {
-					r.Signal = &res.Signal
-				}
-				out = r
+				out = res
 			} else if err != nil {
 				code, _ := exitCodeOf(err)
 				out = failureResult{Error: err.Error(), Status: code}
@@ -97,7 +77,7 @@ func newSandboxCmd() *cobra.Command {
 	// runs ls -d /.
 	fs.SetInterspersed(false)
 	pf.register(fs)
-	fs.StringVarP(&profile, "profile", "p", "workspace-write", "sandbox profile: a name or a .toml file")
+	fs.StringVarP(&profile, "profile", "p", gate.DefaultProfile, "sandbox profile: a name or a .toml file")
 	fs.DurationVar(&timeout, "timeout", 0, "kill the command's process group after this long (exit 124)")
 	fs.StringVar(&resultFile, "result-file", "", "write the result as JSON to this file")
 	fs.BoolVar(&asJSON, "json", false, "print the result as one line of JSON on stderr after the command")
@@ -108,38 +88,16 @@ func newSandboxCmd() *cobra.Command {
 
 // runSandbox runs args in the profile named profile; the error carries
 // its exit status.
-func runSandbox(pf *placeFlags, profile string, timeout time.Duration, resultFile string, args []string) (*sandbox.Result, *sandbox.Profile, error) {
+func runSandbox(pf *placeFlags, profile string, timeout time.Duration, resultFile string, args []string) (*gate.SandboxResult, error) {
 	pl, err := pf.resolve()
 	if err != nil {
-		return nil, nil, withCode(exitUsage, err)
+		return nil, withCode(exitUsage, err)
 	}
-	cfg, dirs, err := layers(pl, setting{})
-	if err != nil {
-		return nil, nil, err
-	}
-	p, err := profileLoader(pl, cfg).Resolve(profile)
-	if err != nil {
-		return nil, nil, profileError(err)
-	}
-	if timeout > 0 {
-		p.Limits.Timeout = timeout
-	}
-	// No rules are read here, but the command must not be able to
-	// write the ones a later run reads.
-	control, err := controlPaths(dirs, profileFile(profile), existing(resultFile))
-	if err != nil {
-		return nil, nil, err
-	}
-	p = sandbox.WithControl(p, control)
-	res, err := hostRunner().Run(context.Background(), &sandbox.Command{
-		Argv: args, Dir: pl.Cwd, Env: os.Environ(),
+	res, err := gate.Sandbox(context.Background(), gate.SandboxRequest{
+		Place: pl, Argv: args, Env: os.Environ(), Profile: profile, Timeout: timeout, ResultFile: resultFile,
 		Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr,
-		Profile: p,
 	})
-	if err != nil {
-		err = runnerError(err)
-	}
-	return res, p, err
+	return res, engineExit(err)
 }
 
 // openResultFile opens the directory of a --result-file before the

@@ -43,7 +43,7 @@ reviewed, so that a file changed in between is not trusted unseen.`,
 			if err != nil {
 				return withCode(exitConfig, err)
 			}
-			store := trustStore(dirs)
+			store := &config.TrustStore{Dir: dirs.TrustDir()}
 			switch {
 			case revoke:
 				if err := store.Revoke(pl.Workspace); err != nil {

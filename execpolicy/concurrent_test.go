@@ -1,0 +1,51 @@
+package execpolicy
+
+import (
+	"fmt"
+	"sync"
+	"testing"
+)
+
+// One Policy serves many evaluations at once (a Gate's requests): the
+// race detector checks its pools and tables, and every goroutine gets
+// the answer a lone evaluation gets.
+func TestEvaluateConcurrent(t *testing.T) {
+	p, err := Loader{}.Load("c.rules", []byte(`
+prefix_rule(pattern=["git", "status"], decision="allow")
+prefix_rule(pattern=["git", "push"], decision="prompt")
+prefix_rule(pattern=["rm"], decision="forbidden")
+host_executable(name="git", paths=["/usr/bin/git"])
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cases := []struct {
+		argv []string
+		opts EvalOptions
+	}{
+		{[]string{"git", "status"}, EvalOptions{}},
+		{[]string{"/usr/bin/git", "push"}, EvalOptions{ResolveHostExecutables: true}},
+		{[]string{"bash", "-lc", "git status && rm -rf x"}, EvalOptions{}},
+		{[]string{"for f in *; do git status \"$f\"; done | sort"}, EvalOptions{Shell: true}},
+		{[]string{"cat <<EOF\n$(rm x)\nEOF"}, EvalOptions{Shell: true}},
+	}
+	want := make([]string, len(cases))
+	for i, c := range cases {
+		want[i] = fmt.Sprint(p.Evaluate(c.argv, c.opts).Decision)
+	}
+	var wg sync.WaitGroup
+	for g := range 8 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range 50 {
+				c := cases[(g+i)%len(cases)]
+				if got := fmt.Sprint(p.Evaluate(c.argv, c.opts).Decision); got != want[(g+i)%len(cases)] {
+					t.Errorf("%q: %s, want %s", c.argv, got, want[(g+i)%len(cases)])
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+}

@@ -1,0 +1,102 @@
+package gate
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/gatedexec/gatedexec/approval"
+	"github.com/gatedexec/gatedexec/config"
+	"github.com/gatedexec/gatedexec/profiles"
+)
+
+// controlPaths lists gatedexec's own files for sandbox.WithControl: the
+// system and user layers, the state directory (trust records, sessions),
+// the rules cache, and extra (the rules files, the audit log). The
+// workspace's .gatedexec is not among them: changing it revokes the
+// workspace's trust, which only makes its rules stricter. A path that
+// cannot be made absolute is an error, not one fewer protected file.
+func controlPaths(getenv func(string) string, d config.Dirs, extra ...string) ([]string, error) {
+	paths := []string{d.System, d.User, d.State, rulesCacheDir(getenv, d), d.Sessions()}
+	var out []string
+	for _, p := range append(paths, extra...) {
+		if p == "" {
+			continue
+		}
+		abs, err := filepath.Abs(p)
+		if err != nil {
+			return nil, fmt.Errorf("control path %s: %w", p, err)
+		}
+		out = append(out, resolveExisting(abs))
+	}
+	return out, nil
+}
+
+// existing returns path when something is there, else "". A result file
+// not made yet is no control path: held by an empty directory it could not
+// be written, and its write, by descriptor and rename, follows no link the
+// command may put there.
+func existing(path string) string {
+	if _, err := os.Lstat(path); path == "" || err != nil {
+		return ""
+	}
+	return path
+}
+
+// profileFile returns nameOrFile when it names a profile file, else "".
+func profileFile(nameOrFile string) string {
+	if profiles.IsFile(nameOrFile) {
+		return nameOrFile
+	}
+	return ""
+}
+
+// resolveExisting resolves the symlinks of the longest existing prefix of
+// the absolute path p, so that it compares with the profile's resolved
+// paths; the rest is kept as written.
+func resolveExisting(p string) string {
+	rest := ""
+	for dir := p; ; dir = filepath.Dir(dir) {
+		if r, err := filepath.EvalSymlinks(dir); err == nil {
+			return filepath.Join(r, rest)
+		}
+		if dir == filepath.Dir(dir) {
+			return p
+		}
+		rest = filepath.Join(filepath.Base(dir), rest)
+	}
+}
+
+// approverFiles returns the files an exec approver runs: its program and
+// each argument naming a regular file (a script given to an interpreter),
+// and the directory of each, where interpreters look for what the script
+// imports first (Python's sys.path[0], Node's node_modules). They are
+// control paths: a command that could rewrite its approver, or plant a
+// module beside it, would approve its own next requests, as one that could
+// append to the rules. What else the approver reads, gatedexec cannot know.
+func approverFiles(a approval.Approver) []string {
+	ea, ok := a.(*approval.ExecApprover)
+	if !ok || len(ea.Argv) == 0 {
+		return nil
+	}
+	var out []string
+	if p, err := exec.LookPath(ea.Argv[0]); err == nil {
+		out = append(out, p)
+	} else if strings.ContainsRune(ea.Argv[0], '/') {
+		// Missing now, it is still where the approver will be looked
+		// for: a command that created it there would approve itself.
+		out = append(out, ea.Argv[0])
+	}
+	for _, arg := range ea.Argv[1:] {
+		if st, err := os.Stat(arg); err == nil && st.Mode().IsRegular() {
+			out = append(out, arg)
+		}
+	}
+	for _, f := range slices.Clone(out) {
+		out = append(out, filepath.Dir(f))
+	}
+	return out
+}

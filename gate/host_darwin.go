@@ -1,0 +1,32 @@
+//go:build darwin
+
+package gate
+
+import (
+	"os"
+
+	"github.com/gatedexec/gatedexec/sandbox"
+	"github.com/gatedexec/gatedexec/sandbox/darwin"
+)
+
+// StopStrayHelper does nothing: macOS has no exec helper.
+func StopStrayHelper([]string) {}
+
+// hostRunner returns this host's sandbox backend: sandbox-exec.
+func hostRunner() sandbox.Runner { return darwin.Runner{} }
+
+// HostLayers reports the layers p would get on this host and the ones it
+// needs that are missing.
+func HostLayers(p *sandbox.Profile) (layers, missing []string) { return darwin.Layers(p) }
+
+// PlanLayers reports the layers p would get on this host; macOS needs no
+// capability probe.
+func PlanLayers(p *sandbox.Profile, _ sandbox.Capabilities) (layers, missing []string) {
+	return darwin.Layers(p)
+}
+
+// HostCapabilities reports the Linux kernel features; macOS has none of
+// them, and its seatbelt layer needs no capability probe.
+func HostCapabilities() sandbox.Capabilities {
+	return sandbox.Capabilities{Root: os.Geteuid() == 0}
+}

@@ -1,0 +1,37 @@
+//go:build linux
+
+package gate
+
+import (
+	"github.com/gatedexec/gatedexec/sandbox"
+	"github.com/gatedexec/gatedexec/sandbox/linux"
+)
+
+// StopStrayHelper stops a helper invocation that reached Go: the C helper
+// in sandbox/linux takes such a process over from an ELF constructor, so
+// getting here means it did not run, and the command must not either.
+// A program that sandboxes through a Gate calls it first in main or init
+// with os.Args.
+func StopStrayHelper(args []string) {
+	if linux.IsHelper(args) {
+		linux.HelperMain()
+	}
+}
+
+// hostRunner returns this host's sandbox backend: Landlock, seccomp and namespaces.
+func hostRunner() sandbox.Runner { return &linux.Runner{} }
+
+// HostLayers reports the layers p would get on this host and the ones it
+// needs that are missing.
+func HostLayers(p *sandbox.Profile) (layers, missing []string) {
+	return PlanLayers(p, HostCapabilities())
+}
+
+// PlanLayers reports the layers p would get on a host with caps, without
+// probing it again.
+func PlanLayers(p *sandbox.Profile, caps sandbox.Capabilities) (layers, missing []string) {
+	return sandbox.PlanLayers(p, caps)
+}
+
+// HostCapabilities probes the kernel features the Linux backend uses.
+func HostCapabilities() sandbox.Capabilities { return linux.Probe() }

@@ -1,0 +1,38 @@
+//go:build !linux && !darwin
+
+package gate
+
+import (
+	"context"
+	"fmt"
+	"runtime"
+
+	"github.com/gatedexec/gatedexec/sandbox"
+)
+
+// StopStrayHelper does nothing: this OS has no exec helper.
+func StopStrayHelper([]string) {}
+
+// hostRunner returns a backend that refuses every profile: this OS has no
+// sandbox backend.
+func hostRunner() sandbox.Runner { return noBackend{} }
+
+// HostLayers reports that every layer is missing on this OS.
+func HostLayers(p *sandbox.Profile) (layers, missing []string) {
+	return PlanLayers(p, sandbox.Capabilities{})
+}
+
+// PlanLayers reports that every layer is missing on this OS.
+func PlanLayers(p *sandbox.Profile, caps sandbox.Capabilities) (layers, missing []string) {
+	_, missing = sandbox.PlanLayers(p, caps)
+	return nil, missing
+}
+
+// HostCapabilities reports no kernel feature.
+func HostCapabilities() sandbox.Capabilities { return sandbox.Capabilities{} }
+
+type noBackend struct{}
+
+func (noBackend) Run(context.Context, *sandbox.Command) (*sandbox.Result, error) {
+	return nil, fmt.Errorf("no sandbox backend for %s: %w", runtime.GOOS, sandbox.ErrLayerUnavailable)
+}

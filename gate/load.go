@@ -1,0 +1,126 @@
+package gate
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/gatedexec/gatedexec/config"
+	"github.com/gatedexec/gatedexec/execpolicy"
+	"github.com/gatedexec/gatedexec/profiles"
+)
+
+// loadLayers reads the configuration layers for workspace, plus
+// configFile (--config or GATEDEXEC_CONFIG: a settings file above the
+// layers) when its value is set. Errors are ErrConfig.
+func loadLayers(getenv func(string) string, workspace string, configFile setting) (*config.Config, error) {
+	dirs, err := config.DefaultDirs(getenv, workspace)
+	if err != nil {
+		return nil, configErr(err)
+	}
+	cfg, err := config.Load(dirs, &config.TrustStore{Dir: dirs.TrustDir()})
+	if err != nil {
+		return nil, configErr(err)
+	}
+	if configFile.value != "" {
+		s, err := config.ReadSettingsFile(configFile.value)
+		if err != nil {
+			return nil, configErr(fmt.Errorf("%s: %w", configFile.from, err))
+		}
+		cfg.Settings = cfg.Settings.Over(s)
+	}
+	return cfg, nil
+}
+
+// loadPolicy loads the rules of every configuration layer (an untrusted
+// layer contributing only what can make decisions stricter) and then the
+// rules paths. Any bad file means no policy (ErrConfig).
+func loadPolicy(getenv func(string) string, cfg *config.Config, version string, paths []string) (*execpolicy.Policy, error) {
+	loader := execpolicy.Loader{HomeDir: cfg.Dirs.Home, CacheDir: rulesCacheDir(getenv, cfg.Dirs), Files: cfg.Files}
+	if loader.CacheDir != "" {
+		loader.CacheBuild = execpolicy.BuildIdentity(version)
+	}
+	p := execpolicy.NewPolicy()
+	for _, src := range cfg.Rules {
+		l := loader
+		// An untrusted layer arrived with the repository: its files get
+		// the literal subset, so that they cannot exhaust memory.
+		l.Restricted = !src.AllowRules
+		lp, err := l.LoadFiles(src.Path)
+		if err != nil {
+			return nil, configErr(err)
+		}
+		if !src.AllowRules {
+			lp = lp.RestrictOnly()
+		}
+		p.Merge(lp)
+	}
+	fp, err := loader.LoadFiles(paths...)
+	if err != nil {
+		return nil, configErr(err)
+	}
+	p.Merge(fp)
+	return p, nil
+}
+
+// profileLoader builds the profile loader for a place, looking in the
+// profile directories of cfg's trusted layers above the built-ins.
+func profileLoader(getenv func(string) string, pl Place, cfg *config.Config) *profiles.Loader {
+	return &profiles.Loader{
+		Dirs:  cfg.ProfileDirs,
+		Files: cfg.Files,
+		Vars: profiles.Vars{
+			Workspace: pl.Workspace,
+			Cwd:       pl.Cwd,
+			Home:      cfg.Dirs.Home,
+			TmpDir:    getenv("TMPDIR"),
+			Getenv:    getenv,
+		},
+	}
+}
+
+// ProfileLoader reads the configuration layers of pl and builds its
+// profile loader, so that every command sees the same profiles as run.
+func ProfileLoader(pl Place) (*profiles.Loader, error) {
+	cfg, err := loadLayers(os.Getenv, pl.Workspace, setting{})
+	if err != nil {
+		return nil, err
+	}
+	return profileLoader(os.Getenv, pl, cfg), nil
+}
+
+// userRulesFile is the file an "always" approval appends to.
+func userRulesFile(d config.Dirs) string {
+	return filepath.Join(d.User, "rules", "default.rules")
+}
+
+// rulesCacheDir is where compiled rules are cached:
+// $XDG_CACHE_HOME/gatedexec/rules, by default ~/.cache/gatedexec/rules.
+// GATEDEXEC_NO_RULES_CACHE set to anything turns the cache off, as does a
+// base directory ($XDG_CACHE_HOME, or the home directory) that does not
+// exist: a cache is no reason to create a home directory.
+func rulesCacheDir(getenv func(string) string, d config.Dirs) string {
+	if getenv("GATEDEXEC_NO_RULES_CACHE") != "" || !filepath.IsAbs(d.Cache) {
+		return ""
+	}
+	base := filepath.Dir(d.Cache)
+	if base == filepath.Join(d.Home, ".cache") {
+		base = d.Home
+	}
+	if st, err := os.Stat(base); err != nil || !st.IsDir() {
+		return ""
+	}
+	return filepath.Join(d.Cache, "rules")
+}
+
+// CheckRuleProfiles fails (ErrConfig) when a rule of p names a profile l
+// cannot resolve, naming the rule's file:line:col: the rule is what is
+// wrong, and it must fail where the rules load, not only when it matches.
+func CheckRuleProfiles(p *execpolicy.Policy, l *profiles.Loader) error {
+	for _, ref := range p.ProfileRefs() {
+		if _, err := l.Resolve(ref.Name); err != nil {
+			return configErr(fmt.Errorf("%s: profile=%q: %w", ref.Source, ref.Name, err))
+		}
+	}
+	return nil
+}

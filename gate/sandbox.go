@@ -1,0 +1,89 @@
+package gate
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"time"
+
+	"github.com/gatedexec/gatedexec/sandbox"
+)
+
+// SandboxRequest is one command to run in a profile, with no rules and no
+// approval (`gatedexec sandbox`).
+type SandboxRequest struct {
+	Place   Place
+	Argv    []string
+	Env     []string
+	Profile string
+	Timeout time.Duration
+	// ResultFile, when it already exists, is kept from the command.
+	ResultFile     string
+	Stdin          *os.File
+	Stdout, Stderr *os.File
+	// Runner is the sandbox backend; nil is this host's.
+	Runner sandbox.Runner
+}
+
+// SandboxResult is the outcome of Sandbox, in the JSON of `sandbox --json`.
+type SandboxResult struct {
+	Profile    string   `json:"profile"`
+	Layers     []string `json:"layers"`
+	Missing    []string `json:"missing,omitempty"`
+	ExitCode   int      `json:"exit_code"`
+	Signal     *int     `json:"signal"`
+	TimedOut   bool     `json:"timed_out,omitempty"`
+	DurationMS int64    `json:"duration_ms"`
+	Tampered   []string `json:"tampered,omitempty"`
+	// Duration is how long the command ran.
+	Duration time.Duration `json:"-"`
+}
+
+// Sandbox runs req.Argv in the profile req.Profile. The result is non-nil
+// when the command ran; errors wrap ErrConfig (a bad profile),
+// ErrNotFound, ErrCannotExec or sandbox.ErrLayerUnavailable.
+func Sandbox(ctx context.Context, req SandboxRequest) (*SandboxResult, error) {
+	cfg, err := loadLayers(os.Getenv, req.Place.Workspace, setting{})
+	if err != nil {
+		return nil, err
+	}
+	p, err := profileLoader(os.Getenv, req.Place, cfg).Resolve(req.Profile)
+	if err != nil {
+		return nil, configErr(err)
+	}
+	if req.Timeout > 0 {
+		p.Limits.Timeout = req.Timeout
+	}
+	// No rules are read here, but the command must not be able to
+	// write the ones a later run reads.
+	control, err := controlPaths(os.Getenv, cfg.Dirs, profileFile(req.Profile), existing(req.ResultFile))
+	if err != nil {
+		return nil, err
+	}
+	p = sandbox.WithControl(p, control)
+	runner := req.Runner
+	if runner == nil {
+		runner = hostRunner()
+	}
+	res, err := runner.Run(ctx, &sandbox.Command{
+		Argv: req.Argv, Dir: req.Place.Cwd, Env: req.Env,
+		Stdin: req.Stdin, Stdout: req.Stdout, Stderr: req.Stderr,
+		Profile: p,
+	})
+	if res == nil {
+		if err == nil {
+			err = fmt.Errorf("sandbox: no result")
+		}
+		return nil, err
+	}
+	r := &SandboxResult{Profile: p.Name, Layers: res.Layers, Missing: res.Missing,
+		ExitCode: res.ExitCode, TimedOut: res.TimedOut, DurationMS: res.Duration.Milliseconds(), Tampered: res.Tampered, Duration: res.Duration}
+	if r.Layers == nil {
+		r.Layers = []string{}
+	}
+	if res.Signal != 0 {
+		sig := res.Signal
+		r.Signal = &sig
+	}
+	return r, err
+}

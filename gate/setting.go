@@ -1,0 +1,48 @@
+package gate
+
+import (
+	"fmt"
+
+	"github.com/gatedexec/gatedexec/config"
+)
+
+// setting is one value of the configuration with where it came from, so
+// that an error about it names that place and has the kind DESIGN §2
+// asks: a bad flag is the caller's (ErrUsage, 64), a bad environment
+// variable or config.toml key is bad configuration (ErrConfig, 78), and a
+// bad default is gatedexec's own failure (no kind, 125).
+type setting struct {
+	value string
+	from  string // "--flag", "GATEDEXEC_X" or "file:line: key"
+	kind  error
+}
+
+// flagOrEnv returns the flag when set, else the environment variable,
+// else the zero setting (value ""): for what config.toml cannot set.
+func flagOrEnv(getenv func(string) string, flag, flagValue, env string) setting {
+	if flagValue != "" {
+		return setting{flagValue, flag, ErrUsage}
+	}
+	if v := getenv(env); v != "" {
+		return setting{v, env, ErrConfig}
+	}
+	return setting{}
+}
+
+// pick returns the first of the flag, the environment variable and the
+// config.toml key that is set, else def. The layers' settings s say where
+// their key was set.
+func pick(getenv func(string) string, flag, flagValue, env string, s config.Settings, key, value, def string) setting {
+	if st := flagOrEnv(getenv, flag, flagValue, env); st.value != "" {
+		return st
+	}
+	if value != "" {
+		return setting{value, s.Origin[key] + ": " + key, ErrConfig}
+	}
+	return setting{def, "default " + key, nil}
+}
+
+// errorf wraps err, about the setting's value, with where it came from.
+func (st setting) errorf(err error) error {
+	return withKind(st.kind, fmt.Errorf("%s: %w", st.from, err))
+}

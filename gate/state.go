@@ -1,0 +1,232 @@
+package gate
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/gatedexec/gatedexec/approval"
+	"github.com/gatedexec/gatedexec/config"
+	"github.com/gatedexec/gatedexec/execpolicy"
+	"github.com/gatedexec/gatedexec/profiles"
+	"github.com/gatedexec/gatedexec/sandbox"
+)
+
+// state is one reading of the configuration: what Check needs, read at
+// once, and what only Run needs (the approver, the audit log), built on
+// the first Run so that check neither opens an audit log nor fails on an
+// approver it would not use.
+type state struct {
+	layers         *config.Config
+	configFile     setting
+	policy         *execpolicy.Policy
+	approval       approval.Policy
+	profiles       *profiles.Loader
+	defaultProfile setting
+	// sources are the files and directories this state was read from,
+	// and print their fingerprint then.
+	sources []string
+	print   string
+
+	// runMu guards run, built by the first Run that succeeds in it: a
+	// failure (an audit log on a full disk) is tried again next time.
+	runMu sync.Mutex
+	run   *runParts
+}
+
+// runParts are what a Run needs beyond a Check.
+type runParts struct {
+	approverSpec setting
+	approver     approval.Approver
+	approverID   string
+	timeout      time.Duration // an exec approver's
+	session      setting
+	audit        *approval.Log
+	auditPath    string
+}
+
+// load reads the configuration the Gate's Config names.
+func (g *Gate) load() (*state, error) {
+	c := &g.cfg
+	st := &state{configFile: flagOrEnv(g.getenv, "--config", c.Flags.ConfigFile, "GATEDEXEC_CONFIG")}
+	var err error
+	if st.layers, err = loadLayers(g.getenv, c.Workspace, st.configFile); err != nil {
+		return nil, err
+	}
+	s := st.layers.Settings
+	ap := pick(g.getenv, "--approval-policy", c.Flags.ApprovalPolicy, "GATEDEXEC_APPROVAL_POLICY", s, "approval_policy", s.ApprovalPolicy, string(approval.DefaultPolicy))
+	if st.approval, err = approval.ParsePolicy(ap.value); err != nil {
+		return nil, ap.errorf(err)
+	}
+	if st.policy, err = loadPolicy(g.getenv, st.layers, c.Version, c.Rules); err != nil {
+		return nil, err
+	}
+	st.profiles = profileLoader(g.getenv, Place{Cwd: c.Workspace, Workspace: c.Workspace}, st.layers)
+	if err := CheckRuleProfiles(st.policy, st.profiles); err != nil {
+		return nil, err
+	}
+	st.defaultProfile = pick(g.getenv, "--profile", c.Flags.Profile, "GATEDEXEC_PROFILE", s, "profile", s.Profile, profiles.DefaultProfile)
+	st.sources = sourcesOf(st.layers, append(slices.Clip(c.Rules), st.configFile.value, profileFile(st.defaultProfile.value)))
+	st.print = fingerprint(st.sources)
+	return st, nil
+}
+
+// approverSetting picks the approver's spec.
+func (st *state) approverSetting(g *Gate) setting {
+	s := st.layers.Settings
+	def := "deny"
+	if g.cfg.Interactive {
+		def = "tty"
+	}
+	return pick(g.getenv, "--approver", g.cfg.Flags.Approver, "GATEDEXEC_APPROVER", s, "approver", s.Approver, def)
+}
+
+// runParts builds, once per state, what only Run needs.
+func (st *state) runParts(g *Gate) (*runParts, error) {
+	st.runMu.Lock()
+	defer st.runMu.Unlock()
+	if st.run == nil {
+		rp, err := st.buildRun(g)
+		if err != nil {
+			return nil, err
+		}
+		st.run = rp
+	}
+	return st.run, nil
+}
+
+func (st *state) buildRun(g *Gate) (*runParts, error) {
+	c, s := &g.cfg, st.layers.Settings
+	rp := &runParts{session: flagOrEnv(g.getenv, "--session", c.Flags.Session, "GATEDEXEC_SESSION")}
+	rp.approverSpec = st.approverSetting(g)
+	at := pick(g.getenv, "--approver-timeout", c.Flags.ApproverTimeout, "GATEDEXEC_APPROVER_TIMEOUT", s, "approver_timeout", s.ApproverTimeout, approval.DefaultExecTimeout.String())
+	var err error
+	if rp.timeout, err = config.ParseTimeout(at.value); err != nil {
+		return nil, at.errorf(err)
+	}
+	rp.approver, err = approval.ParseApprover(rp.approverSpec.value, approval.Options{
+		ExecStderr: c.Stderr, Status: c.Stderr, ExecTimeout: rp.timeout, Session: rp.session.value != "",
+	})
+	if err != nil {
+		return nil, rp.approverSpec.errorf(err)
+	}
+	rp.approverID = approverName(rp.approverSpec.value)
+	if rp.session.value != "" {
+		if _, err := openSession(st.layers.Dirs, rp.session); err != nil {
+			return nil, err
+		}
+	}
+	audit := pick(g.getenv, "--audit-log", c.Flags.AuditLog, "GATEDEXEC_AUDIT_LOG", s, "audit_log", s.AuditLog, "")
+	rp.auditPath = audit.value
+	if rp.auditPath != "" {
+		fsync := s.AuditFsync != nil && *s.AuditFsync
+		if rp.audit, err = g.openLog(rp.auditPath, fsync); err != nil {
+			// The path may be right and the disk full: gatedexec's
+			// failure, not the caller's.
+			return nil, fmt.Errorf("%s: %w", audit.from, err)
+		}
+	}
+	return rp, nil
+}
+
+// openSession opens the session store of the session id st.
+func openSession(d config.Dirs, st setting) (*approval.Session, error) {
+	s, err := approval.OpenSession(d.Sessions(), st.value)
+	switch {
+	case errors.Is(err, approval.ErrSessionID):
+		return nil, st.errorf(err)
+	case err != nil:
+		// The id is fine; the store cannot be used (a read-only home):
+		// gatedexec's failure, not the caller's.
+		return nil, fmt.Errorf("%s: %w", st.from, err)
+	}
+	return s, nil
+}
+
+// openLog opens the audit log at path once per Gate: a reload that
+// keeps the path keeps the file.
+func (g *Gate) openLog(path string, fsync bool) (*approval.Log, error) {
+	key := fmt.Sprintf("%t:%s", fsync, path)
+	g.logsMu.Lock()
+	defer g.logsMu.Unlock()
+	if l, ok := g.logs[key]; ok {
+		return l, nil
+	}
+	l, err := approval.OpenLog(path, fsync)
+	if err != nil {
+		return nil, err
+	}
+	g.logs[key] = l
+	return l, nil
+}
+
+// call builds the gated run of req under this state.
+func (st *state) call(g *Gate, req Request) (*call, error) {
+	pl, err := g.place(req)
+	if err != nil {
+		return nil, err
+	}
+	rp, err := st.runParts(g)
+	if err != nil {
+		return nil, err
+	}
+	approver := rp.approver
+	if ea, ok := approver.(*approval.ExecApprover); ok && req.Timeout > 0 && req.Timeout < rp.timeout {
+		// A caller's budget for the run bounds the wait for an answer too.
+		cp := *ea
+		cp.Timeout = req.Timeout
+		approver = &cp
+	}
+	loader := *st.profiles
+	loader.Vars.Cwd = pl.Cwd
+	def := st.defaultProfile
+	o := &call{
+		Argv: req.Argv, Shell: req.Shell, Cwd: pl.Cwd, Workspace: pl.Workspace, Env: req.Env,
+		Stdin: req.Stdin, Stdout: req.Stdout, Stderr: req.Stderr,
+		Policy: st.policy, EvalOpts: evalOptions(req),
+		Approval: st.approval, Approver: serialApprover{&g.ask, approver}, ApproverID: rp.approverID,
+		Approve: req.Approve, Deny: req.Deny,
+		AmendFile:   userRulesFile(st.layers.Dirs),
+		DeferredDir: st.layers.Dirs.Deferred(),
+		Profile: func(name string) (*sandbox.Profile, error) {
+			p, err := loader.Resolve(name)
+			if err != nil && name == def.value {
+				// Always ErrConfig, a flag too: it names a profile
+				// file or layer that is wrong.
+				err = fmt.Errorf("%s: %w", def.from, err)
+			}
+			return p, err
+		},
+		DefaultProfile: def.value,
+		Timeout:        req.Timeout,
+		Runner:         g.runner,
+		Audit:          rp.audit,
+	}
+	session := rp.session
+	if req.Session != "" {
+		session = setting{req.Session, "session", ErrUsage}
+	}
+	if session.value != "" {
+		o.SessionID = session.value
+		if o.Session, err = openSession(st.layers.Dirs, session); err != nil {
+			return nil, err
+		}
+	}
+	// Every file gatedexec reads or writes for a run: a command that could
+	// change one would decide how its next run is judged or sandboxed.
+	own := append(slices.Clip(g.cfg.Rules), rp.auditPath, profileFile(def.value), st.configFile.value, existing(req.ResultFile))
+	if o.Control, err = controlPaths(g.getenv, st.layers.Dirs, append(own, approverFiles(rp.approver)...)...); err != nil {
+		return nil, err
+	}
+	return o, nil
+}
+
+// approverName is the approver's name as results record it.
+func approverName(spec string) string {
+	if len(spec) >= 5 && spec[:5] == "exec:" {
+		return "exec"
+	}
+	return spec
+}
