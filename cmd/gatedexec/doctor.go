@@ -7,23 +7,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/gatedexec/gatedexec/gate"
-
-	"github.com/gatedexec/gatedexec/profiles"
-	"github.com/gatedexec/gatedexec/sandbox"
 )
-
-// doctorReport is the JSON of `doctor --json`.
-type doctorReport struct {
-	Host     sandbox.Capabilities `json:"host"`
-	Profiles []doctorProfile      `json:"profiles"`
-}
-
-type doctorProfile struct {
-	Name    string   `json:"name"`
-	Layers  []string `json:"layers"`
-	Missing []string `json:"missing"`
-	Error   string   `json:"error,omitempty"`
-}
 
 func newDoctorCmd() *cobra.Command {
 	var (
@@ -39,25 +23,11 @@ func newDoctorCmd() *cobra.Command {
 			if err != nil {
 				return withCode(exitUsage, err)
 			}
-			caps := gate.HostCapabilities()
-			rep := doctorReport{Host: caps}
-			l, err := profileLoaderOf(pl)
+			rep, err := gate.Doctor(pl)
 			if err != nil {
-				return err
+				return engineExit(err)
 			}
-			for _, name := range profiles.BuiltinNames() {
-				dp := doctorProfile{Name: name, Layers: []string{}, Missing: []string{}}
-				p, err := l.Resolve(name)
-				if err != nil {
-					dp.Error = err.Error()
-				} else {
-					// The host was probed once above; PlanLayers only reads it.
-					layers, missing := gate.PlanLayers(p, caps)
-					dp.Layers = append(dp.Layers, layers...)
-					dp.Missing = append(dp.Missing, missing...)
-				}
-				rep.Profiles = append(rep.Profiles, dp)
-			}
+			caps := rep.Host
 			out := cmd.OutOrStdout()
 			if asJSON {
 				return writeJSON(out, rep)

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"strconv"
 	"strings"
 	"text/tabwriter"
 
@@ -14,7 +13,6 @@ import (
 	"github.com/gatedexec/gatedexec/gate"
 
 	"github.com/gatedexec/gatedexec/profiles"
-	"github.com/gatedexec/gatedexec/sandbox"
 )
 
 // profileError gives a profile loading error exit status 78.
@@ -80,75 +78,6 @@ func newProfilesListCmd() *cobra.Command {
 	return cmd
 }
 
-// profileView is the JSON form of a resolved profile.
-type profileView struct {
-	Name         string   `json:"name"`
-	Description  string   `json:"description"`
-	Enforcement  string   `json:"enforcement"`
-	Unrestricted bool     `json:"unrestricted"`
-	ReadAll      bool     `json:"read_all"`
-	Read         []string `json:"read"`
-	Write        []string `json:"write"`
-	Protect      []string `json:"protect"`
-	Hide         []string `json:"hide"`
-	PrivateTmp   []string `json:"private_tmp"`
-	Network      string   `json:"network"`
-	Sockets      []string `json:"unix_sockets_reachable"`
-	UnixSockets  string   `json:"unix_sockets"`
-	EnvDeny      []string `json:"env_deny"`
-	Setsid       bool     `json:"setsid"`
-	PIDNamespace bool     `json:"pid_namespace"`
-	Limits       struct {
-		NoFile  uint64 `json:"nofile,omitempty"`
-		NProc   uint64 `json:"nproc,omitempty"`
-		FSize   uint64 `json:"fsize,omitempty"`
-		CPU     uint64 `json:"cpu,omitempty"`
-		AS      uint64 `json:"as,omitempty"`
-		Memory  string `json:"memory,omitempty"`
-		Timeout string `json:"timeout,omitempty"`
-	} `json:"limits"`
-	Workspace string `json:"workspace"`
-	Cwd       string `json:"cwd"`
-	// Layers are what the sandbox would apply on this host; Missing the
-	// layers the profile needs that the host lacks.
-	Layers  []string `json:"layers"`
-	Missing []string `json:"missing"`
-}
-
-func viewOf(p *sandbox.Profile, pl gate.Place) profileView {
-	nonNil := func(s []string) []string {
-		if s == nil {
-			return []string{}
-		}
-		return s
-	}
-	v := profileView{
-		Name: p.Name, Description: p.Description, Enforcement: string(p.Enforcement),
-		Unrestricted: p.Unrestricted, ReadAll: p.ReadAll,
-		Read: nonNil(p.Read), Write: nonNil(p.Write), Protect: nonNil(p.Protect), Hide: nonNil(p.Hide),
-		PrivateTmp: nonNil(p.PrivateTmp), Sockets: nonNil(p.Sockets),
-		Network: string(p.Network), UnixSockets: "deny", EnvDeny: nonNil(p.EnvDeny), Setsid: !p.NoSetsid,
-		PIDNamespace: p.IsolatesPIDs(), Workspace: pl.Workspace, Cwd: pl.Cwd,
-	}
-	if p.UnixSockets {
-		v.UnixSockets = "allow"
-	}
-	layers, missing := gate.HostLayers(p)
-	v.Layers, v.Missing = nonNil(layers), nonNil(missing)
-	l := p.Limits
-	v.Limits.NoFile, v.Limits.NProc, v.Limits.FSize, v.Limits.CPU, v.Limits.AS = l.NoFile, l.NProc, l.FSize, l.CPU, l.AS
-	switch {
-	case l.MemoryPercent > 0:
-		v.Limits.Memory = strconv.Itoa(l.MemoryPercent) + "%"
-	case l.Memory > 0:
-		v.Limits.Memory = strconv.FormatUint(l.Memory, 10)
-	}
-	if l.Timeout > 0 {
-		v.Limits.Timeout = l.Timeout.String()
-	}
-	return v
-}
-
 func newProfilesShowCmd() *cobra.Command {
 	var (
 		asJSON bool
@@ -173,9 +102,13 @@ func newProfilesShowCmd() *cobra.Command {
 				return profileError(err)
 			}
 			if sbpl {
-				return printSBPL(cmd.OutOrStdout(), p, asJSON)
+				pol, err := gate.SBPL(p)
+				if err != nil {
+					return withCode(exitConfig, fmt.Errorf("profiles show: %w", err))
+				}
+				return printSBPL(cmd.OutOrStdout(), pol, asJSON)
 			}
-			v := viewOf(p, pl)
+			v := gate.ViewProfile(p, pl)
 			if asJSON {
 				return writeJSON(cmd.OutOrStdout(), v)
 			}
@@ -189,7 +122,7 @@ func newProfilesShowCmd() *cobra.Command {
 	return cmd
 }
 
-func printProfile(w io.Writer, v profileView) {
+func printProfile(w io.Writer, v gate.ProfileView) {
 	fmt.Fprintf(w, "name: %s\n", v.Name)
 	fmt.Fprintf(w, "description: %s\n", v.Description)
 	fmt.Fprintf(w, "workspace: %s\ncwd: %s\n", v.Workspace, v.Cwd)
@@ -281,7 +214,7 @@ func runProfilesLint(stdout, stderr io.Writer, l *profiles.Loader, files []strin
 	failed := 0
 	for _, file := range files {
 		errs := 0
-		for _, p := range l.Lint(file, unenforceable) {
+		for _, p := range l.Lint(file, gate.Unenforceable) {
 			fmt.Fprintf(stderr, "gatedexec: %s\n", p)
 			if p.Severity == profiles.SevError {
 				errs++
@@ -297,21 +230,6 @@ func runProfilesLint(stdout, stderr io.Writer, l *profiles.Loader, files []strin
 		return withCode(exitConfig, fmt.Errorf("profiles lint: %d of %d failed", failed, len(files)))
 	}
 	return nil
-}
-
-// unenforceable lists the layers p needs that this host's sandbox cannot
-// apply.
-func unenforceable(p *sandbox.Profile) []string {
-	_, missing := gate.HostLayers(p)
-	var out []string
-	for _, m := range missing {
-		msg := "needs " + m
-		if p.Enforcement == sandbox.Strict {
-			msg += " (strict: the command would not run)"
-		}
-		out = append(out, msg)
-	}
-	return out
 }
 
 func writeJSON(w io.Writer, v any) error {

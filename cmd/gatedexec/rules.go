@@ -4,14 +4,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 
 	"github.com/spf13/cobra"
 
 	"github.com/gatedexec/gatedexec/gate"
 
-	"github.com/gatedexec/gatedexec/execpolicy"
-	"github.com/gatedexec/gatedexec/internal/userdirs"
 	"github.com/gatedexec/gatedexec/profiles"
 )
 
@@ -50,12 +47,6 @@ verifies every match and not_match example, and prints one line per FILE:
 // runRulesTest reports on every file, not just the first broken one, so
 // that one run shows everything to fix.
 func runRulesTest(stdout, stderr io.Writer, files []string) error {
-	// Without a home directory "~/" paths fail to load, which is the
-	// safe outcome; every other rule still works.
-	home := ""
-	if d, err := userdirs.Resolve(os.Getenv); err == nil {
-		home = d.Home
-	}
 	// profile= names are checked against the profiles run would find
 	// from here: the built-ins and those of the configuration layers.
 	var profiles *profiles.Loader
@@ -68,18 +59,13 @@ func runRulesTest(stdout, stderr io.Writer, files []string) error {
 	}
 	failed := 0
 	for _, file := range files {
-		p, err := execpolicy.Loader{HomeDir: home}.LoadFiles(file)
-		if err == nil {
-			err = engineExit(gate.CheckRuleProfiles(p, profiles))
-		}
+		n, err := gate.LintRules(file, profiles)
 		if err != nil {
 			fmt.Fprintf(stderr, "gatedexec: %v\n", err)
 			failed++
 			continue
 		}
-		// Rules counts prefix rules (one per program of a first-position
-		// alternative) and network rules.
-		fmt.Fprintf(stdout, "ok %s (%d rules, %d examples)\n", file, p.Len()+len(p.NetworkRules()), p.Examples())
+		fmt.Fprintf(stdout, "ok %s (%d rules, %d examples)\n", file, n.Rules, n.Examples)
 	}
 	if failed > 0 {
 		return withCode(exitConfig, fmt.Errorf("rules test: %d of %d failed", failed, len(files)))

@@ -5,19 +5,12 @@ import (
 	"io"
 	"strconv"
 
-	"github.com/gatedexec/gatedexec/sandbox"
-	"github.com/gatedexec/gatedexec/sandbox/darwin"
+	"github.com/gatedexec/gatedexec/gate"
 )
 
-// printSBPL prints the Seatbelt policy p generates, then its parameters as
-// comments with quoted values (a path may hold a newline). Paths are
-// canonicalised on this host, so on Linux the output shows what macOS
-// would get for the same paths, minus macOS-only symlinks.
-func printSBPL(w io.Writer, p *sandbox.Profile, asJSON bool) error {
-	pol, err := darwin.Generate(p)
-	if err != nil {
-		return withCode(exitConfig, fmt.Errorf("profiles show: %w", err))
-	}
+// printSBPL prints a Seatbelt policy, then its parameters as comments
+// with quoted values (a path may hold a newline).
+func printSBPL(w io.Writer, pol *gate.SBPLPolicy, asJSON bool) error {
 	if asJSON {
 		params := make(map[string]string, len(pol.Params))
 		for _, kv := range pol.Params {
@@ -27,7 +20,7 @@ func printSBPL(w io.Writer, p *sandbox.Profile, asJSON bool) error {
 			SBPL   string            `json:"sbpl"`
 			Params map[string]string `json:"params"`
 			Args   []string          `json:"args"`
-		}{pol.Text, params, pol.Args()})
+		}{pol.Text, params, pol.Args})
 	}
 	if _, err := io.WriteString(w, pol.Text); err != nil {
 		return err
