@@ -124,15 +124,28 @@ type Response struct {
 // RequestIDLen is the length in hex digits of a request id (128 bits).
 const RequestIDLen = 32
 
+// IDParts are what a request id binds: everything the answer applies to.
+type IDParts struct {
+	Argv    []string
+	Cwd     string
+	Profile string
+	// ProfileDigest digests the profile's resolved grants (ProfileDigest).
+	ProfileDigest string
+	// PolicyDigest digests the rules (execpolicy.Policy.Digest).
+	PolicyDigest string
+	// Escalation is the requested access for KindEscalation, "" for
+	// KindExec.
+	Escalation string
+}
+
 // RequestID returns the id of a request: a hash of everything the answer
 // applies to, so that an approval given for one command, directory,
-// profile (its name and its resolved grants, profileDigest), rule set or
-// escalation cannot be replayed for another. escalation is the requested
-// access for KindEscalation, "" for KindExec.
+// profile (its name and its resolved grants), rule set or escalation
+// cannot be replayed for another.
 //
 // Every field is length-prefixed so that no two different inputs encode
 // alike (["a b"] and ["a","b"] differ).
-func RequestID(argv []string, cwd, profile, profileDigest, policyDigest, escalation string) string {
+func RequestID(p IDParts) string {
 	h := sha256.New()
 	var n [8]byte
 	put := func(s string) {
@@ -141,16 +154,16 @@ func RequestID(argv []string, cwd, profile, profileDigest, policyDigest, escalat
 		h.Write([]byte(s))
 	}
 	put("gatedexec-request-v2")
-	binary.BigEndian.PutUint64(n[:], uint64(len(argv)))
+	binary.BigEndian.PutUint64(n[:], uint64(len(p.Argv)))
 	h.Write(n[:])
-	for _, a := range argv {
+	for _, a := range p.Argv {
 		put(a)
 	}
-	put(cwd)
-	put(profile)
-	put(profileDigest)
-	put(policyDigest)
-	put(escalation)
+	put(p.Cwd)
+	put(p.Profile)
+	put(p.ProfileDigest)
+	put(p.PolicyDigest)
+	put(p.Escalation)
 	return hex.EncodeToString(h.Sum(nil))[:RequestIDLen]
 }
 

@@ -31,7 +31,7 @@ func TestRequestIDBindsEveryField(t *testing.T) {
 	seen := map[string]int{}
 	hex := regexp.MustCompile(`^[0-9a-f]{32}$`)
 	for i, v := range variants {
-		id := RequestID(v.argv, v.cwd, v.profile, v.pdigest, v.digest, v.escal)
+		id := RequestID(IDParts{v.argv, v.cwd, v.profile, v.pdigest, v.digest, v.escal})
 		if !hex.MatchString(id) {
 			t.Errorf("variant %d: id %q is not 32 hex digits", i, id)
 		}
@@ -40,7 +40,7 @@ func TestRequestIDBindsEveryField(t *testing.T) {
 		}
 		seen[id] = i
 	}
-	if a, b := RequestID(base.argv, base.cwd, base.profile, base.pdigest, base.digest, ""), RequestID([]string{"git", "push"}, "/w", "workspace-write", "p1", "d1", ""); a != b {
+	if a, b := RequestID(IDParts{base.argv, base.cwd, base.profile, base.pdigest, base.digest, ""}), RequestID(IDParts{[]string{"git", "push"}, "/w", "workspace-write", "p1", "d1", ""}); a != b {
 		t.Errorf("RequestID not deterministic: %s vs %s", a, b)
 	}
 }

@@ -76,3 +76,18 @@ type Evaluation struct {
 	// empty for the default profile.
 	Profile string
 }
+
+// PromptRuleMatched reports whether a prompt rule covers a command of ev.
+// An allow rule appended for an "always" answer could never outrank it
+// (prompt > allow), so offering one would leave a dead rule and keep
+// asking.
+func (ev Evaluation) PromptRuleMatched() bool {
+	for _, c := range ev.Commands {
+		for _, m := range c.Matches {
+			if m.Decision == Prompt {
+				return true
+			}
+		}
+	}
+	return false
+}

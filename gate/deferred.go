@@ -80,7 +80,7 @@ func (o *call) resumedEscalation(req approval.Request, profile, digest string) (
 	for _, v := range o.Approve {
 		id, _, _ := strings.Cut(v, ":")
 		path := o.escalationPath(id)
-		if path == "" || id == req.ID || len(naming(o.Deny, id)) > 0 {
+		if path == "" || id == req.ID || len(approval.Naming(o.Deny, id)) > 0 {
 			continue
 		}
 		d, err := readDeferred(path)
@@ -88,7 +88,7 @@ func (o *call) resumedEscalation(req approval.Request, profile, digest string) (
 			continue
 		}
 		plan := &sandbox.Escalation{Changes: d.Changes}
-		if approval.RequestID(o.argv(), o.Cwd, profile, req.ProfileDigest, digest, plan.String()) != id {
+		if approval.RequestID(approval.IDParts{Argv: o.argv(), Cwd: o.Cwd, Profile: profile, ProfileDigest: req.ProfileDigest, PolicyDigest: digest, Escalation: plan.String()}) != id {
 			continue
 		}
 		if d.Denials == nil {

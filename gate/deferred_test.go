@@ -17,7 +17,7 @@ func TestResumedEscalation(t *testing.T) {
 	o := &call{Argv: []string{"touch", "/var/tmp/x"}, Cwd: "/w", DeferredDir: dir}
 	req := approval.Request{ID: "0123456789abcdef0123456789abcdef", ProfileDigest: "pd"}
 	plan := &sandbox.Escalation{Changes: []sandbox.Change{{Kind: sandbox.GrantWrite, Path: "/var/tmp"}}}
-	id := approval.RequestID(o.Argv, o.Cwd, "workspace-write", "pd", "policy", plan.String())
+	id := approval.RequestID(approval.IDParts{Argv: o.Argv, Cwd: o.Cwd, Profile: "workspace-write", ProfileDigest: "pd", PolicyDigest: "policy", Escalation: plan.String()})
 	if err := o.saveEscalation(id, req.ID, plan, nil); err != nil {
 		t.Fatal(err)
 	}

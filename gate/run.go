@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"strings"
 	"time"
 
 	"github.com/gatedexec/gatedexec/approval"
@@ -97,20 +96,7 @@ type Result struct {
 }
 
 // ApprovalResult says who settled the decision and how.
-type ApprovalResult struct {
-	// By says who settled it, in the values of DESIGN §2: "rule" (a rule
-	// allowed or forbade the command), "policy" (the approval policy ran
-	// or denied it without asking, or the deny approver refused), "tty",
-	// "exec", "session" (an earlier session approval), and "defer" (the
-	// host answered a deferred request with --approve or --deny, or it is
-	// still deferred).
-	By      string           `json:"by"`
-	Outcome approval.Outcome `json:"outcome"`
-	Reason  string           `json:"reason,omitempty"`
-	// RuleFile is the rules file an "always" answer appended Rule to.
-	RuleFile string `json:"rule_file,omitempty"`
-	Rule     string `json:"rule,omitempty"`
-}
+type ApprovalResult = approval.Settlement
 
 // run judges o.Argv, settles the approval, and runs the command in its
 // profile. The returned Result is non-nil whenever a decision was made; the
@@ -188,12 +174,12 @@ func (o *call) run(ctx context.Context) (*Result, error) {
 	// A host resuming a deferred escalation by its id gets the escalated
 	// run at once: running the command unescalated first would run it
 	// once more than the host asked for.
-	if plan, denials, ok := o.resumedEscalation(req, prof.Name, digest); ok && escalates(o.Approval) {
+	if plan, denials, ok := o.resumedEscalation(req, prof.Name, digest); ok && o.Approval.Escalates() {
 		return o.escalate(ctx, ev, req, rec, res, prof, plan, denials, digest)
 	}
 
 	runErr := o.execute(ctx, prof, &rec, res)
-	if runErr != nil || len(res.Denials) == 0 || !escalates(o.Approval) {
+	if runErr != nil || len(res.Denials) == 0 || !o.Approval.Escalates() {
 		return res, runErr
 	}
 
@@ -216,7 +202,7 @@ func (o *call) escalate(ctx context.Context, ev execpolicy.Evaluation, req appro
 	ereq.Escalation = plan.String()
 	ereq.Denials = denials
 	ereq.ProposedRule = nil
-	ereq.ID = approval.RequestID(o.argv(), o.Cwd, prof.Name, req.ProfileDigest, digest, ereq.Escalation)
+	ereq.ID = approval.RequestID(approval.IDParts{Argv: o.argv(), Cwd: o.Cwd, Profile: prof.Name, ProfileDigest: req.ProfileDigest, PolicyDigest: digest, Escalation: ereq.Escalation})
 	erec := rec
 	erec.RequestID, erec.Kind, erec.Attempt, erec.Exit, erec.Error = ereq.ID, ereq.Kind, 2, nil, ""
 	erec.Escalation = ereq.Escalation
@@ -225,7 +211,7 @@ func (o *call) escalate(ctx context.Context, ev execpolicy.Evaluation, req appro
 	// escalation, whose id the host could not know yet: only values naming
 	// the escalation's id resume it, otherwise the approver is asked (and
 	// a defer approver hands the escalation request back to the host).
-	ans, err := o.settle(ctx, approval.Ask, ev, &ereq, naming(o.Approve, ereq.ID), naming(o.Deny, ereq.ID))
+	ans, err := o.settle(ctx, approval.Ask, ev, &ereq, approval.Naming(o.Approve, ereq.ID), approval.Naming(o.Deny, ereq.ID))
 	if err != nil {
 		return res, o.unsettled(erec, ans, err)
 	}
@@ -254,24 +240,6 @@ func (o *call) escalate(ctx context.Context, ev execpolicy.Evaluation, req appro
 	res.Escalated, res.RequestID, res.Approval = true, ereq.ID, ans
 	res.Layers, res.Denials, res.Signal = []string{}, []sandbox.Denial{}, nil
 	return res, o.execute(ctx, plan.Apply(prof), &erec, res)
-}
-
-// naming returns the --approve/--deny values whose request id is id.
-func naming(vals []string, id string) []string {
-	var out []string
-	for _, v := range vals {
-		if vid, _, _ := strings.Cut(v, ":"); vid == id {
-			out = append(out, v)
-		}
-	}
-	return out
-}
-
-// escalates reports whether the approval policy asks to escalate after a
-// sandbox denial (DESIGN §4): on-failure and untrusted do; on-request and
-// never only report it.
-func escalates(p approval.Policy) bool {
-	return p == approval.OnFailure || p == approval.Untrusted
 }
 
 // execute runs the command in prof, fills res from what happened and
@@ -332,7 +300,7 @@ func (o *call) argv() []string {
 // bound into the request id.
 func (o *call) request(ev execpolicy.Evaluation, profile, pd, digest string) approval.Request {
 	r := approval.Request{
-		ID:            approval.RequestID(o.argv(), o.Cwd, profile, pd, digest, ""),
+		ID:            approval.RequestID(approval.IDParts{Argv: o.argv(), Cwd: o.Cwd, Profile: profile, ProfileDigest: pd, PolicyDigest: digest}),
 		Argv:          o.argv(),
 		Cwd:           approval.Bytes(o.Cwd),
 		Workspace:     approval.Bytes(o.Workspace),
@@ -348,92 +316,16 @@ func (o *call) request(ev execpolicy.Evaluation, profile, pd, digest string) app
 	if r.Reasons == nil {
 		r.Reasons = []execpolicy.Reason{}
 	}
-	if prefix, ok := execpolicy.ProposedPrefix(ev); ok && o.AmendFile != "" && !promptRuleMatched(ev) {
+	if prefix, ok := execpolicy.ProposedPrefix(ev); ok && o.AmendFile != "" && !ev.PromptRuleMatched() {
 		r.ProposedRule = prefix
 	}
 	return r
 }
 
-// promptRuleMatched reports whether a prompt rule covers a command of ev.
-// An allow rule appended for an "always" answer could never outrank it
-// (prompt > allow), so offering one would leave a dead rule and keep asking.
-func promptRuleMatched(ev execpolicy.Evaluation) bool {
-	for _, c := range ev.Commands {
-		for _, m := range c.Matches {
-			if m.Decision == execpolicy.Prompt {
-				return true
-			}
-		}
-	}
-	return false
-}
-
-// settle turns the approval policy's action into an approval outcome,
-// asking the approver when the action is "ask".
+// settle settles req through the approval step of o.
 func (o *call) settle(ctx context.Context, action approval.Action, ev execpolicy.Evaluation, req *approval.Request, approve, deny []string) (ApprovalResult, error) {
-	switch action {
-	case approval.Run:
-		if ev.Decision == execpolicy.Allow {
-			return ApprovalResult{By: "rule", Outcome: approval.Approved}, nil
-		}
-		// Unmatched (or unanalysable under never): the policy runs it.
-		return ApprovalResult{By: "policy", Outcome: approval.Approved}, nil
-	case approval.Deny:
-		return ApprovalResult{By: "policy", Outcome: approval.Denied, Reason: "denied by policy"}, nil
-	}
-	if resp, ok := approval.Resume(req, approve, deny); ok {
-		return o.record(req, ApprovalResult{By: "defer", Outcome: resp.Outcome, Reason: resp.Reason})
-	}
-	if o.Session != nil && !req.Dangerous {
-		// A damaged session file approves nothing: the approver is asked.
-		if ok, err := o.Session.Has(req); err == nil && ok {
-			return ApprovalResult{By: "session", Outcome: approval.ApprovedForSession}, nil
-		}
-	}
-	resp, err := o.Approver.Approve(ctx, req)
-	by := o.ApproverID
-	if by == "deny" {
-		// Nobody was asked: the configuration refuses every prompt.
-		by = "policy"
-	}
-	out := ApprovalResult{By: by, Outcome: resp.Outcome, Reason: resp.Reason}
-	if err != nil {
-		out.Outcome, out.Reason = approval.Denied, err.Error()
-	}
-	if resp.ID != req.ID && out.Outcome != approval.Deferred {
-		out.Outcome, out.Reason = approval.Denied, "approver answered another request"
-	}
-	return o.record(req, out)
-}
-
-// record makes a session or "always" approval last.
-func (o *call) record(req *approval.Request, out ApprovalResult) (ApprovalResult, error) {
-	switch out.Outcome {
-	case approval.ApprovedForSession:
-		if o.Session == nil || req.Dangerous {
-			// Without a session (or for a dangerous command) it counts
-			// once, and the result says so rather than claim more.
-			why := "no session id is set"
-			if req.Dangerous {
-				why = "a dangerous command is never approved for a session"
-			}
-			out.Outcome, out.Reason = approval.Approved, strings.TrimPrefix(out.Reason+"; ", "; ")+"approved once: "+why
-			return out, nil
-		}
-		if err := o.Session.Add(req); err != nil {
-			return out, fmt.Errorf("recording session approval: %w", err)
-		}
-	case approval.ApprovedAlways:
-		if req.ProposedRule == nil {
-			out.Outcome, out.Reason = approval.Denied, "no rule can be proposed for this command"
-			return out, nil
-		}
-		if _, err := execpolicy.AppendAllowRule(o.AmendFile, req.ProposedRule); err != nil {
-			return out, fmt.Errorf("writing the approved rule: %w", err)
-		}
-		out.RuleFile, out.Rule = o.AmendFile, execpolicy.FormatAllowRule(req.ProposedRule)
-	}
-	return out, nil
+	s := approval.Settler{Approver: o.Approver, ApproverID: o.ApproverID, Session: o.Session, AmendFile: o.AmendFile}
+	return s.Settle(ctx, action, ev.Decision, req, approve, deny)
 }
 
 // unsettled audits an answer that could not be made to last (a session or
