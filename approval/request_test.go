@@ -175,6 +175,8 @@ func TestSplitCommand(t *testing.T) {
 		{`ask 'a b' "c d" e\ f`, []string{"ask", "a b", "c d", "e f"}},
 		{`ask "q\"x" 'it''s'`, []string{"ask", `q"x`, "its"}},
 		{`ask a=b --x=y`, []string{"ask", "a=b", "--x=y"}},
+		// Quote removal is execpolicy.QuoteRemoval; POSIX has no brace expansion.
+		{`ask a\\b "x\$y" {a,b}`, []string{"ask", `a\b`, "x$y", "{a,b}"}},
 		{`ask "$HOME"`, nil},
 		{`ask $HOME`, nil},
 		{"ask `id`", nil},

@@ -106,9 +106,6 @@ func OpenSession(dir, id string) (*Session, error) {
 	return &Session{id: id, path: filepath.Join(dir, id+".json"), lock: filepath.Join(dir, id+".lock")}, nil
 }
 
-// Path returns the session file's path.
-func (s *Session) Path() string { return s.path }
-
 // Has reports whether r was approved for this session. A dangerous
 // request never is, whatever the file says.
 func (s *Session) Has(r *Request) (bool, error) {

@@ -51,7 +51,7 @@ func TestSessionKeyExact(t *testing.T) {
 	if err := s.Add(base); err != nil {
 		t.Fatal(err)
 	}
-	fi, err := os.Stat(s.Path())
+	fi, err := os.Stat(s.path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -96,10 +96,10 @@ func TestSessionDamagedFile(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if err := os.WriteFile(s.Path(), []byte(content), 0o600); err != nil {
+			if err := os.WriteFile(s.path, []byte(content), 0o600); err != nil {
 				t.Fatal(err)
 			}
-			if ok, err := s.Has(sessionReq(1)); err == nil || ok || !strings.Contains(err.Error(), s.Path()) {
+			if ok, err := s.Has(sessionReq(1)); err == nil || ok || !strings.Contains(err.Error(), s.path) {
 				t.Errorf("Has on a damaged file = %v, %v; want an error naming it", ok, err)
 			}
 			if err := s.Add(sessionReq(1)); err != nil {
@@ -119,7 +119,7 @@ func TestSessionNotRegular(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := unix.Mkfifo(s.Path(), 0o600); err != nil {
+	if err := unix.Mkfifo(s.path, 0o600); err != nil {
 		t.Fatal(err)
 	}
 	done := make(chan error, 1)
@@ -183,7 +183,7 @@ func TestSessionVersion1Ignored(t *testing.T) {
 	r := sessionReq(1)
 	v1 := `{"version":1,"session":"old","entries":[{"argv":` + mustJSON(t, []string(r.Argv)) + `,"cwd":"` + string(r.Cwd) +
 		`","profile":"` + r.Profile + `","profile_digest":"","kind":"exec"}]}`
-	if err := os.WriteFile(s.Path(), []byte(v1), 0o600); err != nil {
+	if err := os.WriteFile(s.path, []byte(v1), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	if ok, err := s.Has(r); err != nil || ok {

@@ -6,6 +6,8 @@ import (
 	"strings"
 
 	"mvdan.cc/sh/v3/syntax"
+
+	"github.com/gatedexec/gatedexec/execpolicy"
 )
 
 // SplitCommand splits cmd into words as a POSIX shell would, with quote
@@ -40,84 +42,39 @@ func SplitCommand(cmd string) ([]string, error) {
 }
 
 // literalWord returns w after quote removal, or an error when any part of
-// w would be expanded by a shell.
+// w would be expanded by a shell. It is stricter than the analysis of
+// execpolicy, whose quote removal it uses: an approver's words are never
+// a glob, a tilde, a lone $ or bash-only quoting, even escaped.
 func literalWord(w *syntax.Word) (string, error) {
-	var b strings.Builder
-	var walk func(parts []syntax.WordPart) error
-	walk = func(parts []syntax.WordPart) error {
-		for _, p := range parts {
-			switch p := p.(type) {
-			case *syntax.Lit:
-				// An unquoted literal still holds backslash escapes and
-				// may hold glob or tilde characters. A lone $ is literal
-				// in POSIX but starts $'...' in bash: reject it too.
-				if strings.ContainsAny(p.Value, "*?[~$") {
-					return fmt.Errorf("word %q would be expanded (glob, tilde or $)", wordText(w))
-				}
-				b.WriteString(unescapeUnquoted(p.Value))
-			case *syntax.SglQuoted:
-				if p.Dollar {
-					return fmt.Errorf("word %q uses $'...' quoting", wordText(w))
-				}
-				b.WriteString(p.Value)
-			case *syntax.DblQuoted:
-				if p.Dollar {
-					return fmt.Errorf("word %q uses $\"...\" quoting", wordText(w))
-				}
-				for _, q := range p.Parts {
-					lit, ok := q.(*syntax.Lit)
-					if !ok {
-						return fmt.Errorf("word %q would be expanded", wordText(w))
-					}
-					b.WriteString(unescapeDouble(lit.Value))
-				}
-			default:
-				return fmt.Errorf("word %q would be expanded", wordText(w))
+	for _, p := range w.Parts {
+		switch p := p.(type) {
+		case *syntax.Lit:
+			// An unquoted literal still holds backslash escapes and
+			// may hold glob or tilde characters. A lone $ is literal
+			// in POSIX but starts $'...' in bash: reject it too.
+			if strings.ContainsAny(p.Value, "*?[~$") {
+				return "", fmt.Errorf("word %q would be expanded (glob, tilde or $)", wordText(w))
+			}
+		case *syntax.SglQuoted:
+			if p.Dollar {
+				return "", fmt.Errorf("word %q uses $'...' quoting", wordText(w))
+			}
+		case *syntax.DblQuoted:
+			if p.Dollar {
+				return "", fmt.Errorf("word %q uses $\"...\" quoting", wordText(w))
 			}
 		}
-		return nil
 	}
-	if err := walk(w.Parts); err != nil {
-		return "", err
+	v, static := execpolicy.QuoteRemoval(w)
+	if !static {
+		return "", fmt.Errorf("word %q would be expanded", wordText(w))
 	}
-	return b.String(), nil
+	return v, nil
 }
 
 // wordText prints w back as shell source, for error messages.
 func wordText(w *syntax.Word) string {
 	var b strings.Builder
 	syntax.NewPrinter().Print(&b, w)
-	return b.String()
-}
-
-// unescapeUnquoted removes backslashes as an unquoted shell word does:
-// "\x" is "x" and a backslash-newline disappears.
-func unescapeUnquoted(s string) string {
-	var b strings.Builder
-	for i := 0; i < len(s); i++ {
-		if s[i] == '\\' && i+1 < len(s) {
-			i++
-			if s[i] == '\n' {
-				continue
-			}
-		}
-		b.WriteByte(s[i])
-	}
-	return b.String()
-}
-
-// unescapeDouble removes backslashes as double quotes do: only before
-// $, `, ", \ and newline.
-func unescapeDouble(s string) string {
-	var b strings.Builder
-	for i := 0; i < len(s); i++ {
-		if s[i] == '\\' && i+1 < len(s) && strings.IndexByte("$`\"\\\n", s[i+1]) >= 0 {
-			i++
-			if s[i] == '\n' {
-				continue
-			}
-		}
-		b.WriteByte(s[i])
-	}
 	return b.String()
 }

@@ -141,7 +141,7 @@ func TestLoadLayers(t *testing.T) {
 	if err := store.Revoke(d.Workspace); err != nil {
 		t.Fatal(err)
 	}
-	if ok, err := store.IsTrusted(d.Workspace); ok || err != nil {
+	if ok, err := isTrusted(store, d.Workspace); ok || err != nil {
 		t.Errorf("after revoke: trusted=%v err=%v", ok, err)
 	}
 }
@@ -243,7 +243,7 @@ func TestTrustExpectedDigest(t *testing.T) {
 			t.Errorf("Trust(%q): %v, want ErrBadDigest", bad, err)
 		}
 	}
-	if ok, err := store.IsTrusted(ws); ok || err != nil {
+	if ok, err := isTrusted(store, ws); ok || err != nil {
 		t.Fatalf("trusted (%v) after refused Trust calls", err)
 	}
 	now, err := LayerSnapshot(ws)
@@ -253,7 +253,7 @@ func TestTrustExpectedDigest(t *testing.T) {
 	if tree, err := store.Trust(ws, now.Digest()); err != nil || tree.Digest() != now.Digest() {
 		t.Fatalf("Trust with the current digest: %v, %v", tree, err)
 	}
-	if ok, err := store.IsTrusted(ws); !ok || err != nil {
+	if ok, err := isTrusted(store, ws); !ok || err != nil {
 		t.Fatalf("not trusted (%v) after Trust", err)
 	}
 }
@@ -271,7 +271,7 @@ func TestTrustStoreWritableByOthers(t *testing.T) {
 	if err := os.Chmod(store.Dir, 0o777); err != nil {
 		t.Fatal(err)
 	}
-	if ok, err := store.IsTrusted(ws); ok || err == nil {
+	if ok, err := isTrusted(store, ws); ok || err == nil {
 		t.Fatalf("IsTrusted with a world-writable store = %v, %v; want false and an error", ok, err)
 	}
 	d := Dirs{State: root, User: filepath.Join(root, "user"), Workspace: ws}
@@ -329,4 +329,38 @@ func TestWorkspaceProfileIsAName(t *testing.T) {
 	if c, err := Load(d, store); err != nil || c.Settings.Profile != file {
 		t.Errorf("user layer naming a file: %v, %+v", err, c)
 	}
+}
+
+// Every config.toml key is one of the Key constants and Over carries it.
+func TestSettingsKeysAreOneList(t *testing.T) {
+	typ := reflect.TypeOf(Settings{})
+	keys := map[string]bool{KeyAuditFsync: true}
+	for _, k := range StringKeys {
+		keys[k] = true
+	}
+	for i := range typ.NumField() {
+		tag := typ.Field(i).Tag.Get("toml")
+		if tag != "-" && !keys[tag] {
+			t.Errorf("Settings.%s (toml %q) is not among the Key constants", typ.Field(i).Name, tag)
+		}
+	}
+	var hi Settings
+	hi.Origin = map[string]string{}
+	for _, k := range StringKeys {
+		*hi.field(k) = "v-" + k
+		hi.Origin[k] = "hi"
+	}
+	got := Settings{}.Over(hi)
+	for _, k := range StringKeys {
+		if got.Get(k) != "v-"+k || got.Origin[k] != "hi" {
+			t.Errorf("Over lost %s", k)
+		}
+	}
+}
+
+// isTrusted reports whether workspace is trusted and its .gatedexec is
+// unchanged since.
+func isTrusted(t *TrustStore, workspace string) (bool, error) {
+	tree, err := t.trusted(workspace)
+	return tree != nil, err
 }

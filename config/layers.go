@@ -190,7 +190,7 @@ func (c *Config) addLayer(l Layer) error {
 		// Trust covers .gatedexec only: a profile file elsewhere in the
 		// workspace is one any command that writes there could change
 		// into full-access for the next run, still trusted.
-		return fmt.Errorf("%s: profile %q: a workspace layer names a profile of its profiles directory, not a file", s.Origin["profile"], s.Profile)
+		return fmt.Errorf("%s: profile %q: a workspace layer names a profile of its profiles directory, not a file", s.Origin[KeyProfile], s.Profile)
 	}
 	c.Settings = c.Settings.Over(s)
 	return nil

@@ -5,8 +5,6 @@ import (
 	"fmt"
 	"maps"
 	"path/filepath"
-	"regexp"
-	"strings"
 	"time"
 
 	"github.com/BurntSushi/toml"
@@ -37,6 +35,46 @@ type Settings struct {
 	Origin map[string]string `toml:"-"`
 }
 
+// The keys of config.toml, as Settings' tags, Origin and the engine's
+// lookups name them.
+const (
+	KeyApprovalPolicy  = "approval_policy"
+	KeyApprover        = "approver"
+	KeyApproverTimeout = "approver_timeout"
+	KeyProfile         = "profile"
+	KeyAuditLog        = "audit_log"
+	KeyAuditFsync      = "audit_fsync"
+)
+
+// StringKeys are the keys of config.toml whose values are strings.
+var StringKeys = []string{KeyApprovalPolicy, KeyApprover, KeyApproverTimeout, KeyProfile, KeyAuditLog}
+
+// field returns the string field of key, nil for another key.
+func (s *Settings) field(key string) *string {
+	switch key {
+	case KeyApprovalPolicy:
+		return &s.ApprovalPolicy
+	case KeyApprover:
+		return &s.Approver
+	case KeyApproverTimeout:
+		return &s.ApproverTimeout
+	case KeyProfile:
+		return &s.Profile
+	case KeyAuditLog:
+		return &s.AuditLog
+	}
+	return nil
+}
+
+// Get returns the value of the string key, "" when unset or not a
+// string key.
+func (s Settings) Get(key string) string {
+	if f := s.field(key); f != nil {
+		return *f
+	}
+	return ""
+}
+
 // Over returns s with every key that hi sets replaced by hi's value.
 func (s Settings) Over(hi Settings) Settings {
 	// s is a copy, but its Origin map is shared with the caller's.
@@ -51,29 +89,15 @@ func (s Settings) Over(hi Settings) Settings {
 			delete(s.Origin, key)
 		}
 	}
-	if hi.ApprovalPolicy != "" {
-		s.ApprovalPolicy = hi.ApprovalPolicy
-		take("approval_policy")
-	}
-	if hi.Approver != "" {
-		s.Approver = hi.Approver
-		take("approver")
-	}
-	if hi.ApproverTimeout != "" {
-		s.ApproverTimeout = hi.ApproverTimeout
-		take("approver_timeout")
-	}
-	if hi.Profile != "" {
-		s.Profile = hi.Profile
-		take("profile")
-	}
-	if hi.AuditLog != "" {
-		s.AuditLog = hi.AuditLog
-		take("audit_log")
+	for _, k := range StringKeys {
+		if v := hi.Get(k); v != "" {
+			*s.field(k) = v
+			take(k)
+		}
 	}
 	if hi.AuditFsync != nil {
 		s.AuditFsync = hi.AuditFsync
-		take("audit_fsync")
+		take(KeyAuditFsync)
 	}
 	return s
 }
@@ -115,46 +139,32 @@ func ParseSettings(name string, src []byte) (Settings, error) {
 	}
 	if und := md.Undecoded(); len(und) > 0 {
 		k := und[0].String()
-		return Settings{}, fmt.Errorf("%s:%d: unknown key %q", name, keyLine(src, und[0]), k)
+		return Settings{}, fmt.Errorf("%s:%d: unknown key %q", name, tomlkeys.Line(src, und[0]), k)
 	}
 	if k, want := tomlkeys.Inexact(&s, md.Keys()); k != nil {
-		return Settings{}, fmt.Errorf("%s:%d: key %q is not spelt %q", name, keyLine(src, k), k.String(), want)
+		return Settings{}, fmt.Errorf("%s:%d: key %q is not spelt %q", name, tomlkeys.Line(src, k), k.String(), want)
 	}
 	for _, k := range md.Keys() {
 		if s.Origin == nil {
 			s.Origin = map[string]string{}
 		}
-		s.Origin[k.String()] = fmt.Sprintf("%s:%d", name, keyLine(src, k))
+		s.Origin[k.String()] = fmt.Sprintf("%s:%d", name, tomlkeys.Line(src, k))
 	}
 	// Relative to what? The directory gatedexec happens to run in would
 	// put the log somewhere else for every command, and take the profile
 	// from whatever repository it runs in.
 	if s.AuditLog != "" && !filepath.IsAbs(s.AuditLog) {
-		return Settings{}, fmt.Errorf("%s: audit_log %q is not an absolute path", s.Origin["audit_log"], s.AuditLog)
+		return Settings{}, fmt.Errorf("%s: audit_log %q is not an absolute path", s.Origin[KeyAuditLog], s.AuditLog)
 	}
 	if s.ApproverTimeout != "" {
 		if _, err := ParseTimeout(s.ApproverTimeout); err != nil {
-			return Settings{}, fmt.Errorf("%s: approver_timeout: %w", s.Origin["approver_timeout"], err)
+			return Settings{}, fmt.Errorf("%s: approver_timeout: %w", s.Origin[KeyApproverTimeout], err)
 		}
 	}
 	if profiles.IsFile(s.Profile) && !filepath.IsAbs(s.Profile) {
-		return Settings{}, fmt.Errorf("%s: profile %q is a file but not an absolute path", s.Origin["profile"], s.Profile)
+		return Settings{}, fmt.Errorf("%s: profile %q is a file but not an absolute path", s.Origin[KeyProfile], s.Profile)
 	}
 	return s, nil
-}
-
-// keyLine returns the 1-based line where the last part of key is assigned
-// or opened as a table, or 1 when it cannot be found; the TOML library does
-// not expose key positions.
-func keyLine(src []byte, key toml.Key) int {
-	q := regexp.QuoteMeta(key[len(key)-1])
-	re := regexp.MustCompile(`^\s*(\[+\s*)?("` + q + `"|'` + q + `'|` + q + `)\s*[=.\]]`)
-	for i, line := range strings.Split(string(src), "\n") {
-		if re.MatchString(line) {
-			return i + 1
-		}
-	}
-	return 1
 }
 
 // ParseTimeout parses a timeout: a Go duration ("30s", "2m") that is

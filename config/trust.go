@@ -38,13 +38,6 @@ func (t *TrustStore) recordPath(workspace string) string {
 	return filepath.Join(t.Dir, hex.EncodeToString(sum[:16])+".json")
 }
 
-// IsTrusted reports whether workspace is trusted and its .gatedexec
-// directory is unchanged since. A nil store trusts nothing.
-func (t *TrustStore) IsTrusted(workspace string) (bool, error) {
-	tree, err := t.trusted(workspace)
-	return tree != nil, err
-}
-
 // trusted returns the snapshot of workspace's .gatedexec directory when
 // the workspace is trusted and the snapshot has the recorded digest, and
 // nil when it is not trusted. The layer must then be loaded from that
@@ -104,7 +97,7 @@ func checkLayerSettings(tree *snapshot.Tree, dir string) error {
 		return err
 	}
 	if profiles.IsFile(s.Profile) {
-		return fmt.Errorf("%s: profile %q: a workspace layer names a profile of its profiles directory, not a file", s.Origin["profile"], s.Profile)
+		return fmt.Errorf("%s: profile %q: a workspace layer names a profile of its profiles directory, not a file", s.Origin[KeyProfile], s.Profile)
 	}
 	return nil
 }

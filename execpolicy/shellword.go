@@ -95,6 +95,17 @@ func analyseWord(w *syntax.Word, src string) word {
 	return out
 }
 
+// QuoteRemoval returns w after quote removal and whether it is static:
+// free of parameter, command, arithmetic and process expansion, so that
+// the value is what a program receives (modulo globbing and brace
+// expansion, which a caller must rule out if it needs to). It is the one
+// quote removal of gatedexec: the analysis and the exec approver's words
+// both use it.
+func QuoteRemoval(w *syntax.Word) (string, bool) {
+	aw := analyseWord(w, "")
+	return aw.value, aw.static
+}
+
 // wordValue accumulates the value of a word. Most words are a single
 // literal or quoted part without escapes, whose value is that part's text;
 // wordValue keeps such a text as it is and copies only when parts are

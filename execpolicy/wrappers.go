@@ -219,9 +219,6 @@ type unwrapped struct {
 	argvs [][]word
 	// scripts are shell scripts run (sh -c, su -c, eval, watch).
 	scripts []word
-	// joined: scripts come from joining several words; set when any of them
-	// is not literal.
-	dynamic string
 	// uncertain is set when an option was not understood: what follows
 	// could be anything.
 	uncertain string

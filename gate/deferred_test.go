@@ -14,7 +14,7 @@ import (
 // plan edited since (another grant) is ignored, never applied.
 func TestResumedEscalation(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "deferred")
-	o := &call{Argv: []string{"touch", "/var/tmp/x"}, Cwd: "/w", DeferredDir: dir}
+	o := &call{Request: Request{Argv: []string{"touch", "/var/tmp/x"}, Cwd: "/w"}, DeferredDir: dir}
 	req := approval.Request{ID: "0123456789abcdef0123456789abcdef", ProfileDigest: "pd"}
 	plan := &sandbox.Escalation{Changes: []sandbox.Change{{Kind: sandbox.GrantWrite, Path: "/var/tmp"}}}
 	id := approval.RequestID(approval.IDParts{Argv: o.Argv, Cwd: o.Cwd, Profile: "workspace-write", ProfileDigest: "pd", PolicyDigest: "policy", Escalation: plan.String()})

@@ -39,6 +39,9 @@ type ProfileView struct {
 	// layers the profile needs that the host lacks.
 	Layers  []string `json:"layers"`
 	Missing []string `json:"missing"`
+	// Rlimits are Limits' rlimits by name, in the schema's order, for
+	// a text view.
+	Rlimits []sandbox.Rlimit `json:"-"`
 }
 
 // ViewProfile describes p as resolved at pl, with the layers this host
@@ -64,6 +67,7 @@ func ViewProfile(p *sandbox.Profile, pl Place) ProfileView {
 	layers, missing := HostLayers(p)
 	v.Layers, v.Missing = nonNil(layers), nonNil(missing)
 	l := p.Limits
+	v.Rlimits = l.Rlimits()
 	v.Limits.NoFile, v.Limits.NProc, v.Limits.FSize, v.Limits.CPU, v.Limits.AS = l.NoFile, l.NProc, l.FSize, l.CPU, l.AS
 	switch {
 	case l.MemoryPercent > 0:

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"time"
 
 	"github.com/gatedexec/gatedexec/approval"
@@ -16,23 +15,14 @@ import (
 // builds one per Request from its configuration. The package reads no
 // environment and no files of its own here.
 type call struct {
-	Argv []string
-	// Shell says Argv[0] is a shell script (run --shell), not a program.
-	Shell     bool
-	Cwd       string
-	Workspace string
-	Env       []string
-	Stdin     io.Reader
-	Stdout    io.Writer
-	Stderr    io.Writer
+	// Request is the command; its Cwd and Workspace are resolved.
+	Request
 
 	Policy     *execpolicy.Policy
 	EvalOpts   execpolicy.EvalOptions
 	Approval   approval.Policy
 	Approver   approval.Approver
 	ApproverID string // "tty", "exec", "deny", "defer": recorded in results
-	// Approve and Deny are the --approve/--deny values resuming a deferred request.
-	Approve, Deny []string
 	// Session, when non-nil, holds the session approvals.
 	Session *approval.Session
 	// AmendFile is the rules file an "always" answer appends to.
@@ -50,8 +40,6 @@ type call struct {
 	// cache, audit log): the command may not write them even where its
 	// profile makes a parent writable (sandbox.WithControl).
 	Control []string
-	// Timeout, when set, replaces the profile's timeout.
-	Timeout time.Duration
 	Runner  sandbox.Runner
 
 	// Audit, when non-nil, receives one record per decision; a failed write

@@ -2,6 +2,7 @@ package gate
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/gatedexec/gatedexec/config"
 )
@@ -29,14 +30,16 @@ func flagOrEnv(getenv func(string) string, flag, flagValue, env string) setting 
 	return setting{}
 }
 
-// pick returns the first of the flag, the environment variable and the
-// config.toml key that is set, else def. The layers' settings s say where
-// their key was set.
-func pick(getenv func(string) string, flag, flagValue, env string, s config.Settings, key, value, def string) setting {
-	if st := flagOrEnv(getenv, flag, flagValue, env); st.value != "" {
+// pick returns the first that is set of the flag (flagValue, named
+// --KEY with dashes), the environment variable GATEDEXEC_KEY and the
+// config.toml key in the layers' settings s, else def: one key names all
+// three, as DESIGN §2 has them.
+func pick(getenv func(string) string, flagValue string, s config.Settings, key, def string) setting {
+	flag := "--" + strings.ReplaceAll(key, "_", "-")
+	if st := flagOrEnv(getenv, flag, flagValue, "GATEDEXEC_"+strings.ToUpper(key)); st.value != "" {
 		return st
 	}
-	if value != "" {
+	if value := s.Get(key); value != "" {
 		return setting{value, s.Origin[key] + ": " + key, ErrConfig}
 	}
 	return setting{def, "default " + key, nil}

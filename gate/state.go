@@ -56,7 +56,7 @@ func (g *Gate) load() (*state, error) {
 		return nil, err
 	}
 	s := st.layers.Settings
-	ap := pick(g.getenv, "--approval-policy", c.Flags.ApprovalPolicy, "GATEDEXEC_APPROVAL_POLICY", s, "approval_policy", s.ApprovalPolicy, string(approval.DefaultPolicy))
+	ap := pick(g.getenv, c.Flags.ApprovalPolicy, s, config.KeyApprovalPolicy, string(approval.DefaultPolicy))
 	if st.approval, err = approval.ParsePolicy(ap.value); err != nil {
 		return nil, ap.errorf(err)
 	}
@@ -67,7 +67,7 @@ func (g *Gate) load() (*state, error) {
 	if err := CheckRuleProfiles(st.policy, st.profiles); err != nil {
 		return nil, err
 	}
-	st.defaultProfile = pick(g.getenv, "--profile", c.Flags.Profile, "GATEDEXEC_PROFILE", s, "profile", s.Profile, profiles.DefaultProfile)
+	st.defaultProfile = pick(g.getenv, c.Flags.Profile, s, config.KeyProfile, profiles.DefaultProfile)
 	st.sources = sourcesOf(st.layers, append(slices.Clip(c.Rules), st.configFile.value, profileFile(st.defaultProfile.value)))
 	st.print = fingerprint(st.sources)
 	return st, nil
@@ -80,7 +80,7 @@ func (st *state) approverSetting(g *Gate) setting {
 	if g.cfg.Interactive {
 		def = "tty"
 	}
-	return pick(g.getenv, "--approver", g.cfg.Flags.Approver, "GATEDEXEC_APPROVER", s, "approver", s.Approver, def)
+	return pick(g.getenv, g.cfg.Flags.Approver, s, config.KeyApprover, def)
 }
 
 // runParts builds, once per state, what only Run needs.
@@ -101,7 +101,7 @@ func (st *state) buildRun(g *Gate) (*runParts, error) {
 	c, s := &g.cfg, st.layers.Settings
 	rp := &runParts{session: flagOrEnv(g.getenv, "--session", c.Flags.Session, "GATEDEXEC_SESSION")}
 	rp.approverSpec = st.approverSetting(g)
-	at := pick(g.getenv, "--approver-timeout", c.Flags.ApproverTimeout, "GATEDEXEC_APPROVER_TIMEOUT", s, "approver_timeout", s.ApproverTimeout, approval.DefaultExecTimeout.String())
+	at := pick(g.getenv, c.Flags.ApproverTimeout, s, config.KeyApproverTimeout, approval.DefaultExecTimeout.String())
 	var err error
 	if rp.timeout, err = config.ParseTimeout(at.value); err != nil {
 		return nil, at.errorf(err)
@@ -118,7 +118,7 @@ func (st *state) buildRun(g *Gate) (*runParts, error) {
 			return nil, err
 		}
 	}
-	audit := pick(g.getenv, "--audit-log", c.Flags.AuditLog, "GATEDEXEC_AUDIT_LOG", s, "audit_log", s.AuditLog, "")
+	audit := pick(g.getenv, c.Flags.AuditLog, s, config.KeyAuditLog, "")
 	rp.auditPath = audit.value
 	if rp.auditPath != "" {
 		fsync := s.AuditFsync != nil && *s.AuditFsync
@@ -182,12 +182,11 @@ func (st *state) call(g *Gate, req Request) (*call, error) {
 	loader := *st.profiles
 	loader.Vars.Cwd = pl.Cwd
 	def := st.defaultProfile
+	req.Cwd, req.Workspace = pl.Cwd, pl.Workspace
 	o := &call{
-		Argv: req.Argv, Shell: req.Shell, Cwd: pl.Cwd, Workspace: pl.Workspace, Env: req.Env,
-		Stdin: req.Stdin, Stdout: req.Stdout, Stderr: req.Stderr,
-		Policy: st.policy, EvalOpts: evalOptions(req),
+		Request: req,
+		Policy:  st.policy, EvalOpts: evalOptions(req),
 		Approval: st.approval, Approver: serialApprover{&g.ask, approver}, ApproverID: rp.approverID,
-		Approve: req.Approve, Deny: req.Deny,
 		AmendFile:   userRulesFile(st.layers.Dirs),
 		DeferredDir: st.layers.Dirs.Deferred(),
 		Profile: func(name string) (*sandbox.Profile, error) {
@@ -200,7 +199,6 @@ func (st *state) call(g *Gate, req Request) (*call, error) {
 			return p, err
 		},
 		DefaultProfile: def.value,
-		Timeout:        req.Timeout,
 		Runner:         g.runner,
 		Audit:          rp.audit,
 	}

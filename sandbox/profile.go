@@ -119,6 +119,18 @@ type Limits struct {
 	Timeout       time.Duration
 }
 
+// Rlimit is one resource limit by its profile key (DESIGN §5).
+type Rlimit struct {
+	Name  string // "nofile", "nproc", "fsize", "cpu" or "as"
+	Value uint64 // 0 is unset
+}
+
+// Rlimits lists the rlimits of l in the schema's order, unset ones too,
+// so that every backend and view names them alike.
+func (l Limits) Rlimits() []Rlimit {
+	return []Rlimit{{"nofile", l.NoFile}, {"nproc", l.NProc}, {"fsize", l.FSize}, {"cpu", l.CPU}, {"as", l.AS}}
+}
+
 // NeedsNamespaces reports whether enforcing p requires a mount or network
 // namespace: Landlock alone cannot carve read-only or hidden holes in a
 // writable or readable tree, nor give a private loopback.

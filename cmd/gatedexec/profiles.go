@@ -156,12 +156,9 @@ func printProfile(w io.Writer, v gate.ProfileView) {
 	fmt.Fprintf(w, "setsid: %t\npid_namespace: %t\n", v.Setsid, v.PIDNamespace)
 	l := v.Limits
 	var lims []string
-	for _, x := range []struct {
-		k string
-		n uint64
-	}{{"nofile", l.NoFile}, {"nproc", l.NProc}, {"fsize", l.FSize}, {"cpu", l.CPU}, {"as", l.AS}} {
-		if x.n > 0 {
-			lims = append(lims, fmt.Sprintf("%s=%d", x.k, x.n))
+	for _, r := range v.Rlimits {
+		if r.Value > 0 {
+			lims = append(lims, fmt.Sprintf("%s=%d", r.Name, r.Value))
 		}
 	}
 	if l.Timeout != "" {

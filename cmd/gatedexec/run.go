@@ -49,7 +49,7 @@ func newRunCmd() *cobra.Command {
 	fs.SetInterspersed(false)
 	f.place.register(fs)
 	f.rules.register(fs)
-	fs.StringVarP(&f.profile, "profile", "p", "", "default sandbox profile (name or .toml file) when no allow rule names one (default workspace-write)")
+	fs.StringVarP(&f.profile, "profile", "p", "", "default sandbox profile (name or .toml file) when no allow rule names one (default "+gate.DefaultProfile+")")
 	fs.StringVar(&f.approvalPolicy, "approval-policy", "", "untrusted, on-request (default), on-failure or never")
 	fs.StringVar(&f.approver, "approver", "", "tty (default with a terminal), deny (default without), defer, or exec:CMD")
 	fs.StringVar(&f.approverTimeout, "approver-timeout", "", "how long an exec approver may take to answer before the request is denied (default "+gate.DefaultApproverTimeout.String()+", at most --timeout)")
