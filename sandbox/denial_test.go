@@ -159,13 +159,22 @@ func TestDetectBounded(t *testing.T) {
 
 func TestDetectRealFile(t *testing.T) {
 	// An error printed by a real failing open, shaped by Go's os package.
+	// As root the open runs as nobody (asUnprivileged): root's
+	// CAP_DAC_OVERRIDE would open anything.
 	dir := t.TempDir()
 	ro := filepath.Join(dir, "ro")
-	if err := os.Mkdir(ro, 0o500); err != nil {
+	if err := os.Chmod(dir, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	_, err := os.Create(filepath.Join(ro, "f"))
+	if err := os.Mkdir(ro, 0o555); err != nil {
+		t.Fatal(err)
+	}
+	var err error
+	asUnprivileged(t, func() { _, err = os.Create(filepath.Join(ro, "f")) })
 	if err == nil {
+		if os.Getenv("CI") != "" {
+			t.Fatal("created a file in a read-only directory: cannot provoke EACCES")
+		}
 		t.Skip("running with CAP_DAC_OVERRIDE: cannot provoke EACCES")
 	}
 	p := &Profile{ReadAll: true, Write: []string{filepath.Join(dir, "w")}}
