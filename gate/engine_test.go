@@ -288,3 +288,43 @@ func bump(t *testing.T, path string) {
 		t.Fatal(err)
 	}
 }
+
+// ctxRunner records whether the context of the run was already ended.
+type ctxRunner struct{ ended bool }
+
+func (r *ctxRunner) Run(ctx context.Context, _ *sandbox.Command) (*sandbox.Result, error) {
+	r.ended = ctx.Err() != nil
+	return &sandbox.Result{}, nil
+}
+
+// ctxApprover answers as its context says: aborted once it has ended.
+type ctxApprover struct{}
+
+func (ctxApprover) Approve(ctx context.Context, r *approval.Request) (approval.Response, error) {
+	if ctx.Err() != nil {
+		return approval.Response{ID: r.ID, Outcome: approval.Abort}, ctx.Err()
+	}
+	return approval.Response{ID: r.ID, Outcome: approval.Approved}, nil
+}
+
+// A signal that ends a pending approval (the CLI's ApprovalContext) does
+// not end a command already running: the backend forwards the signal and
+// the command decides (TestWorkloads' sigint).
+func TestApprovalContextIsOnlyTheApprovals(t *testing.T) {
+	o, _, _, _ := newOptions(t, "touch", "f")
+	runner := &ctxRunner{}
+	o.Runner = runner
+	ended, cancel := context.WithCancel(context.Background())
+	cancel()
+	o.ApprovalContext = ended
+	res, err := o.run(context.Background())
+	if err != nil || !res.Ran || runner.ended {
+		t.Fatalf("allowed command: ran %v, run context ended %v, err %v", res != nil && res.Ran, runner.ended, err)
+	}
+	o2, runner2, _, _ := newOptions(t, "git", "push")
+	o2.Approver, o2.ApprovalContext = ctxApprover{}, ended
+	res, err = o2.run(context.Background())
+	if err != nil || res.Ran || len(runner2.profiles) != 0 || res.Approval.Outcome == approval.Approved {
+		t.Fatalf("prompt under an ended approval context: ran %v, outcome %s, err %v", res.Ran, res.Approval.Outcome, err)
+	}
+}

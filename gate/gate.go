@@ -94,6 +94,12 @@ type Request struct {
 	// ResultFile is where the caller writes the result; when it already
 	// exists the command may not write it.
 	ResultFile string
+	// ApprovalContext, when set, is what ends a pending approval instead
+	// of Run's context: the CLI cancels it on SIGINT, SIGTERM and SIGHUP,
+	// which must abort a prompt but not kill a running command (the
+	// backend forwards those signals to the command, whose own handling
+	// decides).
+	ApprovalContext context.Context
 }
 
 // Gate serves requests from one configuration; it is safe for

@@ -313,6 +313,9 @@ func (o *call) request(ev execpolicy.Evaluation, profile, pd, digest string) app
 // settle settles req through the approval step of o.
 func (o *call) settle(ctx context.Context, action approval.Action, ev execpolicy.Evaluation, req *approval.Request, approve, deny []string) (ApprovalResult, error) {
 	s := approval.Settler{Approver: o.Approver, ApproverID: o.ApproverID, Session: o.Session, AmendFile: o.AmendFile}
+	if o.ApprovalContext != nil {
+		ctx = o.ApprovalContext
+	}
 	return s.Settle(ctx, action, ev.Decision, req, approve, deny)
 }
 

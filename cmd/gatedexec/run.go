@@ -148,8 +148,9 @@ func gatedRun(cmd *cobra.Command, f *runFlags, args []string) (*gate.Result, den
 
 	ctx, stop := approvalContext()
 	defer stop()
-	res, err := g.Run(ctx, gate.Request{
-		Argv: args, Shell: f.shell, Cwd: pl.Cwd, Env: os.Environ(),
+	res, err := g.Run(context.Background(), gate.Request{
+		ApprovalContext: ctx,
+		Argv:            args, Shell: f.shell, Cwd: pl.Cwd, Env: os.Environ(),
 		Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr,
 		ResolveHostExecutables: f.resolveHost,
 		Approve:                f.approve, Deny: f.deny,
