@@ -2,14 +2,14 @@ package gate
 
 import (
 	"github.com/gatedexec/gatedexec/profiles"
-	"github.com/gatedexec/gatedexec/sandbox"
+	"github.com/gatedexec/gatedexec/sandbox/linux"
 )
 
 // DoctorReport is what this host supports and what each built-in profile
 // would get on it (`gatedexec doctor`).
 type DoctorReport struct {
-	Host     sandbox.Capabilities `json:"host"`
-	Profiles []DoctorProfile      `json:"profiles"`
+	Host     linux.Capabilities `json:"host"`
+	Profiles []DoctorProfile    `json:"profiles"`
 }
 
 // DoctorProfile is one built-in profile's layers on this host.

@@ -7,6 +7,7 @@ import (
 
 	"github.com/gatedexec/gatedexec/sandbox"
 	"github.com/gatedexec/gatedexec/sandbox/darwin"
+	"github.com/gatedexec/gatedexec/sandbox/linux"
 )
 
 // StopStrayHelper does nothing: macOS has no exec helper.
@@ -21,12 +22,13 @@ func HostLayers(p *sandbox.Profile) (layers, missing []string) { return darwin.L
 
 // PlanLayers reports the layers p would get on this host; macOS needs no
 // capability probe.
-func PlanLayers(p *sandbox.Profile, _ sandbox.Capabilities) (layers, missing []string) {
+func PlanLayers(p *sandbox.Profile, _ linux.Capabilities) (layers, missing []string) {
 	return darwin.Layers(p)
 }
 
-// HostCapabilities reports the Linux kernel features; macOS has none of
-// them, and its seatbelt layer needs no capability probe.
-func HostCapabilities() sandbox.Capabilities {
-	return sandbox.Capabilities{Root: os.Geteuid() == 0}
+// HostCapabilities reports the Linux kernel features (linux.Capabilities,
+// the portable part of that package); macOS has none of them, and its
+// seatbelt layer needs no capability probe.
+func HostCapabilities() linux.Capabilities {
+	return linux.Capabilities{Root: os.Geteuid() == 0}
 }

@@ -29,9 +29,9 @@ func HostLayers(p *sandbox.Profile) (layers, missing []string) {
 
 // PlanLayers reports the layers p would get on a host with caps, without
 // probing it again.
-func PlanLayers(p *sandbox.Profile, caps sandbox.Capabilities) (layers, missing []string) {
-	return sandbox.PlanLayers(p, caps)
+func PlanLayers(p *sandbox.Profile, caps linux.Capabilities) (layers, missing []string) {
+	return linux.PlanLayers(p, caps)
 }
 
 // HostCapabilities probes the kernel features the Linux backend uses.
-func HostCapabilities() sandbox.Capabilities { return linux.Probe() }
+func HostCapabilities() linux.Capabilities { return linux.Probe() }

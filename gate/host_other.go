@@ -8,6 +8,7 @@ import (
 	"runtime"
 
 	"github.com/gatedexec/gatedexec/sandbox"
+	"github.com/gatedexec/gatedexec/sandbox/linux"
 )
 
 // StopStrayHelper does nothing: this OS has no exec helper.
@@ -19,17 +20,17 @@ func hostRunner() sandbox.Runner { return noBackend{} }
 
 // HostLayers reports that every layer is missing on this OS.
 func HostLayers(p *sandbox.Profile) (layers, missing []string) {
-	return PlanLayers(p, sandbox.Capabilities{})
+	return PlanLayers(p, linux.Capabilities{})
 }
 
 // PlanLayers reports that every layer is missing on this OS.
-func PlanLayers(p *sandbox.Profile, caps sandbox.Capabilities) (layers, missing []string) {
-	_, missing = sandbox.PlanLayers(p, caps)
+func PlanLayers(p *sandbox.Profile, caps linux.Capabilities) (layers, missing []string) {
+	_, missing = linux.PlanLayers(p, caps)
 	return nil, missing
 }
 
 // HostCapabilities reports no kernel feature.
-func HostCapabilities() sandbox.Capabilities { return sandbox.Capabilities{} }
+func HostCapabilities() linux.Capabilities { return linux.Capabilities{} }
 
 type noBackend struct{}
 

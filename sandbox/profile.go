@@ -125,6 +125,16 @@ type Rlimit struct {
 	Value uint64 // 0 is unset
 }
 
+// HasRlimits reports whether l sets any rlimit.
+func (l Limits) HasRlimits() bool {
+	for _, r := range l.Rlimits() {
+		if r.Value != 0 {
+			return true
+		}
+	}
+	return false
+}
+
 // Rlimits lists the rlimits of l in the schema's order, unset ones too,
 // so that every backend and view names them alike.
 func (l Limits) Rlimits() []Rlimit {
@@ -135,19 +145,19 @@ func (l Limits) Rlimits() []Rlimit {
 // namespace: Landlock alone cannot carve read-only or hidden holes in a
 // writable or readable tree, nor give a private loopback.
 func (p *Profile) NeedsNamespaces() bool {
-	return p.needsMountNS() || p.needsNetNS() || p.IsolatesPIDs()
+	return p.NeedsMountNS() || p.NeedsNetNS() || p.IsolatesPIDs()
 }
 
-// needsMountNS reports whether p's filesystem needs a mount namespace of
+// NeedsMountNS reports whether p's filesystem needs a mount namespace of
 // its own: read-only and hidden holes, or a private /tmp.
-func (p *Profile) needsMountNS() bool {
+func (p *Profile) NeedsMountNS() bool {
 	return !p.Unrestricted && (len(p.Protect) > 0 || len(p.Hide) > 0 || len(p.PrivateTmp) > 0)
 }
 
-// needsNetNS reports whether p's network needs a namespace of its own:
+// NeedsNetNS reports whether p's network needs a namespace of its own:
 // isolated (loopback only), and off, where it keeps the command from the
 // host's abstract unix sockets, which are neither files nor TCP.
-func (p *Profile) needsNetNS() bool {
+func (p *Profile) NeedsNetNS() bool {
 	return p.Network == NetworkIsolated || p.Network == NetworkOff && !p.Unrestricted
 }
 

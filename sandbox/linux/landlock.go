@@ -81,7 +81,7 @@ func fsRights(abi int, want uint64) uint64 {
 const ptsAccess = uint64(llsyscall.AccessFSReadFile | llsyscall.AccessFSWriteFile | llsyscall.AccessFSReadDir | llsyscall.AccessFSIoctlDev)
 
 // landlockConfig is the Landlock configuration for p at the best ABI up to
-// sandbox.MaxLandlockABI: all file rights; TCP bind/connect and abstract
+// MaxLandlockABI: all file rights; TCP bind/connect and abstract
 // unix sockets only when the network is off, and signals always scoped to
 // the sandbox.
 func landlockConfig(p *sandbox.Profile) landlock.Config {

@@ -34,7 +34,7 @@ func seccompAvailable() bool {
 // execs /bin/true. Creating a user namespace is not enough: some hosts
 // (Ubuntu's AppArmor userns restriction) allow it but refuse the mounts
 // inside, and before Linux 5.12 the read-only tree (mount_setattr) fails.
-func Probe() sandbox.Capabilities {
+func Probe() Capabilities {
 	root := os.Geteuid() == 0
 	var userFlag uint32
 	if !root {
@@ -52,7 +52,7 @@ func Probe() sandbox.Capabilities {
 	mntns, err := mountNSInode()
 	tmp := os.TempDir()
 	mounts := append(readOnlyTree(&sandbox.Profile{Write: []string{tmp}}), mountOp{Kind: mountPin, Path: tmp})
-	return sandbox.Capabilities{
+	return Capabilities{
 		LandlockABI: landlockABI(),
 		Seccomp:     seccompAvailable(),
 		UserNS:      try(helperSpec{Unshare: unix.CLONE_NEWUSER}),

@@ -73,14 +73,14 @@ func (r *Runner) run(ctx context.Context, c *Command) (*sandbox.Result, error) {
 	if len(c.Argv) == 0 {
 		return nil, errors.New("sandbox: empty command")
 	}
-	caps := sandbox.Capabilities{
+	caps := Capabilities{
 		LandlockABI: landlockABI(),
 		Seccomp:     seccompAvailable(),
 		// Namespaces are found out by trying: probing them costs a clone.
 		UserNS: true, MountNS: true, NetNS: true, PIDNS: true,
 		Root: os.Geteuid() == 0,
 	}
-	layers, missing := sandbox.PlanLayers(p, caps)
+	layers, missing := PlanLayers(p, caps)
 	if len(missing) > 0 && p.Enforcement != sandbox.BestEffort {
 		return nil, fmt.Errorf("profile %s: %s: %w", p.Name, strings.Join(missing, ", "), sandbox.ErrLayerUnavailable)
 	}
@@ -117,7 +117,7 @@ func (r *Runner) run(ctx context.Context, c *Command) (*sandbox.Result, error) {
 					return nil, fmt.Errorf("profile %s: %s: kernel Landlock ABI %d cannot enforce the profile's rules: %w",
 						p.Name, sandbox.LayerLandlock, caps.LandlockABI, sandbox.ErrLayerUnavailable)
 				}
-				layers = slices.DeleteFunc(layers, func(l string) bool { return l == sandbox.LandlockLayer(caps.LandlockABI) })
+				layers = slices.DeleteFunc(layers, func(l string) bool { return l == LandlockLayer(caps.LandlockABI) })
 				missing = append(missing, sandbox.LayerLandlock)
 			}
 		}

@@ -1,19 +1,21 @@
-package sandbox
+package linux
 
 import (
 	"slices"
 	"testing"
+
+	"github.com/gatedexec/gatedexec/sandbox"
 )
 
 func TestPlanLayers(t *testing.T) {
 	full := Capabilities{LandlockABI: 7, Seccomp: true, UserNS: true, MountNS: true, NetNS: true, PIDNS: true}
-	ws := &Profile{ReadAll: true, Write: []string{"/w"}, Protect: []string{"/w/.git/hooks"}, Network: NetworkOff}
-	noNS := &Profile{ReadAll: true, Write: []string{"/w"}, Network: NetworkOff, SharePIDs: true}
-	noMount := &Profile{ReadAll: true, Write: []string{"/w"}, Network: NetworkOff}
-	iso := &Profile{ReadAll: true, Network: NetworkIsolated}
+	ws := &sandbox.Profile{ReadAll: true, Write: []string{"/w"}, Protect: []string{"/w/.git/hooks"}, Network: sandbox.NetworkOff}
+	noNS := &sandbox.Profile{ReadAll: true, Write: []string{"/w"}, Network: sandbox.NetworkOff, SharePIDs: true}
+	noMount := &sandbox.Profile{ReadAll: true, Write: []string{"/w"}, Network: sandbox.NetworkOff}
+	iso := &sandbox.Profile{ReadAll: true, Network: sandbox.NetworkIsolated}
 	tests := []struct {
 		name         string
-		p            *Profile
+		p            *sandbox.Profile
 		caps         Capabilities
 		layers, miss []string
 	}{
@@ -21,7 +23,7 @@ func TestPlanLayers(t *testing.T) {
 			[]string{"no_new_privs", "setsid", "landlock-v7", "seccomp", "mountns", "netns", "pidns", "no_caps"}, nil},
 		{"pid namespace without a mount plan", noMount, full,
 			[]string{"no_new_privs", "setsid", "landlock-v7", "seccomp", "netns", "pidns", "no_caps"}, nil},
-		{"private tmp is a mount plan", &Profile{ReadAll: true, PrivateTmp: []string{"/tmp"}, Network: NetworkOn}, full,
+		{"private tmp is a mount plan", &sandbox.Profile{ReadAll: true, PrivateTmp: []string{"/tmp"}, Network: sandbox.NetworkOn}, full,
 			[]string{"no_new_privs", "setsid", "landlock-v7", "seccomp", "mountns", "pidns", "no_caps"}, nil},
 		{"no pid namespace on the host", noMount, Capabilities{LandlockABI: 7, Seccomp: true, UserNS: true, MountNS: true, NetNS: true},
 			[]string{"no_new_privs", "setsid", "landlock-v7", "seccomp", "netns", "no_caps"}, []string{"pidns"}},
@@ -29,7 +31,7 @@ func TestPlanLayers(t *testing.T) {
 			[]string{"no_new_privs", "setsid", "landlock-v7", "seccomp", "netns", "no_caps"}, nil},
 		{"network off without netns", noNS, Capabilities{LandlockABI: 3, Seccomp: true},
 			[]string{"no_new_privs", "setsid", "landlock-v3", "seccomp", "no_caps"}, []string{"netns"}},
-		{"no namespaces needed", &Profile{ReadAll: true, Network: NetworkOn, SharePIDs: true}, Capabilities{LandlockABI: 3, Seccomp: true},
+		{"no namespaces needed", &sandbox.Profile{ReadAll: true, Network: sandbox.NetworkOn, SharePIDs: true}, Capabilities{LandlockABI: 3, Seccomp: true},
 			[]string{"no_new_privs", "setsid", "landlock-v3", "seccomp", "no_caps"}, nil},
 		{"no user ns, not root", ws, Capabilities{LandlockABI: 7, Seccomp: true, MountNS: true, NetNS: true, PIDNS: true},
 			[]string{"no_new_privs", "setsid", "landlock-v7", "seccomp", "no_caps"}, []string{"mountns", "netns", "pidns"}},
@@ -41,9 +43,9 @@ func TestPlanLayers(t *testing.T) {
 			[]string{"no_new_privs", "setsid", "landlock-v7", "seccomp", "netns", "pidns", "no_caps"}, nil},
 		{"isolated without netns", iso, Capabilities{LandlockABI: 7, Seccomp: true, UserNS: true},
 			[]string{"no_new_privs", "setsid", "landlock-v7", "seccomp", "no_caps"}, []string{"netns", "pidns"}},
-		{"full-access", &Profile{Unrestricted: true, Limits: Limits{NoFile: 64}}, Capabilities{},
+		{"full-access", &sandbox.Profile{Unrestricted: true, Limits: sandbox.Limits{NoFile: 64}}, Capabilities{},
 			[]string{"no_new_privs", "setsid", "rlimits"}, nil},
-		{"no setsid", &Profile{Unrestricted: true, NoSetsid: true}, full,
+		{"no setsid", &sandbox.Profile{Unrestricted: true, NoSetsid: true}, full,
 			[]string{"no_new_privs"}, nil},
 	}
 	for _, tt := range tests {
