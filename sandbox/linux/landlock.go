@@ -23,10 +23,10 @@ type PathRule struct {
 // nothing beyond themselves.
 var devWritable = []string{"/dev/null", "/dev/zero", "/dev/full", "/dev/tty"}
 
-// LandlockRules returns the path rules for p, in the order they are added.
+// landlockRules returns the path rules for p, in the order they are added.
 // Paths that do not exist are left out (they cannot be opened for a rule,
 // and a missing path grants nothing).
-func LandlockRules(p *sandbox.Profile) []PathRule {
+func landlockRules(p *sandbox.Profile) []PathRule {
 	var rules []PathRule
 	if p.ReadAll {
 		rules = append(rules, PathRule{Path: "/"})
@@ -99,7 +99,7 @@ func landlockConfig(p *sandbox.Profile) landlock.Config {
 // helper only has to call landlock_restrict_self on it.
 func newRulesetFD(p *sandbox.Profile) (fd int, flags uint32, err error) {
 	var rules []landlock.Rule
-	for _, r := range LandlockRules(p) {
+	for _, r := range landlockRules(p) {
 		st, err := os.Stat(r.Path)
 		if err != nil {
 			continue

@@ -50,7 +50,7 @@ func TestSeccompRules(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			rules := SeccompRules(&tt.p)
+			rules := seccompRules(&tt.p)
 			names := ruleNames(rules)
 			for _, call := range alwaysDenied {
 				if names[call] != 1 {
@@ -88,7 +88,7 @@ func TestSeccompRules(t *testing.T) {
 					t.Errorf("%s rules = %+v, want conds %+v", call, rs, tt.socket)
 				}
 			}
-			prog, err := BuildBPF(rules)
+			prog, err := buildBPF(rules)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -100,7 +100,7 @@ func TestSeccompRules(t *testing.T) {
 }
 
 func TestBuildBPFUnknownSyscall(t *testing.T) {
-	if _, err := BuildBPF([]SyscallRule{{Syscall: "no_such_call", Errno: unix.EPERM}}); err == nil {
+	if _, err := buildBPF([]SyscallRule{{Syscall: "no_such_call", Errno: unix.EPERM}}); err == nil {
 		t.Fatal("BuildBPF accepted an unknown syscall")
 	}
 }
@@ -120,7 +120,7 @@ func TestLandlockRules(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if got := LandlockRules(&tt.p); !slices.Equal(got, tt.want) {
+			if got := landlockRules(&tt.p); !slices.Equal(got, tt.want) {
 				t.Errorf("LandlockRules = %+v\nwant %+v", got, tt.want)
 			}
 		})

@@ -95,7 +95,7 @@ func (r *Runner) run(ctx context.Context, c *Command) (*sandbox.Result, error) {
 	if !p.Unrestricted {
 		spec.CloseFDs, spec.DropCaps = true, true
 		if slices.Contains(layers, sandbox.LayerSeccomp) {
-			if spec.BPF, err = BuildBPF(SeccompRules(p)); err != nil {
+			if spec.BPF, err = buildBPF(seccompRules(p)); err != nil {
 				return nil, err
 			}
 		}

@@ -77,8 +77,8 @@ var namespaceCloneFlags = []uint64{
 // ioprioWhoProcess is IOPRIO_WHO_PROCESS of ioprio_set(2).
 const ioprioWhoProcess = 1
 
-// SeccompRules returns the seccomp table for p, the data BuildBPF compiles.
-func SeccompRules(p *sandbox.Profile) []SyscallRule {
+// seccompRules returns the seccomp table for p, the data buildBPF compiles.
+func seccompRules(p *sandbox.Profile) []SyscallRule {
 	var rules []SyscallRule
 	for _, name := range alwaysDenied {
 		rules = append(rules, SyscallRule{Syscall: name, Errno: unix.EPERM})
@@ -148,10 +148,10 @@ func SeccompRules(p *sandbox.Profile) []SyscallRule {
 	return rules
 }
 
-// BuildBPF compiles rules into a classic BPF program for the native
+// buildBPF compiles rules into a classic BPF program for the native
 // architecture (calls from any other architecture, including x32 and i386
 // compat, kill the process) and returns its raw sock_filter bytes.
-func BuildBPF(rules []SyscallRule) ([]byte, error) {
+func buildBPF(rules []SyscallRule) ([]byte, error) {
 	filter, err := seccomp.NewFilter(seccomp.ActAllow)
 	if err != nil {
 		return nil, fmt.Errorf("seccomp: new filter: %w", err)
