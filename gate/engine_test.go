@@ -321,6 +321,12 @@ func TestApprovalContextIsOnlyTheApprovals(t *testing.T) {
 	if err != nil || !res.Ran || runner.ended {
 		t.Fatalf("allowed command: ran %v, run context ended %v, err %v", res != nil && res.Ran, runner.ended, err)
 	}
+	// Run's own context is the library caller's, and ends the command.
+	runner.ended = false
+	o.ApprovalContext = nil
+	if _, err := o.run(ended); err != nil || !runner.ended {
+		t.Fatalf("Run's ended context did not reach the command's run (err %v)", err)
+	}
 	o2, runner2, _, _ := newOptions(t, "git", "push")
 	o2.Approver, o2.ApprovalContext = ctxApprover{}, ended
 	res, err = o2.run(context.Background())

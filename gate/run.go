@@ -233,12 +233,12 @@ func (o *call) escalate(ctx context.Context, ev execpolicy.Evaluation, req appro
 // execute runs the command in prof, fills res from what happened and
 // audits the outcome in rec.
 func (o *call) execute(ctx context.Context, prof *sandbox.Profile, rec *approval.Record, res *Result) error {
-	// The command runs without ctx's cancellation: the CLI cancels it on
-	// SIGINT and SIGTERM to end a pending approval, and the runner itself
-	// passes those signals on to the command; a cancellation on the same
-	// signal would also kill it with SIGTERM, racing its own handler (a
-	// trap that exits 7 came out as 143).
-	run, runErr := o.Runner.Run(context.WithoutCancel(ctx), &sandbox.Command{
+	// ctx ends the command too (a library caller giving up on it); the
+	// CLI's signals end only a pending approval (Request.ApprovalContext),
+	// since the runner passes them on to the command, and a cancellation
+	// on the same signal would also kill it with SIGTERM, racing its own
+	// handler (a trap that exits 7 came out as 143).
+	run, runErr := o.Runner.Run(ctx, &sandbox.Command{
 		Argv: o.argv(), Dir: o.Cwd, Env: o.Env,
 		Stdin: o.Stdin, Stdout: o.Stdout, Stderr: o.Stderr, Profile: prof,
 	})
