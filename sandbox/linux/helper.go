@@ -115,7 +115,7 @@ func runHelperSpec(spec []byte) (code int, report string, err error) {
 	}
 	defer repR.Close()
 	cmd := &exec.Cmd{Path: "/proc/self/exe", Args: []string{"gatedexec-sandbox", HelperArg},
-		ExtraFiles: []*os.File{specR, repW}}
+		ExtraFiles: helperFiles(specR, repW, nil)}
 	if err := startHelper(cmd, specR, repW, specW, spec, nil); err != nil {
 		return 0, "", err
 	}
@@ -126,6 +126,17 @@ func runHelperSpec(spec []byte) (code int, report string, err error) {
 		return ee.ExitCode(), string(rep), nil
 	}
 	return 0, string(rep), err
+}
+
+// helperFiles places the spec pipe, the report pipe and the Landlock
+// ruleset (nil: none) at the descriptors helper_linux.h gives them.
+func helperFiles(spec, report, ruleset *os.File) []*os.File {
+	files := make([]*os.File, rulesetFD-2)
+	files[specFD-3], files[errFD-3], files[rulesetFD-3] = spec, report, ruleset
+	if ruleset == nil {
+		files = files[:rulesetFD-3]
+	}
+	return files
 }
 
 // startHelper starts cmd, whose ExtraFiles begin with specR and repW,

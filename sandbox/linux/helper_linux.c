@@ -1085,22 +1085,25 @@ __attribute__((noreturn)) static void run_init(const struct spec *s, int status_
 	for (;;) {
 		int st;
 		pid_t r = waitpid_retry(-1, &st, job_control ? WUNTRACED : 0);
+		// A way out without the target's status exits 0 with nothing
+		// written: the helper then reports it (the init's own report
+		// descriptor is closed), and a 125 is never silent.
 		if (r < 0) {
-			_exit(GX_HELPER_FAIL); // ECHILD: the target is gone unseen
+			_exit(0); // ECHILD: the target is gone unseen
 		}
 		if (r == target && WIFSTOPPED(st)) {
 			// The helper stops itself on this; a SIGCONT to it
 			// comes back down here and resumes the command.
 			uint32_t raw = (uint32_t)st;
 			if (write(status_fd, &raw, sizeof raw) != (ssize_t)sizeof raw) {
-				_exit(GX_HELPER_FAIL);
+				_exit(0);
 			}
 			continue;
 		}
 		if (r == target) {
 			uint32_t raw = (uint32_t)st;
 			if (write(status_fd, &raw, sizeof raw) != (ssize_t)sizeof raw) {
-				_exit(GX_HELPER_FAIL);
+				_exit(0);
 			}
 			_exit(0);
 		}
@@ -1167,10 +1170,13 @@ __attribute__((noreturn)) static void supervise(const struct spec *s) {
 	if (n == (ssize_t)sizeof raw) {
 		exit_as((int)raw);
 	}
-	// The init ended before the target did: it reported why, or it
-	// was killed.
+	// The init ended before the target did: it reported why (exit
+	// 125), it lost the target's status (exit 0), or it was killed.
+	if (WIFEXITED(st) && WEXITSTATUS(st) != 0) {
+		_exit(WEXITSTATUS(st));
+	}
 	if (WIFEXITED(st)) {
-		_exit(WEXITSTATUS(st) == 0 ? GX_HELPER_FAIL : WEXITSTATUS(st));
+		setup_fail("init: the command's status was lost");
 	}
 	setup_fail("init: killed by signal %d", WTERMSIG(st));
 }
@@ -1194,7 +1200,7 @@ __attribute__((noreturn)) static void job_parent(const struct spec *s) {
 		// It dies with the helper, as the command the helper would
 		// have become would die with the runner.
 		if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) != 0 || getppid() != self) {
-			_exit(GX_HELPER_FAIL);
+			setup_fail("terminal: the helper is gone");
 		}
 		enter_job();
 		exec_target(s);

@@ -261,12 +261,12 @@ func mkdirRecord(dir string) ([]string, error) {
 }
 
 // keepPaths returns the paths bound back from the host's tree into the
-// private tmp (sandbox.Profile.KeptRoots). One not made yet is held
-// through its deepest existing ancestor below the tmp directory; nested
-// ones are covered by the outer one.
-func keepPaths(p *sandbox.Profile) []string {
+// private tmp: sandbox.Profile.KeptRoots and extra. One not made yet is
+// held through its deepest existing ancestor below the tmp directory;
+// nested ones are covered by the outer one.
+func keepPaths(p *sandbox.Profile, extra ...string) []string {
 	var keep []string
-	for _, c := range p.KeptRoots() {
+	for _, c := range append(p.KeptRoots(), extra...) {
 		tmp := slices.IndexFunc(p.PrivateTmp, func(t string) bool { return within(c, t) })
 		for c = filepath.Clean(c); c != p.PrivateTmp[tmp]; c = filepath.Dir(c) {
 			if _, err := os.Lstat(c); err == nil {
@@ -288,25 +288,27 @@ func keepPaths(p *sandbox.Profile) []string {
 // hostSockets returns read-only /dev/null mounts over the host's pathname
 // unix sockets the command must not reach: every socket bound in this
 // network namespace (/proc/net/unix) outside the Write paths, other than
-// those p lets it reach and those already out of sight (private tmp, hide).
+// those p lets it reach and those already out of sight (private tmp, hide),
+// but every one below visible, the host's /tmp directories kept for it.
 // Landlock has no right for connecting to a socket file, so a daemon
 // listening there (docker, the session bus, an agent) would act for the
 // command outside the sandbox.
-func hostSockets(p *sandbox.Profile) []mountOp {
+func hostSockets(p *sandbox.Profile, visible []string) []mountOp {
 	b, err := os.ReadFile("/proc/net/unix")
 	if err != nil {
 		return nil
 	}
 	var ops []mountOp
 	seen := map[string]bool{}
-	gone := slices.Concat(p.Write, p.PrivateTmp, p.Hide, p.Sockets)
+	gone := slices.Concat(p.Write, p.PrivateTmp, p.Hide)
 	for _, line := range strings.Split(string(b), "\n")[1:] {
 		f := strings.Fields(line)
 		if len(f) < 8 || !strings.HasPrefix(f[7], "/") {
 			continue
 		}
 		path := strings.Join(f[7:], " ")
-		if seen[path] || slices.ContainsFunc(gone, func(g string) bool { return within(path, g) }) {
+		under := func(roots []string) bool { return slices.ContainsFunc(roots, func(r string) bool { return within(path, r) }) }
+		if seen[path] || under(p.Sockets) || !under(visible) && under(gone) {
 			continue
 		}
 		seen[path] = true

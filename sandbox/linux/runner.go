@@ -90,7 +90,7 @@ func (r *Runner) run(ctx context.Context, c *Command) (*sandbox.Result, error) {
 		return &sandbox.Result{ExitCode: 127, Layers: layers, Missing: missing}, err
 	}
 	spec := helperSpec{Path: path, Argv: c.Argv, Env: env, Dir: c.Dir, Rlimits: rlimits(p.Limits)}
-	var extra []*os.File
+	var ruleset *os.File
 	var hold *holders
 	if !p.Unrestricted {
 		spec.CloseFDs, spec.DropCaps = true, true
@@ -107,7 +107,7 @@ func (r *Runner) run(ctx context.Context, c *Command) (*sandbox.Result, error) {
 			if fd >= 0 {
 				f := os.NewFile(uintptr(fd), "landlock-ruleset")
 				defer f.Close()
-				extra = append(extra, f)
+				ruleset = f
 				spec.Landlock, spec.LandlockFlags = true, flags
 			} else {
 				// go-landlock's best-effort downgrade enforces nothing
@@ -122,6 +122,9 @@ func (r *Runner) run(ctx context.Context, c *Command) (*sandbox.Result, error) {
 			}
 		}
 	}
+	// visible are the directories of the host's /tmp kept read-only for
+	// this command (below).
+	var visible []string
 	if slices.Contains(layers, sandbox.LayerMountNS) {
 		// The working directory is only a hint for holders: unknown is "".
 		cwd, aerr := filepath.Abs(c.Dir)
@@ -148,14 +151,16 @@ func (r *Runner) run(ctx context.Context, c *Command) (*sandbox.Result, error) {
 				spec.Tmp = append(spec.Tmp, d)
 			}
 		}
-		spec.Keep = keepPaths(p)
-		for _, hidden := range []struct{ what, path string }{{"working directory", cwd}, {"program", path}} {
-			if hidden.path != "" && p.HiddenByPrivateTmp(hidden.path) {
-				return nil, fmt.Errorf("sandbox: the %s %s is in the host's %s, which the command does not see (its own is empty): "+
-					"keep it in the workspace, or set [filesystem] private_tmp = false: %w",
-					hidden.what, hidden.path, coveringTmp(p, hidden.path), sandbox.ErrLayerUnavailable)
+		// The working directory and the program's directory, when they
+		// lie in the host's /tmp outside what the profile keeps, are
+		// kept too, read-only: the read-only tree covers every mount but
+		// the write roots. Nothing else of the host's /tmp is there.
+		for _, d := range []string{cwd, filepath.Dir(path)} {
+			if d != "" && filepath.IsAbs(d) && p.HiddenByPrivateTmp(d) {
+				visible = append(visible, d)
 			}
 		}
+		spec.Keep = keepPaths(p, visible...)
 		// An IPC namespace with it: System V IPC objects are not files,
 		// so Landlock cannot keep the command from the shared memory,
 		// semaphores and message queues of processes outside.
@@ -171,7 +176,7 @@ func (r *Runner) run(ctx context.Context, c *Command) (*sandbox.Result, error) {
 		spec.LoopbackUp = p.Network == sandbox.NetworkIsolated
 	}
 	if spec.Unshare&unix.CLONE_NEWNS != 0 || slices.Contains(layers, sandbox.LayerPIDNS) {
-		spec.Mounts = append(spec.Mounts, hostSockets(p)...)
+		spec.Mounts = append(spec.Mounts, hostSockets(p, visible)...)
 		spec.Reopen = reopenStdio(c, p)
 		// A mount namespace of its own gets a /dev of its own: no block
 		// device, no terminal of the caller's, ptys that work.
@@ -194,7 +199,7 @@ func (r *Runner) run(ctx context.Context, c *Command) (*sandbox.Result, error) {
 	if spec.Unshare != 0 && !caps.Root {
 		spec.Unshare |= unix.CLONE_NEWUSER
 	}
-	res, err := r.start(ctx, c, p, &spec, extra)
+	res, err := r.start(ctx, c, p, &spec, ruleset)
 	if err != nil && errors.Is(err, errNamespaces) {
 		if p.Enforcement != sandbox.BestEffort {
 			return nil, fmt.Errorf("profile %s: %v: %w", p.Name, err, sandbox.ErrLayerUnavailable)
@@ -206,7 +211,7 @@ func (r *Runner) run(ctx context.Context, c *Command) (*sandbox.Result, error) {
 			}
 		}
 		spec.Unshare, spec.Mounts, spec.LoopbackUp, spec.ParentMntNS = 0, nil, false, 0
-		res, err = r.start(ctx, c, p, &spec, extra)
+		res, err = r.start(ctx, c, p, &spec, ruleset)
 	}
 	if len(missing) > 0 {
 		fmt.Fprintf(r.warn(), "gatedexec: warning: profile %s: sandbox layers not applied on this host: %s\n", p.Name, strings.Join(missing, ", "))
@@ -224,7 +229,7 @@ type Command = sandbox.Command
 // the mounts in them, and ran nothing.
 var errNamespaces = errors.New("cannot set up namespaces")
 
-func (r *Runner) start(ctx context.Context, c *Command, p *sandbox.Profile, spec *helperSpec, extra []*os.File) (*sandbox.Result, error) {
+func (r *Runner) start(ctx context.Context, c *Command, p *sandbox.Profile, spec *helperSpec, ruleset *os.File) (*sandbox.Result, error) {
 	// Pdeathsig fires when the thread that forked the helper ends, not
 	// the process (golang/go#27505): keep that thread until the helper
 	// is gone, so that the run dies with gatedexec and only then.
@@ -277,7 +282,7 @@ func (r *Runner) start(ctx context.Context, c *Command, p *sandbox.Profile, spec
 		// Bounds the wait for output still held open by a process
 		// outside the group once the command has exited.
 		WaitDelay:  time.Second,
-		ExtraFiles: append([]*os.File{specR, repW}, extra...),
+		ExtraFiles: helperFiles(specR, repW, ruleset),
 		SysProcAttr: &syscall.SysProcAttr{
 			Setsid:    !p.NoSetsid,
 			Setpgid:   p.NoSetsid,
@@ -536,16 +541,6 @@ func cgroupLimits(l sandbox.Limits) []cgroupLimit {
 		{controller: "pids", v1File: "pids.max", v2File: "pids.max", value: l.NProc, layer: LayerPIDsCgroup},
 		{controller: "memory", v1File: "memory.limit_in_bytes", v2File: "memory.max", value: mem, layer: LayerMemoryCgroup},
 	}
-}
-
-// coveringTmp returns the private tmp directory of p that holds path.
-func coveringTmp(p *sandbox.Profile, path string) string {
-	for _, t := range p.PrivateTmp {
-		if within(path, t) {
-			return t
-		}
-	}
-	return ""
 }
 
 // cldStopped is CLD_STOPPED, the si_code of a child stopped by a signal.
