@@ -307,7 +307,9 @@ func hostSockets(p *sandbox.Profile, visible []string) []mountOp {
 			continue
 		}
 		path := strings.Join(f[7:], " ")
-		under := func(roots []string) bool { return slices.ContainsFunc(roots, func(r string) bool { return within(path, r) }) }
+		under := func(roots []string) bool {
+			return slices.ContainsFunc(roots, func(r string) bool { return within(path, r) })
+		}
 		if seen[path] || under(p.Sockets) || !under(visible) && under(gone) {
 			continue
 		}
