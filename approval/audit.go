@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"sync"
 	"time"
 
 	"golang.org/x/sys/unix"
@@ -65,6 +66,11 @@ func (r Record) MarshalJSON() ([]byte, error) {
 type Log struct {
 	f     *os.File
 	fsync bool
+	// mu orders this process's writers: the flock that orders
+	// processes is held per open file, so two goroutines sharing f would
+	// both hold it, and one's repair of a torn tail could cut the
+	// other's record.
+	mu sync.Mutex
 }
 
 // OpenLog opens (creating, mode 0600) the audit log at path. With fsync,
@@ -125,6 +131,8 @@ func (l *Log) Write(rec Record) error {
 		return fmt.Errorf("audit log: %w", err)
 	}
 	line = append(line, '\n')
+	l.mu.Lock()
+	defer l.mu.Unlock()
 	rc, err := l.f.SyscallConn()
 	if err != nil {
 		return fmt.Errorf("audit log: %w", err)
