@@ -43,6 +43,7 @@ test: unit
 	$(MAKE) --no-print-directory fuzz
 
 unit: build
+	@scripts/deps.sh test
 	GATEDEXEC_BIN=$(CURDIR)/$(BIN) $(GO) test -count=1 ./...
 
 # FuzzAnalyseVsBash (test/) runs scripts in the sandbox of the binary
