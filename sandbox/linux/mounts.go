@@ -261,12 +261,12 @@ func mkdirRecord(dir string) ([]string, error) {
 }
 
 // keepPaths returns the paths bound back from the host's tree into the
-// private tmp: sandbox.Profile.KeptRoots and extra. One not made yet is
-// held through its deepest existing ancestor below the tmp directory;
-// nested ones are covered by the outer one.
-func keepPaths(p *sandbox.Profile, extra ...string) []string {
+// private tmp (sandbox.Profile.KeptRoots). One not made yet is held
+// through its deepest existing ancestor below the tmp directory; nested
+// ones are covered by the outer one.
+func keepPaths(p *sandbox.Profile) []string {
 	var keep []string
-	for _, c := range append(p.KeptRoots(), extra...) {
+	for _, c := range p.KeptRoots() {
 		tmp := slices.IndexFunc(p.PrivateTmp, func(t string) bool { return within(c, t) })
 		for c = filepath.Clean(c); c != p.PrivateTmp[tmp]; c = filepath.Dir(c) {
 			if _, err := os.Lstat(c); err == nil {

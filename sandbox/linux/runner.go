@@ -123,18 +123,35 @@ func (r *Runner) run(ctx context.Context, c *Command) (*sandbox.Result, error) {
 		}
 	}
 	// visible are the directories of the host's /tmp kept read-only for
-	// this command (below).
+	// this command, and plan is p with them, for the mounts (below).
 	var visible []string
+	plan := p
 	if slices.Contains(layers, sandbox.LayerMountNS) {
 		// The working directory is only a hint for holders: unknown is "".
 		cwd, aerr := filepath.Abs(c.Dir)
 		if aerr != nil {
 			cwd = ""
 		}
+		// The working directory and the program's directory, when they
+		// lie in the host's /tmp outside what the profile keeps, are
+		// kept too, read-only (the read-only tree covers every mount but
+		// the write roots), and planned as readable paths of the
+		// profile, so that its protect and hide paths below them hold.
+		// Nothing else of the host's /tmp is there.
+		for _, d := range []string{cwd, filepath.Dir(path)} {
+			if d != "" && filepath.IsAbs(d) && p.HiddenByPrivateTmp(d) {
+				visible = append(visible, d)
+			}
+		}
+		if len(visible) > 0 {
+			q := *p
+			q.Read = append(slices.Clip(p.Read), visible...)
+			plan = &q
+		}
 		// A holder removed by a run ending meanwhile is made again.
 		for try := 0; ; try++ {
 			var created, held []string
-			spec.Mounts, created, held, err = planMounts(p, cwd)
+			spec.Mounts, created, held, err = planMounts(plan, cwd)
 			if err != nil {
 				hold.release(false)
 				return nil, err
@@ -151,16 +168,7 @@ func (r *Runner) run(ctx context.Context, c *Command) (*sandbox.Result, error) {
 				spec.Tmp = append(spec.Tmp, d)
 			}
 		}
-		// The working directory and the program's directory, when they
-		// lie in the host's /tmp outside what the profile keeps, are
-		// kept too, read-only: the read-only tree covers every mount but
-		// the write roots. Nothing else of the host's /tmp is there.
-		for _, d := range []string{cwd, filepath.Dir(path)} {
-			if d != "" && filepath.IsAbs(d) && p.HiddenByPrivateTmp(d) {
-				visible = append(visible, d)
-			}
-		}
-		spec.Keep = keepPaths(p, visible...)
+		spec.Keep = keepPaths(plan)
 		// An IPC namespace with it: System V IPC objects are not files,
 		// so Landlock cannot keep the command from the shared memory,
 		// semaphores and message queues of processes outside.
@@ -176,7 +184,7 @@ func (r *Runner) run(ctx context.Context, c *Command) (*sandbox.Result, error) {
 		spec.LoopbackUp = p.Network == sandbox.NetworkIsolated
 	}
 	if spec.Unshare&unix.CLONE_NEWNS != 0 || slices.Contains(layers, sandbox.LayerPIDNS) {
-		spec.Mounts = append(spec.Mounts, hostSockets(p, visible)...)
+		spec.Mounts = append(spec.Mounts, hostSockets(plan, visible)...)
 		spec.Reopen = reopenStdio(c, p)
 		// A mount namespace of its own gets a /dev of its own: no block
 		// device, no terminal of the caller's, ptys that work.
