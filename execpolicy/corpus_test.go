@@ -2,11 +2,12 @@ package execpolicy
 
 import (
 	"bufio"
-	"fmt"
 	"os"
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/gatedexec/gatedexec/internal/corpus"
 )
 
 // corpusPath is the shared adversarial corpus, relative to this package.
@@ -38,45 +39,6 @@ func corpusPolicy() *Policy {
 	return p
 }
 
-// decodeCorpusCommand undoes the corpus's ESCAPING section.
-func decodeCorpusCommand(s string) (string, error) {
-	var b strings.Builder
-	for i := 0; i < len(s); i++ {
-		if s[i] != '\\' {
-			b.WriteByte(s[i])
-			continue
-		}
-		if i+1 >= len(s) {
-			return "", fmt.Errorf("dangling backslash")
-		}
-		i++
-		switch s[i] {
-		case '\\':
-			b.WriteByte('\\')
-		case 't':
-			b.WriteByte('\t')
-		case 'n':
-			b.WriteByte('\n')
-		case 'r':
-			b.WriteByte('\r')
-		case 'u':
-			end := strings.IndexByte(s[i:], '}')
-			if i+1 >= len(s) || s[i+1] != '{' || end < 0 {
-				return "", fmt.Errorf("bad \\u escape at %d", i)
-			}
-			n, err := strconv.ParseUint(s[i+2:i+end], 16, 32)
-			if err != nil {
-				return "", fmt.Errorf("bad \\u escape: %w", err)
-			}
-			b.WriteRune(rune(n))
-			i += end
-		default:
-			return "", fmt.Errorf("unknown escape \\%c", s[i])
-		}
-	}
-	return b.String(), nil
-}
-
 func readCorpus(t testing.TB) []corpusRow {
 	t.Helper()
 	f, err := os.Open(corpusPath)
@@ -96,7 +58,7 @@ func readCorpus(t testing.TB) []corpusRow {
 		if len(cols) != 3 {
 			t.Fatalf("%s:%d: want 3 columns, got %d", corpusPath, n, len(cols))
 		}
-		cmd, err := decodeCorpusCommand(cols[0])
+		cmd, err := corpus.DecodeCommand(cols[0])
 		if err != nil {
 			t.Fatalf("%s:%d: %v", corpusPath, n, err)
 		}

@@ -8,13 +8,13 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/gatedexec/gatedexec/execpolicy"
+	"github.com/gatedexec/gatedexec/internal/corpus"
 )
 
 // The execution oracle: a script is run in real bash inside `gatedexec
@@ -298,7 +298,7 @@ func oracleCorpus(t testing.TB) []string {
 			continue
 		}
 		cmd, _, _ := strings.Cut(line, "\t")
-		s, err := decodeCorpus(cmd)
+		s, err := corpus.DecodeCommand(cmd)
 		if err != nil {
 			t.Fatalf("corpus: %v", err)
 		}
@@ -308,44 +308,6 @@ func oracleCorpus(t testing.TB) []string {
 		t.Fatalf("corpus: %v", err)
 	}
 	return out
-}
-
-// decodeCorpus undoes the ESCAPING section of the corpus header.
-func decodeCorpus(s string) (string, error) {
-	var b strings.Builder
-	for i := 0; i < len(s); i++ {
-		if s[i] != '\\' {
-			b.WriteByte(s[i])
-			continue
-		}
-		if i++; i >= len(s) {
-			return "", fmt.Errorf("dangling backslash in %q", s)
-		}
-		switch s[i] {
-		case '\\':
-			b.WriteByte('\\')
-		case 't':
-			b.WriteByte('\t')
-		case 'n':
-			b.WriteByte('\n')
-		case 'r':
-			b.WriteByte('\r')
-		case 'u':
-			end := strings.IndexByte(s[i:], '}')
-			if i+1 >= len(s) || s[i+1] != '{' || end < 0 {
-				return "", fmt.Errorf("bad \\u escape in %q", s)
-			}
-			n, err := strconv.ParseUint(s[i+2:i+end], 16, 32)
-			if err != nil {
-				return "", fmt.Errorf("bad \\u escape in %q: %w", s, err)
-			}
-			b.WriteRune(rune(n))
-			i += end
-		default:
-			return "", fmt.Errorf("unknown escape \\%c in %q", s[i], s)
-		}
-	}
-	return b.String(), nil
 }
 
 // TestCorpusVsBash runs every corpus row in bash: the analysis must have
