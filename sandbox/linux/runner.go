@@ -69,7 +69,6 @@ func (r *Runner) warn() io.Writer {
 
 func (r *Runner) run(ctx context.Context, c *Command) (*sandbox.Result, error) {
 	p := c.Profile
-	p.MakeMissingDirs()
 	if len(c.Argv) == 0 {
 		return nil, errors.New("sandbox: empty command")
 	}
@@ -84,6 +83,8 @@ func (r *Runner) run(ctx context.Context, c *Command) (*sandbox.Result, error) {
 	if len(missing) > 0 && p.Enforcement != sandbox.BestEffort {
 		return nil, fmt.Errorf("profile %s: %s: %w", p.Name, strings.Join(missing, ", "), sandbox.ErrLayerUnavailable)
 	}
+	// After the refusal above: a run that does not happen makes nothing.
+	p.MakeMissingDirs()
 	env := sandbox.ScrubEnv(c.Env, p.EnvDeny)
 	path, err := lookPath(c.Argv[0], c.Dir, env)
 	if err != nil {
@@ -173,9 +174,6 @@ func (r *Runner) run(ctx context.Context, c *Command) (*sandbox.Result, error) {
 		// so Landlock cannot keep the command from the shared memory,
 		// semaphores and message queues of processes outside.
 		spec.Unshare |= unix.CLONE_NEWNS | unix.CLONE_NEWIPC
-		if spec.ParentMntNS, err = mountNSInode(); err != nil {
-			return nil, fmt.Errorf("sandbox: mount namespace: %w", err)
-		}
 	}
 	if slices.Contains(layers, sandbox.LayerNetNS) {
 		spec.Unshare |= unix.CLONE_NEWNET
@@ -198,10 +196,10 @@ func (r *Runner) run(ctx context.Context, c *Command) (*sandbox.Result, error) {
 		// The init mounts the namespace's /proc, so it needs a mount
 		// namespace; an IPC one comes with it as above.
 		spec.Unshare |= unix.CLONE_NEWPID | unix.CLONE_NEWNS | unix.CLONE_NEWIPC
-		if spec.ParentMntNS == 0 {
-			if spec.ParentMntNS, err = mountNSInode(); err != nil {
-				return nil, fmt.Errorf("sandbox: mount namespace: %w", err)
-			}
+	}
+	if spec.Unshare&unix.CLONE_NEWNS != 0 {
+		if spec.ParentMntNS, err = mountNSInode(); err != nil {
+			return nil, fmt.Errorf("sandbox: mount namespace: %w", err)
 		}
 	}
 	if spec.Unshare != 0 && !caps.Root {
@@ -218,7 +216,10 @@ func (r *Runner) run(ctx context.Context, c *Command) (*sandbox.Result, error) {
 				missing = append(missing, l)
 			}
 		}
+		// Everything that lives in the namespaces goes with them; the
+		// helper would refuse a spec that kept any (fail closed).
 		spec.Unshare, spec.Mounts, spec.LoopbackUp, spec.ParentMntNS = 0, nil, false, 0
+		spec.Tmp, spec.Keep, spec.Reopen, spec.Dev = nil, nil, nil, false
 		res, err = r.start(ctx, c, p, &spec, ruleset)
 	}
 	if len(missing) > 0 {
@@ -527,8 +528,10 @@ func reopenStdio(c *Command, p *sandbox.Profile) []int {
 		if err != nil || fl&unix.O_ACCMODE != unix.O_RDONLY {
 			continue
 		}
+		// A file whose path cannot be told is reopened too: the helper
+		// then refuses it rather than pass it on unjudged.
 		path, err := os.Readlink(fmt.Sprintf("/proc/self/fd/%d", f.Fd()))
-		if err == nil && slices.ContainsFunc(guarded, func(g string) bool { return within(path, g) }) {
+		if err != nil || slices.ContainsFunc(guarded, func(g string) bool { return within(path, g) }) {
 			fds = append(fds, fd)
 		}
 	}
