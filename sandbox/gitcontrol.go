@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -141,9 +142,10 @@ func (g *gitPaths) configTargets(cfg, worktree string) error {
 	if err != nil || !st.Mode().IsRegular() {
 		return nil
 	}
-	b := make([]byte, gitMaxConfigSize)
-	n, _ := f.Read(b)
-	for _, kv := range parseGitConfig(b[:n]) {
+	// Read whole, up to the bound: one Read may return less, and a
+	// buffer of the bound for every config on every start is waste.
+	b, _ := io.ReadAll(io.LimitReader(f, gitMaxConfigSize))
+	for _, kv := range parseGitConfig(b) {
 		var base string
 		switch {
 		case kv.key == "core.hookspath":
