@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"path/filepath"
 	"slices"
-	"strings"
 )
 
 // WithControl returns a copy of p that keeps gatedexec's own files out of
@@ -60,7 +59,7 @@ func (p *Profile) ControlConflict() error {
 			continue
 		}
 		for _, w := range p.Write {
-			if w != "/" && (w == c || strings.HasPrefix(w, strings.TrimSuffix(c, "/")+"/")) {
+			if under(w, []string{c}) {
 				return fmt.Errorf("%s is one of gatedexec's own files (rules, state, approver) and holds %s, which the command may write: keep gatedexec's files and the approver outside its writable paths", c, w)
 			}
 		}
