@@ -24,6 +24,7 @@ type hostReport struct {
 		Seccomp     bool `json:"seccomp"`
 		MountNS     bool `json:"mount_ns"`
 		UserNS      bool `json:"user_ns"`
+		PIDNS       bool `json:"pid_ns"`
 		Root        bool `json:"root"`
 	} `json:"host"`
 }

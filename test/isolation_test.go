@@ -2,6 +2,7 @@ package test
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -34,19 +35,7 @@ var callers = []who{
 // namespace, which every restricted profile needs.
 func requireIsolation(t *testing.T) {
 	t.Helper()
-	out, err := exec.Command(gatedexecBin, "doctor", "--json").Output()
-	if err != nil {
-		t.Fatalf("gatedexec doctor --json: %v", err)
-	}
-	var r struct {
-		Host struct {
-			PIDNS bool `json:"pid_ns"`
-		} `json:"host"`
-	}
-	if err := json.Unmarshal(out, &r); err != nil {
-		t.Fatal(err)
-	}
-	requireFeature(t, r.Host.PIDNS, "PID namespaces")
+	requireFeature(t, doctor(t).Host.PIDNS, "PID namespaces")
 }
 
 // TestIsolationCapabilities: a restricted command holds no capability, also
@@ -173,20 +162,8 @@ func TestIsolationNoOrphans(t *testing.T) {
 				waitGone(t, "sleep 31405", "sleep 31406")
 			})
 			t.Run("signal-forwarded", func(t *testing.T) {
-				cmd := f.command("sandbox", "-p", "workspace-write", "-C", f.ws, "-w", f.ws, "--",
-					"sh", "-c", `trap 'echo got-int; exit 7' INT; sleep 31407 & wait`)
-				var out strings.Builder
-				cmd.Stdout = &out
-				if err := cmd.Start(); err != nil {
-					t.Fatal(err)
-				}
-				waitSeen(t, "sleep 31407")
-				cmd.Process.Signal(syscall.SIGINT)
-				err := cmd.Wait()
-				if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 7 || !strings.Contains(out.String(), "got-int") {
-					t.Errorf("SIGINT: want the command's trap to run and exit 7, got %v:\n%s", err, out.String())
-				}
-				waitGone(t, "sleep 31407")
+				expectSIGINTReaches(t, f.command("sandbox", "-p", "workspace-write", "-C", f.ws, "-w", f.ws, "--",
+					"sh", "-c", sigintScript(31407)), 31407)
 			})
 		})
 	}
@@ -425,4 +402,29 @@ func waitSeen(t *testing.T, pats ...string) {
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
+}
+
+// sigintScript is a command whose trap exits 7 on SIGINT while it waits
+// for a child sleeping n seconds (n names it among the host's processes).
+func sigintScript(n int) string {
+	return fmt.Sprintf(`trap 'echo got-int; exit 7' INT; sleep %d & wait`, n)
+}
+
+// expectSIGINTReaches starts cmd (running sigintScript(n)), sends
+// gatedexec SIGINT once the child runs, and wants the command's own trap
+// to answer it, and nothing of the run left after.
+func expectSIGINTReaches(t *testing.T, cmd *exec.Cmd, n int) {
+	t.Helper()
+	var out strings.Builder
+	cmd.Stdout = &out
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	sleep := fmt.Sprintf("sleep %d", n)
+	waitSeen(t, sleep)
+	cmd.Process.Signal(syscall.SIGINT)
+	if code := exitOf(t, cmd.Wait()); code != 7 || !strings.Contains(out.String(), "got-int") {
+		t.Errorf("SIGINT: want the command's trap to run and exit 7, got %d:\n%s", code, out.String())
+	}
+	waitGone(t, sleep)
 }

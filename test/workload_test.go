@@ -4,7 +4,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 )
 
@@ -99,19 +98,8 @@ git checkout -q -; git branch -q -D $b; echo git-ok`)
 						}
 					})
 					t.Run("sigint", func(t *testing.T) {
-						cmd := f.command("run", "-p", prof, "--approval-policy", "never", "--",
-							"sh", "-c", `trap 'echo got-int; exit 7' INT; sleep 31409 & wait`)
-						var out strings.Builder
-						cmd.Stdout = &out
-						if err := cmd.Start(); err != nil {
-							t.Fatal(err)
-						}
-						waitSeen(t, "sleep 31409")
-						cmd.Process.Signal(syscall.SIGINT)
-						if code := exitOf(t, cmd.Wait()); code != 7 || !strings.Contains(out.String(), "got-int") {
-							t.Errorf("SIGINT: want the command's trap and exit 7, got %d:\n%s", code, out.String())
-						}
-						waitGone(t, "sleep 31409")
+						expectSIGINTReaches(t, f.command("run", "-p", prof, "--approval-policy", "never", "--",
+							"sh", "-c", sigintScript(31409)), 31409)
 					})
 					// The negative side: outside the grants nothing changed.
 					t.Run("outside-the-grants", func(t *testing.T) {
