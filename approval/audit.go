@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/gatedexec/gatedexec/sandbox/egress"
 )
 
 // Record is one audit log line: one decision about one command, and what
@@ -46,6 +48,9 @@ type Record struct {
 	Tampered []string `json:"tampered,omitempty"`
 	// Error says why gatedexec failed, when it did.
 	Error string `json:"error,omitempty"`
+	// Connection is the connection a KindConnection record is about:
+	// host, port, decision, rule, bytes each way.
+	Connection *egress.Record `json:"connection,omitempty"`
 }
 
 // MarshalJSON writes Time as RFC 3339 with nanoseconds, in UTC.

@@ -21,6 +21,9 @@ const (
 	// KindEscalation asks whether a command the sandbox stopped may be
 	// re-run with more access.
 	KindEscalation Kind = "escalation"
+	// KindConnection is a connection of a run under network mode "proxy"
+	// (an audit record; its Connection says where to and how it ended).
+	KindConnection Kind = "connection"
 )
 
 // Outcome is an approver's answer.

@@ -46,6 +46,9 @@ type call struct {
 	// stops the run before the command starts.
 	Audit     *approval.Log
 	SessionID string
+
+	// net is what the network proxy of the run asks of the call.
+	net sandbox.NetHooks
 }
 
 // Result is the outcome of a gated run, in the JSON shape of DESIGN §2.
@@ -123,6 +126,7 @@ func (o *call) run(ctx context.Context) (*Result, error) {
 	if o.Timeout > 0 {
 		prof.Limits.Timeout = o.Timeout
 	}
+	prof = withNetworkRules(prof, o.Policy.NetworkRules())
 	prof = sandbox.WithControl(prof, o.Control)
 	res.Profile = prof.Name
 	if err := prof.ControlConflict(); err != nil {
@@ -159,6 +163,7 @@ func (o *call) run(ctx context.Context) (*Result, error) {
 		return nil, err
 	}
 
+	o.net = o.netHooks(ev, req, rec)
 	// A host resuming a deferred escalation by its id gets the escalated
 	// run at once: running the command unescalated first would run it
 	// once more than the host asked for.
@@ -167,7 +172,9 @@ func (o *call) run(ctx context.Context) (*Result, error) {
 	}
 
 	runErr := o.execute(ctx, prof, &rec, res)
-	if runErr != nil || len(res.Denials) == 0 || !o.Approval.Escalates() {
+	// A command that succeeded is not run again, whatever it was denied
+	// on the way (a refused host it did without).
+	if runErr != nil || len(res.Denials) == 0 || !o.Approval.Escalates() || res.ExitCode != nil && *res.ExitCode == 0 {
 		return res, runErr
 	}
 
@@ -240,7 +247,7 @@ func (o *call) execute(ctx context.Context, prof *sandbox.Profile, rec *approval
 	// handler (a trap that exits 7 came out as 143).
 	run, runErr := o.Runner.Run(ctx, &sandbox.Command{
 		Argv: o.argv(), Dir: o.Cwd, Env: o.Env,
-		Stdin: o.Stdin, Stdout: o.Stdout, Stderr: o.Stderr, Profile: prof,
+		Stdin: o.Stdin, Stdout: o.Stdout, Stderr: o.Stderr, Profile: prof, Net: o.net,
 	})
 	if run != nil {
 		res.Ran = true

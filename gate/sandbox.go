@@ -35,6 +35,9 @@ type SandboxResult struct {
 	TimedOut   bool     `json:"timed_out,omitempty"`
 	DurationMS int64    `json:"duration_ms"`
 	Tampered   []string `json:"tampered,omitempty"`
+	// Denials are the hosts the network proxy refused (network mode
+	// "proxy"); `sandbox` reads nothing from the command's stderr.
+	Denials []sandbox.Denial `json:"denials,omitempty"`
 	// Duration is how long the command ran.
 	Duration time.Duration `json:"-"`
 }
@@ -77,7 +80,8 @@ func Sandbox(ctx context.Context, req SandboxRequest) (*SandboxResult, error) {
 		return nil, err
 	}
 	r := &SandboxResult{Profile: p.Name, Layers: res.Layers, Missing: res.Missing,
-		ExitCode: res.ExitCode, TimedOut: res.TimedOut, DurationMS: res.Duration.Milliseconds(), Tampered: res.Tampered, Duration: res.Duration}
+		ExitCode: res.ExitCode, TimedOut: res.TimedOut, DurationMS: res.Duration.Milliseconds(), Tampered: res.Tampered, Duration: res.Duration,
+		Denials: res.Denied}
 	if r.Layers == nil {
 		r.Layers = []string{}
 	}

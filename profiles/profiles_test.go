@@ -93,7 +93,7 @@ func TestBuiltinsMatchDesign(t *testing.T) {
 			Network: sandbox.NetworkOn, UnixSockets: true, Workspace: ws,
 		},
 	}
-	if got := BuiltinNames(); !reflect.DeepEqual(got, []string{"full-access", "read-only", "workspace-dev", "workspace-write"}) {
+	if got := BuiltinNames(); !reflect.DeepEqual(got, []string{"full-access", "read-only", "workspace-dev", "workspace-net", "workspace-write"}) {
 		t.Fatalf("BuiltinNames() = %v", got)
 	}
 	l := &Loader{Vars: f.vars}
@@ -327,6 +327,7 @@ func TestList(t *testing.T) {
 		{Name: "mine", Description: "mine", Source: mine},
 		{Name: "read-only", Description: "sys ro", Source: usr, Overrides: sys},
 		{Name: "workspace-dev", Description: "workspace-write plus the toolchain caches (Go, npm, pip, Cargo, Gradle, Maven) writable", Source: "built-in"},
+		{Name: "workspace-net", Description: "workspace-write, with network only to the package registries and GitHub, through the egress proxy", Source: "built-in"},
 		{Name: "workspace-write", Description: "Read everything except secrets, write the workspace and temp dirs, no network", Source: "built-in"},
 	}
 	if !reflect.DeepEqual(got, want) {

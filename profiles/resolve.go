@@ -23,6 +23,9 @@ func over(parent, child *File) *File {
 	inherit(&m.Filesystem.PrivateTmp, parent.Filesystem.PrivateTmp)
 	inherit(&m.Network.Mode, parent.Network.Mode)
 	inherit(&m.Network.UnixSockets, parent.Network.UnixSockets)
+	inherit(&m.Network.AllowHosts, parent.Network.AllowHosts)
+	inherit(&m.Network.DenyHosts, parent.Network.DenyHosts)
+	inherit(&m.Network.ConnectTo, parent.Network.ConnectTo)
 	inherit(&m.Process.EnvDeny, parent.Process.EnvDeny)
 	inherit(&m.Process.Setsid, parent.Process.Setsid)
 	inherit(&m.Process.PIDNamespace, parent.Process.PIDNamespace)
@@ -62,6 +65,9 @@ func (s source) note(f *File) {
 	set("filesystem.hide", f.Filesystem.Hide != nil)
 	set("network.mode", f.Network.Mode != nil)
 	set("network.unix_sockets", f.Network.UnixSockets != nil)
+	set("network.allow_hosts", f.Network.AllowHosts != nil)
+	set("network.deny_hosts", f.Network.DenyHosts != nil)
+	set("network.connect_to", f.Network.ConnectTo != nil)
 	set("process.env_deny", f.Process.EnvDeny != nil)
 }
 
@@ -134,11 +140,25 @@ func build(name string, m *File, src source, v *Vars) (*sandbox.Profile, error) 
 	}
 	if n := m.Network.Mode; n != nil {
 		switch sandbox.NetworkMode(*n) {
-		case sandbox.NetworkOff, sandbox.NetworkOn, sandbox.NetworkIsolated:
+		case sandbox.NetworkOff, sandbox.NetworkOn, sandbox.NetworkIsolated, sandbox.NetworkProxy:
 			p.Network = sandbox.NetworkMode(*n)
 		default:
-			return nil, src.errorf("network.mode", "want \"off\", \"on\" or \"isolated\", got %q", *n)
+			return nil, src.errorf("network.mode", "want \"off\", \"on\", \"isolated\" or \"proxy\", got %q", *n)
 		}
+	}
+	if p.Hosts, err = hostPolicy(m, src); err != nil {
+		return nil, err
+	}
+	if p.Network != sandbox.NetworkProxy && (len(p.Hosts.Rules) > 0 || len(p.Hosts.Pins) > 0) {
+		// Hosts that nothing judges would read as a policy in force.
+		key := "network.allow_hosts"
+		for _, k := range []string{"network.allow_hosts", "network.deny_hosts", "network.connect_to"} {
+			if src[k] != nil {
+				key = k
+				break
+			}
+		}
+		return nil, src.errorf(key, "hosts apply only with network.mode = \"proxy\" (mode is %q)", p.Network)
 	}
 	var sshAgent bool
 	if u := m.Network.UnixSockets; u != nil {

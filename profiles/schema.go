@@ -38,6 +38,12 @@ type File struct {
 	Network struct {
 		Mode        *string      `toml:"mode"`
 		UnixSockets *unixSockets `toml:"unix_sockets"`
+		// AllowHosts and DenyHosts are the hosts of mode "proxy": names,
+		// "*.suffix" patterns and presets (":npm"). ConnectTo pins hosts
+		// to addresses ("host[:port]=addr[:port]").
+		AllowHosts *[]string `toml:"allow_hosts"`
+		DenyHosts  *[]string `toml:"deny_hosts"`
+		ConnectTo  *[]string `toml:"connect_to"`
 	} `toml:"network"`
 	Process struct {
 		EnvDeny *[]string `toml:"env_deny"`

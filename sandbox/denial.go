@@ -1,7 +1,10 @@
 package sandbox
 
 import (
+	"net"
 	"path/filepath"
+	"slices"
+	"strconv"
 	"strings"
 	"syscall"
 
@@ -20,7 +23,10 @@ const (
 	KindFSHidden   = "fs-hidden"
 	KindNetConnect = "net-connect"
 	KindNetBind    = "net-bind"
-	KindSyscall    = "syscall"
+	// KindNet is a host the network policy refused (network mode
+	// "proxy"): Host and Port say which; Port 0 is a refused lookup.
+	KindNet     = "net"
+	KindSyscall = "syscall"
 	// KindOther is a denial of something no profile setting grants
 	// (a Mach service, a sysctl); it is reported but never escalated.
 	KindOther = "other"
@@ -30,11 +36,20 @@ const (
 type Denial struct {
 	Kind     string `json:"kind"`
 	Path     string `json:"path,omitempty"`
+	Host     string `json:"host,omitempty"`
+	Port     int    `json:"port,omitempty"`
 	Evidence string `json:"evidence"`
 }
 
-// String gives the short form used in messages: "fs-write /etc/x".
+// String gives the short form used in messages: "fs-write /etc/x",
+// "net example.com:443".
 func (d Denial) String() string {
+	if d.Host != "" {
+		if d.Port == 0 {
+			return d.Kind + " " + d.Host
+		}
+		return d.Kind + " " + net.JoinHostPort(d.Host, strconv.Itoa(d.Port))
+	}
 	if d.Path == "" {
 		return d.Kind
 	}
@@ -55,11 +70,20 @@ const maxEvidence = 240
 // without such evidence give no denials: an error about a path p does grant
 // is the host's permission, not the sandbox's. Relative paths in messages
 // are resolved against cwd, the command's working directory.
+//
+// The denials the backend saw itself (Result.Denied: hosts the network
+// proxy refused) are certain, not read from stderr, and come first
+// whatever the command's status: a command may carry on after a refused
+// connection.
 func Detect(p *Profile, res *Result, cwd string) []Denial {
-	if p == nil || res == nil || p.Unrestricted || res.TimedOut || res.ExitCode == 0 || res.ExitCode == 127 {
+	if p == nil || res == nil {
 		return nil
 	}
-	d := &detector{p: p, cwd: cwd, seen: map[string]bool{}}
+	seen := slices.Clone(res.Denied)
+	if p.Unrestricted || res.TimedOut || res.ExitCode == 0 || res.ExitCode == 127 {
+		return seen
+	}
+	d := &detector{p: p, cwd: cwd, seen: map[string]bool{}, out: seen}
 	if res.Signal == int(syscall.SIGSYS) {
 		d.add(Denial{Kind: KindSyscall, Evidence: "killed by SIGSYS"})
 	}
@@ -70,7 +94,9 @@ func Detect(p *Profile, res *Result, cwd string) []Denial {
 	for _, l := range lines {
 		d.pathLine(l)
 	}
-	if p.Network != NetworkOn {
+	// Under the proxy the network's refusals are known exactly (above); a
+	// network error in the output is the host's or the command's.
+	if p.Network == NetworkOff || p.Network == NetworkIsolated {
 		for _, l := range lines {
 			d.networkLine(l)
 		}

@@ -1,12 +1,15 @@
 package sandbox
 
 import (
+	"net/netip"
 	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
 	"unicode"
+
+	"github.com/gatedexec/gatedexec/sandbox/egress"
 )
 
 // ChangeKind is one kind of extra access an escalation grants.
@@ -24,12 +27,17 @@ const (
 	Unprotect ChangeKind = "unprotect"
 	// Unhide removes a hide entry, exposing a secret the profile hides.
 	Unhide ChangeKind = "unhide"
+	// GrantHost lets the network proxy through to one host (or address),
+	// on every port: a rule for just that name, never a suffix.
+	GrantHost ChangeKind = "host"
 )
 
 // Change is one extra access.
 type Change struct {
 	Kind ChangeKind `json:"kind"`
 	Path string     `json:"path,omitempty"`
+	// Host is the host of a GrantHost.
+	Host string `json:"host,omitempty"`
 }
 
 // String describes c for a prompt: "write access to /home/u/.cache/pip".
@@ -50,6 +58,9 @@ func (c Change) String() string {
 		return "write access to protected " + p
 	case Unhide:
 		return "read access to hidden " + p
+	case GrantHost:
+		// A host name holds no quote or blank (egress.NormalizeHost).
+		return "connections to " + c.Host
 	}
 	return string(c.Kind) + " " + p
 }
@@ -107,8 +118,12 @@ func Plan(p *Profile, denials []Denial) (*Escalation, bool) {
 	for _, d := range denials {
 		switch d.Kind {
 		case KindNetConnect, KindNetBind:
-			if p.Network != NetworkOn {
+			if p.Network != NetworkOn && p.Network != NetworkProxy {
 				add(Change{Kind: GrantNetwork})
+			}
+		case KindNet:
+			if p.Network == NetworkProxy && d.Host != "" && !StandInHost(d.Host) {
+				add(Change{Kind: GrantHost, Host: d.Host})
 			}
 		case KindFSRead, KindFSWrite:
 			if d.Path == "" || !filepath.IsAbs(d.Path) {
@@ -250,6 +265,8 @@ func (e *Escalation) Apply(p *Profile) *Profile {
 			q.Protect = slices.DeleteFunc(q.Protect, func(s string) bool { return s == c.Path })
 		case Unhide:
 			q.Hide = slices.DeleteFunc(q.Hide, func(s string) bool { return s == c.Path })
+		case GrantHost:
+			q.Hosts.Rules = append(slices.Clip(q.Hosts.Rules), egress.Rule{Pattern: c.Host, Decision: egress.Allow, Source: "escalation"})
 		}
 	}
 	// A granted directory may contain a control path.
@@ -262,4 +279,11 @@ func appendNew(list []string, s string) []string {
 		return list
 	}
 	return append(list, s)
+}
+
+// StandInHost reports whether host is an address of the network proxy's
+// own stand-in range: granting one would grant nothing real.
+func StandInHost(host string) bool {
+	a, err := netip.ParseAddr(host)
+	return err == nil && egress.StandIns.Contains(a.Unmap())
 }

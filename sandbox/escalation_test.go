@@ -40,19 +40,19 @@ func TestPlan(t *testing.T) {
 	}{
 		{"missing dir: nearest existing dir", p,
 			[]Denial{{Kind: KindFSWrite, Path: filepath.Join(home, ".cache/pip/http/x")}},
-			[]Change{{GrantWrite, filepath.Join(home, ".cache")}},
+			[]Change{{Kind: GrantWrite, Path: filepath.Join(home, ".cache")}},
 			"write access to " + filepath.Join(home, ".cache")},
 		{"existing file: its directory", p,
 			[]Denial{{Kind: KindFSWrite, Path: filepath.Join(home, "notes.txt")}},
-			[]Change{{GrantWrite, home}}, ""},
+			[]Change{{Kind: GrantWrite, Path: home}}, ""},
 		{"existing dir: itself", p,
 			[]Denial{{Kind: KindFSWrite, Path: filepath.Join(home, ".cache")}},
-			[]Change{{GrantWrite, filepath.Join(home, ".cache")}}, ""},
+			[]Change{{Kind: GrantWrite, Path: filepath.Join(home, ".cache")}}, ""},
 		{"network", p, []Denial{{Kind: KindNetConnect}, {Kind: KindNetBind}},
 			[]Change{{Kind: GrantNetwork}}, "network access"},
 		{"protect is explicit", p,
 			[]Denial{{Kind: KindFSWrite, Path: filepath.Join(proj, ".git/hooks/pre-commit")}},
-			[]Change{{Unprotect, filepath.Join(proj, ".git/hooks")}},
+			[]Change{{Kind: Unprotect, Path: filepath.Join(proj, ".git/hooks")}},
 			"write access to protected " + filepath.Join(proj, ".git/hooks")},
 		// Issue 11 item 14: a hidden path is hidden on purpose, and for
 		// one missing on the host the only "fix" was write access to
@@ -63,20 +63,20 @@ func TestPlan(t *testing.T) {
 			[]Denial{{Kind: KindFSHidden, Path: filepath.Join(home, ".ssh/x")}, {Kind: KindFSWrite, Path: filepath.Join(home, ".ssh/x")}}, nil, ""},
 		{"narrow read grants the file", narrow,
 			[]Denial{{Kind: KindFSRead, Path: filepath.Join(home, "data.csv")}},
-			[]Change{{GrantRead, filepath.Join(home, "data.csv")}}, ""},
+			[]Change{{Kind: GrantRead, Path: filepath.Join(home, "data.csv")}}, ""},
 		// Only "/" would do: it is granted, and protect, hide and the
 		// network stay as they were (dropping the sandbox would not).
 		{"root only: write access to /", p,
 			[]Denial{{Kind: KindFSWrite, Path: "/no-such-top-level-dir/x"}, {Kind: KindFSWrite, Path: filepath.Join(home, ".cache/a")}},
-			[]Change{{GrantWrite, "/"}}, "write access to /"},
+			[]Change{{Kind: GrantWrite, Path: "/"}}, "write access to /"},
 		{"combined and deduplicated", p,
 			[]Denial{{Kind: KindFSWrite, Path: filepath.Join(home, ".cache/a")}, {Kind: KindNetConnect},
 				{Kind: KindFSWrite, Path: filepath.Join(home, ".cache/b")}, {Kind: KindNetConnect}},
-			[]Change{{GrantWrite, filepath.Join(home, ".cache")}, {Kind: GrantNetwork}},
+			[]Change{{Kind: GrantWrite, Path: filepath.Join(home, ".cache")}, {Kind: GrantNetwork}},
 			"write access to " + filepath.Join(home, ".cache") + "; network access"},
 		{"covered grant dropped", p,
 			[]Denial{{Kind: KindFSWrite, Path: filepath.Join(home, ".cache")}, {Kind: KindFSWrite, Path: filepath.Join(home, "notes.txt")}},
-			[]Change{{GrantWrite, home}}, ""},
+			[]Change{{Kind: GrantWrite, Path: home}}, ""},
 		{"syscall: nothing fixes it", p, []Denial{{Kind: KindSyscall, Path: "ptrace"}}, nil, ""},
 		{"other: nothing fixes it", p, []Denial{{Kind: KindOther, Path: "com.apple.x"}}, nil, ""},
 		{"already granted", p, []Denial{{Kind: KindFSWrite, Path: filepath.Join(proj, "x")}}, nil, ""},
@@ -128,7 +128,7 @@ func line(d Denial) string {
 
 func TestApplyCopies(t *testing.T) {
 	p := &Profile{ReadAll: true, Write: []string{"/w"}, Protect: []string{"/w/p"}, Hide: []string{"/h"}, Network: NetworkOff, EnvDeny: []string{"X"}}
-	e := &Escalation{Changes: []Change{{GrantWrite, "/x"}, {Unprotect, "/w/p"}, {Unhide, "/h"}, {Kind: GrantNetwork}}}
+	e := &Escalation{Changes: []Change{{Kind: GrantWrite, Path: "/x"}, {Kind: Unprotect, Path: "/w/p"}, {Kind: Unhide, Path: "/h"}, {Kind: GrantNetwork}}}
 	q := e.Apply(p)
 	if !slices.Equal(p.Write, []string{"/w"}) || len(p.Protect) != 1 || len(p.Hide) != 1 || p.Network != NetworkOff {
 		t.Errorf("Apply modified its input: %+v", p)
@@ -137,7 +137,7 @@ func TestApplyCopies(t *testing.T) {
 		t.Errorf("Apply result: %+v", q)
 	}
 	p.Control = []string{"/w/rules"}
-	f := (&Escalation{Changes: []Change{{GrantWrite, "/"}}}).Apply(p)
+	f := (&Escalation{Changes: []Change{{Kind: GrantWrite, Path: "/"}}}).Apply(p)
 	if f.Unrestricted || !slices.Equal(f.Hide, []string{"/h"}) || f.Network != NetworkOff ||
 		!slices.Equal(f.Protect, []string{"/w/p", "/w/rules"}) || !slices.Equal(f.EnvDeny, []string{"X"}) {
 		t.Errorf("write access to /: %+v, want the rest of the profile kept and its control path protected", f)
@@ -198,7 +198,7 @@ func TestPlanResolvesSymlinks(t *testing.T) {
 		path string
 		want []Change
 	}{
-		{"link to a dir outside", filepath.Join(via, "out/x"), []Change{{GrantWrite, filepath.Join(base, "out")}}},
+		{"link to a dir outside", filepath.Join(via, "out/x"), []Change{{Kind: GrantWrite, Path: filepath.Join(base, "out")}}},
 		{"link to a hidden dir", filepath.Join(via, "sec/x"), nil},
 		{"link to a control dir", filepath.Join(via, "ctl/x"), nil},
 		{"symlink loop", filepath.Join(via, "loop/x"), nil},

@@ -10,6 +10,9 @@ const (
 	LayerRlimits    = "rlimits"
 	// LayerPIDNS is a PID namespace with its own /proc.
 	LayerPIDNS = "pidns"
+	// LayerEgress is the network policy proxy of network mode "proxy":
+	// the command reaches only the hosts its policy allows.
+	LayerEgress = "egress"
 	// LayerNoCaps is the empty capability sets (effective, permitted,
 	// inheritable, ambient, bounding) the command is started with.
 	LayerNoCaps = "no_caps"

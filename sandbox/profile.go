@@ -13,6 +13,8 @@ import (
 	"os"
 	"slices"
 	"time"
+
+	"github.com/gatedexec/gatedexec/sandbox/egress"
 )
 
 // Enforcement says what happens when a layer a profile needs cannot be applied.
@@ -35,6 +37,10 @@ const (
 	NetworkOn NetworkMode = "on"
 	// NetworkIsolated gives the command its own network namespace with loopback only.
 	NetworkIsolated NetworkMode = "isolated"
+	// NetworkProxy gives the command a network namespace of its own whose
+	// every TCP connection and DNS query reaches gatedexec's proxy, which
+	// lets through only what Hosts allows (DESIGN §9).
+	NetworkProxy NetworkMode = "proxy"
 )
 
 // Profile is a resolved sandbox profile: what one command may touch.
@@ -69,7 +75,11 @@ type Profile struct {
 	// files. Paths the profile names below them stay the host's.
 	PrivateTmp []string
 
-	Network     NetworkMode
+	Network NetworkMode
+	// Hosts is the host policy of network mode "proxy": the profile's
+	// allow_hosts, deny_hosts and connect_to, and the rules files'
+	// network_rule entries.
+	Hosts       egress.Policy
 	UnixSockets bool // false: AF_UNIX sockets are denied too
 	// Sockets are the host's pathname sockets outside the Write paths
 	// the command may connect to; every other one it cannot reach.
@@ -155,10 +165,10 @@ func (p *Profile) NeedsMountNS() bool {
 }
 
 // NeedsNetNS reports whether p's network needs a namespace of its own:
-// isolated (loopback only), and off, where it keeps the command from the
+// isolated (loopback only), proxy (the proxy's namespace), and off, where it keeps the command from the
 // host's abstract unix sockets, which are neither files nor TCP.
 func (p *Profile) NeedsNetNS() bool {
-	return p.Network == NetworkIsolated || p.Network == NetworkOff && !p.Unrestricted
+	return p.Network == NetworkIsolated || p.Network == NetworkProxy || p.Network == NetworkOff && !p.Unrestricted
 }
 
 // IsolatesPIDs reports whether p gives the command a PID namespace of its

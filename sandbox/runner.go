@@ -5,6 +5,8 @@ import (
 	"errors"
 	"io"
 	"time"
+
+	"github.com/gatedexec/gatedexec/sandbox/egress"
 )
 
 // Command is one command to run inside a sandbox profile.
@@ -18,6 +20,18 @@ type Command struct {
 	Stdin          io.Reader
 	Stdout, Stderr io.Writer
 	Profile        *Profile
+	// Net connects the network proxy of a profile in mode "proxy" to the
+	// caller; its zero value denies every prompt and keeps no record.
+	Net NetHooks
+}
+
+// NetHooks are what the network proxy of a run asks of its caller.
+type NetHooks struct {
+	// Ask settles a prompt rule for host and port while the connection
+	// waits; nil denies.
+	Ask func(ctx context.Context, host string, port uint16) bool
+	// Record receives each connection and refused lookup (the audit log).
+	Record func(egress.Record)
 }
 
 // Result is what a sandboxed command did.
@@ -43,6 +57,9 @@ type Result struct {
 	// workspace was too large to scan whole.
 	Tampered         []string
 	TamperIncomplete bool
+	// Denied are the denials the backend saw itself rather than read from
+	// stderr: the hosts the network proxy refused.
+	Denied []Denial
 }
 
 // Runner runs commands under a profile. Each OS backend provides one.

@@ -2,6 +2,7 @@ package egress
 
 import (
 	"fmt"
+	"net/netip"
 	"strings"
 )
 
@@ -35,11 +36,37 @@ type Rule struct {
 	// Source says where the rule came from (a profile key, a rules file
 	// position, a preset), for the audit record.
 	Source string
+	// Private lets the connection go to the private, loopback or
+	// link-local addresses the host resolves to (Refused): the rule names
+	// this one host, so an answer pointing inside is what its author
+	// means. A suffix or a preset never sets it: a name below a suffix is
+	// whatever its owner makes it resolve to (DNS rebinding).
+	Private bool
 }
 
 // Policy is the host rules of one run. A name no rule matches is denied.
 type Policy struct {
 	Rules []Rule
+	// Pins send a host's connections to fixed addresses instead of what
+	// DNS answers (profile key network.connect_to).
+	Pins []Pin
+}
+
+// JudgeAddr returns the decision for a connection to an address the client
+// gave itself: only a rule naming that address allows it.
+func (p *Policy) JudgeAddr(a netip.Addr) (Decision, *Rule) {
+	lit := a.Unmap().String()
+	var best *Rule
+	for i := range p.Rules {
+		r := &p.Rules[i]
+		if r.Pattern == lit && (best == nil || r.Decision > best.Decision) {
+			best = r
+		}
+	}
+	if best == nil {
+		return Deny, nil
+	}
+	return best.Decision, best
 }
 
 // Judge returns the decision for host and the rule that made it (the most

@@ -9,7 +9,6 @@ import (
 	"net"
 	"net/netip"
 	"strconv"
-	"strings"
 )
 
 // MaxRequestHead bounds an HTTP CONNECT request's line and headers.
@@ -36,39 +35,17 @@ func (t Target) String() string {
 // ReadConnect reads an HTTP CONNECT request ("CONNECT host:port
 // HTTP/1.1", headers, a blank line) from r, within MaxRequestHead bytes
 // (a line longer than r's buffer is refused too). Any other method is an
-// error: plain HTTP through the proxy would need the request rewritten,
-// and a client that does not tunnel is refused. What the client sends
-// after the blank line stays in r for the tunnel.
+// error (ReadProxyRequest takes those too). What the client sends after
+// the blank line stays in r for the tunnel.
 func ReadConnect(r *bufio.Reader) (Target, error) {
-	budget := MaxRequestHead
-	next := func() (string, error) {
-		line, err := r.ReadSlice('\n')
-		if budget -= len(line); budget < 0 {
-			return "", fmt.Errorf("longer than %d bytes", MaxRequestHead)
-		}
-		return string(line), err
-	}
-	line, err := next()
+	h, err := readRequestHead(r)
 	if err != nil {
 		return Target{}, fmt.Errorf("CONNECT request: %w", err)
 	}
-	f := strings.Fields(line)
-	if len(f) != 3 || f[0] != "CONNECT" || !strings.HasPrefix(f[2], "HTTP/1.") {
-		return Target{}, fmt.Errorf("CONNECT request: want CONNECT host:port HTTP/1.x, got %q", strings.TrimSpace(line))
+	if h.method != "CONNECT" {
+		return Target{}, fmt.Errorf("CONNECT request: want CONNECT host:port HTTP/1.x, got %q", h.line)
 	}
-	t, err := parseHostPort(f[1])
-	if err != nil {
-		return Target{}, fmt.Errorf("CONNECT request: %w", err)
-	}
-	for {
-		h, err := next()
-		if err != nil {
-			return Target{}, fmt.Errorf("CONNECT request headers: %w", err)
-		}
-		if strings.TrimRight(h, "\r\n") == "" {
-			return t, nil
-		}
-	}
+	return h.connectTarget()
 }
 
 func parseHostPort(s string) (Target, error) {

@@ -28,6 +28,7 @@ const (
 	specFD     = C.GX_SPEC_FD
 	errFD      = C.GX_REPORT_FD
 	rulesetFD  = C.GX_RULESET_FD
+	egressFD   = C.GX_EGRESS_FD
 	helperFail = C.GX_HELPER_FAIL
 )
 
@@ -58,6 +59,10 @@ type helperSpec struct {
 	// change the caller's mount table.
 	ParentMntNS uint64
 	LoopbackUp  bool
+	// Egress are the TCP ports the helper listens on in the network
+	// namespace, whose every address it makes local, with the DNS stub's
+	// sockets, all sent to egressFD (helper_linux.h).
+	Egress []uint16
 	// CloseFDs ends at exec the descriptors above stderr that the helper
 	// inherited: they grant access from outside the sandbox.
 	CloseFDs bool
@@ -115,7 +120,7 @@ func runHelperSpec(spec []byte) (code int, report string, err error) {
 	}
 	defer repR.Close()
 	cmd := &exec.Cmd{Path: "/proc/self/exe", Args: []string{"gatedexec-sandbox", HelperArg},
-		ExtraFiles: helperFiles(specR, repW, nil)}
+		ExtraFiles: helperFiles(specR, repW, nil, nil)}
 	if err := startHelper(cmd, specR, repW, specW, spec, nil); err != nil {
 		return 0, "", err
 	}
@@ -130,11 +135,13 @@ func runHelperSpec(spec []byte) (code int, report string, err error) {
 
 // helperFiles places the spec pipe, the report pipe and the Landlock
 // ruleset (nil: none) at the descriptors helper_linux.h gives them.
-func helperFiles(spec, report, ruleset *os.File) []*os.File {
-	files := make([]*os.File, rulesetFD-2)
-	files[specFD-3], files[errFD-3], files[rulesetFD-3] = spec, report, ruleset
-	if ruleset == nil {
-		files = files[:rulesetFD-3]
+func helperFiles(spec, report, ruleset, egress *os.File) []*os.File {
+	files := make([]*os.File, egressFD-2)
+	files[specFD-3], files[errFD-3], files[rulesetFD-3], files[egressFD-3] = spec, report, ruleset, egress
+	// A nil entry is a closed descriptor in the helper; trailing ones are
+	// left out.
+	for len(files) > 0 && files[len(files)-1] == nil {
+		files = files[:len(files)-1]
 	}
 	return files
 }

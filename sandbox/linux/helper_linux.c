@@ -161,6 +161,8 @@ struct spec {
 	size_t ntmps, nkeeps;
 	uint64_t parent_mntns;
 	int loopback;
+	uint16_t egress_ports[GX_EGRESS_MAX_PORTS];
+	size_t negress;
 	struct rlimit_op {
 		uint32_t resource;
 		uint64_t value;
@@ -288,6 +290,18 @@ static void decode(const unsigned char *b, size_t len, struct spec *s) {
 				decode_fail("bad loopback record");
 			}
 			s->loopback = 1;
+			break;
+		case GX_TAG_EGRESS:
+			if (n == 0 || n % 2 != 0 || n / 2 > GX_EGRESS_MAX_PORTS) {
+				decode_fail("bad egress record");
+			}
+			for (uint32_t i = 0; i < n / 2; i++) {
+				s->egress_ports[i] = (uint16_t)(p[2 * i] | p[2 * i + 1] << 8);
+				if (s->egress_ports[i] == 0) {
+					decode_fail("bad egress record: port 0");
+				}
+			}
+			s->negress = n / 2;
 			break;
 		case GX_TAG_CLOSE_FDS:
 			if (n != 0) {
@@ -1260,6 +1274,18 @@ static void run_helper(void) {
 	}
 	if (s.loopback) {
 		loopback_up();
+	}
+	if (s.negress > 0) {
+		// Without its own network namespace the routes and listeners
+		// would be the host's.
+		if (!(s.unshare_flags & CLONE_NEWNET) || !s.loopback) {
+			setup_fail("egress needs a network namespace of its own");
+		}
+		const char *err = gx_egress_setup(s.egress_ports, s.negress, GX_EGRESS_FD);
+		if (err != NULL) {
+			setup_fail("%s", err);
+		}
+		close(GX_EGRESS_FD);
 	}
 	if (s.has_ctty) {
 		job_control = 1;

@@ -13,6 +13,7 @@
 #define GX_SPEC_FD 3    // the spec, read to EOF
 #define GX_REPORT_FD 4  // made CLOEXEC: silent on a successful exec
 #define GX_RULESET_FD 5 // the Landlock ruleset, when the spec has GX_TAG_LANDLOCK
+#define GX_EGRESS_FD 6  // a unix socket the sockets of GX_TAG_EGRESS are sent on
 
 // The helper's exit status when it cannot set the sandbox up.
 #define GX_HELPER_FAIL 125
@@ -50,6 +51,9 @@
 #define GX_TAG_DEV 'D'           // a minimal /dev of its own: uint64 Landlock rights for its
                                  // devpts, uint64 for the writable directories the helper makes
                                  // (/dev/shm, private tmp; 0: no Landlock rules)
+#define GX_TAG_EGRESS 'g'        // uint16 TCP ports, each: the namespace routes every address to
+                                 // itself, and the helper listens on these ports and on UDP 53
+                                 // and sends those sockets to GX_EGRESS_FD (see below)
 #define GX_TAG_CTTY 'T'          // uint32 fd 0-2: a terminal (the runner's pty) that becomes the
                                  // controlling terminal of a session with job control (see below)
 
@@ -74,6 +78,19 @@
 // init stops every process of the namespace with SIGSTOP (their groups are
 // orphaned: the kernel drops a SIGTSTP whose action is to stop them) and the
 // helper stops itself.
+
+// With GX_TAG_EGRESS (which needs CLONE_NEWNET and GX_TAG_LOOPBACK) the
+// helper sends one message on GX_EGRESS_FD before anything else is
+// applied: "GXE1", the count of TCP listeners, the count of UDP sockets,
+// and SCM_RIGHTS holding the listeners in the record's port order, then
+// the IPv4 DNS socket and, where the namespace has IPv6, the IPv6 one.
+#define GX_EGRESS_MAX_PORTS 8
+
+// gx_egress_setup does that on the socket to and returns NULL, or what
+// failed. Internal to the helper.
+#include <stddef.h>
+#include <stdint.h>
+const char *gx_egress_setup(const uint16_t *ports, size_t nports, int to);
 
 // Mount kinds, in the order the runner plans them: numbered from 1 without
 // gaps, so that the decoder can refuse any other.

@@ -31,6 +31,7 @@ const (
 	tagTmp         = C.GX_TAG_TMP
 	tagKeep        = C.GX_TAG_KEEP
 	tagCtty        = C.GX_TAG_CTTY
+	tagEgress      = C.GX_TAG_EGRESS
 	maxSpec        = C.GX_MAX_SPEC
 )
 
@@ -94,6 +95,13 @@ func (s *helperSpec) encode() ([]byte, error) {
 	}
 	if s.LoopbackUp {
 		e.record(tagLoopback)
+	}
+	if len(s.Egress) > 0 {
+		var p []byte
+		for _, port := range s.Egress {
+			p = binary.LittleEndian.AppendUint16(p, port)
+		}
+		e.record(tagEgress, p)
 	}
 	if s.CloseFDs {
 		e.record(tagCloseFDs)

@@ -86,9 +86,10 @@ const ptsAccess = uint64(llsyscall.AccessFSReadFile | llsyscall.AccessFSWriteFil
 // the sandbox.
 func landlockConfig(p *sandbox.Profile) landlock.Config {
 	cfg := landlock.V7
-	// An isolated network is its own namespace: loopback and abstract
-	// sockets there reach nothing outside, so Landlock leaves them alone.
-	if p.Network == sandbox.NetworkOn || p.Network == sandbox.NetworkIsolated {
+	// An isolated or proxied network is its own namespace: loopback and
+	// abstract sockets there reach nothing outside (the proxy judges what
+	// leaves), so Landlock leaves them alone.
+	if p.Network != sandbox.NetworkOff {
 		cfg.HandledAccessNet = 0
 		cfg.Scoped &^= llsyscall.ScopeAbstractUnixSocket
 	}

@@ -69,8 +69,14 @@ func PlanLayers(p *sandbox.Profile, caps Capabilities) (layers, missing []string
 		if p.NeedsNetNS() {
 			if caps.NetNS && userOK {
 				layers = append(layers, sandbox.LayerNetNS)
+				if p.Network == sandbox.NetworkProxy {
+					layers = append(layers, sandbox.LayerEgress)
+				}
 			} else {
 				missing = append(missing, sandbox.LayerNetNS)
+				if p.Network == sandbox.NetworkProxy {
+					missing = append(missing, sandbox.LayerEgress)
+				}
 			}
 		}
 		if p.IsolatesPIDs() {

@@ -83,9 +83,18 @@ func (r *Runner) run(ctx context.Context, c *Command) (*sandbox.Result, error) {
 	if len(missing) > 0 && p.Enforcement != sandbox.BestEffort {
 		return nil, fmt.Errorf("profile %s: %s: %w", p.Name, strings.Join(missing, ", "), sandbox.ErrLayerUnavailable)
 	}
+	if p.Network == sandbox.NetworkProxy && !slices.Contains(layers, sandbox.LayerEgress) {
+		// Best effort or not: without its namespace the proxy judges
+		// nothing, and the command would reach every host.
+		return nil, fmt.Errorf("profile %s: network mode \"proxy\" needs a network namespace, which this host does not give: %w",
+			p.Name, sandbox.ErrLayerUnavailable)
+	}
 	// After the refusal above: a run that does not happen makes nothing.
 	p.MakeMissingDirs()
 	env := sandbox.ScrubEnv(c.Env, p.EnvDeny)
+	if p.Network == sandbox.NetworkProxy {
+		env = proxyEnv(env)
+	}
 	path, err := lookPath(c.Argv[0], c.Dir, env)
 	if err != nil {
 		return &sandbox.Result{ExitCode: 127, Layers: layers, Missing: missing}, err
@@ -179,7 +188,10 @@ func (r *Runner) run(ctx context.Context, c *Command) (*sandbox.Result, error) {
 		spec.Unshare |= unix.CLONE_NEWNET
 		// With the network off the namespace only keeps the host's
 		// abstract sockets away: TCP is refused anyway.
-		spec.LoopbackUp = p.Network == sandbox.NetworkIsolated
+		spec.LoopbackUp = p.Network == sandbox.NetworkIsolated || p.Network == sandbox.NetworkProxy
+		if p.Network == sandbox.NetworkProxy {
+			spec.Egress = egressPorts()
+		}
 	}
 	if spec.Unshare&unix.CLONE_NEWNS != 0 || slices.Contains(layers, sandbox.LayerPIDNS) {
 		spec.Mounts = append(spec.Mounts, hostSockets(plan, visible)...)
@@ -207,7 +219,7 @@ func (r *Runner) run(ctx context.Context, c *Command) (*sandbox.Result, error) {
 	}
 	res, err := r.start(ctx, c, p, &spec, ruleset)
 	if err != nil && errors.Is(err, errNamespaces) {
-		if p.Enforcement != sandbox.BestEffort {
+		if p.Enforcement != sandbox.BestEffort || len(spec.Egress) > 0 {
 			return nil, fmt.Errorf("profile %s: %v: %w", p.Name, err, sandbox.ErrLayerUnavailable)
 		}
 		for _, l := range []string{sandbox.LayerMountNS, sandbox.LayerNetNS, sandbox.LayerPIDNS} {
@@ -274,6 +286,17 @@ func (r *Runner) start(ctx context.Context, c *Command, p *sandbox.Profile, spec
 		io3.close()
 		return nil, err
 	}
+	var eg *egressRun
+	if len(spec.Egress) > 0 {
+		if eg, err = newEgress(p, c.Net); err != nil {
+			specW.Close()
+			repW.Close()
+			io3.close()
+			return nil, err
+		}
+		defer eg.mine.Close()
+		defer eg.theirs.Close()
+	}
 	// The helper supervises the command when it forks an init or a
 	// job-control parent; otherwise it is the command.
 	supervised := spec.Unshare&unix.CLONE_NEWPID != 0 || spec.Ctty > 0
@@ -291,7 +314,7 @@ func (r *Runner) start(ctx context.Context, c *Command, p *sandbox.Profile, spec
 		// Bounds the wait for output still held open by a process
 		// outside the group once the command has exited.
 		WaitDelay:  time.Second,
-		ExtraFiles: helperFiles(specR, repW, ruleset),
+		ExtraFiles: helperFiles(specR, repW, ruleset, eg.helperEnd()),
 		SysProcAttr: &syscall.SysProcAttr{
 			Setsid:    !p.NoSetsid,
 			Setpgid:   p.NoSetsid,
@@ -317,6 +340,9 @@ func (r *Runner) start(ctx context.Context, c *Command, p *sandbox.Profile, spec
 		return nil, err
 	}
 	io3.started()
+	if eg != nil {
+		eg.start(ctx)
+	}
 	finished := false
 	defer func() {
 		// Every way out puts the caller's terminal back.
@@ -411,6 +437,12 @@ loop:
 	finished = true
 	io3.finish()
 	res := &sandbox.Result{Duration: time.Since(begin), TimedOut: timedOut, StderrTail: tail.Bytes()}
+	if eg != nil {
+		var egErr error
+		if res.Denied, egErr = eg.stop(); egErr != nil {
+			fmt.Fprintf(r.warn(), "gatedexec: warning: %v (the command had no network from then on)\n", egErr)
+		}
+	}
 	if cg != nil {
 		res.Layers = append(res.Layers, cg.layers...)
 	}

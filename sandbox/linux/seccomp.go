@@ -130,6 +130,17 @@ func seccompRules(p *sandbox.Profile) []SyscallRule {
 	// stays allowed.
 	rules = append(rules, SyscallRule{Syscall: "ioctl", Errno: unix.EPERM,
 		Conds: []ArgCond{{Arg: 1, Mask: 0xffffffff, Value: unix.TIOCSCTTY}, {Arg: 2, Value: 0}}})
+	if p.Network == sandbox.NetworkProxy {
+		// Only TCP and the stub's UDP leave through the proxy; the
+		// namespace keeps everything else in, and this says so at once.
+		// Raw and packet sockets need CAP_NET_RAW, gone anyway; ping
+		// sockets do not.
+		rules = append(rules,
+			SyscallRule{Syscall: "socket", Errno: unix.EPERM, Conds: []ArgCond{{Arg: 0, Mask: 0xffffffff, Value: unix.AF_PACKET}}},
+			SyscallRule{Syscall: "socket", Errno: unix.EPERM, Conds: []ArgCond{{Arg: 1, Mask: 0xf, Value: unix.SOCK_RAW}}},
+			SyscallRule{Syscall: "socket", Errno: unix.EPERM, Conds: []ArgCond{{Arg: 2, Mask: 0xffffffff, Value: unix.IPPROTO_ICMP}}},
+			SyscallRule{Syscall: "socket", Errno: unix.EPERM, Conds: []ArgCond{{Arg: 2, Mask: 0xffffffff, Value: unix.IPPROTO_ICMPV6}}})
+	}
 	for _, call := range []string{"socket", "socketpair"} {
 		switch {
 		case p.Network == sandbox.NetworkOff && p.UnixSockets:

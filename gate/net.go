@@ -1,0 +1,71 @@
+package gate
+
+import (
+	"context"
+	"net"
+	"strconv"
+	"time"
+
+	"github.com/gatedexec/gatedexec/approval"
+	"github.com/gatedexec/gatedexec/execpolicy"
+	"github.com/gatedexec/gatedexec/sandbox"
+	"github.com/gatedexec/gatedexec/sandbox/egress"
+)
+
+// withNetworkRules returns prof with the rules files' network_rule entries
+// added to its host policy, when its network mode is "proxy": both are
+// host rules, merged by severity (a forbidden network_rule denies a host
+// the profile allows, and the other way round).
+func withNetworkRules(prof *sandbox.Profile, rules []execpolicy.NetworkRule) *sandbox.Profile {
+	if prof.Network != sandbox.NetworkProxy || len(rules) == 0 {
+		return prof
+	}
+	q := *prof
+	q.Hosts.Rules = append([]egress.Rule(nil), prof.Hosts.Rules...)
+	for _, r := range rules {
+		d := egress.Allow
+		switch r.Decision {
+		case execpolicy.Prompt:
+			d = egress.Prompt
+		case execpolicy.Forbidden:
+			d = egress.Deny
+		}
+		// A network_rule names one host (or address): its private
+		// answers are meant.
+		q.Hosts.Rules = append(q.Hosts.Rules, egress.Rule{Pattern: r.Host, Decision: d, Source: r.Source, Private: d == egress.Allow})
+	}
+	return &q
+}
+
+// netHooks connect the proxy of a run to the approval step and the audit
+// log: a prompt rule asks the approver about exactly that host and port,
+// and every connection is a record beside the command's.
+func (o *call) netHooks(ev execpolicy.Evaluation, req approval.Request, rec approval.Record) sandbox.NetHooks {
+	return sandbox.NetHooks{
+		Ask: func(ctx context.Context, host string, port uint16) bool {
+			nreq := req
+			nreq.Kind = approval.KindEscalation
+			nreq.Escalation = "connections to " + net.JoinHostPort(host, strconv.Itoa(int(port))) + " (a prompt network rule)"
+			nreq.ProposedRule = nil
+			nreq.ID = approval.RequestID(approval.IDParts{Argv: o.argv(), Cwd: o.Cwd, Profile: req.Profile, ProfileDigest: req.ProfileDigest,
+				PolicyDigest: o.Policy.Digest(), Escalation: nreq.Escalation})
+			ans, err := o.settle(ctx, approval.Ask, ev, &nreq, approval.Naming(o.Approve, nreq.ID), approval.Naming(o.Deny, nreq.ID))
+			nrec := rec
+			nrec.RequestID, nrec.Kind, nrec.Escalation, nrec.Exit, nrec.Denials = nreq.ID, nreq.Kind, nreq.Escalation, nil, nil
+			nrec.Approver, nrec.Outcome, nrec.Reason, nrec.Time = ans.By, ans.Outcome, ans.Reason, time.Now()
+			if err != nil {
+				nrec.Error = err.Error()
+			}
+			o.audit(nrec)
+			return err == nil && ans.Outcome.Approves()
+		},
+		Record: func(c egress.Record) {
+			nrec := rec
+			nrec.Kind, nrec.Time, nrec.Decision, nrec.Connection = approval.KindConnection, c.Start, c.Decision, &c
+			nrec.Exit, nrec.Denials, nrec.Layers, nrec.Action, nrec.Approver, nrec.Outcome, nrec.Reason = nil, nil, nil, "", "", "", ""
+			// A record that cannot be written cannot stop a connection
+			// already carried; the command's own record says so.
+			o.audit(nrec)
+		},
+	}
+}

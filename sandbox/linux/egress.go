@@ -1,0 +1,211 @@
+//go:build linux
+
+package linux
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"strconv"
+	"strings"
+	"sync"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/gatedexec/gatedexec/sandbox"
+	"github.com/gatedexec/gatedexec/sandbox/egress"
+)
+
+// The ports of the command's namespace the proxy listens on: every TCP
+// connection to them is captured and judged by its name (80 and 443), and
+// proxyPort is the HTTP CONNECT + SOCKS5 endpoint the proxy variables
+// name, through which proxy-aware clients reach every other port.
+const (
+	proxyPort = 3128
+)
+
+var capturePorts = []uint16{80, 443}
+
+// egressRun is the network proxy of one run: the runner's end of the
+// socket the helper sends its namespace's sockets on, and the Proxy that
+// serves them until the run ends.
+type egressRun struct {
+	proxy *egress.Proxy
+	// mine is the runner's end; theirs the helper's (ExtraFiles).
+	mine, theirs *os.File
+	cancel       context.CancelFunc
+	wg           sync.WaitGroup
+	// err is why serving stopped early, if it did.
+	mu  sync.Mutex
+	err error
+}
+
+// newEgress makes the socket pair for a run under p in mode "proxy".
+func newEgress(p *sandbox.Profile, hooks sandbox.NetHooks) (*egressRun, error) {
+	fds, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_SEQPACKET|unix.SOCK_CLOEXEC, 0)
+	if err != nil {
+		return nil, fmt.Errorf("sandbox: egress socket: %w", err)
+	}
+	return &egressRun{
+		proxy: &egress.Proxy{Policy: &p.Hosts, Ask: hooks.Ask, Record: hooks.Record},
+		mine:  os.NewFile(uintptr(fds[0]), "egress"),
+		// The helper's end is passed as GX_EGRESS_FD.
+		theirs: os.NewFile(uintptr(fds[1]), "egress-helper"),
+	}, nil
+}
+
+// helperEnd is the descriptor to pass the helper; nil without egress.
+func (e *egressRun) helperEnd() *os.File {
+	if e == nil {
+		return nil
+	}
+	return e.theirs
+}
+
+// egressPorts are the TCP ports the helper listens on, in the order it
+// sends their sockets.
+func egressPorts() []uint16 { return append(append([]uint16(nil), capturePorts...), proxyPort) }
+
+// env returns the command's environment with the proxy variables set to
+// the endpoint, replacing the caller's own: the host's proxy is not
+// reachable from the namespace, and every client that reads them, Java's
+// included, then names the host it wants.
+func proxyEnv(env []string) []string {
+	endpoint := "127.0.0.1:" + strconv.Itoa(proxyPort)
+	set := map[string]string{
+		"HTTP_PROXY": "http://" + endpoint, "HTTPS_PROXY": "http://" + endpoint, "ALL_PROXY": "socks5h://" + endpoint,
+		"NO_PROXY": "",
+	}
+	java := "-Dhttp.proxyHost=127.0.0.1 -Dhttp.proxyPort=" + strconv.Itoa(proxyPort) +
+		" -Dhttps.proxyHost=127.0.0.1 -Dhttps.proxyPort=" + strconv.Itoa(proxyPort)
+	out := make([]string, 0, len(env)+9)
+	for _, kv := range env {
+		k, v, _ := strings.Cut(kv, "=")
+		if _, ok := set[strings.ToUpper(k)]; ok {
+			continue
+		}
+		if k == "JAVA_TOOL_OPTIONS" {
+			java = v + " " + java
+			continue
+		}
+		out = append(out, kv)
+	}
+	for _, k := range []string{"HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY"} {
+		out = append(out, k+"="+set[k], strings.ToLower(k)+"="+set[k])
+	}
+	return append(out, "JAVA_TOOL_OPTIONS="+java)
+}
+
+// start closes the runner's copy of the helper's end (the helper holds
+// the only one left, so its exit ends the wait) and serves, in the
+// background, what the helper sends.
+func (e *egressRun) start(ctx context.Context) {
+	e.theirs.Close()
+	ctx, e.cancel = context.WithCancel(ctx)
+	e.wg.Add(1)
+	go func() {
+		defer e.wg.Done()
+		if err := e.serve(ctx); err != nil && ctx.Err() == nil {
+			e.mu.Lock()
+			e.err = err
+			e.mu.Unlock()
+		}
+	}()
+}
+
+// serve receives the namespace's sockets and serves them until ctx ends.
+func (e *egressRun) serve(ctx context.Context) error {
+	defer e.mine.Close()
+	ports := egressPorts()
+	head := make([]byte, 16)
+	oob := make([]byte, unix.CmsgSpace((len(ports)+2)*4))
+	n, oobn, _, _, err := unix.Recvmsg(int(e.mine.Fd()), head, oob, unix.MSG_CMSG_CLOEXEC)
+	if err != nil {
+		return fmt.Errorf("egress: receiving the namespace's sockets: %w", err)
+	}
+	if n == 0 {
+		// The helper ended before sending: it reports why itself.
+		return nil
+	}
+	var fds []int
+	if msgs, err := unix.ParseSocketControlMessage(oob[:oobn]); err == nil {
+		for _, m := range msgs {
+			if got, err := unix.ParseUnixRights(&m); err == nil {
+				fds = append(fds, got...)
+			}
+		}
+	}
+	files := make([]*os.File, len(fds))
+	for i, fd := range fds {
+		files[i] = os.NewFile(uintptr(fd), "egress-socket")
+	}
+	defer func() {
+		for _, f := range files {
+			f.Close()
+		}
+	}()
+	if n != 6 || string(head[:4]) != "GXE1" || int(head[4]) != len(ports) || int(head[4])+int(head[5]) != len(fds) || head[5] == 0 {
+		return errors.New("egress: the helper sent a malformed message")
+	}
+	var serving sync.WaitGroup
+	errs := make(chan error, len(files))
+	for i, f := range files {
+		var run func() error
+		if i < len(ports) {
+			l, err := net.FileListener(f)
+			if err != nil {
+				return fmt.Errorf("egress: listener on port %d: %w", ports[i], err)
+			}
+			if ports[i] == proxyPort {
+				run = func() error { return e.proxy.ServeEndpoint(ctx, l) }
+			} else {
+				run = func() error { return e.proxy.ServeCapture(ctx, l) }
+			}
+		} else {
+			pc, err := net.FilePacketConn(f)
+			if err != nil {
+				return fmt.Errorf("egress: DNS stub socket: %w", err)
+			}
+			udp, ok := pc.(*net.UDPConn)
+			if !ok {
+				pc.Close()
+				return errors.New("egress: DNS stub socket is not UDP")
+			}
+			run = func() error { return e.proxy.ServeDNS(ctx, udp) }
+		}
+		serving.Add(1)
+		go func() {
+			defer serving.Done()
+			if err := run(); err != nil {
+				errs <- err
+			}
+		}()
+	}
+	// The descriptors are duplicated into the listeners; the originals go.
+	for _, f := range files {
+		f.Close()
+	}
+	files = nil
+	serving.Wait()
+	close(errs)
+	return <-errs
+}
+
+// stop ends the proxy with the run and returns the hosts it refused, as
+// denials, and why serving failed, if it did.
+func (e *egressRun) stop() ([]sandbox.Denial, error) {
+	if e.cancel != nil {
+		e.cancel()
+	}
+	e.proxy.Close()
+	e.wg.Wait()
+	var out []sandbox.Denial
+	for _, d := range e.proxy.Denials() {
+		out = append(out, sandbox.Denial{Kind: sandbox.KindNet, Host: d.Host, Port: int(d.Port), Evidence: d.Why})
+	}
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return out, e.err
+}
