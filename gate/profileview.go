@@ -20,10 +20,14 @@ type ProfileView struct {
 	PrivateTmp   []string `json:"private_tmp"`
 	Network      string   `json:"network"`
 	Sockets      []string `json:"unix_sockets_reachable"`
-	UnixSockets  string   `json:"unix_sockets"`
-	EnvDeny      []string `json:"env_deny"`
-	Setsid       bool     `json:"setsid"`
-	PIDNamespace bool     `json:"pid_namespace"`
+	// Hosts are the host rules of network mode "proxy", presets expanded;
+	// ConnectTo its pins.
+	Hosts        []HostView `json:"hosts,omitempty"`
+	ConnectTo    []string   `json:"connect_to,omitempty"`
+	UnixSockets  string     `json:"unix_sockets"`
+	EnvDeny      []string   `json:"env_deny"`
+	Setsid       bool       `json:"setsid"`
+	PIDNamespace bool       `json:"pid_namespace"`
 	Limits       struct {
 		NoFile  uint64 `json:"nofile,omitempty"`
 		NProc   uint64 `json:"nproc,omitempty"`
@@ -42,6 +46,13 @@ type ProfileView struct {
 	// Rlimits are Limits' rlimits by name, in the schema's order, for
 	// a text view.
 	Rlimits []sandbox.Rlimit `json:"-"`
+}
+
+// HostView is one host rule of a profile.
+type HostView struct {
+	Pattern  string `json:"pattern"`
+	Decision string `json:"decision"`
+	Source   string `json:"source"`
 }
 
 // ViewProfile describes p as resolved at pl, with the layers this host
@@ -63,6 +74,12 @@ func ViewProfile(p *sandbox.Profile, pl Place) ProfileView {
 	}
 	if p.UnixSockets {
 		v.UnixSockets = "allow"
+	}
+	for _, r := range p.Hosts.Rules {
+		v.Hosts = append(v.Hosts, HostView{Pattern: r.Pattern, Decision: r.Decision.String(), Source: r.Source})
+	}
+	for _, pin := range p.Hosts.Pins {
+		v.ConnectTo = append(v.ConnectTo, pin.String())
 	}
 	layers, missing := HostLayers(p)
 	v.Layers, v.Missing = nonNil(layers), nonNil(missing)

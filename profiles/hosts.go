@@ -32,7 +32,7 @@ func hostPolicy(m *File, src source) (egress.Policy, error) {
 			if strings.HasPrefix(e, ":") {
 				hosts, ok := egress.Presets[e]
 				if !ok {
-					return pol, src.errorf(l.key, "unknown preset %q (presets: %s)", e, strings.Join(egress.PresetNames(), ", "))
+					return pol, src.elemErrorf(l.key, e, "unknown preset %q (presets: %s)", e, strings.Join(egress.PresetNames(), ", "))
 				}
 				for _, h := range hosts {
 					pol.Rules = append(pol.Rules, egress.Rule{Pattern: h, Decision: l.d, Source: where + " " + e})
@@ -41,7 +41,7 @@ func hostPolicy(m *File, src source) (egress.Policy, error) {
 			}
 			pat, err := egress.ParsePattern(e)
 			if err != nil {
-				return pol, src.errorf(l.key, "%v", err)
+				return pol, src.elemErrorf(l.key, e, "%v", err)
 			}
 			// An exact name is this one host, so where its answers point
 			// is its author's choice; a suffix is anyone's below it.
@@ -53,7 +53,7 @@ func hostPolicy(m *File, src source) (egress.Policy, error) {
 		for _, e := range *m.Network.ConnectTo {
 			pin, err := egress.ParsePin(e)
 			if err != nil {
-				return pol, src.errorf("network.connect_to", "%v", err)
+				return pol, src.elemErrorf("network.connect_to", e, "%v", err)
 			}
 			pol.Pins = append(pol.Pins, pin)
 		}

@@ -1,9 +1,11 @@
 package profiles
 
 import (
+	"bytes"
 	"fmt"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -69,6 +71,28 @@ func (s source) note(f *File) {
 	set("network.deny_hosts", f.Network.DenyHosts != nil)
 	set("network.connect_to", f.Network.ConnectTo != nil)
 	set("process.env_deny", f.Process.EnvDeny != nil)
+}
+
+// elemErrorf is errorf for one element of the list at key: the line is
+// the element's own where the list spans several.
+func (s source) elemErrorf(key, elem, format string, args ...any) error {
+	f := s[key]
+	if f == nil {
+		return s.errorf(key, format, args...)
+	}
+	line := f.Line(key)
+	lines := bytes.Split(f.src, []byte("\n"))
+	quoted := []byte(strconv.Quote(elem))
+	for i := line - 1; i >= 0 && i < len(lines); i++ {
+		if bytes.Contains(lines[i], quoted) || bytes.Contains(lines[i], []byte("'"+elem+"'")) {
+			line = i + 1
+			break
+		}
+		if i > line-1 && bytes.Contains(lines[i], []byte("=")) && !bytes.Contains(lines[i], []byte("\"")) {
+			break
+		}
+	}
+	return errorf(f.Name, line, "%s: "+format, append([]any{key}, args...)...)
 }
 
 func (s source) errorf(key, format string, args ...any) error {

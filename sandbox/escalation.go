@@ -122,7 +122,7 @@ func Plan(p *Profile, denials []Denial) (*Escalation, bool) {
 				add(Change{Kind: GrantNetwork})
 			}
 		case KindNet:
-			if p.Network == NetworkProxy && d.Host != "" && !StandInHost(d.Host) {
+			if p.Network == NetworkProxy && d.Host != "" && d.Evidence == egress.WhyNoRule && !StandInHost(d.Host) {
 				add(Change{Kind: GrantHost, Host: d.Host})
 			}
 		case KindFSRead, KindFSWrite:

@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"slices"
 	"testing"
+
+	"github.com/gatedexec/gatedexec/sandbox/egress"
 )
 
 func TestPlan(t *testing.T) {
@@ -214,5 +216,30 @@ func TestPlanResolvesSymlinks(t *testing.T) {
 				t.Errorf("Plan(write %s) = %v, want %v", tc.path, got, tc.want)
 			}
 		})
+	}
+}
+
+func TestPlanHosts(t *testing.T) {
+	p := &Profile{Network: NetworkProxy, Hosts: egress.Policy{Rules: []egress.Rule{{Pattern: "bad.test", Decision: egress.Deny}}}}
+	denials := []Denial{
+		{Kind: KindNet, Host: "new.test", Port: 443, Evidence: egress.WhyNoRule},
+		{Kind: KindNet, Host: "new.test", Port: 0, Evidence: egress.WhyNoRule},
+		{Kind: KindNet, Host: "bad.test", Port: 443, Evidence: "denied by deny_hosts"},
+		{Kind: KindNet, Host: "rebind.test", Port: 443, Evidence: "resolves only to refused addresses: 10.0.0.1 (private)"},
+		{Kind: KindNet, Host: "198.18.0.9", Port: 80, Evidence: egress.WhyNoRule},
+	}
+	e, ok := Plan(p, denials)
+	if !ok || len(e.Changes) != 1 || e.Changes[0] != (Change{Kind: GrantHost, Host: "new.test"}) || e.String() != "connections to new.test" {
+		t.Fatalf("Plan = %+v, %v; want connections to new.test alone", e, ok)
+	}
+	q := e.Apply(p)
+	if d, _ := q.Hosts.Judge("new.test"); d != egress.Allow {
+		t.Errorf("after Apply new.test is %v", d)
+	}
+	if d, _ := p.Hosts.Judge("new.test"); d != egress.Deny || len(p.Hosts.Rules) != 1 {
+		t.Errorf("Apply modified its input: %+v", p.Hosts)
+	}
+	if _, ok := Plan(&Profile{Network: NetworkOff}, denials[:1]); ok {
+		t.Error("a host denial planned outside proxy mode")
 	}
 }

@@ -371,3 +371,40 @@ print("ok", len(ok))
 		waitGone(t, "egress-killed")
 	})
 }
+
+// TestEgressNetworkRules: the rules files' network_rule entries join the
+// profile's hosts by severity: a prompt asks the approver about that host
+// and port when the connection is made, and a forbidden one beats the
+// profile's allow.
+func TestEgressNetworkRules(t *testing.T) {
+	requireIsolation(t)
+	f := newFixture(t)
+	s := startEgressServers(t)
+	prof := s.profile(t, f, "")
+	rules := filepath.Join(f.home, "net.rules")
+	writeAs(t, f, rules, `prefix_rule(pattern = ["curl"], decision = "allow")
+network_rule(host = "later.test", protocol = "http", decision = "prompt", justification = "asks")
+network_rule(host = "git.test", protocol = "http", decision = "forbidden")
+`)
+	asked := filepath.Join(f.home, "asked")
+	approver := filepath.Join(f.home, "approve.sh")
+	writeScript(t, approver, `req=$(cat); printf '%s\n' "$req" >> '`+asked+`'
+id=$(printf '%s' "$req" | sed -n 's/^{"id":"\([0-9a-f]*\)".*/\1/p')
+printf '{"id":"%s","outcome":"approved"}\n' "$id"`+"\n")
+	run := func(url string) (string, int) {
+		cmd := f.command("run", "-r", rules, "-p", prof, "--approval-policy", "on-request", "--approver", "exec:"+approver,
+			"-C", f.ws, "-w", f.ws, "--", "curl", "-sSf", "-m", "10", "--noproxy", "*", url)
+		out, err := cmd.CombinedOutput()
+		return string(out), exitOf(t, err)
+	}
+	if out, code := run("http://later.test/ok"); code != 0 || !strings.Contains(out, "ok host=later.test") {
+		t.Errorf("prompt rule, approved: exit %d\n%s", code, out)
+	}
+	q, _ := os.ReadFile(asked)
+	if !strings.Contains(string(q), "connections to later.test:80") {
+		t.Errorf("the approver was asked %s, want connections to later.test:80", q)
+	}
+	if out, code := run("http://git.test/ok"); code == 0 || strings.Contains(out, "ok host") {
+		t.Errorf("forbidden network_rule over allow_hosts: exit %d, want a failure\n%s", code, out)
+	}
+}

@@ -152,6 +152,14 @@ func printProfile(w io.Writer, v gate.ProfileView) {
 	list("private_tmp", v.PrivateTmp)
 	fmt.Fprintf(w, "network: %s\nunix_sockets: %s\n", v.Network, v.UnixSockets)
 	list("unix_sockets_reachable", v.Sockets)
+	if v.Network == "proxy" {
+		hosts := make([]string, len(v.Hosts))
+		for i, h := range v.Hosts {
+			hosts[i] = fmt.Sprintf("%-5s %s  (%s)", h.Decision, h.Pattern, h.Source)
+		}
+		list("hosts", hosts)
+		list("connect_to", v.ConnectTo)
+	}
 	fmt.Fprintf(w, "env_deny: %s\n", strings.Join(v.EnvDeny, " "))
 	fmt.Fprintf(w, "setsid: %t\npid_namespace: %t\n", v.Setsid, v.PIDNamespace)
 	l := v.Limits

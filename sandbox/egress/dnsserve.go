@@ -62,7 +62,7 @@ func (p *Proxy) answer(b []byte) []byte {
 	d, rule := p.Policy.Judge(name)
 	if d == Deny {
 		if q.Type == dnsTypeA || q.Type == dnsTypeAAAA {
-			why := "no rule allows this host"
+			why := WhyNoRule
 			r := Record{Host: name, Via: "lookup", Decision: Deny.String(), Start: time.Now()}
 			if rule != nil {
 				why, r.Rule = "denied by "+rule.Source, rule.Source

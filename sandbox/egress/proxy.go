@@ -89,6 +89,11 @@ type Denial struct {
 	Why  string
 }
 
+// WhyNoRule is the reason of a denial of a host no rule names: the one
+// kind an escalation may offer (a host a rule denies stays denied, and
+// one refused for where it resolves would be refused again).
+const WhyNoRule = "no rule allows this host"
+
 // maxDenials bounds the refusals one run keeps.
 const maxDenials = 64
 
@@ -198,7 +203,7 @@ func (p *Proxy) decide(ctx context.Context, host string, addr netip.Addr, port u
 	switch d {
 	case Deny:
 		if rule == nil {
-			return refuse("no rule allows this host")
+			return refuse(WhyNoRule)
 		}
 		return refuse("denied by " + rule.Source)
 	case Prompt:

@@ -132,7 +132,7 @@ func claimedName(br *bufio.Reader) (string, error) {
 				return "", errors.New("TLS ClientHello larger than the proxy reads")
 			}
 		}
-	case first[0] >= 'A' && first[0] <= 'Z':
+	case isHTTPMethod(br):
 		// An HTTP request: the head must fit the reader's buffer.
 		for n := 1; n <= br.Size(); n++ {
 			b, err := br.Peek(n)
@@ -150,6 +150,24 @@ func claimedName(br *bufio.Reader) (string, error) {
 		return "", errors.New("HTTP request head larger than the proxy reads")
 	}
 	return "", nil
+}
+
+// isHTTPMethod reports whether br starts with an HTTP method and a blank
+// ("GET ", "OPTIONS "): upper-case letters only, so "SSH-2.0" is not one.
+func isHTTPMethod(br *bufio.Reader) bool {
+	for n := 1; n <= 16; n++ {
+		b, err := br.Peek(n)
+		if err != nil {
+			return false
+		}
+		switch c := b[n-1]; {
+		case c == ' ':
+			return n > 1
+		case c < 'A' || c > 'Z':
+			return false
+		}
+	}
+	return false
 }
 
 // endpoint handles one connection from ServeEndpoint.
