@@ -9,6 +9,7 @@ import (
 	"syscall"
 
 	"github.com/gatedexec/gatedexec/internal/lazyregexp"
+	"github.com/gatedexec/gatedexec/sandbox/egress"
 )
 
 // Denial kinds.
@@ -327,4 +328,13 @@ func unprivate(path string) (string, bool) {
 		}
 	}
 	return "", false
+}
+
+// NetDenials turns the network proxy's refusals into denials.
+func NetDenials(ds []egress.Denial) []Denial {
+	var out []Denial
+	for _, d := range ds {
+		out = append(out, Denial{Kind: KindNet, Host: d.Host, Port: int(d.Port), Evidence: d.Why})
+	}
+	return out
 }

@@ -408,3 +408,55 @@ printf '{"id":"%s","outcome":"approved"}\n' "$id"`+"\n")
 		t.Errorf("forbidden network_rule over allow_hosts: exit %d, want a failure\n%s", code, out)
 	}
 }
+
+// TestEgressFallback: where no namespace can be made (here: inside another
+// sandbox, whose seccomp refuses unshare, as containers do), a strict
+// proxy profile does not run, and a best-effort one runs with the proxy on
+// the host's loopback: proxy-aware clients reach the allowed hosts, a
+// direct connection and UDP are refused, and the result says so.
+func TestEgressFallback(t *testing.T) {
+	requireIsolation(t)
+	f := newFixture(t)
+	s := startEgressServers(t)
+	hp := port(t, s.http)
+	outer := writeProfile(t, f, "outer.toml", `extends = "workspace-write"
+[network]
+mode = "on"
+[process]
+pid_namespace = false
+`)
+	profile := func(enforcement string) string {
+		return writeProfile(t, f, enforcement+".toml", fmt.Sprintf(`extends = "workspace-write"
+enforcement = %q
+[network]
+mode = "proxy"
+allow_hosts = ["allowed.test"]
+connect_to = ["allowed.test=127.0.0.1:%s"]
+`, enforcement, hp))
+	}
+	nested := func(prof, script string) (string, string, int) {
+		cmd := f.command("sandbox", "-p", outer, "-C", f.ws, "-w", f.ws, "--",
+			gatedexecBin, "sandbox", "--json", "-p", prof, "-C", f.ws, "-w", f.ws, "--", "sh", "-c", script)
+		var so, se strings.Builder
+		cmd.Stdout, cmd.Stderr = &so, &se
+		code := exitOf(t, cmd.Run())
+		return so.String(), se.String(), code
+	}
+	if out, errOut, code := nested(profile("strict"), "echo ran"); code != 125 || strings.Contains(out, "ran") {
+		t.Errorf("strict without namespaces: exit %d, want 125 and nothing run:\n%s%s", code, out, errOut)
+	}
+	out, errOut, _ := nested(profile("best-effort"), `curl -sS -m 10 http://allowed.test/ok
+curl -sS -m 10 --noproxy '*' http://127.0.0.1:`+hp+`/ok || echo direct-refused
+python3 -c 'import socket; socket.socket(socket.AF_INET, socket.SOCK_DGRAM)' 2>/dev/null || echo udp-refused`)
+	for _, want := range []string{"ok host=allowed.test", "direct-refused", "udp-refused"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("best-effort fallback: want %q in the output:\n%s%s", want, out, errOut)
+		}
+	}
+	if strings.Count(out, "ok host") != 1 {
+		t.Errorf("a direct connection got through:\n%s", out)
+	}
+	if !strings.Contains(errOut, `"egress-fallback"`) || !strings.Contains(errOut, `"missing":["mountns","netns","egress","pidns"]`) {
+		t.Errorf("the result does not say the fallback was taken:\n%s", errOut)
+	}
+}

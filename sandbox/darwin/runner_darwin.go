@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/gatedexec/gatedexec/sandbox"
+	"github.com/gatedexec/gatedexec/sandbox/egress"
 )
 
 // SandboxExec is the only sandbox-exec this backend runs: an absolute
@@ -52,10 +53,33 @@ func (Runner) run(ctx context.Context, c *sandbox.Command) (*sandbox.Result, err
 	}
 	res := &sandbox.Result{}
 	argv := append([]string{prog}, c.Argv[1:]...)
+	var proxy *egress.Local
+	if p.Network == sandbox.NetworkProxy {
+		// Without the seatbelt the command would reach every host:
+		// proxy mode never runs unenforced, best effort or not.
+		if _, err := os.Stat(SandboxExec); err != nil {
+			return nil, fmt.Errorf("darwin: network mode proxy: %s: %w", SandboxExec, sandbox.ErrLayerUnavailable)
+		}
+		if proxy, err = egress.StartLocal(ctx, &egress.Proxy{Policy: &p.Hosts, Ask: c.Net.Ask, Record: c.Net.Record}); err != nil {
+			return nil, fmt.Errorf("darwin: %w", err)
+		}
+		defer func() {
+			if d := proxy.Stop(); res != nil {
+				res.Denied = sandbox.NetDenials(d)
+			}
+		}()
+		env = egress.ProxyEnv(env, proxy.Port())
+		res.Layers = append(res.Layers, sandbox.LayerEgress)
+	}
 	if !p.Unrestricted {
 		switch _, err := os.Stat(SandboxExec); {
 		case err == nil:
-			pol, err := Generate(p)
+			var pol *Policy
+			if proxy != nil {
+				pol, err = GenerateProxied(p, proxy.Port(), HostResolver)
+			} else {
+				pol, err = Generate(p)
+			}
 			if err != nil {
 				return nil, fmt.Errorf("darwin: %w", err)
 			}

@@ -46,6 +46,20 @@ func Generate(p *sandbox.Profile) (*Policy, error) {
 // Output is deterministic: path lists are deduplicated and sorted.
 // An error means no policy; the command must not run.
 func GenerateWith(p *sandbox.Profile, resolve Resolver) (*Policy, error) {
+	return generate(p, resolve, 0)
+}
+
+// GenerateProxied builds the policy for p in network mode "proxy": the
+// command may connect to the proxy's endpoint on localhost:port and to
+// nothing else (DESIGN §9), and the proxy, outside, decides per host.
+func GenerateProxied(p *sandbox.Profile, port uint16, resolve Resolver) (*Policy, error) {
+	if port == 0 {
+		return nil, fmt.Errorf("sbpl: network mode proxy needs the proxy's port")
+	}
+	return generate(p, resolve, port)
+}
+
+func generate(p *sandbox.Profile, resolve Resolver, proxyPort uint16) (*Policy, error) {
 	if p == nil {
 		return nil, fmt.Errorf("sbpl: nil profile")
 	}
@@ -114,6 +128,12 @@ func GenerateWith(p *sandbox.Profile, resolve Resolver) (*Policy, error) {
 		g.line("; network: loopback only")
 		g.line(`(allow network-bind network-inbound (local ip "localhost:*"))`)
 		g.line(`(allow network-outbound (remote ip "localhost:*"))`)
+	case sandbox.NetworkProxy:
+		if proxyPort == 0 {
+			return nil, fmt.Errorf("sbpl: network mode proxy needs the proxy's port (GenerateProxied)")
+		}
+		g.line("; network: only gatedexec's proxy endpoint, which judges every host")
+		g.line(fmt.Sprintf(`(allow network-outbound (remote ip "localhost:%d"))`, proxyPort))
 	case sandbox.NetworkOff, "":
 		g.line("; network: off")
 	default:

@@ -37,6 +37,8 @@ func profiles() map[string]*sandbox.Profile {
 	iso.Name, iso.Network, iso.UnixSockets = "isolated", sandbox.NetworkIsolated, false
 	noUnix := *readOnly
 	noUnix.Name, noUnix.UnixSockets = "unix-deny", false
+	proxied := *wsWrite
+	proxied.Name, proxied.Network = "proxy", sandbox.NetworkProxy
 	return map[string]*sandbox.Profile{
 		"read-only":       readOnly,
 		"workspace-write": wsWrite,
@@ -44,6 +46,7 @@ func profiles() map[string]*sandbox.Profile {
 		"net-on":          &netOn,
 		"isolated":        &iso,
 		"unix-deny":       &noUnix,
+		"proxy":           &proxied,
 		"narrow-read": {Name: "narrow-read", Read: []string{"/usr", "/bin", "/System", ws},
 			Write: []string{ws + "/out"}, Network: sandbox.NetworkOff},
 		"protect-home": {Name: "protect-home", ReadAll: true, Write: []string{home},
@@ -61,10 +64,19 @@ func profiles() map[string]*sandbox.Profile {
 // golden output does not depend on the machine running the test.
 func lexicalOnly(p string) (string, error) { return Lexical(p) }
 
+// generateFor generates p's policy as the runner would, a proxied one
+// with a fixed port.
+func generateFor(p *sandbox.Profile) (*Policy, error) {
+	if p.Network == sandbox.NetworkProxy {
+		return GenerateProxied(p, 3128, lexicalOnly)
+	}
+	return GenerateWith(p, lexicalOnly)
+}
+
 func TestGolden(t *testing.T) {
 	for name, p := range profiles() {
 		t.Run(name, func(t *testing.T) {
-			pol, err := GenerateWith(p, lexicalOnly)
+			pol, err := generateFor(p)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -94,7 +106,7 @@ func TestGolden(t *testing.T) {
 
 func TestPathsOnlyInParams(t *testing.T) {
 	for name, p := range profiles() {
-		pol, err := GenerateWith(p, lexicalOnly)
+		pol, err := generateFor(p)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -159,7 +171,13 @@ func TestGenerateErrors(t *testing.T) {
 		}
 	}
 	if _, err := GenerateWith(nil, lexicalOnly); err == nil {
-		t.Error("nil profile: want error")
+		t.Error("nil profile: no error")
+	}
+	if _, err := GenerateWith(profiles()["proxy"], lexicalOnly); err == nil {
+		t.Error("proxy mode without the proxy's port: no error")
+	}
+	if _, err := GenerateProxied(profiles()["proxy"], 0, lexicalOnly); err == nil {
+		t.Error("proxy mode with port 0: no error")
 	}
 }
 

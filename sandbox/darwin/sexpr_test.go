@@ -144,7 +144,7 @@ func checkFilter(t *testing.T, name string, n node) {
 
 func TestPolicySyntax(t *testing.T) {
 	for name, p := range profiles() {
-		pol, err := GenerateWith(p, lexicalOnly)
+		pol, err := generateFor(p)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -8,8 +8,6 @@ import (
 	"fmt"
 	"net"
 	"os"
-	"strconv"
-	"strings"
 	"sync"
 
 	"golang.org/x/sys/unix"
@@ -67,36 +65,6 @@ func (e *egressRun) helperEnd() *os.File {
 // egressPorts are the TCP ports the helper listens on, in the order it
 // sends their sockets.
 func egressPorts() []uint16 { return append(append([]uint16(nil), capturePorts...), proxyPort) }
-
-// env returns the command's environment with the proxy variables set to
-// the endpoint, replacing the caller's own: the host's proxy is not
-// reachable from the namespace, and every client that reads them, Java's
-// included, then names the host it wants.
-func proxyEnv(env []string) []string {
-	endpoint := "127.0.0.1:" + strconv.Itoa(proxyPort)
-	set := map[string]string{
-		"HTTP_PROXY": "http://" + endpoint, "HTTPS_PROXY": "http://" + endpoint, "ALL_PROXY": "socks5h://" + endpoint,
-		"NO_PROXY": "",
-	}
-	java := "-Dhttp.proxyHost=127.0.0.1 -Dhttp.proxyPort=" + strconv.Itoa(proxyPort) +
-		" -Dhttps.proxyHost=127.0.0.1 -Dhttps.proxyPort=" + strconv.Itoa(proxyPort)
-	out := make([]string, 0, len(env)+9)
-	for _, kv := range env {
-		k, v, _ := strings.Cut(kv, "=")
-		if _, ok := set[strings.ToUpper(k)]; ok {
-			continue
-		}
-		if k == "JAVA_TOOL_OPTIONS" {
-			java = v + " " + java
-			continue
-		}
-		out = append(out, kv)
-	}
-	for _, k := range []string{"HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY"} {
-		out = append(out, k+"="+set[k], strings.ToLower(k)+"="+set[k])
-	}
-	return append(out, "JAVA_TOOL_OPTIONS="+java)
-}
 
 // start closes the runner's copy of the helper's end (the helper holds
 // the only one left, so its exit ends the wait) and serves, in the
@@ -201,11 +169,58 @@ func (e *egressRun) stop() ([]sandbox.Denial, error) {
 	}
 	e.proxy.Close()
 	e.wg.Wait()
-	var out []sandbox.Denial
-	for _, d := range e.proxy.Denials() {
-		out = append(out, sandbox.Denial{Kind: sandbox.KindNet, Host: d.Host, Port: int(d.Port), Evidence: d.Why})
-	}
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	return out, e.err
+	return sandbox.NetDenials(e.proxy.Denials()), e.err
+}
+
+// startFallback runs c under p in mode "proxy" without namespaces (the
+// best-effort fallback, LayerEgressFallback): the proxy's endpoint is on
+// the host's loopback, the command's ruleset lets it connect to that port
+// alone, and seccomp refuses it UDP and raw sockets. Without a Landlock ABI
+// that handles TCP (4) nothing would hold the command to the proxy, and it
+// does not run.
+func (r *Runner) startFallback(ctx context.Context, c *Command, p *sandbox.Profile, spec *helperSpec, env []string, caps Capabilities) (*sandbox.Result, error) {
+	if !spec.Landlock || caps.LandlockABI < 4 {
+		return nil, fmt.Errorf("profile %s: network mode \"proxy\" without a network namespace needs Landlock ABI 4 (TCP rules); this host has %d: %w",
+			p.Name, caps.LandlockABI, sandbox.ErrLayerUnavailable)
+	}
+	local, err := egress.StartLocal(ctx, &egress.Proxy{Policy: &p.Hosts, Ask: c.Net.Ask, Record: c.Net.Record})
+	if err != nil {
+		return nil, err
+	}
+	fd, flags, err := newRulesetFD(p, local.Port())
+	if err != nil || fd < 0 {
+		local.Stop()
+		return nil, fmt.Errorf("profile %s: the egress fallback's Landlock ruleset: %v: %w", p.Name, err, sandbox.ErrLayerUnavailable)
+	}
+	ruleset := os.NewFile(uintptr(fd), "landlock-ruleset")
+	defer ruleset.Close()
+	spec.LandlockFlags = flags
+	if spec.BPF, err = buildBPF(append(seccompRules(p), fallbackSeccompRules()...)); err != nil {
+		local.Stop()
+		return nil, err
+	}
+	spec.Env = egress.ProxyEnv(env, local.Port())
+	res, err := r.start(ctx, c, p, spec, ruleset)
+	denied := sandbox.NetDenials(local.Stop())
+	if res != nil {
+		res.Denied = denied
+		res.Layers = append(res.Layers, sandbox.LayerEgressFallback)
+	}
+	return res, err
+}
+
+// fallbackSeccompRules refuse the UDP sockets a command sharing the
+// host's network could send anywhere with (DNS included: its names go to
+// the proxy).
+func fallbackSeccompRules() []SyscallRule {
+	var rules []SyscallRule
+	for _, domain := range []uint64{unix.AF_INET, unix.AF_INET6} {
+		for _, typ := range []uint64{unix.SOCK_DGRAM, unix.SOCK_SEQPACKET} {
+			rules = append(rules, SyscallRule{Syscall: "socket", Errno: unix.EPERM,
+				Conds: []ArgCond{{Arg: 0, Mask: 0xffffffff, Value: domain}, {Arg: 1, Mask: 0xf, Value: typ}}})
+		}
+	}
+	return rules
 }

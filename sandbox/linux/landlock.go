@@ -98,8 +98,21 @@ func landlockConfig(p *sandbox.Profile) landlock.Config {
 
 // newRulesetFD builds p's Landlock ruleset in the calling process, so the
 // helper only has to call landlock_restrict_self on it.
-func newRulesetFD(p *sandbox.Profile) (fd int, flags uint32, err error) {
+//
+// connectOnly, when given, makes the ruleset handle TCP bind and connect
+// whatever p's network mode, and lets the command connect to those ports
+// alone: the egress fallback, whose proxy is on the host's loopback.
+func newRulesetFD(p *sandbox.Profile, connectOnly ...uint16) (fd int, flags uint32, err error) {
+	cfg := landlockConfig(p)
 	var rules []landlock.Rule
+	if len(connectOnly) > 0 {
+		off := *p
+		off.Network = sandbox.NetworkOff
+		cfg = landlockConfig(&off)
+		for _, port := range connectOnly {
+			rules = append(rules, landlock.ConnectTCP(port))
+		}
+	}
 	for _, r := range landlockRules(p) {
 		st, err := os.Stat(r.Path)
 		if err != nil {
@@ -116,7 +129,7 @@ func newRulesetFD(p *sandbox.Profile) (fd int, flags uint32, err error) {
 			rules = append(rules, landlock.ROFiles(r.Path))
 		}
 	}
-	fd, flags, err = landlockConfig(p).NewRulesetFD(rules...)
+	fd, flags, err = cfg.NewRulesetFD(rules...)
 	if err != nil {
 		return -1, 0, fmt.Errorf("landlock ruleset: %w", err)
 	}

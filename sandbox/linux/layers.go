@@ -76,6 +76,9 @@ func PlanLayers(p *sandbox.Profile, caps Capabilities) (layers, missing []string
 				missing = append(missing, sandbox.LayerNetNS)
 				if p.Network == sandbox.NetworkProxy {
 					missing = append(missing, sandbox.LayerEgress)
+					if p.Enforcement == sandbox.BestEffort && caps.LandlockABI >= 4 {
+						layers = append(layers, sandbox.LayerEgressFallback)
+					}
 				}
 			}
 		}

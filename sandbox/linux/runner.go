@@ -32,6 +32,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/gatedexec/gatedexec/sandbox"
+	"github.com/gatedexec/gatedexec/sandbox/egress"
 )
 
 // stderrTailSize bounds the stderr kept for denial detection.
@@ -83,7 +84,7 @@ func (r *Runner) run(ctx context.Context, c *Command) (*sandbox.Result, error) {
 	if len(missing) > 0 && p.Enforcement != sandbox.BestEffort {
 		return nil, fmt.Errorf("profile %s: %s: %w", p.Name, strings.Join(missing, ", "), sandbox.ErrLayerUnavailable)
 	}
-	if p.Network == sandbox.NetworkProxy && !slices.Contains(layers, sandbox.LayerEgress) {
+	if p.Network == sandbox.NetworkProxy && !slices.Contains(layers, sandbox.LayerEgress) && !slices.Contains(layers, sandbox.LayerEgressFallback) {
 		// Best effort or not: without its namespace the proxy judges
 		// nothing, and the command would reach every host.
 		return nil, fmt.Errorf("profile %s: network mode \"proxy\" needs a network namespace, which this host does not give: %w",
@@ -92,9 +93,6 @@ func (r *Runner) run(ctx context.Context, c *Command) (*sandbox.Result, error) {
 	// After the refusal above: a run that does not happen makes nothing.
 	p.MakeMissingDirs()
 	env := sandbox.ScrubEnv(c.Env, p.EnvDeny)
-	if p.Network == sandbox.NetworkProxy {
-		env = proxyEnv(env)
-	}
 	path, err := lookPath(c.Argv[0], c.Dir, env)
 	if err != nil {
 		return &sandbox.Result{ExitCode: 127, Layers: layers, Missing: missing}, err
@@ -191,6 +189,7 @@ func (r *Runner) run(ctx context.Context, c *Command) (*sandbox.Result, error) {
 		spec.LoopbackUp = p.Network == sandbox.NetworkIsolated || p.Network == sandbox.NetworkProxy
 		if p.Network == sandbox.NetworkProxy {
 			spec.Egress = egressPorts()
+			spec.Env = egress.ProxyEnv(env, proxyPort)
 		}
 	}
 	if spec.Unshare&unix.CLONE_NEWNS != 0 || slices.Contains(layers, sandbox.LayerPIDNS) {
@@ -219,10 +218,10 @@ func (r *Runner) run(ctx context.Context, c *Command) (*sandbox.Result, error) {
 	}
 	res, err := r.start(ctx, c, p, &spec, ruleset)
 	if err != nil && errors.Is(err, errNamespaces) {
-		if p.Enforcement != sandbox.BestEffort || len(spec.Egress) > 0 {
+		if p.Enforcement != sandbox.BestEffort {
 			return nil, fmt.Errorf("profile %s: %v: %w", p.Name, err, sandbox.ErrLayerUnavailable)
 		}
-		for _, l := range []string{sandbox.LayerMountNS, sandbox.LayerNetNS, sandbox.LayerPIDNS} {
+		for _, l := range []string{sandbox.LayerMountNS, sandbox.LayerNetNS, sandbox.LayerEgress, sandbox.LayerPIDNS} {
 			if i := slices.Index(layers, l); i >= 0 {
 				layers = slices.Delete(layers, i, i+1)
 				missing = append(missing, l)
@@ -232,7 +231,12 @@ func (r *Runner) run(ctx context.Context, c *Command) (*sandbox.Result, error) {
 		// helper would refuse a spec that kept any (fail closed).
 		spec.Unshare, spec.Mounts, spec.LoopbackUp, spec.ParentMntNS = 0, nil, false, 0
 		spec.Tmp, spec.Keep, spec.Reopen, spec.Dev = nil, nil, nil, false
-		res, err = r.start(ctx, c, p, &spec, ruleset)
+		if len(spec.Egress) == 0 {
+			res, err = r.start(ctx, c, p, &spec, ruleset)
+		} else {
+			spec.Egress = nil
+			res, err = r.startFallback(ctx, c, p, &spec, env, caps)
+		}
 	}
 	if len(missing) > 0 {
 		fmt.Fprintf(r.warn(), "gatedexec: warning: profile %s: sandbox layers not applied on this host: %s\n", p.Name, strings.Join(missing, ", "))
