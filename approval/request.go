@@ -106,6 +106,10 @@ type Request struct {
 	// ProposedRule is the prefix an "always" answer appends as an allow
 	// rule; nil when no amendment is offered, and then "always" is not.
 	ProposedRule Argv `json:"proposed_rule"`
+	// ProposedHost is the host an "always" answer to a network request
+	// (an escalation for a refused host, a prompt network rule) appends a
+	// network_rule for; empty otherwise.
+	ProposedHost string `json:"proposed_host,omitempty"`
 	Kind         Kind `json:"kind"`
 	// Denials are what the sandbox stopped, for an escalation.
 	Denials []Denial `json:"denials"`

@@ -98,6 +98,13 @@ func (s *Settler) record(req *Request, out Settlement) (Settlement, error) {
 			return out, fmt.Errorf("recording session approval: %w", err)
 		}
 	case ApprovedAlways:
+		if req.ProposedRule == nil && req.ProposedHost != "" && s.AmendFile != "" {
+			if _, err := execpolicy.AppendNetworkRule(s.AmendFile, req.ProposedHost); err != nil {
+				return out, fmt.Errorf("writing the approved rule: %w", err)
+			}
+			out.RuleFile, out.Rule = s.AmendFile, execpolicy.FormatNetworkRule(req.ProposedHost)
+			return out, nil
+		}
 		if req.ProposedRule == nil {
 			out.Outcome, out.Reason = Denied, "no rule can be proposed for this command"
 			return out, nil

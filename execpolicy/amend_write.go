@@ -75,17 +75,40 @@ func AppendAllowRule(path string, prefix []string) (added bool, err error) {
 			return false, fmt.Errorf("append allow rule to %s: token %q is empty, contains NUL or is not UTF-8", path, tok)
 		}
 	}
-	line := FormatAllowRule(prefix)
+	return appendRuleLine(path, FormatAllowRule(prefix))
+}
+
+// FormatNetworkRule returns the network_rule line AppendNetworkRule
+// writes for host.
+func FormatNetworkRule(host string) string {
+	return `network_rule(host=` + starlarkQuote(host) + `, protocol="https", decision="allow")`
+}
+
+// AppendNetworkRule appends a network_rule allowing host (a name or an
+// address, as NormalizeNetworkHost accepts it) to the rules file at path,
+// as AppendAllowRule does for commands: an "always" answer to a host the
+// network proxy refused.
+func AppendNetworkRule(path, host string) (added bool, err error) {
+	h, err := NormalizeNetworkHost(host)
+	if err != nil || h != host {
+		return false, fmt.Errorf("append network rule to %s: host %q: not a normalized host", path, host)
+	}
+	return appendRuleLine(path, FormatNetworkRule(host))
+}
+
+// appendRuleLine appends line to the rules file at path under its lock,
+// unless the file holds that line already.
+func appendRuleLine(path, line string) (added bool, err error) {
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
-		return false, fmt.Errorf("append allow rule: %w", err)
+		return false, fmt.Errorf("append rule: %w", err)
 	}
 	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
 	if err != nil {
-		return false, fmt.Errorf("append allow rule: %w", err)
+		return false, fmt.Errorf("append rule: %w", err)
 	}
 	defer f.Close()
 	if err := flockRetry(int(f.Fd()), unix.LOCK_EX); err != nil {
-		return false, fmt.Errorf("append allow rule: locking %s: %w", path, err)
+		return false, fmt.Errorf("append rule: locking %s: %w", path, err)
 	}
 	defer unix.Flock(int(f.Fd()), unix.LOCK_UN)
 
@@ -93,7 +116,7 @@ func AppendAllowRule(path string, prefix []string) (added bool, err error) {
 	// (an editor saves by renaming over it).
 	data, err := io.ReadAll(f)
 	if err != nil {
-		return false, fmt.Errorf("append allow rule: %w", err)
+		return false, fmt.Errorf("append rule: %w", err)
 	}
 	for l := range bytes.Lines(data) {
 		if string(bytes.TrimSpace(l)) == line {
@@ -107,13 +130,13 @@ func AppendAllowRule(path string, prefix []string) (added bool, err error) {
 	buf = append(buf, line...)
 	buf = append(buf, '\n')
 	if _, err := f.Seek(0, io.SeekEnd); err != nil {
-		return false, fmt.Errorf("append allow rule: %w", err)
+		return false, fmt.Errorf("append rule: %w", err)
 	}
 	if _, err := f.Write(buf); err != nil {
-		return false, fmt.Errorf("append allow rule to %s: %w", path, err)
+		return false, fmt.Errorf("append rule to %s: %w", path, err)
 	}
 	if err := f.Sync(); err != nil {
-		return false, fmt.Errorf("append allow rule to %s: %w", path, err)
+		return false, fmt.Errorf("append rule to %s: %w", path, err)
 	}
 	return true, nil
 }

@@ -460,3 +460,31 @@ python3 -c 'import socket; socket.socket(socket.AF_INET, socket.SOCK_DGRAM)' 2>/
 		t.Errorf("the result does not say the fallback was taken:\n%s", errOut)
 	}
 }
+
+// TestEgressAlways: "always" for a refused host writes a network_rule for
+// it to the user's rules, and the next run reaches the host unasked.
+func TestEgressAlways(t *testing.T) {
+	requireIsolation(t)
+	f := newFixture(t)
+	s := startEgressServers(t)
+	prof := s.profile(t, f, "")
+	approver := filepath.Join(f.home, "always.sh")
+	writeScript(t, approver, `id=$(sed -n 's/^{"id":"\([0-9a-f]*\)".*/\1/p')
+printf '{"id":"%s","outcome":"approved_always"}\n' "$id"`+"\n")
+	run := func(approver string) (string, int) {
+		cmd := f.command("run", "-p", prof, "--approval-policy", "on-failure", "--approver", approver,
+			"-C", f.ws, "-w", f.ws, "--", "curl", "-sSf", "-m", "10", "--noproxy", "*", "http://later.test/ok")
+		out, err := cmd.CombinedOutput()
+		return string(out), exitOf(t, err)
+	}
+	if out, code := run("exec:" + approver); code != 0 || !strings.Contains(out, "ok host=later.test") {
+		t.Fatalf("approved always: exit %d\n%s", code, out)
+	}
+	rules, err := os.ReadFile(filepath.Join(f.home, ".config", "gatedexec", "rules", "default.rules"))
+	if err != nil || !strings.Contains(string(rules), `network_rule(host="later.test", protocol="https", decision="allow")`) {
+		t.Fatalf("user rules after always: %v\n%s", err, rules)
+	}
+	if out, code := run("deny"); code != 0 || !strings.Contains(out, "ok host=later.test") {
+		t.Errorf("the next run with the written rule: exit %d\n%s", code, out)
+	}
+}
