@@ -46,6 +46,14 @@ type Record struct {
 	Tampered []string `json:"tampered,omitempty"`
 	// Error says why gatedexec failed, when it did.
 	Error string `json:"error,omitempty"`
+
+	// Which policy decided: the rules' digest (execpolicy Policy.Digest),
+	// the profile's (ProfileDigest), the managed layer's files' (empty
+	// without one) and the gatedexec version that wrote the record.
+	RulesDigest   string `json:"rules_digest,omitempty"`
+	ProfileDigest string `json:"profile_digest,omitempty"`
+	ManagedDigest string `json:"managed_digest,omitempty"`
+	Version       string `json:"version,omitempty"`
 }
 
 // MarshalJSON writes Time as RFC 3339 with nanoseconds, in UTC.

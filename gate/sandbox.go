@@ -40,7 +40,8 @@ type SandboxResult struct {
 }
 
 // Sandbox runs req.Argv in the profile req.Profile. The result is non-nil
-// when the command ran; errors wrap ErrConfig (a bad profile),
+// when the command ran; errors wrap ErrConfig (a bad profile), ErrManaged
+// (a profile the managed layer does not allow),
 // ErrNotFound, ErrCannotExec or sandbox.ErrLayerUnavailable.
 func Sandbox(ctx context.Context, req SandboxRequest) (*SandboxResult, error) {
 	cfg, err := loadLayers(os.Getenv, req.Place.Workspace, setting{})
@@ -50,6 +51,9 @@ func Sandbox(ctx context.Context, req SandboxRequest) (*SandboxResult, error) {
 	p, err := profileLoader(os.Getenv, req.Place, cfg).Resolve(req.Profile)
 	if err != nil {
 		return nil, configErr(err)
+	}
+	if why := (ceiling{cfg.Managed}).refusesProfile(req.Profile, p); why != "" {
+		return nil, fmt.Errorf("%w: %s", ErrManaged, why)
 	}
 	if req.Timeout > 0 {
 		p.Limits.Timeout = req.Timeout
