@@ -170,24 +170,8 @@ func Load(d Dirs, trust *TrustStore) (*Config, error) {
 // addLayer merges what l holds into c.
 func (c *Config) addLayer(l Layer) error {
 	c.Layers = append(c.Layers, l)
-	rules := filepath.Join(l.Dir, "rules")
-	hasRules, err := isDir(c.Files, rules)
-	if err != nil {
-		return fmt.Errorf("%s: %w", rules, err)
-	}
-	if hasRules {
-		src := RuleSource{Path: rules, AllowRules: l.Trusted, Managed: l.Name == "system" && c.Managed != nil}
-		if l.Trusted && !c.allowsRulesOf(l.Name) {
-			src.AllowRules = false
-			c.Refused = append(c.Refused, fmt.Sprintf("the allow rules of %s (%s)", rules, c.Managed.Where(rulesKey(l.Name))))
-		}
-		c.Rules = append(c.Rules, src)
-	}
 	if !l.Trusted {
-		c.Warnings = append(c.Warnings, fmt.Sprintf(
-			"workspace %s is not trusted: its allow rules, profiles and config are ignored (run `gatedexec trust` there to use them)",
-			filepath.Dir(l.Dir)))
-		return nil
+		return c.addRules(l)
 	}
 	profileDir := filepath.Join(l.Dir, "profiles")
 	hasProfiles, err := isDir(c.Files, profileDir)
@@ -209,6 +193,9 @@ func (c *Config) addLayer(l Layer) error {
 	} else if err := refuseManagedKeys(l.Name, s); err != nil {
 		return err
 	}
+	if err := c.addRules(l); err != nil {
+		return err
+	}
 	if hasProfiles {
 		if l.Name != "system" && c.Managed != nil && c.Managed.AllowedProfiles != nil {
 			// A lower layer's workspace-write could be anything: the
@@ -228,6 +215,30 @@ func (c *Config) addLayer(l Layer) error {
 		return fmt.Errorf("%s: profile %q: a workspace layer names a profile of its profiles directory, not a file", s.Origin[KeyProfile], s.Profile)
 	}
 	c.Settings = c.Settings.Over(s)
+	return nil
+}
+
+// addRules adds the rules directory of l, when it has one, once the
+// system layer's ceiling is known.
+func (c *Config) addRules(l Layer) error {
+	rules := filepath.Join(l.Dir, "rules")
+	hasRules, err := isDir(c.Files, rules)
+	if err != nil {
+		return fmt.Errorf("%s: %w", rules, err)
+	}
+	if hasRules {
+		src := RuleSource{Path: rules, AllowRules: l.Trusted, Managed: l.Name == "system" && c.Managed != nil}
+		if l.Trusted && !c.allowsRulesOf(l.Name) {
+			src.AllowRules = false
+			c.Refused = append(c.Refused, fmt.Sprintf("the allow rules of %s (%s)", rules, c.Managed.Where(rulesKey(l.Name))))
+		}
+		c.Rules = append(c.Rules, src)
+	}
+	if !l.Trusted {
+		c.Warnings = append(c.Warnings, fmt.Sprintf(
+			"workspace %s is not trusted: its allow rules, profiles and config are ignored (run `gatedexec trust` there to use them)",
+			filepath.Dir(l.Dir)))
+	}
 	return nil
 }
 
