@@ -16,15 +16,17 @@ import (
 // Record is one audit log line: one decision about one command, and what
 // came of it.
 type Record struct {
-	Time      time.Time     `json:"time"`
-	Session   string        `json:"session,omitempty"`
-	RequestID string        `json:"request_id,omitempty"`
-	Kind      Kind          `json:"kind,omitempty"`
-	Attempt   int           `json:"attempt,omitempty"`
-	Argv      Argv          `json:"argv"`
-	Cwd       Bytes         `json:"cwd"`
-	Rules     []MatchedRule `json:"rules_matched"`
-	Decision  string        `json:"decision"`
+	Time      time.Time `json:"time"`
+	Session   string    `json:"session,omitempty"`
+	RequestID string    `json:"request_id,omitempty"`
+	Kind      Kind      `json:"kind,omitempty"`
+	Attempt   int       `json:"attempt,omitempty"`
+	Argv      Argv      `json:"argv"`
+	// Shell says Argv[0] is a script judged as run --shell judges it.
+	Shell    bool          `json:"shell,omitempty"`
+	Cwd      Bytes         `json:"cwd"`
+	Rules    []MatchedRule `json:"rules_matched"`
+	Decision string        `json:"decision"`
 	// Action is what the approval policy made of the decision.
 	Action   string  `json:"action,omitempty"`
 	Approver string  `json:"approver,omitempty"`
@@ -46,6 +48,10 @@ type Record struct {
 	Tampered []string `json:"tampered,omitempty"`
 	// Error says why gatedexec failed, when it did.
 	Error string `json:"error,omitempty"`
+	// AfterRun marks the record written once the command ran (or could
+	// not start): the second record of a decision already recorded, so
+	// that a reader counting decisions skips it.
+	AfterRun bool `json:"after_run,omitempty"`
 
 	// Which policy decided: the rules' digest (execpolicy Policy.Digest),
 	// the profile's (ProfileDigest), the managed layer's files' (empty

@@ -109,7 +109,7 @@ func (o *call) run(ctx context.Context) (*Result, error) {
 	digest := o.Policy.Digest()
 	rec := approval.Record{
 		Time: time.Now(), Session: o.SessionID, Kind: approval.KindExec, Attempt: 1,
-		Argv: o.Argv, Cwd: approval.Bytes(o.Cwd), Rules: approval.MatchedRules(ev.Matched), Decision: res.Decision, Profile: name,
+		Argv: o.Argv, Shell: o.Shell, Cwd: approval.Bytes(o.Cwd), Rules: approval.MatchedRules(ev.Matched), Decision: res.Decision, Profile: name,
 		RulesDigest: digest, ManagedDigest: o.Ceiling.digest(), Version: o.Version,
 	}
 	prof, err := o.Profile(name)
@@ -205,7 +205,7 @@ func (o *call) escalate(ctx context.Context, ev execpolicy.Evaluation, req appro
 	ereq.ProposedRule = nil
 	ereq.ID = approval.RequestID(approval.IDParts{Argv: o.argv(), Cwd: o.Cwd, Profile: prof.Name, ProfileDigest: req.ProfileDigest, PolicyDigest: digest, Escalation: ereq.Escalation})
 	erec := rec
-	erec.RequestID, erec.Kind, erec.Attempt, erec.Exit, erec.Error = ereq.ID, ereq.Kind, 2, nil, ""
+	erec.RequestID, erec.Kind, erec.Attempt, erec.Exit, erec.Error, erec.AfterRun = ereq.ID, ereq.Kind, 2, nil, "", false
 	erec.Escalation = ereq.Escalation
 	erec.Denials = denials
 	// --approve/--deny values given for the exec request must not deny the
@@ -278,7 +278,7 @@ func (o *call) execute(ctx context.Context, prof *sandbox.Profile, rec *approval
 	if runErr != nil {
 		rec.Error = runErr.Error()
 	}
-	rec.Time = time.Now()
+	rec.Time, rec.AfterRun = time.Now(), true
 	if err := o.audit(*rec); err != nil && runErr == nil {
 		runErr = err
 	}
