@@ -48,7 +48,7 @@ func (s *Summary) Add(r *Record) {
 	}
 	for _, d := range r.Denials {
 		if r.AfterRun {
-			s.denied.add(d.Kind + " " + d.Target())
+			s.denied.add(strings.TrimSpace(d.Kind + " " + d.Target()))
 		}
 	}
 	if !r.IsDecision() {
