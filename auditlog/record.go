@@ -11,25 +11,25 @@ import (
 // Record is what a reader needs of one audit line (approval.Record
 // writes it). Unknown fields are ignored, so logs of other versions read.
 type Record struct {
-	Time      time.Time     `json:"time"`
-	Session   string        `json:"session,omitempty"`
-	RequestID string        `json:"request_id,omitempty"`
-	Kind      string        `json:"kind,omitempty"`
-	Attempt   int           `json:"attempt,omitempty"`
-	Argv      approval.Argv `json:"argv"`
-	Shell     bool          `json:"shell,omitempty"`
+	Time      time.Time      `json:"time"`
+	Session   string         `json:"session,omitempty"`
+	RequestID string         `json:"request_id,omitempty"`
+	Kind      string         `json:"kind,omitempty"`
+	Attempt   int            `json:"attempt,omitempty"`
+	Argv      approval.Argv  `json:"argv"`
+	Shell     bool           `json:"shell,omitempty"`
 	Cwd       approval.Bytes `json:"cwd"`
-	Rules     []Rule        `json:"rules_matched"`
-	Decision  string        `json:"decision"`
-	Action    string        `json:"action,omitempty"`
-	Approver  string        `json:"approver,omitempty"`
-	Outcome   string        `json:"outcome,omitempty"`
-	Reason    string        `json:"reason,omitempty"`
-	Profile   string        `json:"profile,omitempty"`
-	Exit      *int          `json:"exit"`
-	Denials   []Denial      `json:"denials,omitempty"`
-	Error     string        `json:"error,omitempty"`
-	AfterRun  bool          `json:"after_run,omitempty"`
+	Rules     []Rule         `json:"rules_matched"`
+	Decision  string         `json:"decision"`
+	Action    string         `json:"action,omitempty"`
+	Approver  string         `json:"approver,omitempty"`
+	Outcome   string         `json:"outcome,omitempty"`
+	Reason    string         `json:"reason,omitempty"`
+	Profile   string         `json:"profile,omitempty"`
+	Exit      *int           `json:"exit"`
+	Denials   []Denial       `json:"denials,omitempty"`
+	Error     string         `json:"error,omitempty"`
+	AfterRun  bool           `json:"after_run,omitempty"`
 
 	RulesDigest   string `json:"rules_digest,omitempty"`
 	ProfileDigest string `json:"profile_digest,omitempty"`

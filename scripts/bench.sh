@@ -9,6 +9,7 @@
 #      gatedexec run and check with a 1000-rule file (warm rules cache,
 #      then uncached).
 #   3. Peak RSS of gatedexec.
+#   4. gatedexec audit --summary over 1 000 000 records: time and peak RSS.
 # Medians and ratios are printed at the end and kept in bench/results/.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -28,7 +29,7 @@ if [ ${#need[@]} -gt 0 ]; then
 fi
 
 echo "== Go benchmarks"
-go test -run '^$' -bench . -benchmem -count 1 ./execpolicy/ | tee "$out/go-bench.txt"
+go test -run '^$' -bench . -benchmem -count 1 ./execpolicy/ ./auditlog/ | tee "$out/go-bench.txt"
 
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
@@ -129,6 +130,19 @@ for c in "sandbox -p workspace-write -- /bin/true" "run -r $tmp/1000.rules -- /b
 	kb=$(/usr/bin/time -f %M -o "$tmp/rss" $bin $c >/dev/null 2>&1; cat "$tmp/rss")
 	echo "gatedexec $c: ${kb} KB" | sed "s|$tmp/||g"
 done | tee "$out/rss.txt"
+
+echo "== audit --summary over 1 000 000 records"
+python3 - "$tmp/audit.jsonl" <<'PY'
+import sys
+with open(sys.argv[1], "w") as f:
+    for i in range(1_000_000):
+        after = "true" if i % 2 else "false"
+        f.write('{"time":"2026-01-01T00:00:00Z","session":"s%d","kind":"exec","argv":["tool%d","sub","--n=%d"],"cwd":"/w",'
+                '"rules_matched":[],"decision":"%s","outcome":"approved","profile":"workspace-write","exit":0,'
+                '"denials":[{"kind":"fs-write","path":"/p/%d"}],"after_run":%s}\n' % (i % 7, i % 5000, i, ["allow", "prompt", "forbidden"][i % 3], i % 20000, after))
+PY
+/usr/bin/time -f "%e s, %M KB peak RSS" -o "$tmp/audit-time" $bin audit --summary "$tmp/audit.jsonl" >/dev/null
+echo "gatedexec audit --summary, 1000000 records ($(du -m "$tmp/audit.jsonl" | cut -f1) MB): $(cat "$tmp/audit-time")" | tee "$out/audit.txt"
 
 python3 - "$out/wl-go.json" "$out/wl-venv.json" "$out/wl-commit.json" <<'PY' | tee "$out/workloads.txt"
 import json, sys
