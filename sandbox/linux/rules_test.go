@@ -135,8 +135,8 @@ func TestLandlockRules(t *testing.T) {
 			}
 		})
 	}
-	on := landlockConfig(&sandbox.Profile{Network: sandbox.NetworkOn})
-	off := landlockConfig(&sandbox.Profile{Network: sandbox.NetworkOff})
+	on := landlockConfig(&sandbox.Profile{Network: sandbox.NetworkOn}, MaxLandlockABI)
+	off := landlockConfig(&sandbox.Profile{Network: sandbox.NetworkOff}, MaxLandlockABI)
 	if on.HandledAccessNet != 0 || off.HandledAccessNet == 0 {
 		t.Errorf("handled net: on=%v off=%v", on.HandledAccessNet, off.HandledAccessNet)
 	}

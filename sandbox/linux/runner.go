@@ -41,6 +41,10 @@ type Runner struct {
 	Warn io.Writer
 	// Exe is the gatedexec binary to start as helper; empty means /proc/self/exe.
 	Exe string
+
+	// cache holds what every run on this Runner shares: the host's
+	// facts, probed once, and the seccomp programs built so far.
+	cache runnerCache
 }
 
 var _ sandbox.Runner = (*Runner)(nil)
@@ -67,13 +71,7 @@ func (r *Runner) run(ctx context.Context, c *Command) (*sandbox.Result, error) {
 	if len(c.Argv) == 0 {
 		return nil, errors.New("sandbox: empty command")
 	}
-	caps := Capabilities{
-		LandlockABI: landlockABI(),
-		Seccomp:     seccompAvailable(),
-		// Namespaces are found out by trying: probing them costs a clone.
-		UserNS: true, MountNS: true, NetNS: true, PIDNS: true,
-		Root: os.Geteuid() == 0,
-	}
+	caps := r.host()
 	layers, missing := PlanLayers(p, caps)
 	if len(missing) > 0 && p.Enforcement != sandbox.BestEffort {
 		return nil, fmt.Errorf("profile %s: %s: %w", p.Name, strings.Join(missing, ", "), sandbox.ErrLayerUnavailable)
@@ -91,12 +89,12 @@ func (r *Runner) run(ctx context.Context, c *Command) (*sandbox.Result, error) {
 	if !p.Unrestricted {
 		spec.CloseFDs, spec.DropCaps = true, true
 		if slices.Contains(layers, sandbox.LayerSeccomp) {
-			if spec.BPF, err = buildBPF(seccompRules(p)); err != nil {
+			if spec.BPF, err = r.seccompProgram(p); err != nil {
 				return nil, err
 			}
 		}
 		if caps.LandlockABI > 0 {
-			fd, flags, err := newRulesetFD(p)
+			fd, flags, err := newRulesetFD(p, caps.LandlockABI)
 			if err != nil {
 				return nil, err
 			}
