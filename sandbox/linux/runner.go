@@ -255,6 +255,11 @@ func (r *Runner) start(ctx context.Context, c *Command, p *sandbox.Profile, spec
 		return nil, err
 	}
 	spec.Ctty = io3.ctty
+	if direct(p, spec) {
+		specW.Close()
+		repW.Close()
+		return r.startDirect(ctx, c, p, spec, io3, tail)
+	}
 	if data, err = spec.encode(); err != nil {
 		specW.Close()
 		repW.Close()
