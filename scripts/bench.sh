@@ -71,8 +71,8 @@ PY
 # external link: the Go and cgo runtime starts) and a pure-Go one (no
 # cgo: what the runtime costs without libc).
 mkdir -p "$tmp/empty"
-printf 'int main(void) { return 0; }\n' >"$tmp/empty/c.c"
-cc -O2 -static -o "$tmp/c-empty" "$tmp/empty/c.c"
+printf 'int main(void) { return 0; }\n' >"$tmp/c-empty.c"
+cc -O2 -static -o "$tmp/c-empty" "$tmp/c-empty.c"
 printf 'package main\n\nfunc main() {}\n' >"$tmp/empty/main.go"
 printf 'module empty\n\ngo 1.21\n' >"$tmp/empty/go.mod"
 (cd "$tmp/empty" && go build -trimpath -tags netgo,osusergo -ldflags '-s -w -linkmode external -extldflags "-static"' -o "$tmp/go-empty" . &&
