@@ -100,6 +100,10 @@ type Request struct {
 	// backend forwards those signals to the command, whose own handling
 	// decides).
 	ApprovalContext context.Context
+	// ForwardSignals passes the signals gatedexec receives, and job
+	// control on a terminal, on to the command (sandbox.Command): the CLI
+	// sets it; a library caller ends the command through Run's context.
+	ForwardSignals bool
 }
 
 // Gate serves requests from one configuration; it is safe for

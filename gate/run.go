@@ -254,6 +254,7 @@ func (o *call) execute(ctx context.Context, prof *sandbox.Profile, rec *approval
 	run, runErr := o.Runner.Run(ctx, &sandbox.Command{
 		Argv: o.argv(), Dir: o.Cwd, Env: o.Env,
 		Stdin: o.Stdin, Stdout: o.Stdout, Stderr: o.Stderr, Profile: prof,
+		ForwardSignals: o.ForwardSignals,
 	})
 	if run != nil {
 		res.Ran = true

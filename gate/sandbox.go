@@ -23,6 +23,9 @@ type SandboxRequest struct {
 	Stdout, Stderr *os.File
 	// Runner is the sandbox backend; nil is this host's.
 	Runner sandbox.Runner
+	// ForwardSignals passes gatedexec's signals on to the command, as
+	// Request.ForwardSignals.
+	ForwardSignals bool
 }
 
 // SandboxResult is the outcome of Sandbox, in the JSON of `sandbox --json`.
@@ -72,7 +75,7 @@ func Sandbox(ctx context.Context, req SandboxRequest) (*SandboxResult, error) {
 	res, err := runner.Run(ctx, &sandbox.Command{
 		Argv: req.Argv, Dir: req.Place.Cwd, Env: req.Env,
 		Stdin: req.Stdin, Stdout: req.Stdout, Stderr: req.Stderr,
-		Profile: p,
+		Profile: p, ForwardSignals: req.ForwardSignals,
 	})
 	if res == nil {
 		if err == nil {

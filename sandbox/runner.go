@@ -18,6 +18,10 @@ type Command struct {
 	Stdin          io.Reader
 	Stdout, Stderr io.Writer
 	Profile        *Profile
+	// ForwardSignals passes the signals this process receives (and, on a
+	// terminal, job control) on to the command (Supervisor): a CLI sets
+	// it; a library caller ends the command through the context instead.
+	ForwardSignals bool
 }
 
 // Result is what a sandboxed command did.
