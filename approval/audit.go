@@ -18,15 +18,17 @@ import (
 // Record is one audit log line: one decision about one command, and what
 // came of it.
 type Record struct {
-	Time      time.Time     `json:"time"`
-	Session   string        `json:"session,omitempty"`
-	RequestID string        `json:"request_id,omitempty"`
-	Kind      Kind          `json:"kind,omitempty"`
-	Attempt   int           `json:"attempt,omitempty"`
-	Argv      Argv          `json:"argv"`
-	Cwd       Bytes         `json:"cwd"`
-	Rules     []MatchedRule `json:"rules_matched"`
-	Decision  string        `json:"decision"`
+	Time      time.Time `json:"time"`
+	Session   string    `json:"session,omitempty"`
+	RequestID string    `json:"request_id,omitempty"`
+	Kind      Kind      `json:"kind,omitempty"`
+	Attempt   int       `json:"attempt,omitempty"`
+	Argv      Argv      `json:"argv"`
+	// Shell says Argv[0] is a script judged as run --shell judges it.
+	Shell    bool          `json:"shell,omitempty"`
+	Cwd      Bytes         `json:"cwd"`
+	Rules    []MatchedRule `json:"rules_matched"`
+	Decision string        `json:"decision"`
 	// Action is what the approval policy made of the decision.
 	Action   string  `json:"action,omitempty"`
 	Approver string  `json:"approver,omitempty"`
@@ -51,6 +53,18 @@ type Record struct {
 	// Connection is the connection a KindConnection record is about:
 	// host, port, decision, rule, bytes each way.
 	Connection *egress.Record `json:"connection,omitempty"`
+	// AfterRun marks the record written once the command ran (or could
+	// not start): the second record of a decision already recorded, so
+	// that a reader counting decisions skips it.
+	AfterRun bool `json:"after_run,omitempty"`
+
+	// Which policy decided: the rules' digest (execpolicy Policy.Digest),
+	// the profile's (ProfileDigest), the managed layer's files' (empty
+	// without one) and the gatedexec version that wrote the record.
+	RulesDigest   string `json:"rules_digest,omitempty"`
+	ProfileDigest string `json:"profile_digest,omitempty"`
+	ManagedDigest string `json:"managed_digest,omitempty"`
+	Version       string `json:"version,omitempty"`
 }
 
 // MarshalJSON writes Time as RFC 3339 with nanoseconds, in UTC.

@@ -127,3 +127,20 @@ func classify(ev execpolicy.Evaluation) (class, bool) {
 	}
 	return c, true
 }
+
+// Looser reports whether p runs, or escalates, something q would ask
+// about: the columns of the DESIGN §4 table from the strictest,
+// untrusted, to the loosest, never (which runs unanalysable scripts;
+// that it denies prompt rules does not make it stricter for those it
+// runs). An unknown policy is looser than any: it must not pass a ceiling.
+func (p Policy) Looser(q Policy) bool {
+	rank := func(x Policy) int {
+		for i, y := range policies {
+			if x == y {
+				return i
+			}
+		}
+		return len(policies)
+	}
+	return rank(p) > rank(q)
+}

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -335,7 +336,7 @@ func TestWorkspaceProfileIsAName(t *testing.T) {
 func TestSettingsKeysAreOneList(t *testing.T) {
 	typ := reflect.TypeOf(Settings{})
 	keys := map[string]bool{KeyAuditFsync: true}
-	for _, k := range StringKeys {
+	for _, k := range append(slices.Clone(StringKeys), ManagedKeyNames...) {
 		keys[k] = true
 	}
 	for i := range typ.NumField() {

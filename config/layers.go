@@ -28,11 +28,15 @@ type Dirs struct {
 	Home string
 	// Workspace is the workspace directory; its layer is Workspace/.gatedexec.
 	Workspace string
+	// SystemRefused, when set, says that GATEDEXEC_SYSTEM_DIR was
+	// refused because the standard system layer is managed.
+	SystemRefused string
 }
 
 // DefaultDirs returns the standard directories for the environment read
 // through getenv. GATEDEXEC_SYSTEM_DIR replaces /etc/gatedexec, so that
-// tests and packagers can point elsewhere. Without an absolute home (HOME
+// tests and packagers can point elsewhere, unless /etc/gatedexec is
+// managed: a variable must not lift the ceiling. Without an absolute home (HOME
 // unset and no passwd entry) it fails, wrapping userdirs.ErrNoHome (see
 // ErrNoHome): a relative user layer would be the current directory's.
 func DefaultDirs(getenv func(string) string, workspace string) (Dirs, error) {
@@ -40,10 +44,8 @@ func DefaultDirs(getenv func(string) string, workspace string) (Dirs, error) {
 	if err != nil {
 		return Dirs{}, err
 	}
-	d := Dirs{System: "/etc/gatedexec", User: u.Config, State: u.State, Cache: u.Cache, Home: u.Home, Workspace: workspace}
-	if s := getenv("GATEDEXEC_SYSTEM_DIR"); s != "" {
-		d.System = s
-	}
+	d := Dirs{User: u.Config, State: u.State, Cache: u.Cache, Home: u.Home, Workspace: workspace}
+	d.System, d.SystemRefused = systemDir(DefaultSystemDir, getenv("GATEDEXEC_SYSTEM_DIR"))
 	return d, nil
 }
 
@@ -78,9 +80,12 @@ type Layer struct {
 // RuleSource is a rules file or directory contributed by a layer.
 type RuleSource struct {
 	Path string
-	// AllowRules is false when the layer is untrusted: only its prompt and
-	// forbidden rules may be used.
+	// AllowRules is false when the layer is untrusted, or the managed
+	// ceiling refuses its allow rules: only its prompt and forbidden
+	// rules may be used.
 	AllowRules bool
+	// Managed is true for the managed system layer's rules.
+	Managed bool
 }
 
 // Config is what the layers say, merged.
@@ -97,6 +102,11 @@ type Config struct {
 	// Warnings are things the user should be told once (an ignored
 	// untrusted workspace layer).
 	Warnings []string
+	// Managed is the ceiling of a managed system layer, nil without one.
+	Managed *Managed
+	// Refused lists what the managed layer refused of the lower layers
+	// ("the user layer's allow rules (allow_user_rules = false ...)").
+	Refused []string
 	// Files reads the files Rules, ProfileDirs and the layers name: a
 	// trusted workspace layer from the snapshot its trust was checked
 	// on, everything else from the disk.
@@ -108,6 +118,9 @@ type Config struct {
 // not parse, is an error: a half-read configuration must not run anything.
 func Load(d Dirs, trust *TrustStore) (*Config, error) {
 	c := &Config{Dirs: d, Files: snapshot.Disk{}}
+	if d.SystemRefused != "" {
+		c.Refused = append(c.Refused, d.SystemRefused)
+	}
 	type cand struct{ name, dir string }
 	cands := []cand{{"system", d.System}, {"user", d.User}}
 	if d.Workspace != "" {
@@ -157,34 +170,43 @@ func Load(d Dirs, trust *TrustStore) (*Config, error) {
 // addLayer merges what l holds into c.
 func (c *Config) addLayer(l Layer) error {
 	c.Layers = append(c.Layers, l)
-	rules := filepath.Join(l.Dir, "rules")
-	hasRules, err := isDir(c.Files, rules)
-	if err != nil {
-		return fmt.Errorf("%s: %w", rules, err)
-	}
-	if hasRules {
-		c.Rules = append(c.Rules, RuleSource{Path: rules, AllowRules: l.Trusted})
-	}
 	if !l.Trusted {
-		c.Warnings = append(c.Warnings, fmt.Sprintf(
-			"workspace %s is not trusted: its allow rules, profiles and config are ignored (run `gatedexec trust` there to use them)",
-			filepath.Dir(l.Dir)))
-		return nil
+		return c.addRules(l)
 	}
 	profileDir := filepath.Join(l.Dir, "profiles")
 	hasProfiles, err := isDir(c.Files, profileDir)
 	if err != nil {
 		return fmt.Errorf("%s: %w", profileDir, err)
 	}
-	if hasProfiles {
-		c.ProfileDirs = append(c.ProfileDirs, profileDir)
-	}
 	s, err := readSettings(c.Files, filepath.Join(l.Dir, "config.toml"))
 	if errors.Is(err, fs.ErrNotExist) {
-		return nil
+		err, s = nil, Settings{}
 	}
 	if err != nil {
 		return err
+	}
+	if l.Name == "system" {
+		// The system layer is read first: its ceiling governs the rest.
+		if c.Managed, err = managedOf(l.Dir, s); err != nil {
+			return err
+		}
+	} else if err := refuseManagedKeys(l.Name, s); err != nil {
+		return err
+	}
+	if err := c.addRules(l); err != nil {
+		return err
+	}
+	if hasProfiles {
+		if l.Name != "system" && c.Managed != nil && c.Managed.AllowedProfiles != nil {
+			// A lower layer's workspace-write could be anything: the
+			// allowed names are the managed layer's or the built-ins.
+			c.Refused = append(c.Refused, fmt.Sprintf("the profiles of %s (%s)", profileDir, c.Managed.Where(KeyAllowedProfiles)))
+		} else {
+			c.ProfileDirs = append(c.ProfileDirs, profileDir)
+		}
+	}
+	if len(s.Origin) == 0 {
+		return nil
 	}
 	if l.Name == "workspace" && profiles.IsFile(s.Profile) {
 		// Trust covers .gatedexec only: a profile file elsewhere in the
@@ -194,6 +216,55 @@ func (c *Config) addLayer(l Layer) error {
 	}
 	c.Settings = c.Settings.Over(s)
 	return nil
+}
+
+// addRules adds the rules directory of l, when it has one, once the
+// system layer's ceiling is known.
+func (c *Config) addRules(l Layer) error {
+	rules := filepath.Join(l.Dir, "rules")
+	hasRules, err := isDir(c.Files, rules)
+	if err != nil {
+		return fmt.Errorf("%s: %w", rules, err)
+	}
+	if hasRules {
+		src := RuleSource{Path: rules, AllowRules: l.Trusted, Managed: l.Name == "system" && c.Managed != nil}
+		if l.Trusted && !c.allowsRulesOf(l.Name) {
+			src.AllowRules = false
+			c.Refused = append(c.Refused, fmt.Sprintf("the allow rules of %s (%s)", rules, c.Managed.Where(rulesKey(l.Name))))
+		}
+		c.Rules = append(c.Rules, src)
+	}
+	if !l.Trusted {
+		c.Warnings = append(c.Warnings, fmt.Sprintf(
+			"workspace %s is not trusted: its allow rules, profiles and config are ignored (run `gatedexec trust` there to use them)",
+			filepath.Dir(l.Dir)))
+	}
+	return nil
+}
+
+// allowsRulesOf says whether the managed ceiling lets the allow rules of
+// the layer named layer count.
+func (c *Config) allowsRulesOf(layer string) bool {
+	m := c.Managed
+	switch {
+	case m == nil || layer == "system":
+		return true
+	case layer == "workspace":
+		return m.AllowWorkspaceRules
+	}
+	return m.AllowUserRules
+}
+
+// AllowsUserRules says whether the allow rules of the user's own rules
+// files (-r, and the "always" amendments) count under the ceiling.
+func (c *Config) AllowsUserRules() bool { return c.allowsRulesOf("user") }
+
+// rulesKey is the managed key that governs the rules of layer.
+func rulesKey(layer string) string {
+	if layer == "workspace" {
+		return KeyAllowWorkspaceRules
+	}
+	return KeyAllowUserRules
 }
 
 // isDir reports whether path is a directory, treating "does not exist" as

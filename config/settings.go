@@ -30,6 +30,23 @@ type Settings struct {
 	AuditLog string `toml:"audit_log"`
 	// AuditFsync makes every audit record durable before the command runs.
 	AuditFsync *bool `toml:"audit_fsync"`
+
+	// The managed keys (DESIGN §11) belong in the system layer's
+	// config.toml, beside managed = true; see Managed.
+
+	// Managed makes the system layer a ceiling that lower layers,
+	// the environment and flags may only tighten.
+	Managed *bool `toml:"managed"`
+	// AllowedProfiles, when set, are the only profiles a run may use.
+	AllowedProfiles []string `toml:"allowed_profiles"`
+	// AllowFullAccess lets a run use an unrestricted profile (default
+	// false when managed).
+	AllowFullAccess *bool `toml:"allow_full_access"`
+	// AllowUserRules and AllowWorkspaceRules, when false, keep only the
+	// prompt and forbidden rules of the user's (and -r) and the
+	// workspace's rules files (default true).
+	AllowUserRules      *bool `toml:"allow_user_rules"`
+	AllowWorkspaceRules *bool `toml:"allow_workspace_rules"`
 	// Origin says where each key set here came from, as "file:line", so
 	// that an error about its value can name it. Keys not set are absent.
 	Origin map[string]string `toml:"-"`
@@ -44,7 +61,38 @@ const (
 	KeyProfile         = "profile"
 	KeyAuditLog        = "audit_log"
 	KeyAuditFsync      = "audit_fsync"
+
+	KeyManaged             = "managed"
+	KeyAllowedProfiles     = "allowed_profiles"
+	KeyAllowFullAccess     = "allow_full_access"
+	KeyAllowUserRules      = "allow_user_rules"
+	KeyAllowWorkspaceRules = "allow_workspace_rules"
 )
+
+// managedKeys lists the managed keys s sets, in the order of Settings.
+func (m Settings) managedKeys() []string {
+	var out []string
+	if m.Managed != nil {
+		out = append(out, KeyManaged)
+	}
+	if m.AllowedProfiles != nil {
+		out = append(out, KeyAllowedProfiles)
+	}
+	if m.AllowFullAccess != nil {
+		out = append(out, KeyAllowFullAccess)
+	}
+	if m.AllowUserRules != nil {
+		out = append(out, KeyAllowUserRules)
+	}
+	if m.AllowWorkspaceRules != nil {
+		out = append(out, KeyAllowWorkspaceRules)
+	}
+	return out
+}
+
+// ManagedKeyNames are the keys only a managed system layer sets; Over
+// does not carry them, since they are a ceiling, not defaults.
+var ManagedKeyNames = []string{KeyManaged, KeyAllowedProfiles, KeyAllowFullAccess, KeyAllowUserRules, KeyAllowWorkspaceRules}
 
 // StringKeys are the keys of config.toml whose values are strings.
 var StringKeys = []string{KeyApprovalPolicy, KeyApprover, KeyApproverTimeout, KeyProfile, KeyAuditLog}
@@ -163,6 +211,9 @@ func ParseSettings(name string, src []byte) (Settings, error) {
 	}
 	if profiles.IsFile(s.Profile) && !filepath.IsAbs(s.Profile) {
 		return Settings{}, fmt.Errorf("%s: profile %q is a file but not an absolute path", s.Origin[KeyProfile], s.Profile)
+	}
+	if err := s.checkManagedKeys(); err != nil {
+		return Settings{}, err
 	}
 	return s, nil
 }

@@ -100,6 +100,10 @@ type Request struct {
 	// backend forwards those signals to the command, whose own handling
 	// decides).
 	ApprovalContext context.Context
+	// ForwardSignals passes the signals gatedexec receives, and job
+	// control on a terminal, on to the command (sandbox.Command): the CLI
+	// sets it; a library caller ends the command through Run's context.
+	ForwardSignals bool
 }
 
 // Gate serves requests from one configuration; it is safe for
@@ -140,8 +144,24 @@ func New(cfg Config) (*Gate, error) {
 }
 
 // Warnings are what the configuration in force says the user should be
-// told once (an ignored untrusted workspace layer).
-func (g *Gate) Warnings() []string { return slices.Clone(g.state.Load().layers.Warnings) }
+// told once (an ignored untrusted workspace layer), and one line saying
+// what the managed layer refused of the lower layers, the environment
+// and the flags.
+func (g *Gate) Warnings() []string {
+	w := slices.Clone(g.state.Load().layers.Warnings)
+	if line := g.Refused(); line != "" {
+		w = append(w, line)
+	}
+	return w
+}
+
+// Refused is one line saying what the managed layer refused of the lower
+// layers, the environment and the flags, "" when nothing (or no managed
+// layer): a front end says it once per run.
+func (g *Gate) Refused() string {
+	st := g.state.Load()
+	return refusedLine(st.layers.Managed, st.refused)
+}
 
 // ApproverOrigin says where the approver in force was chosen ("--approver",
 // "GATEDEXEC_APPROVER", "file:line: approver", or "default approver"), so

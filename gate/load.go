@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/gatedexec/gatedexec/config"
 	"github.com/gatedexec/gatedexec/execpolicy"
@@ -24,6 +25,9 @@ func loadLayers(getenv func(string) string, workspace string, configFile setting
 	}
 	if configFile.value != "" {
 		s, err := config.ReadSettingsFile(configFile.value)
+		if err == nil {
+			err = config.RefuseManagedKeys(s)
+		}
 		if err != nil {
 			return nil, configErr(fmt.Errorf("%s: %w", configFile.from, err))
 		}
@@ -34,13 +38,24 @@ func loadLayers(getenv func(string) string, workspace string, configFile setting
 
 // loadPolicy loads the rules of every configuration layer (an untrusted
 // layer contributing only what can make decisions stricter) and then the
-// rules paths. Any bad file means no policy (ErrConfig).
-func loadPolicy(getenv func(string) string, cfg *config.Config, version string, paths []string) (*execpolicy.Policy, error) {
+// rules paths. Any bad file means no policy (ErrConfig). Under a managed
+// layer, the rules paths count as the user's (allow_user_rules), and no
+// lower layer adds paths to a host_executable the managed layer declared;
+// what was refused is appended to refused.
+func loadPolicy(getenv func(string) string, cfg *config.Config, version string, paths []string, refused *[]string) (*execpolicy.Policy, error) {
 	loader := execpolicy.Loader{HomeDir: cfg.Dirs.Home, CacheDir: rulesCacheDir(getenv, cfg.Dirs), Files: cfg.Files}
 	if loader.CacheDir != "" {
 		loader.CacheBuild = execpolicy.BuildIdentity(version)
 	}
 	p := execpolicy.NewPolicy()
+	var managedHosts []string
+	below := func(lp *execpolicy.Policy, what string) *execpolicy.Policy {
+		lp, dropped := lp.WithoutHostExecutables(managedHosts)
+		if len(dropped) > 0 {
+			*refused = append(*refused, fmt.Sprintf("host_executable paths for %s from %s (declared by the managed layer)", strings.Join(dropped, ", "), what))
+		}
+		return lp
+	}
 	for _, src := range cfg.Rules {
 		l := loader
 		// An untrusted layer arrived with the repository: its files get
@@ -53,13 +68,22 @@ func loadPolicy(getenv func(string) string, cfg *config.Config, version string, 
 		if !src.AllowRules {
 			lp = lp.RestrictOnly()
 		}
+		if src.Managed {
+			managedHosts = lp.HostExecutableNames()
+		} else {
+			lp = below(lp, src.Path)
+		}
 		p.Merge(lp)
 	}
 	fp, err := loader.LoadFiles(paths...)
 	if err != nil {
 		return nil, configErr(err)
 	}
-	p.Merge(fp)
+	if len(paths) > 0 && !cfg.AllowsUserRules() {
+		fp = fp.RestrictOnly()
+		*refused = append(*refused, fmt.Sprintf("the allow rules of %s (%s)", strings.Join(paths, ", "), cfg.Managed.Where(config.KeyAllowUserRules)))
+	}
+	p.Merge(below(fp, strings.Join(paths, ", ")))
 	return p, nil
 }
 

@@ -43,9 +43,14 @@ type call struct {
 	Runner  sandbox.Runner
 
 	// Audit, when non-nil, receives one record per decision; a failed write
-	// stops the run before the command starts.
+	// stops the run before the command starts. AuditCopy, when non-nil,
+	// receives them too (a log asked for below a managed one).
 	Audit     *approval.Log
+	AuditCopy *approval.Log
 	SessionID string
+	// Ceiling is the managed layer's; Version is gatedexec's, recorded.
+	Ceiling ceiling
+	Version string
 
 	// net is what the network proxy of the run asks of the call.
 	net sandbox.NetHooks
@@ -104,9 +109,11 @@ func (o *call) run(ctx context.Context) (*Result, error) {
 	}
 	// One record for the decision, filled in as the run goes: a run that
 	// stops early (a bad profile) is audited too.
+	digest := o.Policy.Digest()
 	rec := approval.Record{
 		Time: time.Now(), Session: o.SessionID, Kind: approval.KindExec, Attempt: 1,
-		Argv: o.Argv, Cwd: approval.Bytes(o.Cwd), Rules: approval.MatchedRules(ev.Matched), Decision: res.Decision, Profile: name,
+		Argv: o.Argv, Shell: o.Shell, Cwd: approval.Bytes(o.Cwd), Rules: approval.MatchedRules(ev.Matched), Decision: res.Decision, Profile: name,
+		RulesDigest: digest, ManagedDigest: o.Ceiling.digest(), Version: o.Version,
 	}
 	prof, err := o.Profile(name)
 	if err != nil {
@@ -123,6 +130,7 @@ func (o *call) run(ctx context.Context) (*Result, error) {
 		rec.Error = err.Error()
 		return nil, errors.Join(err, o.audit(rec))
 	}
+	rec.ProfileDigest = pd
 	if o.Timeout > 0 {
 		prof.Limits.Timeout = o.Timeout
 	}
@@ -135,7 +143,6 @@ func (o *call) run(ctx context.Context) (*Result, error) {
 		return res, errors.Join(err, o.audit(rec))
 	}
 
-	digest := o.Policy.Digest()
 	req := o.request(ev, prof.Name, pd, digest)
 	res.RequestID = req.ID
 	rec.RequestID, rec.Kind, rec.Profile = req.ID, req.Kind, prof.Name
@@ -143,6 +150,12 @@ func (o *call) run(ctx context.Context) (*Result, error) {
 	action := o.Approval.Action(ev)
 	rec.Action = string(action)
 	res.Action = action
+	if why := o.Ceiling.refusesProfile(name, prof); why != "" && action != approval.Deny {
+		// Refused before anyone is asked: no answer could run it.
+		res.Action, res.Approval = approval.Deny, ApprovalResult{By: "managed", Outcome: approval.Denied, Reason: why}
+		rec.Action, rec.Approver, rec.Outcome, rec.Reason = string(approval.Deny), "managed", approval.Denied, why
+		return res, o.audit(rec)
+	}
 	res.Approval, err = o.settle(ctx, action, ev, &req, o.Approve, o.Deny)
 	if err != nil {
 		return nil, o.unsettled(rec, res.Approval, err)
@@ -203,7 +216,7 @@ func (o *call) escalate(ctx context.Context, ev execpolicy.Evaluation, req appro
 	}
 	ereq.ID = approval.RequestID(approval.IDParts{Argv: o.argv(), Cwd: o.Cwd, Profile: prof.Name, ProfileDigest: req.ProfileDigest, PolicyDigest: digest, Escalation: ereq.Escalation})
 	erec := rec
-	erec.RequestID, erec.Kind, erec.Attempt, erec.Exit, erec.Error = ereq.ID, ereq.Kind, 2, nil, ""
+	erec.RequestID, erec.Kind, erec.Attempt, erec.Exit, erec.Error, erec.AfterRun = ereq.ID, ereq.Kind, 2, nil, "", false
 	erec.Escalation = ereq.Escalation
 	erec.Denials = denials
 	// --approve/--deny values given for the exec request must not deny the
@@ -252,6 +265,7 @@ func (o *call) execute(ctx context.Context, prof *sandbox.Profile, rec *approval
 	run, runErr := o.Runner.Run(ctx, &sandbox.Command{
 		Argv: o.argv(), Dir: o.Cwd, Env: o.Env,
 		Stdin: o.Stdin, Stdout: o.Stdout, Stderr: o.Stderr, Profile: prof, Net: o.net,
+		ForwardSignals: o.ForwardSignals,
 	})
 	if run != nil {
 		res.Ran = true
@@ -276,7 +290,7 @@ func (o *call) execute(ctx context.Context, prof *sandbox.Profile, rec *approval
 	if runErr != nil {
 		rec.Error = runErr.Error()
 	}
-	rec.Time = time.Now()
+	rec.Time, rec.AfterRun = time.Now(), true
 	if err := o.audit(*rec); err != nil && runErr == nil {
 		runErr = err
 	}
@@ -339,11 +353,13 @@ func (o *call) unsettled(rec approval.Record, ans ApprovalResult, err error) err
 }
 
 func (o *call) audit(rec approval.Record) error {
-	if o.Audit == nil {
-		return nil
-	}
-	if err := o.Audit.Write(rec); err != nil {
-		return fmt.Errorf("%w: %w", ErrAudit, err)
+	for _, l := range []*approval.Log{o.Audit, o.AuditCopy} {
+		if l == nil {
+			continue
+		}
+		if err := l.Write(rec); err != nil {
+			return fmt.Errorf("%w: %w", ErrAudit, err)
+		}
 	}
 	return nil
 }

@@ -23,6 +23,9 @@ type SandboxRequest struct {
 	Stdout, Stderr *os.File
 	// Runner is the sandbox backend; nil is this host's.
 	Runner sandbox.Runner
+	// ForwardSignals passes gatedexec's signals on to the command, as
+	// Request.ForwardSignals.
+	ForwardSignals bool
 }
 
 // SandboxResult is the outcome of Sandbox, in the JSON of `sandbox --json`.
@@ -43,7 +46,8 @@ type SandboxResult struct {
 }
 
 // Sandbox runs req.Argv in the profile req.Profile. The result is non-nil
-// when the command ran; errors wrap ErrConfig (a bad profile),
+// when the command ran; errors wrap ErrConfig (a bad profile), ErrManaged
+// (a profile the managed layer does not allow),
 // ErrNotFound, ErrCannotExec or sandbox.ErrLayerUnavailable.
 func Sandbox(ctx context.Context, req SandboxRequest) (*SandboxResult, error) {
 	cfg, err := loadLayers(os.Getenv, req.Place.Workspace, setting{})
@@ -53,6 +57,9 @@ func Sandbox(ctx context.Context, req SandboxRequest) (*SandboxResult, error) {
 	p, err := profileLoader(os.Getenv, req.Place, cfg).Resolve(req.Profile)
 	if err != nil {
 		return nil, configErr(err)
+	}
+	if why := (ceiling{cfg.Managed}).refusesProfile(req.Profile, p); why != "" {
+		return nil, fmt.Errorf("%w: %s", ErrManaged, why)
 	}
 	if req.Timeout > 0 {
 		p.Limits.Timeout = req.Timeout
@@ -71,7 +78,7 @@ func Sandbox(ctx context.Context, req SandboxRequest) (*SandboxResult, error) {
 	res, err := runner.Run(ctx, &sandbox.Command{
 		Argv: req.Argv, Dir: req.Place.Cwd, Env: req.Env,
 		Stdin: req.Stdin, Stdout: req.Stdout, Stderr: req.Stderr,
-		Profile: p,
+		Profile: p, ForwardSignals: req.ForwardSignals,
 	})
 	if res == nil {
 		if err == nil {

@@ -25,6 +25,10 @@ type state struct {
 	approval       approval.Policy
 	profiles       *profiles.Loader
 	defaultProfile setting
+	// ceiling is the managed layer's; refused is what it refused of the
+	// lower layers, the environment and the flags.
+	ceiling ceiling
+	refused []string
 	// sources are the files and directories this state was read from,
 	// and print their fingerprint then.
 	sources []string
@@ -45,6 +49,11 @@ type runParts struct {
 	session      setting
 	audit        *approval.Log
 	auditPath    string
+	// auditCopy is the log asked for below a managed layer, written
+	// beside the managed one (audit): a lower layer may add a log, not
+	// switch the managed one off.
+	auditCopy     *approval.Log
+	auditCopyPath string
 }
 
 // load reads the configuration the Gate's Config names.
@@ -56,11 +65,17 @@ func (g *Gate) load() (*state, error) {
 		return nil, err
 	}
 	s := st.layers.Settings
+	st.ceiling = ceiling{st.layers.Managed}
+	st.refused = slices.Clone(st.layers.Refused)
 	ap := pick(g.getenv, c.Flags.ApprovalPolicy, s, config.KeyApprovalPolicy, string(approval.DefaultPolicy))
 	if st.approval, err = approval.ParsePolicy(ap.value); err != nil {
 		return nil, ap.errorf(err)
 	}
-	if st.policy, err = loadPolicy(g.getenv, st.layers, c.Version, c.Rules); err != nil {
+	var why string
+	if st.approval, why = st.ceiling.approval(st.approval, ap); why != "" {
+		st.refused = append(st.refused, why)
+	}
+	if st.policy, err = loadPolicy(g.getenv, st.layers, c.Version, c.Rules, &st.refused); err != nil {
 		return nil, err
 	}
 	st.profiles = profileLoader(g.getenv, Place{Cwd: c.Workspace, Workspace: c.Workspace}, st.layers)
@@ -119,9 +134,18 @@ func (st *state) buildRun(g *Gate) (*runParts, error) {
 		}
 	}
 	audit := pick(g.getenv, c.Flags.AuditLog, s, config.KeyAuditLog, "")
+	fsync := s.AuditFsync != nil && *s.AuditFsync
+	if m := st.ceiling.m; m != nil && m.AuditLog != audit.value {
+		if audit.value != "" {
+			rp.auditCopyPath = audit.value
+			if rp.auditCopy, err = g.openLog(audit.value, fsync); err != nil {
+				return nil, fmt.Errorf("%s: %w", audit.from, err)
+			}
+		}
+		audit = setting{m.AuditLog, m.Where(config.KeyAuditLog), nil}
+	}
 	rp.auditPath = audit.value
 	if rp.auditPath != "" {
-		fsync := s.AuditFsync != nil && *s.AuditFsync
 		if rp.audit, err = g.openLog(rp.auditPath, fsync); err != nil {
 			// The path may be right and the disk full: gatedexec's
 			// failure, not the caller's.
@@ -183,11 +207,16 @@ func (st *state) call(g *Gate, req Request) (*call, error) {
 	loader.Vars.Cwd = pl.Cwd
 	def := st.defaultProfile
 	req.Cwd, req.Workspace = pl.Cwd, pl.Workspace
+	amend := userRulesFile(st.layers.Dirs)
+	if !st.layers.AllowsUserRules() {
+		// An "always" rule the ceiling ignores would keep asking.
+		amend = ""
+	}
 	o := &call{
 		Request: req,
 		Policy:  st.policy, EvalOpts: evalOptions(req),
 		Approval: st.approval, Approver: serialApprover{&g.ask, approver}, ApproverID: rp.approverID,
-		AmendFile:   userRulesFile(st.layers.Dirs),
+		AmendFile:   amend,
 		DeferredDir: st.layers.Dirs.Deferred(),
 		Profile: func(name string) (*sandbox.Profile, error) {
 			p, err := loader.Resolve(name)
@@ -201,6 +230,9 @@ func (st *state) call(g *Gate, req Request) (*call, error) {
 		DefaultProfile: def.value,
 		Runner:         g.runner,
 		Audit:          rp.audit,
+		AuditCopy:      rp.auditCopy,
+		Ceiling:        st.ceiling,
+		Version:        g.cfg.Version,
 	}
 	session := rp.session
 	if req.Session != "" {
@@ -214,7 +246,7 @@ func (st *state) call(g *Gate, req Request) (*call, error) {
 	}
 	// Every file gatedexec reads or writes for a run: a command that could
 	// change one would decide how its next run is judged or sandboxed.
-	own := append(slices.Clip(g.cfg.Rules), rp.auditPath, profileFile(def.value), st.configFile.value, existing(req.ResultFile))
+	own := append(slices.Clip(g.cfg.Rules), rp.auditPath, rp.auditCopyPath, profileFile(def.value), st.configFile.value, existing(req.ResultFile))
 	if o.Control, err = controlPaths(g.getenv, st.layers.Dirs, append(own, approverFiles(rp.approver)...)...); err != nil {
 		return nil, err
 	}

@@ -23,6 +23,10 @@ type Command struct {
 	// Net connects the network proxy of a profile in mode "proxy" to the
 	// caller; its zero value denies every prompt and keeps no record.
 	Net NetHooks
+	// ForwardSignals passes the signals this process receives (and, on a
+	// terminal, job control) on to the command (Supervisor): a CLI sets
+	// it; a library caller ends the command through the context instead.
+	ForwardSignals bool
 }
 
 // NetHooks are what the network proxy of a run asks of its caller.

@@ -51,7 +51,7 @@ policy would take, as JSON. --format codex prints exactly what
 			return nil
 		},
 		RunE: func(cmd *cobra.Command, argv []string) error {
-			return runCheck(cmd.OutOrStdout(), &f, argv)
+			return runCheck(cmd.OutOrStdout(), cmd.ErrOrStderr(), &f, argv)
 		},
 	}
 	fs := cmd.Flags()
@@ -72,7 +72,7 @@ policy would take, as JSON. --format codex prints exactly what
 	return cmd
 }
 
-func runCheck(w io.Writer, f *checkFlags, argv []string) error {
+func runCheck(w, stderr io.Writer, f *checkFlags, argv []string) error {
 	switch {
 	case f.format != "json" && f.format != "codex":
 		return withCode(exitUsage, fmt.Errorf("check: invalid --format %q (want json or codex)", f.format))
@@ -99,6 +99,9 @@ func runCheck(w io.Writer, f *checkFlags, argv []string) error {
 		return engineExit(err)
 	}
 	defer g.Close()
+	if line := g.Refused(); line != "" {
+		fmt.Fprintln(stderr, "gatedexec: warning:", line)
+	}
 	if f.format == "codex" {
 		out, err := g.CheckCodex(argv, f.resolveHost, f.pretty)
 		if err != nil {

@@ -55,7 +55,7 @@ func exitCodeOf(err error) (int, bool) {
 }
 
 // engineExit gives an error of the engine its exit status: 64 the
-// caller's value, 78 bad configuration, 127 not found, 126 cannot
+// caller's value, 77 refused by the managed layer, 78 bad configuration, 127 not found, 126 cannot
 // execute, 125 anything else (a layer that could not be applied
 // included). nil stays nil; an error that has its status keeps it.
 func engineExit(err error) error {
@@ -65,6 +65,8 @@ func engineExit(err error) error {
 		return nil
 	case errors.As(err, &ee):
 		return err
+	case errors.Is(err, gate.ErrManaged):
+		return withCode(exitDenied, err)
 	case errors.Is(err, gate.ErrConfig):
 		return withCode(exitConfig, err)
 	case errors.Is(err, gate.ErrUsage):

@@ -15,7 +15,9 @@ import (
 // the sandbox and its backends), so no decision can be made here.
 func TestCommandImportsOnlyTheEngine(t *testing.T) {
 	allowed := map[string]bool{
-		"github.com/gatedexec/gatedexec/gate":                true,
+		"github.com/gatedexec/gatedexec/gate": true,
+		// Reads audit logs and prints them; it decides nothing.
+		"github.com/gatedexec/gatedexec/auditlog":            true,
 		"github.com/gatedexec/gatedexec/config":              true,
 		"github.com/gatedexec/gatedexec/profiles":            true,
 		"github.com/gatedexec/gatedexec/internal/atomicfile": true,

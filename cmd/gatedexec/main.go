@@ -59,6 +59,7 @@ func newRootCmd() *cobra.Command {
 		return withCode(exitUsage, err)
 	})
 	root.AddCommand(
+		newAuditCmd(),
 		newCheckCmd(),
 		newDoctorCmd(),
 		newProfilesCmd(),

@@ -18,10 +18,10 @@ func newRulesCmd() *cobra.Command {
 		Short: "Work with rules files",
 		Args:  usageArgs(cobra.NoArgs),
 		RunE: func(*cobra.Command, []string) error {
-			return withCode(exitUsage, errors.New("rules: missing subcommand (test)"))
+			return withCode(exitUsage, errors.New("rules: missing subcommand (test, replay)"))
 		},
 	}
-	cmd.AddCommand(newRulesTestCmd())
+	cmd.AddCommand(newRulesTestCmd(), newRulesReplayCmd())
 	return cmd
 }
 

@@ -154,8 +154,9 @@ func gatedRun(cmd *cobra.Command, f *runFlags, args []string) (*gate.Result, den
 		Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr,
 		ResolveHostExecutables: f.resolveHost,
 		Approve:                f.approve, Deny: f.deny,
-		Timeout:    f.timeout,
-		ResultFile: f.resultFile,
+		Timeout:        f.timeout,
+		ResultFile:     f.resultFile,
+		ForwardSignals: true,
 	})
 	return res, hint, runExit(res, err, hint)
 }

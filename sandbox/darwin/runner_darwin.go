@@ -9,7 +9,6 @@ import (
 	"io"
 	"os"
 	"os/exec"
-	"os/signal"
 	"syscall"
 	"time"
 
@@ -47,7 +46,7 @@ func (Runner) run(ctx context.Context, c *sandbox.Command) (*sandbox.Result, err
 	}
 	env = sandbox.ScrubEnv(env, p.EnvDeny)
 
-	prog, err := lookPath(c.Argv[0], pathOf(env), c.Dir)
+	prog, err := sandbox.LookPath(c.Argv[0], c.Dir, env)
 	if err != nil {
 		return nil, err
 	}
@@ -121,55 +120,20 @@ func (Runner) run(ctx context.Context, c *sandbox.Command) (*sandbox.Result, err
 		res.Layers = append(res.Layers, sandbox.LayerSetsid)
 	}
 
-	if p.Limits.Timeout > 0 {
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, p.Limits.Timeout)
-		defer cancel()
-	}
-	sigs := make(chan os.Signal, 4)
-	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGQUIT)
-	defer signal.Stop(sigs)
-
+	sup := &sandbox.Supervisor{Timeout: p.Limits.Timeout, ForwardSignals: c.ForwardSignals}
 	start := time.Now()
-	if err := cmd.Start(); err != nil {
-		return nil, fmt.Errorf("darwin: start %s: %w", c.Argv[0], err)
-	}
-	pgid := cmd.Process.Pid
-	done := make(chan error, 1)
-	go func() { done <- cmd.Wait() }()
-	var waitErr error
-loop:
-	for {
-		select {
-		case waitErr = <-done:
-			break loop
-		case s := <-sigs:
-			_ = syscall.Kill(-pgid, s.(syscall.Signal))
-		case <-ctx.Done():
-			res.TimedOut = errors.Is(ctx.Err(), context.DeadlineExceeded)
-			_ = syscall.Kill(-pgid, syscall.SIGKILL)
-			waitErr = <-done
-			break loop
+	timedOut, err := sup.Run(ctx, cmd, func() error {
+		if err := cmd.Start(); err != nil {
+			return fmt.Errorf("darwin: start %s: %w", c.Argv[0], err)
 		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
-	// No orphans: whatever the command left running in its group goes too.
-	_ = syscall.Kill(-pgid, syscall.SIGKILL)
+	res.TimedOut = timedOut
 	res.Duration = time.Since(start)
 	res.StderrTail = tail.Bytes()
-
-	var ee *exec.ExitError
-	if waitErr != nil && !errors.As(waitErr, &ee) {
-		return nil, fmt.Errorf("darwin: wait %s: %w", c.Argv[0], waitErr)
-	}
-	ws, ok := cmd.ProcessState.Sys().(syscall.WaitStatus)
-	switch {
-	case !ok:
-		res.ExitCode = cmd.ProcessState.ExitCode()
-	case ws.Signaled():
-		res.Signal = int(ws.Signal())
-		res.ExitCode = 128 + res.Signal
-	default:
-		res.ExitCode = ws.ExitStatus()
-	}
+	res.ExitCode, res.Signal = sandbox.ExitStatus(cmd.ProcessState)
 	return res, nil
 }

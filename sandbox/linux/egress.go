@@ -35,6 +35,8 @@ type egressRun struct {
 	mine, theirs *os.File
 	cancel       context.CancelFunc
 	wg           sync.WaitGroup
+	stopOnce     sync.Once
+	denied       []sandbox.Denial
 	// err is why serving stopped early, if it did.
 	mu  sync.Mutex
 	err error
@@ -162,16 +164,19 @@ func (e *egressRun) serve(ctx context.Context) error {
 }
 
 // stop ends the proxy with the run and returns the hosts it refused, as
-// denials, and why serving failed, if it did.
+// denials, and why serving failed, if it did. It may be called again.
 func (e *egressRun) stop() ([]sandbox.Denial, error) {
-	if e.cancel != nil {
-		e.cancel()
-	}
-	e.proxy.Close()
-	e.wg.Wait()
+	e.stopOnce.Do(func() {
+		if e.cancel != nil {
+			e.cancel()
+		}
+		e.proxy.Close()
+		e.wg.Wait()
+		e.denied = sandbox.NetDenials(e.proxy.Denials())
+	})
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	return sandbox.NetDenials(e.proxy.Denials()), e.err
+	return e.denied, e.err
 }
 
 // startFallback runs c under p in mode "proxy" without namespaces (the
@@ -189,7 +194,7 @@ func (r *Runner) startFallback(ctx context.Context, c *Command, p *sandbox.Profi
 	if err != nil {
 		return nil, err
 	}
-	fd, flags, err := newRulesetFD(p, local.Port())
+	fd, flags, err := newRulesetFD(p, caps.LandlockABI, local.Port())
 	if err != nil || fd < 0 {
 		local.Stop()
 		return nil, fmt.Errorf("profile %s: the egress fallback's Landlock ruleset: %v: %w", p.Name, err, sandbox.ErrLayerUnavailable)
@@ -219,7 +224,7 @@ func fallbackSeccompRules() []SyscallRule {
 	for _, domain := range []uint64{unix.AF_INET, unix.AF_INET6} {
 		for _, typ := range []uint64{unix.SOCK_DGRAM, unix.SOCK_SEQPACKET} {
 			rules = append(rules, SyscallRule{Syscall: "socket", Errno: unix.EPERM,
-				Conds: []ArgCond{{Arg: 0, Mask: 0xffffffff, Value: domain}, {Arg: 1, Mask: 0xf, Value: typ}}})
+				Conds: []ArgCond{{Arg: 0, Op: MaskedEqual, Mask: 0xffffffff, Value: domain}, {Arg: 1, Op: MaskedEqual, Mask: 0xf, Value: typ}}})
 		}
 	}
 	return rules

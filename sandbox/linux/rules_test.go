@@ -41,11 +41,11 @@ func TestSeccompRules(t *testing.T) {
 		socketRule bool
 	}{
 		{"network off, unix allowed", sandbox.Profile{Network: sandbox.NetworkOff, UnixSockets: true},
-			[]ArgCond{{Arg: 0, Value: unix.AF_UNIX}}, true},
+			[]ArgCond{{Arg: 0, Op: NotEqual, Value: unix.AF_UNIX}}, true},
 		{"network off, unix denied", sandbox.Profile{Network: sandbox.NetworkOff}, nil, true},
 		{"network on", sandbox.Profile{Network: sandbox.NetworkOn, UnixSockets: true}, nil, false},
 		{"network on, unix denied", sandbox.Profile{Network: sandbox.NetworkOn},
-			[]ArgCond{{Arg: 0, Mask: 0xffffffff, Value: unix.AF_UNIX}}, true},
+			[]ArgCond{{Arg: 0, Op: MaskedEqual, Mask: 0xffffffff, Value: unix.AF_UNIX}}, true},
 		{"isolated", sandbox.Profile{Network: sandbox.NetworkIsolated, UnixSockets: true}, nil, false},
 	}
 	for _, tt := range tests {
@@ -60,11 +60,11 @@ func TestSeccompRules(t *testing.T) {
 			if got := len(findRules(rules, "clone")); got != len(namespaceCloneFlags) {
 				t.Errorf("clone: %d rules, want %d", got, len(namespaceCloneFlags))
 			}
-			if pr := findRules(rules, "prlimit64"); len(pr) != 1 || !slices.Equal(pr[0].Conds, []ArgCond{{Arg: 0}, {Arg: 2}}) {
+			if pr := findRules(rules, "prlimit64"); len(pr) != 1 || !slices.Equal(pr[0].Conds, []ArgCond{{Arg: 0, Op: NotEqual}, {Arg: 2, Op: NotEqual}}) {
 				t.Errorf("prlimit64 rules = %+v, want one denying a new limit for another pid", pr)
 			}
 			for _, call := range []string{"setpriority", "ioprio_set"} {
-				if got := findRules(rules, call); len(got) != 2 || got[1].Conds[0] != (ArgCond{Arg: 1}) {
+				if got := findRules(rules, call); len(got) != 2 || got[1].Conds[0] != (ArgCond{Arg: 1, Op: NotEqual}) {
 					t.Errorf("%s rules = %+v, want one for another process and one for a group or user", call, got)
 				}
 			}
@@ -99,9 +99,19 @@ func TestSeccompRules(t *testing.T) {
 	}
 }
 
-func TestBuildBPFUnknownSyscall(t *testing.T) {
-	if _, err := buildBPF([]SyscallRule{{Syscall: "no_such_call", Errno: unix.EPERM}}); err == nil {
-		t.Fatal("BuildBPF accepted an unknown syscall")
+func TestBuildBPFRefuses(t *testing.T) {
+	for _, tt := range []struct {
+		name string
+		rule SyscallRule
+	}{
+		{"unknown syscall", SyscallRule{Syscall: "no_such_call", Errno: unix.EPERM}},
+		// A condition with no operator is not silently "not equal".
+		{"no operator", SyscallRule{Syscall: "socket", Errno: unix.EPERM, Conds: []ArgCond{{Arg: 0, Mask: 0, Value: 1}}}},
+		{"unknown operator", SyscallRule{Syscall: "socket", Errno: unix.EPERM, Conds: []ArgCond{{Arg: 0, Op: 99, Value: 1}}}},
+	} {
+		if _, err := buildBPF([]SyscallRule{tt.rule}); err == nil {
+			t.Errorf("%s: buildBPF accepted %+v", tt.name, tt.rule)
+		}
 	}
 }
 
@@ -125,8 +135,8 @@ func TestLandlockRules(t *testing.T) {
 			}
 		})
 	}
-	on := landlockConfig(&sandbox.Profile{Network: sandbox.NetworkOn})
-	off := landlockConfig(&sandbox.Profile{Network: sandbox.NetworkOff})
+	on := landlockConfig(&sandbox.Profile{Network: sandbox.NetworkOn}, MaxLandlockABI)
+	off := landlockConfig(&sandbox.Profile{Network: sandbox.NetworkOff}, MaxLandlockABI)
 	if on.HandledAccessNet != 0 || off.HandledAccessNet == 0 {
 		t.Errorf("handled net: on=%v off=%v", on.HandledAccessNet, off.HandledAccessNet)
 	}

@@ -21,9 +21,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
-	"os/signal"
 	"path/filepath"
-	"runtime"
 	"slices"
 	"strings"
 	"syscall"
@@ -38,15 +36,16 @@ import (
 // stderrTailSize bounds the stderr kept for denial detection.
 const stderrTailSize = 16 << 10
 
-// killGrace is how long a timed-out process group has between SIGTERM and SIGKILL.
-const killGrace = 2 * time.Second
-
 // Runner runs commands under the Linux backend.
 type Runner struct {
 	// Warn receives the one best-effort warning per run; nil means os.Stderr.
 	Warn io.Writer
 	// Exe is the gatedexec binary to start as helper; empty means /proc/self/exe.
 	Exe string
+
+	// cache holds what every run on this Runner shares: the host's
+	// facts, probed once, and the seccomp programs built so far.
+	cache runnerCache
 }
 
 var _ sandbox.Runner = (*Runner)(nil)
@@ -73,27 +72,21 @@ func (r *Runner) run(ctx context.Context, c *Command) (*sandbox.Result, error) {
 	if len(c.Argv) == 0 {
 		return nil, errors.New("sandbox: empty command")
 	}
-	caps := Capabilities{
-		LandlockABI: landlockABI(),
-		Seccomp:     seccompAvailable(),
-		// Namespaces are found out by trying: probing them costs a clone.
-		UserNS: true, MountNS: true, NetNS: true, PIDNS: true,
-		Root: os.Geteuid() == 0,
-	}
+	caps := r.host()
 	layers, missing := PlanLayers(p, caps)
 	if len(missing) > 0 && p.Enforcement != sandbox.BestEffort {
 		return nil, fmt.Errorf("profile %s: %s: %w", p.Name, strings.Join(missing, ", "), sandbox.ErrLayerUnavailable)
 	}
 	if p.Network == sandbox.NetworkProxy && !slices.Contains(layers, sandbox.LayerEgress) && !slices.Contains(layers, sandbox.LayerEgressFallback) {
-		// Best effort or not: without its namespace the proxy judges
-		// nothing, and the command would reach every host.
+		// Best effort or not: without its namespace or the fallback the
+		// proxy judges nothing, and the command would reach every host.
 		return nil, fmt.Errorf("profile %s: network mode \"proxy\" needs a network namespace, which this host does not give: %w",
 			p.Name, sandbox.ErrLayerUnavailable)
 	}
 	// After the refusal above: a run that does not happen makes nothing.
 	p.MakeMissingDirs()
 	env := sandbox.ScrubEnv(c.Env, p.EnvDeny)
-	path, err := lookPath(c.Argv[0], c.Dir, env)
+	path, err := sandbox.LookPath(c.Argv[0], c.Dir, env)
 	if err != nil {
 		return &sandbox.Result{ExitCode: 127, Layers: layers, Missing: missing}, err
 	}
@@ -103,12 +96,12 @@ func (r *Runner) run(ctx context.Context, c *Command) (*sandbox.Result, error) {
 	if !p.Unrestricted {
 		spec.CloseFDs, spec.DropCaps = true, true
 		if slices.Contains(layers, sandbox.LayerSeccomp) {
-			if spec.BPF, err = buildBPF(seccompRules(p)); err != nil {
+			if spec.BPF, err = r.seccompProgram(p); err != nil {
 				return nil, err
 			}
 		}
 		if caps.LandlockABI > 0 {
-			fd, flags, err := newRulesetFD(p)
+			fd, flags, err := newRulesetFD(p, caps.LandlockABI)
 			if err != nil {
 				return nil, err
 			}
@@ -255,12 +248,6 @@ type Command = sandbox.Command
 var errNamespaces = errors.New("cannot set up namespaces")
 
 func (r *Runner) start(ctx context.Context, c *Command, p *sandbox.Profile, spec *helperSpec, ruleset *os.File) (*sandbox.Result, error) {
-	// Pdeathsig fires when the thread that forked the helper ends, not
-	// the process (golang/go#27505): keep that thread until the helper
-	// is gone, so that the run dies with gatedexec and only then.
-	// stopSelf needs that too.
-	runtime.LockOSThread()
-	defer runtime.UnlockOSThread()
 	var data []byte
 	specR, specW, err := os.Pipe()
 	if err != nil {
@@ -284,6 +271,11 @@ func (r *Runner) start(ctx context.Context, c *Command, p *sandbox.Profile, spec
 		return nil, err
 	}
 	spec.Ctty = io3.ctty
+	if direct(p, spec) {
+		specW.Close()
+		repW.Close()
+		return r.startDirect(ctx, c, p, spec, io3, tail)
+	}
 	if data, err = spec.encode(); err != nil {
 		specW.Close()
 		repW.Close()
@@ -300,28 +292,26 @@ func (r *Runner) start(ctx context.Context, c *Command, p *sandbox.Profile, spec
 		}
 		defer eg.mine.Close()
 		defer eg.theirs.Close()
+		// Every way out ends the proxy; the way below reads its denials.
+		defer eg.stop()
 	}
-	// The helper supervises the command when it forks an init or a
-	// job-control parent; otherwise it is the command.
-	supervised := spec.Unshare&unix.CLONE_NEWPID != 0 || spec.Ctty > 0
 	exe := r.Exe
 	if exe == "" {
 		exe = "/proc/self/exe"
 	}
 	cmd := &exec.Cmd{
-		Path:   exe,
-		Args:   []string{"gatedexec-sandbox", HelperArg},
-		Env:    []string{},
-		Stdin:  io3.stdin,
-		Stdout: io3.stdout,
-		Stderr: io3.stderr,
-		// Bounds the wait for output still held open by a process
-		// outside the group once the command has exited.
-		WaitDelay:  time.Second,
+		Path:       exe,
+		Args:       []string{"gatedexec-sandbox", HelperArg},
+		Env:        []string{},
+		Stdin:      io3.stdin,
+		Stdout:     io3.stdout,
+		Stderr:     io3.stderr,
 		ExtraFiles: helperFiles(specR, repW, ruleset, eg.helperEnd()),
 		SysProcAttr: &syscall.SysProcAttr{
-			Setsid:    !p.NoSetsid,
-			Setpgid:   p.NoSetsid,
+			Setsid:  !p.NoSetsid,
+			Setpgid: p.NoSetsid,
+			// The run dies with gatedexec; the supervisor keeps the
+			// thread that forks it (golang/go#27505).
 			Pdeathsig: syscall.SIGKILL,
 		},
 	}
@@ -334,18 +324,10 @@ func (r *Runner) start(ctx context.Context, c *Command, p *sandbox.Profile, spec
 			defer cg.remove()
 		}
 	}
-	begin := time.Now()
+	var begin time.Time
 	var started func(int) error
 	if cg != nil {
 		started = cg.add
-	}
-	if err := startHelper(cmd, specR, repW, specW, data, started); err != nil {
-		io3.close()
-		return nil, err
-	}
-	io3.started()
-	if eg != nil {
-		eg.start(ctx)
 	}
 	finished := false
 	defer func() {
@@ -354,89 +336,27 @@ func (r *Runner) start(ctx context.Context, c *Command, p *sandbox.Profile, spec
 			io3.finish()
 		}
 	}()
-	pgid := cmd.Process.Pid
-
-	sigs := make(chan os.Signal, 4)
-	jobSigs := []os.Signal{syscall.SIGTSTP, syscall.SIGCONT, syscall.SIGWINCH}
-	signal.Notify(sigs, append([]os.Signal{syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGQUIT}, jobSigs...)...)
-	defer signal.Stop(sigs)
-	var timeout <-chan time.Time
-	if p.Limits.Timeout > 0 {
-		t := time.NewTimer(p.Limits.Timeout)
-		defer t.Stop()
-		timeout = t.C
+	sup := &sandbox.Supervisor{Timeout: p.Limits.Timeout, ForwardSignals: c.ForwardSignals}
+	if c.ForwardSignals {
+		// The helper supervises the command when it forks an init or a
+		// job-control parent; otherwise it is the command.
+		sup.Job = &termJob{io3: io3, supervised: spec.Unshare&unix.CLONE_NEWPID != 0 || spec.Ctty > 0}
 	}
-	done := make(chan struct{})
-	stopped := make(chan struct{})
-	var waitErr error
-	go func() {
-		// No orphans: once the command exits, whatever it left behind in
-		// its group goes too. The group is killed while the unreaped
-		// command still holds its id, and before cmd.Wait waits for the
-		// output those processes may hold open. A stop of the helper
-		// (the command's, under job control) is taken and reported.
-		for {
-			var info unix.Siginfo
-			err := unix.Waitid(unix.P_PID, pgid, &info, unix.WEXITED|unix.WSTOPPED|unix.WNOWAIT, nil)
-			if err == unix.EINTR {
-				continue
-			}
-			if err != nil || info.Code != cldStopped {
-				break
-			}
-			unix.Waitid(unix.P_PID, pgid, &info, unix.WSTOPPED|unix.WNOHANG, nil)
-			stopped <- struct{}{}
+	timedOut, err := sup.Run(ctx, cmd, func() error {
+		begin = time.Now()
+		if err := startHelper(cmd, specR, repW, specW, data, started); err != nil {
+			io3.close()
+			finished = true
+			return err
 		}
-		syscall.Kill(-pgid, syscall.SIGKILL)
-		waitErr = cmd.Wait()
-		close(done)
-	}()
-	timedOut := false
-	var kill <-chan time.Time
-loop:
-	for {
-		select {
-		case <-done:
-			break loop
-		case <-stopped:
-			// The command stopped (Ctrl-Z on its pty, SIGTSTP): so does
-			// gatedexec, with the caller's terminal as it was, and when
-			// gatedexec continues (fg), the command does too.
-			io3.suspend()
-			stopSelf()
-			io3.resume()
-			syscall.Kill(-pgid, syscall.SIGCONT)
-		case s := <-sigs:
-			switch s {
-			case syscall.SIGTSTP:
-				// Stop the command; its stop then stops gatedexec.
-				if supervised {
-					syscall.Kill(pgid, syscall.SIGTSTP)
-				} else {
-					syscall.Kill(-pgid, syscall.SIGSTOP)
-				}
-			case syscall.SIGCONT:
-				// Continued by someone else than the stop above.
-				io3.resume()
-				syscall.Kill(-pgid, syscall.SIGCONT)
-			case syscall.SIGWINCH:
-				if io3.term != nil {
-					io3.term.syncSize()
-				}
-			default:
-				syscall.Kill(-pgid, s.(syscall.Signal))
-			}
-		case <-ctx.Done():
-			ctx = context.Background()
-			syscall.Kill(-pgid, syscall.SIGTERM)
-			kill = time.After(killGrace)
-		case <-timeout:
-			timedOut = true
-			syscall.Kill(-pgid, syscall.SIGTERM)
-			kill = time.After(killGrace)
-		case <-kill:
-			syscall.Kill(-pgid, syscall.SIGKILL)
+		io3.started()
+		if eg != nil {
+			eg.start(ctx)
 		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	finished = true
 	io3.finish()
@@ -450,19 +370,7 @@ loop:
 	if cg != nil {
 		res.Layers = append(res.Layers, cg.layers...)
 	}
-	// An exit status, or output cut off after WaitDelay, is the
-	// command's business; only a wait that has no status is an error.
-	if cmd.ProcessState == nil {
-		return nil, fmt.Errorf("sandbox: waiting: %w", waitErr)
-	}
-	ws := cmd.ProcessState.Sys().(syscall.WaitStatus)
-	switch {
-	case ws.Signaled():
-		res.Signal = int(ws.Signal())
-		res.ExitCode = 128 + res.Signal
-	default:
-		res.ExitCode = ws.ExitStatus()
-	}
+	res.ExitCode, res.Signal = sandbox.ExitStatus(cmd.ProcessState)
 	rep, _ := io.ReadAll(repR)
 	if hr, ok := parseReport(rep); ok {
 		switch hr.tag {
@@ -479,53 +387,40 @@ loop:
 	return res, nil
 }
 
-// lookPath resolves argv0 the way execvp would with env's PATH, relative
-// names against dir.
-func lookPath(argv0, dir string, env []string) (string, error) {
-	if strings.Contains(argv0, "/") {
-		path := argv0
-		if !filepath.IsAbs(path) && dir != "" {
-			path = filepath.Join(dir, path)
-		}
-		return checkExec(argv0, path)
-	}
-	pathEnv := "/usr/local/bin:/usr/bin:/bin"
-	for _, kv := range env {
-		if v, ok := strings.CutPrefix(kv, "PATH="); ok {
-			pathEnv = v
-		}
-	}
-	var firstErr error
-	for _, d := range filepath.SplitList(pathEnv) {
-		if d == "" {
-			d = "."
-		}
-		if !filepath.IsAbs(d) && dir != "" {
-			d = filepath.Join(dir, d)
-		}
-		path, err := checkExec(argv0, filepath.Join(d, argv0))
-		if err == nil {
-			return path, nil
-		}
-		if firstErr == nil && !errors.Is(err, sandbox.ErrNotFound) {
-			firstErr = err
-		}
-	}
-	if firstErr != nil {
-		return "", firstErr
-	}
-	return "", fmt.Errorf("%s: %w", argv0, sandbox.ErrNotFound)
+// termJob is job control of a command on gatedexec's terminal.
+type termJob struct {
+	io3 *stdio
+	// supervised is set when the helper stays as the command's parent
+	// (an init, a job-control parent) and passes a SIGTSTP on.
+	supervised bool
 }
 
-func checkExec(argv0, path string) (string, error) {
-	st, err := os.Stat(path)
-	if err != nil {
-		return "", fmt.Errorf("%s: %w", argv0, sandbox.ErrNotFound)
+// Stopped stops gatedexec, with the caller's terminal as it was, and
+// gives the command the terminal again once gatedexec continues (fg).
+func (j *termJob) Stopped() {
+	j.io3.suspend()
+	stopSelf()
+	j.io3.resume()
+}
+
+// Suspend stops the command; its stop then stops gatedexec.
+func (j *termJob) Suspend(pgid int) {
+	if j.supervised {
+		syscall.Kill(pgid, syscall.SIGTSTP)
+	} else {
+		syscall.Kill(-pgid, syscall.SIGSTOP)
 	}
-	if st.IsDir() || st.Mode()&0o111 == 0 {
-		return "", fmt.Errorf("%s: %w", argv0, sandbox.ErrCannotExec)
+}
+
+// Resume takes the terminal back for the command, continued by someone
+// else than a stop of its own.
+func (j *termJob) Resume() { j.io3.resume() }
+
+// Resize passes the terminal's size on to the command's pty.
+func (j *termJob) Resize() {
+	if j.io3.term != nil {
+		j.io3.term.syncSize()
 	}
-	return path, nil
 }
 
 func rlimits(l sandbox.Limits) []rlimit {
@@ -589,9 +484,6 @@ func cgroupLimits(l sandbox.Limits) []cgroupLimit {
 		{controller: "memory", v1File: "memory.limit_in_bytes", v2File: "memory.max", value: mem, layer: LayerMemoryCgroup},
 	}
 }
-
-// cldStopped is CLD_STOPPED, the si_code of a child stopped by a signal.
-const cldStopped = 5
 
 // stopSelf stops gatedexec the way a job stops, and returns once it is
 // continued. SIGTSTP, which the shell reports as a stopped job, is dropped

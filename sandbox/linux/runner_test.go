@@ -96,7 +96,10 @@ func TestRunnerStatus(t *testing.T) {
 // spec (here a binary that is not gatedexec) makes Run fail, and a spec
 // larger than the pipe buffer does not block the runner forever.
 func TestRunnerHelperExitsUnread(t *testing.T) {
-	p := &sandbox.Profile{Name: "t", Unrestricted: true, ReadAll: true, Write: []string{"/"}, Network: sandbox.NetworkOn}
+	// A limit makes it a helper's run: without one an unrestricted
+	// profile starts the command directly (TestDirect).
+	p := &sandbox.Profile{Name: "t", Unrestricted: true, ReadAll: true, Write: []string{"/"}, Network: sandbox.NetworkOn,
+		Limits: sandbox.Limits{NoFile: 256}}
 	env := []string{"PATH=/usr/bin:/bin", "BIG=" + strings.Repeat("x", 1<<20)}
 	_, err := (&Runner{Exe: "/bin/true"}).Run(context.Background(), &Command{Argv: []string{"true"}, Env: env, Profile: p})
 	if err == nil || !strings.Contains(err.Error(), "writing the helper spec") {

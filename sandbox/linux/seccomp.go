@@ -22,13 +22,24 @@ type SyscallRule struct {
 	Conds []ArgCond
 }
 
-// ArgCond compares argument Arg of a call: masked-equal when Mask is
-// non-zero ((arg & Mask) == Value), else not-equal (arg != Value).
+// ArgCond compares argument Arg of a call by Op.
 type ArgCond struct {
 	Arg   uint
+	Op    CondOp
 	Mask  uint64
 	Value uint64
 }
+
+// CondOp is how an ArgCond compares; the zero CondOp is no comparison,
+// and buildBPF refuses it rather than guess one.
+type CondOp int
+
+const (
+	// NotEqual holds when arg != Value (Mask unused).
+	NotEqual CondOp = iota + 1
+	// MaskedEqual holds when (arg & Mask) == Value.
+	MaskedEqual
+)
 
 // alwaysDenied are the calls no profile needs that widen the kernel attack
 // surface or reach outside the sandbox.
@@ -85,14 +96,14 @@ func seccompRules(p *sandbox.Profile) []SyscallRule {
 	}
 	for _, f := range namespaceCloneFlags {
 		rules = append(rules, SyscallRule{Syscall: "clone", Errno: unix.EPERM,
-			Conds: []ArgCond{{Arg: 0, Mask: f, Value: f}}})
+			Conds: []ArgCond{{Arg: 0, Op: MaskedEqual, Mask: f, Value: f}}})
 	}
 	// prlimit sets the limits of any process of the same user, and
 	// Landlock scopes signals, not limits: a CPU limit kills like a
 	// signal. Only the command's own (pid 0, as setrlimit passes) may be
 	// set; reading others' stays allowed.
 	rules = append(rules, SyscallRule{Syscall: "prlimit64", Errno: unix.EPERM,
-		Conds: []ArgCond{{Arg: 0, Value: 0}, {Arg: 2, Value: 0}}})
+		Conds: []ArgCond{{Arg: 0, Op: NotEqual, Value: 0}, {Arg: 2, Op: NotEqual, Value: 0}}})
 	// The same for priorities: only the command itself, not another
 	// process (who != 0) nor a whole group or user (which != PROCESS,
 	// whose "0" means the caller's own user, outside included). nice(1)
@@ -102,8 +113,8 @@ func seccompRules(p *sandbox.Profile) []SyscallRule {
 		process uint64
 	}{{"setpriority", unix.PRIO_PROCESS}, {"ioprio_set", ioprioWhoProcess}} {
 		rules = append(rules,
-			SyscallRule{Syscall: c.call, Errno: unix.EPERM, Conds: []ArgCond{{Arg: 0, Value: c.process}}},
-			SyscallRule{Syscall: c.call, Errno: unix.EPERM, Conds: []ArgCond{{Arg: 1, Value: 0}}})
+			SyscallRule{Syscall: c.call, Errno: unix.EPERM, Conds: []ArgCond{{Arg: 0, Op: NotEqual, Value: c.process}}},
+			SyscallRule{Syscall: c.call, Errno: unix.EPERM, Conds: []ArgCond{{Arg: 1, Op: NotEqual, Value: 0}}})
 	}
 	// Scheduling policy, parameters and CPUs: a PID namespace shows the
 	// command no process but its own; without one, only the command
@@ -111,7 +122,7 @@ func seccompRules(p *sandbox.Profile) []SyscallRule {
 	// is not the default: it would refuse pthread_setaffinity_np.
 	if p.SharePIDs {
 		for _, call := range []string{"sched_setscheduler", "sched_setparam", "sched_setattr", "sched_setaffinity"} {
-			rules = append(rules, SyscallRule{Syscall: call, Errno: unix.EPERM, Conds: []ArgCond{{Arg: 0, Value: 0}}})
+			rules = append(rules, SyscallRule{Syscall: call, Errno: unix.EPERM, Conds: []ArgCond{{Arg: 0, Op: NotEqual, Value: 0}}})
 		}
 	}
 	// clone3 passes its flags in memory seccomp cannot read; ENOSYS makes
@@ -123,23 +134,23 @@ func seccompRules(p *sandbox.Profile) []SyscallRule {
 	// the host's console to it.
 	for _, req := range []uint64{unix.TIOCSTI, unix.TIOCLINUX, unix.TIOCVHANGUP, unix.TIOCCONS} {
 		rules = append(rules, SyscallRule{Syscall: "ioctl", Errno: unix.EPERM,
-			Conds: []ArgCond{{Arg: 1, Mask: 0xffffffff, Value: req}}})
+			Conds: []ArgCond{{Arg: 1, Op: MaskedEqual, Mask: 0xffffffff, Value: req}}})
 	}
 	// TIOCSCTTY with an argument of 1 lets root take a terminal from the
 	// session it controls; 0, what a program starting its own pty passes,
 	// stays allowed.
 	rules = append(rules, SyscallRule{Syscall: "ioctl", Errno: unix.EPERM,
-		Conds: []ArgCond{{Arg: 1, Mask: 0xffffffff, Value: unix.TIOCSCTTY}, {Arg: 2, Value: 0}}})
+		Conds: []ArgCond{{Arg: 1, Op: MaskedEqual, Mask: 0xffffffff, Value: unix.TIOCSCTTY}, {Arg: 2, Op: NotEqual, Value: 0}}})
 	if p.Network == sandbox.NetworkProxy {
 		// Only TCP and the stub's UDP leave through the proxy; the
 		// namespace keeps everything else in, and this says so at once.
 		// Raw and packet sockets need CAP_NET_RAW, gone anyway; ping
 		// sockets do not.
 		rules = append(rules,
-			SyscallRule{Syscall: "socket", Errno: unix.EPERM, Conds: []ArgCond{{Arg: 0, Mask: 0xffffffff, Value: unix.AF_PACKET}}},
-			SyscallRule{Syscall: "socket", Errno: unix.EPERM, Conds: []ArgCond{{Arg: 1, Mask: 0xf, Value: unix.SOCK_RAW}}},
-			SyscallRule{Syscall: "socket", Errno: unix.EPERM, Conds: []ArgCond{{Arg: 2, Mask: 0xffffffff, Value: unix.IPPROTO_ICMP}}},
-			SyscallRule{Syscall: "socket", Errno: unix.EPERM, Conds: []ArgCond{{Arg: 2, Mask: 0xffffffff, Value: unix.IPPROTO_ICMPV6}}})
+			SyscallRule{Syscall: "socket", Errno: unix.EPERM, Conds: []ArgCond{{Arg: 0, Op: MaskedEqual, Mask: 0xffffffff, Value: unix.AF_PACKET}}},
+			SyscallRule{Syscall: "socket", Errno: unix.EPERM, Conds: []ArgCond{{Arg: 1, Op: MaskedEqual, Mask: 0xf, Value: unix.SOCK_RAW}}},
+			SyscallRule{Syscall: "socket", Errno: unix.EPERM, Conds: []ArgCond{{Arg: 2, Op: MaskedEqual, Mask: 0xffffffff, Value: unix.IPPROTO_ICMP}}},
+			SyscallRule{Syscall: "socket", Errno: unix.EPERM, Conds: []ArgCond{{Arg: 2, Op: MaskedEqual, Mask: 0xffffffff, Value: unix.IPPROTO_ICMPV6}}})
 	}
 	for _, call := range []string{"socket", "socketpair"} {
 		switch {
@@ -147,13 +158,13 @@ func seccompRules(p *sandbox.Profile) []SyscallRule {
 			// Any domain but AF_UNIX; a domain with high bits set is
 			// "not AF_UNIX" too, so the comparison fails closed.
 			rules = append(rules, SyscallRule{Syscall: call, Errno: unix.EPERM,
-				Conds: []ArgCond{{Arg: 0, Value: unix.AF_UNIX}}})
+				Conds: []ArgCond{{Arg: 0, Op: NotEqual, Value: unix.AF_UNIX}}})
 		case p.Network == sandbox.NetworkOff:
 			rules = append(rules, SyscallRule{Syscall: call, Errno: unix.EPERM})
 		case !p.UnixSockets && !p.Unrestricted:
 			// The kernel reads the domain as an int.
 			rules = append(rules, SyscallRule{Syscall: call, Errno: unix.EPERM,
-				Conds: []ArgCond{{Arg: 0, Mask: 0xffffffff, Value: unix.AF_UNIX}}})
+				Conds: []ArgCond{{Arg: 0, Op: MaskedEqual, Mask: 0xffffffff, Value: unix.AF_UNIX}}})
 		}
 	}
 	return rules
@@ -190,10 +201,13 @@ func buildBPF(rules []SyscallRule) ([]byte, error) {
 			conds := make([]seccomp.ScmpCondition, 0, len(r.Conds))
 			for _, c := range r.Conds {
 				var sc seccomp.ScmpCondition
-				if c.Mask != 0 {
+				switch c.Op {
+				case MaskedEqual:
 					sc, err = seccomp.MakeCondition(c.Arg, seccomp.CompareMaskedEqual, c.Mask, c.Value)
-				} else {
+				case NotEqual:
 					sc, err = seccomp.MakeCondition(c.Arg, seccomp.CompareNotEqual, c.Value)
+				default:
+					err = fmt.Errorf("argument %d: no comparison operator", c.Arg)
 				}
 				if err != nil {
 					return nil, fmt.Errorf("seccomp: %s condition: %w", r.Syscall, err)

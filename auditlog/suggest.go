@@ -1,0 +1,235 @@
+package auditlog
+
+import (
+	"fmt"
+	"io"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/gatedexec/gatedexec/execpolicy"
+)
+
+// Suggester turns recorded prompts and denials into the narrowest rule
+// and profile changes that would have allowed them, printed as .rules and
+// TOML text for a person to review (WriteText); it changes nothing.
+type Suggester struct {
+	// Profile, when set, returns the resolved write and read lists of a
+	// profile, so that a suggested profile can write its whole lists
+	// (profiles do not merge lists); nil or false: the additions alone
+	// are listed.
+	Profile func(name string) (write, read []string, ok bool)
+
+	allow    *topK // execpolicy prefixes, as quoted words
+	byRule   *topK // prompt rules an allow rule cannot lower
+	denied   *topK // profile \x00 kind \x00 target
+	examples map[string]string
+}
+
+// NewSuggester returns an empty Suggester.
+func NewSuggester() *Suggester {
+	return &Suggester{allow: newTopK(trackedKeys), byRule: newTopK(trackedKeys), denied: newTopK(trackedKeys), examples: map[string]string{}}
+}
+
+// empty is the policy suggestions are proposed against: the prefix an
+// "always" answer would write (execpolicy.ProposedPrefix), which never
+// offers a bare wrapper or interpreter, or a dynamic command.
+var empty = execpolicy.NewPolicy()
+
+// Add takes the prompts and denials of the record at e.
+func (s *Suggester) Add(e *Entry) {
+	r := &e.Record
+	where := fmt.Sprintf("%s:%d", e.File, e.Line)
+	if r.AfterRun {
+		for _, d := range r.Denials {
+			if d.Target() == "" && d.Kind != "net-connect" && d.Kind != "net-bind" {
+				continue
+			}
+			s.note(s.denied, r.Profile+"\x00"+d.Kind+"\x00"+d.Target(), where)
+		}
+		return
+	}
+	if r.Decision != "prompt" || len(r.Argv) == 0 {
+		return
+	}
+	for _, m := range r.Rules {
+		if m.Decision == "prompt" || m.Decision == "forbidden" {
+			s.note(s.byRule, m.Decision+" rule "+strings.Join(m.MatchedPrefix, " ")+sourceOf(m), where)
+			return
+		}
+	}
+	ev := empty.Evaluate(r.Argv, execpolicy.EvalOptions{Shell: r.Shell})
+	if ev.Dangerous {
+		return // the floor: no rule lowers it, and none should be offered
+	}
+	prefix, ok := execpolicy.ProposedPrefix(ev)
+	if !ok {
+		return
+	}
+	s.note(s.allow, quoteWords(prefix), where)
+}
+
+func (s *Suggester) note(t *topK, key, where string) {
+	t.add(key)
+	if _, ok := s.examples[key]; !ok && len(s.examples) < 3*trackedKeys {
+		s.examples[key] = where
+	}
+}
+
+func sourceOf(m Rule) string {
+	if m.Source == "" {
+		return ""
+	}
+	return " (" + m.Source + ")"
+}
+
+// quoteWords writes words as a Starlark list.
+func quoteWords(words []string) string {
+	q := make([]string, len(words))
+	for i, w := range words {
+		q[i] = strconv.Quote(w)
+	}
+	return "[" + strings.Join(q, ", ") + "]"
+}
+
+// WriteText writes the suggestions.
+func (s *Suggester) WriteText(w io.Writer) error {
+	var b strings.Builder
+	b.WriteString("# Suggestions from the audit log: review them; nothing was applied.\n")
+	allow := s.allow.top(trackedKeys)
+	b.WriteString("\n# Rules that would have allowed the recorded prompts (for a .rules file):\n")
+	if len(allow) == 0 {
+		b.WriteString("# (none)\n")
+	}
+	for _, c := range allow {
+		fmt.Fprintf(&b, "prefix_rule(pattern=%s, decision=\"allow\")  # %s, e.g. %s\n", c.Key, times(c), s.examples[c.Key])
+	}
+	if byRule := s.byRule.top(trackedKeys); len(byRule) > 0 {
+		b.WriteString("\n# Prompts no allow rule can lower (prompt > allow): change the rule itself.\n")
+		for _, c := range byRule {
+			fmt.Fprintf(&b, "# %s: %s, e.g. %s\n", c.Key, times(c), s.examples[c.Key])
+		}
+	}
+	s.writeProfiles(&b)
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// times says how many records a suggestion stands for.
+func times(c Count) string {
+	if c.N == 1 {
+		return "1 record"
+	}
+	if c.Over > 0 {
+		return fmt.Sprintf("%d-%d records", c.N-c.Over, c.N)
+	}
+	return fmt.Sprintf("%d records", c.N)
+}
+
+// grants are the additions one profile needs.
+type grants struct {
+	write, read, hosts []string
+	network            bool
+	n                  int
+}
+
+// writeProfiles writes, per profile, a profile extending it with the
+// narrowest grants its denials need: the paths denied, not their
+// parents, and the hosts denied, not the whole network, when known.
+func (s *Suggester) writeProfiles(b *strings.Builder) {
+	need := map[string]*grants{}
+	var names []string
+	for _, c := range s.denied.top(trackedKeys) {
+		parts := strings.SplitN(c.Key, "\x00", 3)
+		prof, kind, target := parts[0], parts[1], parts[2]
+		g := need[prof]
+		if g == nil {
+			g = &grants{}
+			need[prof] = g
+			names = append(names, prof)
+		}
+		g.n += c.N
+		switch {
+		case kind == "fs-write":
+			g.write = appendNew(g.write, target)
+		case kind == "fs-read":
+			g.read = appendNew(g.read, target)
+		case strings.HasPrefix(kind, "net") && target != "":
+			host, _, _ := strings.Cut(target, ":")
+			g.hosts = appendNew(g.hosts, host)
+		case strings.HasPrefix(kind, "net"):
+			g.network = true
+		}
+	}
+	b.WriteString("\n# Profiles that would have allowed the recorded sandbox denials (TOML):\n")
+	if len(names) == 0 {
+		b.WriteString("# (none)\n")
+	}
+	slices.Sort(names)
+	for _, name := range names {
+		g := need[name]
+		if name == "" {
+			name = "workspace-write"
+		}
+		fmt.Fprintf(b, "\n# profiles/%s-audit.toml: %d denials under %s\n", safeName(name), g.n, name)
+		fmt.Fprintf(b, "extends = %s\n", strconv.Quote(name))
+		if len(g.write) > 0 || len(g.read) > 0 {
+			b.WriteString("[filesystem]\n")
+			pw, pr, ok := s.lists(name)
+			writeList(b, "write", pw, g.write, ok)
+			writeList(b, "read", pr, g.read, ok)
+		}
+		if len(g.hosts) > 0 || g.network {
+			b.WriteString("[network]\n")
+			if len(g.hosts) > 0 {
+				// Narrower than the whole network, where the egress
+				// proxy (DESIGN §9) is available.
+				fmt.Fprintf(b, "# only these hosts were denied; with the egress proxy: mode = \"proxy\", allow_hosts = %s\n", quoteWords(g.hosts))
+			}
+			b.WriteString("mode = \"on\"\n")
+		}
+	}
+}
+
+func (s *Suggester) lists(name string) (write, read []string, ok bool) {
+	if s.Profile == nil {
+		return nil, nil, false
+	}
+	return s.Profile(name)
+}
+
+// writeList writes key as the parent's list plus add, or, without the
+// parent's list, the additions as a comment to merge by hand.
+func writeList(b *strings.Builder, key string, parent, add []string, known bool) {
+	if len(add) == 0 {
+		return
+	}
+	if !known {
+		fmt.Fprintf(b, "# add to the parent's %s list (lists are not merged: write the whole list):\n# %s = [..., %s]\n", key, key, strings.Trim(quoteWords(add), "[]"))
+		return
+	}
+	all := slices.Clone(parent)
+	for _, a := range add {
+		all = appendNew(all, a)
+	}
+	fmt.Fprintf(b, "%s = %s\n", key, quoteWords(all))
+}
+
+func appendNew(list []string, s string) []string {
+	if slices.Contains(list, s) {
+		return list
+	}
+	return append(list, s)
+}
+
+// safeName makes a profile name or file usable in a file name.
+func safeName(name string) string {
+	name = name[strings.LastIndexByte(name, '/')+1:]
+	name = strings.TrimSuffix(name, ".toml")
+	return strings.Map(func(r rune) rune {
+		if r == '-' || r == '_' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' {
+			return r
+		}
+		return '_'
+	}, name)
+}

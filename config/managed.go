@@ -1,0 +1,214 @@
+package config
+
+import (
+	"crypto/sha256"
+	"encoding/binary"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/BurntSushi/toml"
+)
+
+// Managed is the ceiling a managed system layer sets (DESIGN §11): what a
+// run may use at most, whatever the lower layers, the environment and the
+// flags ask for.
+type Managed struct {
+	// Dir is the managed layer's directory; File its config.toml.
+	Dir, File string
+	// AllowedProfiles, when non-nil, are the only profile names a run
+	// may use; they resolve from the managed layer or the built-ins only.
+	AllowedProfiles []string
+	// ApprovalPolicy is the loosest approval policy allowed; "" is any.
+	ApprovalPolicy string
+	// AuditLog is the log every decision is appended to, whatever else
+	// is asked for.
+	AuditLog string
+	// AllowFullAccess lets a run use an unrestricted profile.
+	AllowFullAccess bool
+	// AllowUserRules and AllowWorkspaceRules say whether the allow rules
+	// of those layers count; false keeps their prompt and forbidden rules.
+	AllowUserRules, AllowWorkspaceRules bool
+	// Origin says where each key was set ("file:line"), for messages.
+	Origin map[string]string
+	// Digest is the hex SHA-256 of the managed layer's files, recorded
+	// with every decision so that a record says which ceiling held.
+	Digest string
+}
+
+// Where names the managed key for a message: "allow_full_access
+// (/etc/gatedexec/config.toml:4)", or the file when the key is unset.
+func (m *Managed) Where(key string) string {
+	if o, ok := m.Origin[key]; ok {
+		return key + " (" + o + ")"
+	}
+	return key + " (unset in " + m.File + ")"
+}
+
+// DefaultSystemDir is the system layer's standard directory.
+const DefaultSystemDir = "/etc/gatedexec"
+
+// checkManagedKeys refuses managed keys in a file that does not say
+// managed = true: without it they would be read as a ceiling nobody set.
+func (s Settings) checkManagedKeys() error {
+	keys := s.managedKeys()
+	if len(keys) == 0 {
+		return nil
+	}
+	if s.Managed == nil || !*s.Managed {
+		for _, k := range keys {
+			if k != KeyManaged {
+				return fmt.Errorf("%s: %s is only read with managed = true", s.Origin[k], k)
+			}
+		}
+		return nil
+	}
+	if s.AuditLog == "" {
+		return fmt.Errorf("%s: managed = true needs audit_log: a managed layer audits every decision", s.Origin[KeyManaged])
+	}
+	switch s.ApprovalPolicy {
+	case "", "untrusted", "on-request", "on-failure", "never":
+	default:
+		// An unknown ceiling would let every policy under it.
+		return fmt.Errorf("%s: approval_policy %q is not untrusted, on-request, on-failure or never", s.Origin[KeyApprovalPolicy], s.ApprovalPolicy)
+	}
+	for _, p := range s.AllowedProfiles {
+		if p == "" || strings.ContainsAny(p, "/\\") || strings.HasSuffix(p, ".toml") {
+			return fmt.Errorf("%s: allowed_profiles: %q is not a profile name", s.Origin[KeyAllowedProfiles], p)
+		}
+	}
+	return nil
+}
+
+// refuseManagedKeys fails when s, read from a layer other than the
+// system one, sets a managed key: only the system layer can be a ceiling.
+func refuseManagedKeys(layer string, s Settings) error {
+	if keys := s.managedKeys(); len(keys) > 0 {
+		return fmt.Errorf("%s: %s: only the system layer (%s) can be managed, not the %s layer", s.Origin[keys[0]], keys[0], DefaultSystemDir, layer)
+	}
+	return nil
+}
+
+// RefuseManagedKeys fails when s, a settings file given above the layers
+// (--config), sets a managed key.
+func RefuseManagedKeys(s Settings) error { return refuseManagedKeys("--config", s) }
+
+// managedOf builds the ceiling of the system layer dir whose settings are
+// s, or nil when the layer is not managed. The directory must be a place
+// only root can change, else it is no ceiling and loading fails.
+func managedOf(dir string, s Settings) (*Managed, error) {
+	if s.Managed == nil || !*s.Managed {
+		return nil, nil
+	}
+	if err := checkRootOwned(dir); err != nil {
+		return nil, fmt.Errorf("managed layer %s: %w", dir, err)
+	}
+	digest, err := treeDigest(dir)
+	if err != nil {
+		return nil, fmt.Errorf("managed layer %s: %w", dir, err)
+	}
+	orTrue := func(b *bool) bool { return b == nil || *b }
+	m := &Managed{
+		Dir: dir, File: filepath.Join(dir, "config.toml"),
+		AllowedProfiles:     slices.Clone(s.AllowedProfiles),
+		ApprovalPolicy:      s.ApprovalPolicy,
+		AuditLog:            s.AuditLog,
+		AllowFullAccess:     s.AllowFullAccess != nil && *s.AllowFullAccess,
+		AllowUserRules:      orTrue(s.AllowUserRules),
+		AllowWorkspaceRules: orTrue(s.AllowWorkspaceRules),
+		Origin:              s.Origin,
+		Digest:              digest,
+	}
+	return m, nil
+}
+
+// checkRootOwned fails unless dir, its ancestors and what it holds are
+// owned by root and writable by nobody else (an ancestor may be a sticky
+// directory such as /tmp, where nobody else can rename it), and, when
+// gatedexec does not run as root, unless the user cannot write dir.
+func checkRootOwned(dir string) error {
+	real, err := filepath.EvalSymlinks(dir)
+	if err != nil {
+		return err
+	}
+	for p := filepath.Dir(real); ; p = filepath.Dir(p) {
+		if err := rootOnly(p, true); err != nil {
+			return err
+		}
+		if p == filepath.Dir(p) {
+			break
+		}
+	}
+	if err := rootOnly(real, false); err != nil {
+		return err
+	}
+	if os.Geteuid() != 0 && writable(real) {
+		return fmt.Errorf("%s is writable by this user", real)
+	}
+	return filepath.WalkDir(real, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if p == real {
+			return nil
+		}
+		return rootOnly(p, false)
+	})
+}
+
+// treeDigest hashes the names and contents of the regular files under
+// dir, in lexical order.
+func treeDigest(dir string) (string, error) {
+	h := sha256.New()
+	var n [8]byte
+	field := func(b []byte) {
+		binary.BigEndian.PutUint64(n[:], uint64(len(b)))
+		h.Write(n[:])
+		h.Write(b)
+	}
+	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || !d.Type().IsRegular() {
+			return err
+		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(dir, p)
+		field([]byte(rel))
+		field(b)
+		return nil
+	})
+	if err != nil {
+		return "", err
+	}
+	return hex.EncodeToString(h.Sum(nil)), nil
+}
+
+// systemDir returns the system layer's directory: override
+// (GATEDEXEC_SYSTEM_DIR) unless the standard directory std is managed,
+// since a variable anyone can set must not lift a ceiling. The second
+// result, when not empty, says the override was refused.
+func systemDir(std, override string) (string, string) {
+	if override == "" || filepath.Clean(override) == filepath.Clean(std) {
+		return std, ""
+	}
+	src, err := os.ReadFile(filepath.Join(std, "config.toml"))
+	if errors.Is(err, fs.ErrNotExist) {
+		return override, ""
+	}
+	var probe struct {
+		Managed bool `toml:"managed"`
+	}
+	// Unreadable or unparsable: the managed layer may be there, and
+	// loading it will say what is wrong with it.
+	if err != nil || toml.Unmarshal(src, &probe) != nil || probe.Managed {
+		return std, fmt.Sprintf("GATEDEXEC_SYSTEM_DIR=%s (%s is managed)", override, std)
+	}
+	return override, ""
+}

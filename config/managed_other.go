@@ -1,0 +1,13 @@
+//go:build !unix
+
+package config
+
+import "errors"
+
+// rootOnly cannot tell a root-owned file here: a managed layer fails closed.
+func rootOnly(path string, ancestor bool) error {
+	return errors.New(path + ": ownership cannot be checked on this system")
+}
+
+// writable is true: a managed layer cannot be verified here.
+func writable(string) bool { return true }

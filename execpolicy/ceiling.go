@@ -1,0 +1,36 @@
+package execpolicy
+
+import (
+	"maps"
+	"slices"
+)
+
+// HostExecutableNames returns the names p declares host executables for,
+// sorted.
+func (p *Policy) HostExecutableNames() []string {
+	return slices.Sorted(maps.Keys(p.hostExecutables))
+}
+
+// WithoutHostExecutables returns a copy of p without its host_executable
+// declarations for names, and the names it dropped. A layer below a
+// managed one may not add paths to a name the managed layer declared:
+// the managed allow rules of that name would then match a program of
+// the lower layer's choosing. (For a name the managed layer leaves
+// undeclared, a lower declaration only narrows the fallback, and stays.)
+func (p *Policy) WithoutHostExecutables(names []string) (*Policy, []string) {
+	var dropped []string
+	for _, n := range names {
+		if _, ok := p.hostExecutables[n]; ok {
+			dropped = append(dropped, n)
+		}
+	}
+	if len(dropped) == 0 {
+		return p, nil
+	}
+	q := *p
+	q.hostExecutables = maps.Clone(p.hostExecutables)
+	for _, n := range dropped {
+		delete(q.hostExecutables, n)
+	}
+	return &q, dropped
+}

@@ -1,0 +1,73 @@
+package gate
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/gatedexec/gatedexec/approval"
+	"github.com/gatedexec/gatedexec/config"
+	"github.com/gatedexec/gatedexec/sandbox"
+)
+
+// ErrManaged is wrapped when the managed layer's ceiling refuses what was
+// asked for (a profile it does not allow): the CLI exits 77.
+var ErrManaged = errors.New("refused by the managed layer")
+
+// ceiling is the managed layer's ceiling as the engine applies it; the
+// zero ceiling (no managed layer) refuses nothing.
+type ceiling struct {
+	m *config.Managed
+}
+
+// refusesProfile says why the ceiling refuses the profile p, chosen by
+// the name name (a -p value, a config key, or a rule's profile=), or ""
+// when it allows it.
+func (c ceiling) refusesProfile(name string, p *sandbox.Profile) string {
+	if c.m == nil {
+		return ""
+	}
+	if c.m.AllowedProfiles != nil && !slices.Contains(c.m.AllowedProfiles, name) {
+		return fmt.Sprintf("profile %s is not among the managed %s: %s", name, c.m.Where(config.KeyAllowedProfiles), strings.Join(c.m.AllowedProfiles, ", "))
+	}
+	if p.Unrestricted && !c.m.AllowFullAccess {
+		return fmt.Sprintf("profile %s has full access, which the managed layer does not allow (%s)", name, c.m.Where(config.KeyAllowFullAccess))
+	}
+	return ""
+}
+
+// approval returns the approval policy to apply for the one asked for
+// (ap, chosen by the setting from): the managed approval_policy when ap is
+// looser than it, with what was refused.
+func (c ceiling) approval(ap approval.Policy, from setting) (approval.Policy, string) {
+	if c.m == nil || c.m.ApprovalPolicy == "" {
+		return ap, ""
+	}
+	limit := approval.Policy(c.m.ApprovalPolicy)
+	if !ap.Looser(limit) {
+		return ap, ""
+	}
+	return limit, fmt.Sprintf("approval policy %s from %s (looser than the managed %s = %s)", ap, from.from, c.m.Where(config.KeyApprovalPolicy), limit)
+}
+
+// digest is the managed layer's digest for the audit record.
+func (c ceiling) digest() string {
+	if c.m == nil {
+		return ""
+	}
+	return c.m.Digest
+}
+
+// refusedLine is the one line a run says about what the managed layer
+// refused, "" when nothing.
+func refusedLine(m *config.Managed, refused []string) string {
+	if len(refused) == 0 {
+		return ""
+	}
+	dir := config.DefaultSystemDir
+	if m != nil {
+		dir = m.Dir
+	}
+	return "managed layer " + dir + " refused: " + strings.Join(refused, "; ")
+}

@@ -1,0 +1,96 @@
+//go:build linux
+
+package linux
+
+import (
+	"crypto/sha256"
+	"encoding/binary"
+	"os"
+	"sync"
+
+	"github.com/gatedexec/gatedexec/sandbox"
+)
+
+// maxCachedPrograms bounds the seccomp programs a Runner keeps: a
+// profile's program depends on a few of its switches only, so a handful
+// covers every profile; past the bound the cache starts over.
+const maxCachedPrograms = 64
+
+// runnerCache is what a Runner (one per engine) works out once instead
+// of on every run: a Gate serving many requests neither probes the host
+// nor compiles the same seccomp program again.
+type runnerCache struct {
+	hostOnce sync.Once
+	caps     Capabilities
+
+	mu       sync.Mutex
+	programs map[[sha256.Size]byte][]byte
+}
+
+// host returns the host's facts for planning a run, read once. The
+// namespaces are found out by trying when a run needs them (probing
+// them costs a clone); a host without them falls back or refuses then.
+func (r *Runner) host() Capabilities {
+	c := &r.cache
+	c.hostOnce.Do(func() {
+		c.caps = Capabilities{
+			LandlockABI: landlockABI(),
+			Seccomp:     seccompAvailable(),
+			UserNS:      true, MountNS: true, NetNS: true, PIDNS: true,
+			Root: os.Geteuid() == 0,
+		}
+	})
+	return c.caps
+}
+
+// seccompProgram returns the BPF program of p's seccomp table, built once
+// per table: the key is the table's content, so two profiles that deny
+// the same calls share one program, and any change to what is denied
+// is a different key.
+func (r *Runner) seccompProgram(p *sandbox.Profile) ([]byte, error) {
+	rules := seccompRules(p)
+	key := rulesKey(rules)
+	c := &r.cache
+	c.mu.Lock()
+	prog, ok := c.programs[key]
+	c.mu.Unlock()
+	if ok {
+		return prog, nil
+	}
+	prog, err := buildBPF(rules)
+	if err != nil {
+		return nil, err
+	}
+	c.mu.Lock()
+	if c.programs == nil || len(c.programs) >= maxCachedPrograms {
+		c.programs = map[[sha256.Size]byte][]byte{}
+	}
+	c.programs[key] = prog
+	c.mu.Unlock()
+	return prog, nil
+}
+
+// rulesKey is a digest of every field of rules, in order.
+func rulesKey(rules []SyscallRule) [sha256.Size]byte {
+	h := sha256.New()
+	var b [8]byte
+	put := func(v uint64) {
+		binary.LittleEndian.PutUint64(b[:], v)
+		h.Write(b[:])
+	}
+	for _, r := range rules {
+		put(uint64(len(r.Syscall)))
+		h.Write([]byte(r.Syscall))
+		put(uint64(r.Errno))
+		put(uint64(len(r.Conds)))
+		for _, c := range r.Conds {
+			put(uint64(c.Arg))
+			put(uint64(c.Op))
+			put(c.Mask)
+			put(c.Value)
+		}
+	}
+	var k [sha256.Size]byte
+	h.Sum(k[:0])
+	return k
+}

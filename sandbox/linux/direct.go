@@ -1,0 +1,107 @@
+//go:build linux
+
+package linux
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os/exec"
+	"runtime"
+	"syscall"
+	"time"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/gatedexec/gatedexec/sandbox"
+)
+
+// direct reports whether spec asks the helper for nothing a plain fork and
+// exec cannot do: an unrestricted profile (no Landlock, seccomp,
+// namespaces, rlimits, capabilities or descriptors to close) off a pty.
+// Such a command is started without the helper, saving its exec.
+func direct(p *sandbox.Profile, spec *helperSpec) bool {
+	return p.Unrestricted && spec.Ctty == 0 && spec.Unshare == 0 && len(spec.Mounts) == 0 &&
+		len(spec.Rlimits) == 0 && !spec.CloseFDs && !spec.DropCaps && !spec.Landlock && len(spec.BPF) == 0 &&
+		len(spec.Reopen) == 0 && !spec.Dev && !spec.LoopbackUp && len(spec.Egress) == 0
+}
+
+// startDirect runs spec's command as the helper would exec it, in its
+// session (or group), with no_new_privs, dying with gatedexec. Go cannot
+// set no_new_privs for a child alone, and the flag is a thread's: it is
+// set on a thread locked for this run, which forks the command and is
+// never unlocked, so that it ends with the run and no other goroutine
+// ever runs on it with the flag (the main thread, which cannot end, is
+// parked for good instead).
+func (r *Runner) startDirect(ctx context.Context, c *Command, p *sandbox.Profile, spec *helperSpec, io3 *stdio, tail *sandbox.TailBuffer) (*sandbox.Result, error) {
+	env := spec.Env
+	if env == nil {
+		env = []string{} // nil would be gatedexec's own environment
+	}
+	cmd := &exec.Cmd{
+		Path: spec.Path, Args: spec.Argv, Env: env, Dir: spec.Dir,
+		Stdin: io3.stdin, Stdout: io3.stdout, Stderr: io3.stderr,
+		SysProcAttr: &syscall.SysProcAttr{Setsid: !p.NoSetsid, Setpgid: p.NoSetsid, Pdeathsig: syscall.SIGKILL},
+	}
+	sup := &sandbox.Supervisor{Timeout: p.Limits.Timeout, ForwardSignals: c.ForwardSignals}
+	if c.ForwardSignals {
+		sup.Job = &termJob{io3: io3}
+	}
+	type outcome struct {
+		timedOut, started bool
+		err               error
+	}
+	done := make(chan outcome, 1)
+	var begin time.Time
+	go func() {
+		runtime.LockOSThread() // not unlocked: see above
+		if err := unix.Prctl(unix.PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0); err != nil {
+			done <- outcome{err: fmt.Errorf("sandbox: no_new_privs: %w", err)}
+			return
+		}
+		started := false
+		timedOut, err := sup.Run(ctx, cmd, func() error {
+			begin = time.Now()
+			if err := cmd.Start(); err != nil {
+				return err
+			}
+			started = true
+			io3.started()
+			return nil
+		})
+		done <- outcome{timedOut: timedOut, started: started, err: err}
+	}()
+	o := <-done
+	if !o.started {
+		io3.close()
+		return startError(c, o.err)
+	}
+	io3.finish()
+	if o.err != nil {
+		return nil, o.err
+	}
+	res := &sandbox.Result{Duration: time.Since(begin), TimedOut: o.timedOut, StderrTail: tail.Bytes()}
+	res.ExitCode, res.Signal = sandbox.ExitStatus(cmd.ProcessState)
+	return res, nil
+}
+
+// startError is what the helper reports for an exec that failed: 127 and
+// ErrNotFound for a program that is not there, 126 and ErrCannotExec for
+// one that cannot run; anything else is gatedexec's failure.
+func startError(c *Command, err error) (*sandbox.Result, error) {
+	var pe *fs.PathError
+	var errno syscall.Errno
+	switch {
+	case err == nil:
+		return nil, errors.New("sandbox: command did not start")
+	case errors.As(err, &pe) && pe.Op == "chdir":
+		return nil, fmt.Errorf("sandbox: %w", err)
+	case !errors.As(err, &errno):
+		return nil, fmt.Errorf("sandbox: starting %s: %w", c.Argv[0], err)
+	case errno == syscall.ENOENT || errno == syscall.ENOTDIR:
+		return &sandbox.Result{ExitCode: 127}, fmt.Errorf("%s: %s: %w", c.Argv[0], errno, sandbox.ErrNotFound)
+	default:
+		return &sandbox.Result{ExitCode: 126}, fmt.Errorf("%s: %s: %w", c.Argv[0], errno, sandbox.ErrCannotExec)
+	}
+}

@@ -1,0 +1,191 @@
+//go:build linux || darwin
+
+package sandbox
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"os/signal"
+	"runtime"
+	"syscall"
+	"time"
+)
+
+// KillGrace is how long a process group ended by a timeout or by its
+// caller's context has between SIGTERM and SIGKILL.
+const KillGrace = 2 * time.Second
+
+// OutputWait bounds the wait for output still held open by a process
+// outside the group once the command has exited (exec.Cmd.WaitDelay).
+const OutputWait = time.Second
+
+// JobControl is what a backend does for job control of a command run on
+// a terminal: the supervisor calls it from the goroutine that runs it.
+type JobControl interface {
+	// Stopped is called when the command stopped (Ctrl-Z on its pty):
+	// it stops gatedexec the way a job stops and returns once gatedexec
+	// is continued; the supervisor then continues the group.
+	Stopped()
+	// Suspend is called on a SIGTSTP sent to gatedexec: it stops the
+	// command, whose stop then comes back through Stopped.
+	Suspend(pgid int)
+	// Resume is called on a SIGCONT that was not the supervisor's own,
+	// before the group is continued.
+	Resume()
+	// Resize is called on SIGWINCH.
+	Resize()
+}
+
+// Supervisor runs one command as the leader of a process group of its
+// own and takes its whole group down with it: the same timeout, kill
+// order and output wait on every backend.
+type Supervisor struct {
+	// Timeout, when positive, ends the group with SIGTERM, then SIGKILL
+	// after Grace; the result then says it timed out.
+	Timeout time.Duration
+	// Grace is the time between SIGTERM and SIGKILL; zero is KillGrace.
+	Grace time.Duration
+	// ForwardSignals passes SIGINT, SIGTERM, SIGHUP and SIGQUIT received
+	// by this process on to the group (a CLI standing in for its command); a library caller
+	// leaves it off and ends the command through the context.
+	ForwardSignals bool
+	// Job, when set with ForwardSignals, gets the job-control signals
+	// (SIGTSTP, SIGCONT, SIGWINCH) and the command's stops. Without it a
+	// stopped command is continued at once: no terminal waits for it.
+	Job JobControl
+}
+
+// Run starts cmd with start (cmd.Start when nil) and waits until the
+// command has exited and its group is gone. cmd must make its own
+// process group (Setsid or Setpgid), since the group is what is signalled.
+// A context that ends sends SIGTERM, then SIGKILL after the grace; the
+// command's exit kills whatever it left in its group (no orphans). err
+// is only for a command that could not be started or waited for: its
+// exit status, and output cut off after OutputWait, are the command's.
+//
+// A child started with Pdeathsig dies when the thread that forked it
+// ends, not the process (golang/go#27505): Run keeps its goroutine on
+// that thread until the child is gone, so call start from within Run only.
+func (s *Supervisor) Run(ctx context.Context, cmd *exec.Cmd, start func() error) (timedOut bool, err error) {
+	if a := cmd.SysProcAttr; a == nil || !(a.Setsid || a.Setpgid && a.Pgid == 0) {
+		return false, errors.New("sandbox: supervised command needs a process group of its own")
+	}
+	if pinsThread(cmd) {
+		runtime.LockOSThread()
+		defer runtime.UnlockOSThread()
+	}
+	if cmd.WaitDelay == 0 {
+		cmd.WaitDelay = OutputWait
+	}
+	grace := s.Grace
+	if grace <= 0 {
+		grace = KillGrace
+	}
+	var sigs chan os.Signal
+	job := s.Job
+	if s.ForwardSignals {
+		sigs = make(chan os.Signal, 4)
+		watched := []os.Signal{syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGQUIT}
+		if job != nil {
+			watched = append([]os.Signal{syscall.SIGTSTP, syscall.SIGCONT, syscall.SIGWINCH}, watched...)
+		}
+		signal.Notify(sigs, watched...)
+		defer signal.Stop(sigs)
+	} else {
+		job = nil
+	}
+	// Watched before the start: a signal in between is the command's too.
+	if start == nil {
+		start = cmd.Start
+	}
+	if err := start(); err != nil {
+		return false, err
+	}
+	pgid := cmd.Process.Pid
+	var timeout <-chan time.Time
+	if s.Timeout > 0 {
+		t := time.NewTimer(s.Timeout)
+		defer t.Stop()
+		timeout = t.C
+	}
+	done := make(chan struct{})
+	stopped := make(chan struct{})
+	var waitErr error
+	go func() {
+		// The group is killed while the exited command is not reaped
+		// yet, so its id still names this group and no one else's, and
+		// before cmd.Wait waits for the output those processes may hold
+		// open.
+		for waitEvent(pgid) == eventStopped {
+			stopped <- struct{}{}
+		}
+		syscall.Kill(-pgid, syscall.SIGKILL)
+		waitErr = cmd.Wait()
+		close(done)
+	}()
+	var kill <-chan time.Time
+	end := func() {
+		syscall.Kill(-pgid, syscall.SIGTERM)
+		kill = time.After(grace)
+	}
+	for {
+		select {
+		case <-done:
+			if cmd.ProcessState == nil {
+				return timedOut, fmt.Errorf("sandbox: waiting: %w", waitErr)
+			}
+			return timedOut, nil
+		case <-stopped:
+			if job != nil {
+				job.Stopped()
+			}
+			syscall.Kill(-pgid, syscall.SIGCONT)
+		case sig := <-sigs:
+			switch sig {
+			case syscall.SIGTSTP:
+				job.Suspend(pgid)
+			case syscall.SIGCONT:
+				job.Resume()
+				syscall.Kill(-pgid, syscall.SIGCONT)
+			case syscall.SIGWINCH:
+				job.Resize()
+			default:
+				syscall.Kill(-pgid, sig.(syscall.Signal))
+			}
+		case <-ctx.Done():
+			ctx = context.Background()
+			end()
+		case <-timeout:
+			timedOut = true
+			timeout = nil
+			end()
+		case <-kill:
+			syscall.Kill(-pgid, syscall.SIGKILL)
+		}
+	}
+}
+
+// ExitStatus returns a finished command's exit code, 128+N when signal
+// N killed it, and that signal (0 when it exited).
+func ExitStatus(ps *os.ProcessState) (code, sig int) {
+	ws, ok := ps.Sys().(syscall.WaitStatus)
+	switch {
+	case !ok:
+		return ps.ExitCode(), 0
+	case ws.Signaled():
+		return 128 + int(ws.Signal()), int(ws.Signal())
+	default:
+		return ws.ExitStatus(), 0
+	}
+}
+
+// event is what waitEvent saw of a child.
+type event int
+
+const (
+	eventExited event = iota
+	eventStopped
+)

@@ -1,0 +1,146 @@
+//go:build linux || darwin
+
+package sandbox
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// shell returns sh running script in a process group of its own.
+func shell(script string, out *bytes.Buffer) *exec.Cmd {
+	cmd := exec.Command("/bin/sh", "-c", script)
+	cmd.Stdout = out
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	return cmd
+}
+
+func TestSupervisorEnds(t *testing.T) {
+	for _, tt := range []struct {
+		name     string
+		script   string
+		timeout  time.Duration
+		cancel   bool
+		code     int
+		signal   syscall.Signal
+		timedOut bool
+		out      string
+	}{
+		// SIGTERM first; one that ignores it gets SIGKILL after the grace.
+		{name: "timeout, TERM taken", script: "sleep 30", timeout: 50 * time.Millisecond,
+			code: 128 + 15, signal: syscall.SIGTERM, timedOut: true},
+		{name: "timeout, TERM ignored", script: "trap 'echo term' TERM; echo ready; while :; do sleep 0.05; done",
+			timeout: 200 * time.Millisecond, code: 128 + 9, signal: syscall.SIGKILL, timedOut: true, out: "ready\nterm\n"},
+		{name: "timeout, TERM handled", script: "trap 'echo term; exit 7' TERM; while :; do sleep 0.05; done",
+			timeout: 50 * time.Millisecond, code: 7, timedOut: true, out: "term\n"},
+		// The caller's context ends the command the same way, and it is
+		// not a timeout.
+		{name: "context", script: "trap 'echo term; exit 8' TERM; while :; do sleep 0.05; done", cancel: true,
+			code: 8, out: "term\n"},
+		{name: "exit", script: "exit 3", code: 3},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			var out bytes.Buffer
+			cmd := shell(tt.script, &out)
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			if tt.cancel {
+				time.AfterFunc(100*time.Millisecond, cancel)
+			}
+			s := &Supervisor{Timeout: tt.timeout, Grace: 500 * time.Millisecond}
+			timedOut, err := s.Run(ctx, cmd, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			code, sig := ExitStatus(cmd.ProcessState)
+			if code != tt.code || sig != int(tt.signal) || timedOut != tt.timedOut || out.String() != tt.out {
+				t.Errorf("exit %d signal %d timed out %v output %q; want %d %d %v %q",
+					code, sig, timedOut, out.String(), tt.code, tt.signal, tt.timedOut, tt.out)
+			}
+		})
+	}
+}
+
+// TestSupervisorKillsOrphans: what the command leaves in its group goes
+// with it, and output they hold open does not keep Run waiting.
+func TestSupervisorKillsOrphans(t *testing.T) {
+	pidFile := filepath.Join(t.TempDir(), "pid")
+	var out bytes.Buffer
+	cmd := shell("sleep 60 & echo $! > "+pidFile+"; echo started", &out)
+	cmd.WaitDelay = 30 * time.Second // only the group's kill can end the wait in time
+	begin := time.Now()
+	if _, err := (&Supervisor{}).Run(context.Background(), cmd, nil); err != nil {
+		t.Fatal(err)
+	}
+	if d := time.Since(begin); d > 20*time.Second {
+		t.Errorf("Run waited %v for the orphan's output", d)
+	}
+	b, err := os.ReadFile(pidFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pid, err := strconv.Atoi(strings.TrimSpace(string(b)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; alive(pid); i++ {
+		if i == 500 {
+			t.Fatalf("orphan %d still alive after the command exited", pid)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	if out.String() != "started\n" {
+		t.Errorf("output %q", out.String())
+	}
+}
+
+func TestSupervisorForwardsSignals(t *testing.T) {
+	var out bytes.Buffer
+	// The command signals gatedexec (its parent); the signal comes back.
+	cmd := shell("trap 'echo hup; exit 5' HUP; kill -HUP $PPID; while :; do sleep 0.05; done", &out)
+	s := &Supervisor{ForwardSignals: true, Timeout: 20 * time.Second}
+	timedOut, err := s.Run(context.Background(), cmd, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if code, _ := ExitStatus(cmd.ProcessState); code != 5 || timedOut || out.String() != "hup\n" {
+		t.Errorf("exit %d, timed out %v, output %q; want 5, false, \"hup\\n\"", code, timedOut, out.String())
+	}
+}
+
+func TestSupervisorNeedsProcessGroup(t *testing.T) {
+	cmd := exec.Command("/bin/true")
+	started := false
+	_, err := (&Supervisor{}).Run(context.Background(), cmd, func() error { started = true; return nil })
+	if err == nil || started {
+		t.Errorf("a command in the caller's group: err %v, started %v; want a refusal before the start", err, started)
+	}
+	cmd = shell("exit 0", &bytes.Buffer{})
+	want := errors.New("cannot start")
+	if _, err := (&Supervisor{}).Run(context.Background(), cmd, func() error { return want }); err != want {
+		t.Errorf("start error: got %v", err)
+	}
+}
+
+// alive reports whether pid runs: a zombie (killed, not reaped yet by an
+// init that may be slow to, in a container) does not.
+func alive(pid int) bool {
+	if syscall.Kill(pid, 0) != nil {
+		return false
+	}
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return true // no /proc (macOS): only kill says
+	}
+	_, after, _ := strings.Cut(string(b), ") ")
+	return !strings.HasPrefix(after, "Z")
+}
