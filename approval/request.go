@@ -110,7 +110,7 @@ type Request struct {
 	// (an escalation for a refused host, a prompt network rule) appends a
 	// network_rule for; empty otherwise.
 	ProposedHost string `json:"proposed_host,omitempty"`
-	Kind         Kind `json:"kind"`
+	Kind         Kind   `json:"kind"`
 	// Denials are what the sandbox stopped, for an escalation.
 	Denials []Denial `json:"denials"`
 	// Escalation describes the access an escalation asks for ("write
