@@ -31,7 +31,7 @@ if [ ${#need[@]} -gt 0 ]; then
 fi
 
 echo "== Go benchmarks"
-go test -run '^$' -bench . -benchmem -count 1 ./execpolicy/ ./auditlog/ | tee "$out/go-bench.txt"
+go test -run '^$' -bench . -benchmem -count 1 ./execpolicy/ ./auditlog/ ./sandbox/egress/ | tee "$out/go-bench.txt"
 
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT

@@ -219,7 +219,7 @@ func TestClaimedName(t *testing.T) {
 
 // upstream is a loopback server that answers each connection with what
 // serve writes.
-func upstream(t *testing.T, serve func(net.Conn)) netip.AddrPort {
+func upstream(t testing.TB, serve func(net.Conn)) netip.AddrPort {
 	t.Helper()
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -254,7 +254,7 @@ func echoHead(c net.Conn) {
 }
 
 // serveProxy starts p's endpoint and capture listeners on loopback.
-func serveProxy(t *testing.T, p *Proxy) (endpoint, capture string) {
+func serveProxy(t testing.TB, p *Proxy) (endpoint, capture string) {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	var wg sync.WaitGroup
