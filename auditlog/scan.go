@@ -51,6 +51,32 @@ func ScanFile(path string, stdin io.Reader, fn func(*Entry) error, bad func(Prob
 	return Scan(f, path, fn, bad)
 }
 
+// ScanFiles streams the logs at paths in order through Scan ("-" is
+// stdin). Every file is opened before the first is read, so that a log
+// that is missing fails the whole scan before anything was reported of
+// the others: a caller printing as it goes prints all or nothing.
+func ScanFiles(paths []string, stdin io.Reader, fn func(*Entry) error, bad func(Problem)) error {
+	files := make([]io.Reader, len(paths))
+	for i, p := range paths {
+		if p == "-" {
+			files[i] = stdin
+			continue
+		}
+		f, err := os.Open(p)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		files[i] = f
+	}
+	for i, r := range files {
+		if err := Scan(r, paths[i], fn, bad); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // Scan reads the JSON-lines log r (named name in problems), calling fn
 // for each record in order and bad for each line it skips. A blank line
 // is skipped silently. fn's error stops the scan and is returned. One
