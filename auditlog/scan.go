@@ -3,7 +3,6 @@ package auditlog
 import (
 	"bufio"
 	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -86,6 +85,7 @@ func Scan(r io.Reader, name string, fn func(*Entry) error, bad func(Problem)) er
 	var (
 		long []byte // a line longer than the reader's buffer
 		e    Entry
+		dec  = newDecoder()
 	)
 	e.File = name
 	for line := 1; ; line++ {
@@ -125,8 +125,8 @@ func Scan(r io.Reader, name string, fn func(*Entry) error, bad func(Problem)) er
 			if len(bytes.TrimSpace(raw)) == 0 {
 				break
 			}
-			e.Line, e.Raw, e.Record = line, raw, Record{}
-			if err := json.Unmarshal(raw, &e.Record); err != nil {
+			e.Line, e.Raw = line, raw
+			if err := dec.decode(raw, &e.Record); err != nil {
 				bad(Problem{name, line, fmt.Errorf("not a record: %w", err)})
 				break
 			}
