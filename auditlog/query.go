@@ -69,11 +69,11 @@ func (q *Query) Run(files []string, stdin io.Reader, w, problems io.Writer) (int
 		}
 		return nil
 	}
-	for _, f := range files {
-		if err := ScanFile(f, stdin, each, bad); err != nil {
-			out.Flush()
-			return nbad, err
-		}
+	if err := ScanFiles(files, stdin, each, bad); err != nil {
+		// Not flushed: a log that cannot be opened prints nothing at all
+		// (not even the table's header), one that fails mid-way no more
+		// than what already went out.
+		return nbad, err
 	}
 	sum.Problems = nbad
 	top := q.Top

@@ -3,7 +3,6 @@ package auditlog
 import (
 	"bufio"
 	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -51,6 +50,32 @@ func ScanFile(path string, stdin io.Reader, fn func(*Entry) error, bad func(Prob
 	return Scan(f, path, fn, bad)
 }
 
+// ScanFiles streams the logs at paths in order through Scan ("-" is
+// stdin). Every file is opened before the first is read, so that a log
+// that is missing fails the whole scan before anything was reported of
+// the others: a caller printing as it goes prints all or nothing.
+func ScanFiles(paths []string, stdin io.Reader, fn func(*Entry) error, bad func(Problem)) error {
+	files := make([]io.Reader, len(paths))
+	for i, p := range paths {
+		if p == "-" {
+			files[i] = stdin
+			continue
+		}
+		f, err := os.Open(p)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		files[i] = f
+	}
+	for i, r := range files {
+		if err := Scan(r, paths[i], fn, bad); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // Scan reads the JSON-lines log r (named name in problems), calling fn
 // for each record in order and bad for each line it skips. A blank line
 // is skipped silently. fn's error stops the scan and is returned. One
@@ -60,6 +85,7 @@ func Scan(r io.Reader, name string, fn func(*Entry) error, bad func(Problem)) er
 	var (
 		long []byte // a line longer than the reader's buffer
 		e    Entry
+		dec  = newDecoder()
 	)
 	e.File = name
 	for line := 1; ; line++ {
@@ -99,8 +125,8 @@ func Scan(r io.Reader, name string, fn func(*Entry) error, bad func(Problem)) er
 			if len(bytes.TrimSpace(raw)) == 0 {
 				break
 			}
-			e.Line, e.Raw, e.Record = line, raw, Record{}
-			if err := json.Unmarshal(raw, &e.Record); err != nil {
+			e.Line, e.Raw = line, raw
+			if err := dec.decode(raw, &e.Record); err != nil {
 				bad(Problem{name, line, fmt.Errorf("not a record: %w", err)})
 				break
 			}

@@ -1,10 +1,12 @@
 package auditlog
 
 import (
+	"bytes"
 	"fmt"
 	"io"
 	"maps"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -23,6 +25,23 @@ type Summary struct {
 	Problems int `json:"problems"`
 
 	denied, prompted *topK
+	// key is scratch for the key of a denial.
+	key []byte
+}
+
+// denialKey appends "kind target" (trimmed, as a key of the top list) to
+// b: the key is looked up without allocating, and copied only when new.
+func denialKey(b []byte, d Denial) []byte {
+	b = append(b, d.Kind...)
+	switch {
+	case d.Path != "":
+		b = append(append(b, ' '), d.Path...)
+	case d.Host != "" && d.Port != 0:
+		b = strconv.AppendInt(append(append(append(b, ' '), d.Host...), ':'), int64(d.Port), 10)
+	case d.Host != "":
+		b = append(append(b, ' '), d.Host...)
+	}
+	return bytes.TrimSpace(b)
 }
 
 // trackedKeys bounds the distinct paths, hosts and commands a Summary
@@ -48,7 +67,9 @@ func (s *Summary) Add(r *Record) {
 	}
 	for _, d := range r.Denials {
 		if r.AfterRun {
-			s.denied.add(strings.TrimSpace(d.Kind + " " + d.Target()))
+			k := denialKey(s.key[:0], d)
+			s.denied.addBytes(k)
+			s.key = k[:0]
 		}
 	}
 	if !r.IsDecision() {

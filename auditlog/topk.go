@@ -14,24 +14,36 @@ import (
 type topK struct {
 	cap    int
 	floor  int
-	counts map[string]*kcount
+	counts map[string]kcount
 }
 
 type kcount struct {
 	n, over int
 }
 
-func newTopK(cap int) *topK { return &topK{cap: cap, counts: map[string]*kcount{}} }
+func newTopK(cap int) *topK { return &topK{cap: cap, counts: map[string]kcount{}} }
 
 func (t *topK) add(key string) {
 	if c, ok := t.counts[key]; ok {
 		c.n++
+		t.counts[key] = c
 		return
 	}
 	if len(t.counts) >= 2*t.cap {
 		t.prune()
 	}
-	t.counts[key] = &kcount{n: t.floor + 1, over: t.floor}
+	t.counts[key] = kcount{n: t.floor + 1, over: t.floor}
+}
+
+// addBytes is add of string(key), which it allocates only for a key not
+// yet tracked.
+func (t *topK) addBytes(key []byte) {
+	if c, ok := t.counts[string(key)]; ok {
+		c.n++
+		t.counts[string(key)] = c
+		return
+	}
+	t.add(string(key))
 }
 
 // prune keeps the cap most counted keys.

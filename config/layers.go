@@ -108,9 +108,12 @@ type Config struct {
 	// ("the user layer's allow rules (allow_user_rules = false ...)").
 	Refused []string
 	// Files reads the files Rules, ProfileDirs and the layers name: a
-	// trusted workspace layer from the snapshot its trust was checked
-	// on, everything else from the disk.
+	// managed system layer and a trusted workspace layer from the
+	// snapshots they were checked on, everything else from the disk.
 	Files snapshot.FS
+
+	// trees are the snapshots Files answers from.
+	trees snapshot.Trees
 }
 
 // Load reads the layers named by d. A layer directory that does not exist
@@ -156,8 +159,10 @@ func Load(d Dirs, trust *TrustStore) (*Config, error) {
 			}
 			if l.Trusted = tree != nil; l.Trusted {
 				// The tree answers for the layer's files only; every
-				// other path it reads from the disk.
-				c.Files = tree
+				// other path is read from the disk (or the managed
+				// layer's snapshot).
+				c.trees = append(c.trees, tree)
+				c.Files = c.trees
 			}
 		}
 		if err := c.addLayer(l); err != nil {
@@ -178,17 +183,33 @@ func (c *Config) addLayer(l Layer) error {
 	if err != nil {
 		return fmt.Errorf("%s: %w", profileDir, err)
 	}
-	s, err := readSettings(c.Files, filepath.Join(l.Dir, "config.toml"))
+	file := filepath.Join(l.Dir, "config.toml")
+	s, err := readSettings(c.Files, file)
 	if errors.Is(err, fs.ErrNotExist) {
 		err, s = nil, Settings{}
+		if _, lerr := os.Lstat(file); l.Name == "system" && lerr == nil {
+			// A link to nothing: what the system layer meant to say,
+			// perhaps managed = true, is not known.
+			err = fmt.Errorf("%s: a symlink to nothing", file)
+		}
 	}
 	if err != nil {
 		return err
 	}
 	if l.Name == "system" {
 		// The system layer is read first: its ceiling governs the rest.
-		if c.Managed, err = managedOf(l.Dir, s); err != nil {
+		var tree *snapshot.Tree
+		if c.Managed, tree, err = managedOf(l.Dir, s); err != nil {
 			return err
+		}
+		if tree != nil {
+			// From here on the layer is read from what was checked.
+			c.trees = append(c.trees, tree)
+			c.Files = c.trees
+			s = c.Managed.settings
+			if hasProfiles, err = isDir(c.Files, profileDir); err != nil {
+				return fmt.Errorf("%s: %w", profileDir, err)
+			}
 		}
 	} else if err := refuseManagedKeys(l.Name, s); err != nil {
 		return err

@@ -1,9 +1,6 @@
 package config
 
 import (
-	"crypto/sha256"
-	"encoding/binary"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -13,6 +10,8 @@ import (
 	"strings"
 
 	"github.com/BurntSushi/toml"
+
+	"github.com/gatedexec/gatedexec/internal/snapshot"
 )
 
 // Managed is the ceiling a managed system layer sets (DESIGN §11): what a
@@ -36,9 +35,13 @@ type Managed struct {
 	AllowUserRules, AllowWorkspaceRules bool
 	// Origin says where each key was set ("file:line"), for messages.
 	Origin map[string]string
-	// Digest is the hex SHA-256 of the managed layer's files, recorded
-	// with every decision so that a record says which ceiling held.
+	// Digest is the digest of the managed layer's snapshot (every entry
+	// and file, symlinks followed), recorded with every decision so that
+	// a record says which ceiling held.
 	Digest string
+
+	// settings are the layer's config.toml as the snapshot holds it.
+	settings Settings
 }
 
 // Where names the managed key for a message: "allow_full_access
@@ -98,19 +101,30 @@ func refuseManagedKeys(layer string, s Settings) error {
 // (--config), sets a managed key.
 func RefuseManagedKeys(s Settings) error { return refuseManagedKeys("--config", s) }
 
-// managedOf builds the ceiling of the system layer dir whose settings are
-// s, or nil when the layer is not managed. The directory must be a place
-// only root can change, else it is no ceiling and loading fails.
-func managedOf(dir string, s Settings) (*Managed, error) {
+// managedOf builds the ceiling of the system layer dir whose settings, as
+// first read from the disk, are s; nil when the layer is not managed. The
+// directory must be a place only root can change, else it is no ceiling
+// and loading fails. Once that is checked the layer is read again, once,
+// into the snapshot it returns: its config.toml, rules and profiles are
+// loaded from that snapshot and its digest is the one recorded, so that
+// what decides is what was checked and hashed.
+func managedOf(dir string, s Settings) (*Managed, *snapshot.Tree, error) {
 	if s.Managed == nil || !*s.Managed {
-		return nil, nil
+		return nil, nil, nil
 	}
 	if err := checkRootOwned(dir); err != nil {
-		return nil, fmt.Errorf("managed layer %s: %w", dir, err)
+		return nil, nil, fmt.Errorf("managed layer %s: %w", dir, err)
 	}
-	digest, err := treeDigest(dir)
+	tree, err := snapshot.Take(dir)
 	if err != nil {
-		return nil, fmt.Errorf("managed layer %s: %w", dir, err)
+		return nil, nil, fmt.Errorf("managed layer %s: %w", dir, err)
+	}
+	if s, err = readSettings(tree, filepath.Join(dir, "config.toml")); err != nil {
+		return nil, nil, fmt.Errorf("managed layer %s: %w", dir, err)
+	}
+	if s.Managed == nil || !*s.Managed {
+		// Only root can have changed it; what it meant is unclear.
+		return nil, nil, fmt.Errorf("managed layer %s: config.toml changed while it was read: run again", dir)
 	}
 	orTrue := func(b *bool) bool { return b == nil || *b }
 	m := &Managed{
@@ -122,72 +136,28 @@ func managedOf(dir string, s Settings) (*Managed, error) {
 		AllowUserRules:      orTrue(s.AllowUserRules),
 		AllowWorkspaceRules: orTrue(s.AllowWorkspaceRules),
 		Origin:              s.Origin,
-		Digest:              digest,
+		Digest:              tree.Digest(),
+		settings:            s,
 	}
-	return m, nil
+	return m, tree, nil
 }
 
-// checkRootOwned fails unless dir, its ancestors and what it holds are
-// owned by root and writable by nobody else (an ancestor may be a sticky
-// directory such as /tmp, where nobody else can rename it), and, when
-// gatedexec does not run as root, unless the user cannot write dir.
+// checkRootOwned fails unless dir, every directory and symlink its path
+// passes through and everything it holds (what its symlinks point at
+// included) are owned by root and writable by nobody else (a directory
+// passed through may be sticky, as /tmp is, where nobody else can rename
+// what root put in it), and, when gatedexec does not run as root, unless
+// the user cannot write dir.
 func checkRootOwned(dir string) error {
-	real, err := filepath.EvalSymlinks(dir)
+	real, err := resolveRootOnly(dir)
 	if err != nil {
-		return err
-	}
-	for p := filepath.Dir(real); ; p = filepath.Dir(p) {
-		if err := rootOnly(p, true); err != nil {
-			return err
-		}
-		if p == filepath.Dir(p) {
-			break
-		}
-	}
-	if err := rootOnly(real, false); err != nil {
 		return err
 	}
 	if os.Geteuid() != 0 && writable(real) {
 		return fmt.Errorf("%s is writable by this user", real)
 	}
-	return filepath.WalkDir(real, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if p == real {
-			return nil
-		}
-		return rootOnly(p, false)
-	})
-}
-
-// treeDigest hashes the names and contents of the regular files under
-// dir, in lexical order.
-func treeDigest(dir string) (string, error) {
-	h := sha256.New()
-	var n [8]byte
-	field := func(b []byte) {
-		binary.BigEndian.PutUint64(n[:], uint64(len(b)))
-		h.Write(n[:])
-		h.Write(b)
-	}
-	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-		if err != nil || !d.Type().IsRegular() {
-			return err
-		}
-		b, err := os.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(dir, p)
-		field([]byte(rel))
-		field(b)
-		return nil
-	})
-	if err != nil {
-		return "", err
-	}
-	return hex.EncodeToString(h.Sum(nil)), nil
+	n := 0
+	return checkTree(real, &n)
 }
 
 // systemDir returns the system layer's directory: override
@@ -198,16 +168,23 @@ func systemDir(std, override string) (string, string) {
 	if override == "" || filepath.Clean(override) == filepath.Clean(std) {
 		return std, ""
 	}
-	src, err := os.ReadFile(filepath.Join(std, "config.toml"))
-	if errors.Is(err, fs.ErrNotExist) {
+	file := filepath.Join(std, "config.toml")
+	if _, err := os.Lstat(file); errors.Is(err, fs.ErrNotExist) {
 		return override, ""
 	}
+	// Read as the loaders read it: without blocking on a FIFO, and only
+	// a regular file.
+	src, err := snapshot.Disk{}.ReadFile(file, maxSettingsSize)
 	var probe struct {
 		Managed bool `toml:"managed"`
 	}
-	// Unreadable or unparsable: the managed layer may be there, and
-	// loading it will say what is wrong with it.
-	if err != nil || toml.Unmarshal(src, &probe) != nil || probe.Managed {
+	// Unreadable, a link to nothing, not a file or unparsable: the
+	// managed layer may be there, and loading it will say what is wrong
+	// with it.
+	switch {
+	case err != nil || toml.Unmarshal(src, &probe) != nil:
+		return std, fmt.Sprintf("GATEDEXEC_SYSTEM_DIR=%s (%s cannot be read as an unmanaged layer)", override, file)
+	case probe.Managed:
 		return std, fmt.Sprintf("GATEDEXEC_SYSTEM_DIR=%s (%s is managed)", override, std)
 	}
 	return override, ""

@@ -37,6 +37,22 @@ func (c ceiling) refusesProfile(name string, p *sandbox.Profile) string {
 	return ""
 }
 
+// refusesEscalation says why the ceiling refuses to re-run a command of
+// the profile named name under widened, the profile an escalation would
+// give it, or "" when it allows it. An escalated profile is none of
+// allowed_profiles: the list would be one approval away from meaningless.
+func (c ceiling) refusesEscalation(name string, widened *sandbox.Profile) string {
+	switch {
+	case c.m == nil:
+		return ""
+	case c.m.AllowedProfiles != nil:
+		return fmt.Sprintf("an escalation would run %s with more access than the profile, which the managed %s does not allow", name, c.m.Where(config.KeyAllowedProfiles))
+	case widened.Unrestricted && !c.m.AllowFullAccess:
+		return fmt.Sprintf("an escalation would give %s full access, which the managed layer does not allow (%s)", name, c.m.Where(config.KeyAllowFullAccess))
+	}
+	return ""
+}
+
 // approval returns the approval policy to apply for the one asked for
 // (ap, chosen by the setting from): the managed approval_policy when ap is
 // looser than it, with what was refused.

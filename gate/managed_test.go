@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/gatedexec/gatedexec/approval"
+	"github.com/gatedexec/gatedexec/config"
 	"github.com/gatedexec/gatedexec/execpolicy"
 	"github.com/gatedexec/gatedexec/sandbox"
 )
@@ -380,5 +381,55 @@ func TestUnmanagedSystemLayerIsNoCeiling(t *testing.T) {
 	res, err := g.Run(context.Background(), Request{Argv: []string{"ls"}})
 	if err != nil || !res.Ran || g.Refused() != "" {
 		t.Fatalf("res %+v, err %v, refused %q", res, err, g.Refused())
+	}
+}
+
+// An escalation widens the profile of one re-run: under allowed_profiles
+// that would be a profile outside the list, so it is refused before
+// anyone is asked and the refusal is recorded; without the list it is
+// asked as usual.
+func TestManagedCeilingRefusesEscalation(t *testing.T) {
+	outside := realTempDir(t, "out")
+	denied := &sandbox.Result{ExitCode: 1, Layers: []string{"landlock-v7"},
+		StderrTail: []byte("touch: cannot touch '" + outside + "/f': Permission denied\n")}
+	tests := []struct {
+		name    string
+		managed *config.Managed
+		runs    int
+		asked   int
+	}{
+		{"allowed_profiles", &config.Managed{AllowedProfiles: []string{"workspace-write"}, File: "m.toml"}, 1, 0},
+		{"no allowed_profiles", &config.Managed{File: "m.toml"}, 2, 1},
+		{"no managed layer", nil, 2, 1},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			o, runner, approver, ws := newOptions(t, "touch", filepath.Join(outside, "f"))
+			o.Approval, approver.outcome = approval.OnFailure, approval.Approved
+			o.Ceiling = ceiling{tt.managed}
+			runner.results = []*sandbox.Result{denied}
+			logPath := filepath.Join(ws, "audit.jsonl")
+			log, err := approval.OpenLog(logPath, false)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer log.Close()
+			o.Audit = log
+			res, err := o.run(context.Background())
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(runner.profiles) != tt.runs || len(approver.asked) != tt.asked {
+				t.Fatalf("ran %d, asked %d; want %d, %d", len(runner.profiles), len(approver.asked), tt.runs, tt.asked)
+			}
+			recs := records(t, logPath)
+			last := recs[len(recs)-1]
+			if refused := strings.Contains(last, `"approver":"managed"`) && strings.Contains(last, `"kind":"escalation"`); refused != (tt.asked == 0) {
+				t.Errorf("last record %s: refused by the managed layer %v, want %v", last, refused, tt.asked == 0)
+			}
+			if tt.asked == 0 && (res.Escalated || len(res.Denials) == 0) {
+				t.Errorf("result %+v: want the first run's denials, not escalated", res)
+			}
+		})
 	}
 }

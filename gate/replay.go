@@ -62,12 +62,7 @@ func Replay(rules []string, logs []string, stdin io.Reader, fn func(Replayed), b
 		fn(out)
 		return nil
 	}
-	for _, l := range logs {
-		if err := auditlog.ScanFile(l, stdin, each, bad); err != nil {
-			return sum, err
-		}
-	}
-	return sum, nil
+	return sum, auditlog.ScanFiles(logs, stdin, each, bad)
 }
 
 // severity ranks a recorded decision: allow < prompt < forbidden.

@@ -219,6 +219,13 @@ func (o *call) escalate(ctx context.Context, ev execpolicy.Evaluation, req appro
 	erec.RequestID, erec.Kind, erec.Attempt, erec.Exit, erec.Error, erec.AfterRun = ereq.ID, ereq.Kind, 2, nil, "", false
 	erec.Escalation = ereq.Escalation
 	erec.Denials = denials
+	if why := o.Ceiling.refusesEscalation(prof.Name, plan.Apply(prof)); why != "" {
+		// Refused before anyone is asked, as a profile is; the first
+		// run's result, denials and all, stands.
+		erec.Action, erec.Approver, erec.Outcome, erec.Reason = string(approval.Deny), "managed", approval.Denied, why
+		o.dropEscalation(ereq.ID)
+		return res, o.audit(erec)
+	}
 	// --approve/--deny values given for the exec request must not deny the
 	// escalation, whose id the host could not know yet: only values naming
 	// the escalation's id resume it, otherwise the approver is asked (and

@@ -47,19 +47,22 @@ type SandboxResult struct {
 
 // Sandbox runs req.Argv in the profile req.Profile. The result is non-nil
 // when the command ran; errors wrap ErrConfig (a bad profile), ErrManaged
-// (a profile the managed layer does not allow),
+// (under a managed layer, which only gatedexec run can satisfy),
 // ErrNotFound, ErrCannotExec or sandbox.ErrLayerUnavailable.
 func Sandbox(ctx context.Context, req SandboxRequest) (*SandboxResult, error) {
 	cfg, err := loadLayers(os.Getenv, req.Place.Workspace, setting{})
 	if err != nil {
 		return nil, err
 	}
+	if m := cfg.Managed; m != nil {
+		// Run without rules, approval or audit record, any command
+		// would pass the managed layer's prompt and forbidden rules
+		// unrecorded: the ceiling would be one command away.
+		return nil, fmt.Errorf("%w: gatedexec sandbox runs a command without rules, approval or audit record, which the managed layer %s does not allow: use gatedexec run -p PROFILE", ErrManaged, m.Dir)
+	}
 	p, err := profileLoader(os.Getenv, req.Place, cfg).Resolve(req.Profile)
 	if err != nil {
 		return nil, configErr(err)
-	}
-	if why := (ceiling{cfg.Managed}).refusesProfile(req.Profile, p); why != "" {
-		return nil, fmt.Errorf("%w: %s", ErrManaged, why)
 	}
 	if req.Timeout > 0 {
 		p.Limits.Timeout = req.Timeout
