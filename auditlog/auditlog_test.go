@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"runtime"
 	"strings"
 	"testing"
@@ -175,5 +176,31 @@ func BenchmarkSummary(b *testing.B) {
 		if sum.Records != 10_000 {
 			b.Fatalf("%d records", sum.Records)
 		}
+	}
+}
+
+func TestSuggestHosts(t *testing.T) {
+	log := filepath.Join(t.TempDir(), "net.jsonl")
+	rec := `{"time":"2026-01-01T10:00:00Z","kind":"exec","argv":["npm","ci"],"cwd":"/w","rules_matched":[],"decision":"allow","profile":"workspace-net","exit":1,"denials":[%s],"after_run":true}` + "\n"
+	lines := fmt.Sprintf(rec, `{"kind":"net","host":"registry.example.com","port":443},{"kind":"net","host":"registry.example.com","port":0}`) +
+		fmt.Sprintf(rec, `{"kind":"net","host":"fe80::1","port":443}`)
+	if err := os.WriteFile(log, []byte(lines), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	var out, errs bytes.Buffer
+	q := Query{Output: Suggest}
+	if _, err := q.Run([]string{log}, nil, &out, &errs); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		`network_rule(host="registry.example.com", protocol="https", decision="allow")  # 2 denials`,
+		`network_rule(host="fe80::1", protocol="https", decision="allow")  # 1 denial`,
+	} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("suggestions lack %q:\n%s", want, out.String())
+		}
+	}
+	if strings.Contains(out.String(), "workspace-net-audit.toml") || strings.Contains(out.String(), `mode = "on"`) {
+		t.Errorf("a refused host suggested a profile or the whole network:\n%s", out.String())
 	}
 }

@@ -1,6 +1,7 @@
 package auditlog
 
 import (
+	"net"
 	"strconv"
 	"strings"
 	"time"
@@ -60,7 +61,7 @@ func (d Denial) Target() string {
 	case d.Path != "":
 		return d.Path
 	case d.Host != "" && d.Port != 0:
-		return d.Host + ":" + strconv.Itoa(d.Port)
+		return net.JoinHostPort(d.Host, strconv.Itoa(d.Port))
 	}
 	return d.Host
 }

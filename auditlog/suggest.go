@@ -3,6 +3,7 @@ package auditlog
 import (
 	"fmt"
 	"io"
+	"net"
 	"slices"
 	"strconv"
 	"strings"
@@ -110,9 +111,44 @@ func (s *Suggester) WriteText(w io.Writer) error {
 			fmt.Fprintf(&b, "# %s: %s, e.g. %s\n", c.Key, times(c), s.examples[c.Key])
 		}
 	}
+	s.writeHosts(&b)
 	s.writeProfiles(&b)
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// writeHosts writes a network_rule per host the egress proxy refused:
+// rules join the profile's hosts by severity, so they add to any proxy
+// profile without replacing its allow_hosts list.
+func (s *Suggester) writeHosts(b *strings.Builder) {
+	var hosts []string
+	n := map[string]int{}
+	for _, c := range s.denied.top(trackedKeys) {
+		parts := strings.SplitN(c.Key, "\x00", 3)
+		if parts[1] != "net" || parts[2] == "" {
+			continue
+		}
+		host := parts[2]
+		if h, _, err := net.SplitHostPort(host); err == nil {
+			host = h
+		}
+		if n[host] == 0 {
+			hosts = append(hosts, host)
+		}
+		n[host] += c.N
+	}
+	if len(hosts) == 0 {
+		return
+	}
+	b.WriteString("\n# Hosts the network proxy refused (for a .rules file; profiles in mode \"proxy\"):\n")
+	slices.Sort(hosts)
+	for _, h := range hosts {
+		word := "denials"
+		if n[h] == 1 {
+			word = "denial"
+		}
+		fmt.Fprintf(b, "%s  # %d %s\n", execpolicy.FormatNetworkRule(h), n[h], word)
+	}
 }
 
 // times says how many records a suggestion stands for.
@@ -128,9 +164,9 @@ func times(c Count) string {
 
 // grants are the additions one profile needs.
 type grants struct {
-	write, read, hosts []string
-	network            bool
-	n                  int
+	write, read []string
+	network     bool
+	n           int
 }
 
 // writeProfiles writes, per profile, a profile extending it with the
@@ -142,6 +178,11 @@ func (s *Suggester) writeProfiles(b *strings.Builder) {
 	for _, c := range s.denied.top(trackedKeys) {
 		parts := strings.SplitN(c.Key, "\x00", 3)
 		prof, kind, target := parts[0], parts[1], parts[2]
+		if kind == "net" {
+			// A host the egress proxy refused: a network_rule
+			// (writeHosts), additive to the profile's own hosts.
+			continue
+		}
 		g := need[prof]
 		if g == nil {
 			g = &grants{}
@@ -154,9 +195,6 @@ func (s *Suggester) writeProfiles(b *strings.Builder) {
 			g.write = appendNew(g.write, target)
 		case kind == "fs-read":
 			g.read = appendNew(g.read, target)
-		case strings.HasPrefix(kind, "net") && target != "":
-			host, _, _ := strings.Cut(target, ":")
-			g.hosts = appendNew(g.hosts, host)
 		case strings.HasPrefix(kind, "net"):
 			g.network = true
 		}
@@ -179,13 +217,9 @@ func (s *Suggester) writeProfiles(b *strings.Builder) {
 			writeList(b, "write", pw, g.write, ok)
 			writeList(b, "read", pr, g.read, ok)
 		}
-		if len(g.hosts) > 0 || g.network {
+		if g.network {
 			b.WriteString("[network]\n")
-			if len(g.hosts) > 0 {
-				// Narrower than the whole network, where the egress
-				// proxy (DESIGN §9) is available.
-				fmt.Fprintf(b, "# only these hosts were denied; with the egress proxy: mode = \"proxy\", allow_hosts = %s\n", quoteWords(g.hosts))
-			}
+			b.WriteString("# or mode = \"proxy\" with allow_hosts for the hosts the command needs\n")
 			b.WriteString("mode = \"on\"\n")
 		}
 	}
