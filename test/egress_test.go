@@ -1,8 +1,10 @@
 package test
 
 import (
+	"bufio"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -27,6 +29,7 @@ type egressServers struct {
 	// streams counts the /stream responses in progress.
 	streams atomic.Int32
 	git     string // a bare repository served over dumb HTTP at /git/repo.git
+	ssh     string // a server that answers a line with "SSH-2.0-echo " and it
 }
 
 func startEgressServers(t *testing.T) *egressServers {
@@ -70,6 +73,26 @@ func startEgressServers(t *testing.T) *egressServers {
 	}))
 	s.https.StartTLS()
 	t.Cleanup(s.https.Close)
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { l.Close() })
+	s.ssh = l.Addr().String()
+	go func() {
+		for {
+			c, err := l.Accept()
+			if err != nil {
+				return
+			}
+			go func() {
+				defer c.Close()
+				c.SetDeadline(time.Now().Add(10 * time.Second))
+				line, _ := bufio.NewReader(c).ReadString('\n')
+				io.WriteString(c, "SSH-2.0-echo "+line)
+			}()
+		}
+	}()
 	return s
 }
 
@@ -92,9 +115,9 @@ func (s *egressServers) profile(t *testing.T, f fixture, extra string) string {
 mode = "proxy"
 allow_hosts = ["allowed.test", "git.test"%s]
 deny_hosts = ["blocked.test"]
-connect_to = ["allowed.test:80=127.0.0.1:%s", "allowed.test:443=127.0.0.1:%s", "git.test=127.0.0.1:%s",
+connect_to = ["allowed.test:80=127.0.0.1:%s", "allowed.test:443=127.0.0.1:%s", "allowed.test:22=%s", "git.test=127.0.0.1:%s",
   "later.test:80=127.0.0.1:%s", "blocked.test=127.0.0.1:%s"]
-`, extra, hp, sp, hp, hp, hp))
+`, extra, hp, sp, s.ssh, hp, hp, hp))
 }
 
 // egressRun is what `sandbox --json` said of one command under the proxy.
@@ -156,6 +179,11 @@ s = socket.create_connection(("allowed.test", 80), timeout=10)
 s.sendall(b"GET /ok HTTP/1.0\r\nHost: allowed.test\r\n\r\n")
 print(s.makefile("rb").read().decode())'`, "ok host=allowed.test"},
 		{"git ls-remote http", `git ls-remote http://git.test/git/repo.git`, "refs/heads/main"},
+		{"raw socket to port 22", `python3 -c '
+import socket
+s = socket.create_connection(("allowed.test", 22), timeout=10)
+s.sendall(b"SSH-2.0-test\r\n")
+print(s.recv(100).decode())'`, "SSH-2.0-echo SSH-2.0-test"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

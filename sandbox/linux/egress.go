@@ -17,14 +17,15 @@ import (
 )
 
 // The ports of the command's namespace the proxy listens on: every TCP
-// connection to them is captured and judged by its name (80 and 443), and
+// connection to them is captured and judged by its name (80 and 443, and
+// 22 for git over SSH, judged by the name looked up alone), and
 // proxyPort is the HTTP CONNECT + SOCKS5 endpoint the proxy variables
 // name, through which proxy-aware clients reach every other port.
 const (
 	proxyPort = 3128
 )
 
-var capturePorts = []uint16{80, 443}
+var capturePorts = []uint16{22, 80, 443}
 
 // egressRun is the network proxy of one run: the runner's end of the
 // socket the helper sends its namespace's sockets on, and the Proxy that
