@@ -100,7 +100,16 @@ type Request struct {
 	// backend forwards those signals to the command, whose own handling
 	// decides).
 	ApprovalContext context.Context
+	// Approver, when set, is asked for this request instead of the
+	// configured approver (the MCP server asks its client's user through
+	// elicitation); ApproverID names it in results and the audit log.
+	Approver   Approver
+	ApproverID string
 }
+
+// Approver answers approval requests (DESIGN §4); a front end with its
+// own way to ask a person passes one in Request.Approver.
+type Approver = approval.Approver
 
 // Gate serves requests from one configuration; it is safe for
 // concurrent use. Close it to close its audit log.
@@ -149,6 +158,12 @@ func (g *Gate) Warnings() []string { return slices.Clone(g.state.Load().layers.W
 func (g *Gate) ApproverOrigin() string {
 	st := g.state.Load()
 	return st.approverSetting(g).from
+}
+
+// ApproverName is the configured approver's kind: "tty", "exec", "deny"
+// or "defer".
+func (g *Gate) ApproverName() string {
+	return approverName(g.state.Load().approverSetting(g).value)
 }
 
 // Reload reads the configuration again and puts it in force for the
