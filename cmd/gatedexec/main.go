@@ -67,6 +67,9 @@ func newRootCmd() *cobra.Command {
 		newRunCmd(),
 		newTrustCmd(),
 		newVersionCmd(),
+		newHookCmd(),
+		newHooksCmd(),
+		newMCPCmd(),
 	)
 	return root
 }
