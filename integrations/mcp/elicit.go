@@ -1,21 +1,17 @@
 package mcp
 
 import (
-	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"fmt"
 	"strings"
+	"sync"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/gatedexec/gatedexec/approval"
 )
-
-// elicitor asks the client's user through MCP elicitation: the question
-// goes to the person at the client, never to the model, whose only part
-// is the tool call itself.
-type elicitor struct {
-	ss *mcp.ServerSession
-}
 
 // The answers a person can give, as the elicitation form offers them.
 const (
@@ -23,6 +19,12 @@ const (
 	answerSession = "approve_for_session"
 	answerDeny    = "deny"
 )
+
+// inputKey names the one input request of a deferred call.
+const inputKey = "approval"
+
+// pendingTTL is how long a deferred call waits for the client's retry.
+const pendingTTL = time.Hour
 
 // elicitSchema is the form: one choice.
 var elicitSchema = map[string]any{
@@ -44,25 +46,29 @@ func supportsElicitation(ss *mcp.ServerSession) bool {
 	return p != nil && p.Capabilities != nil && p.Capabilities.Elicitation != nil
 }
 
-// Approve asks the client's user about r. Anything but an accepted
-// approval — a decline, a cancel, an error, an unknown answer — denies.
-func (e elicitor) Approve(ctx context.Context, r *approval.Request) (approval.Response, error) {
-	res, err := e.ss.Elicit(ctx, &mcp.ElicitParams{Message: describe(r), RequestedSchema: elicitSchema})
-	if err != nil {
-		err = fmt.Errorf("elicitation: %w", err)
-		return approval.Response{ID: r.ID, Outcome: approval.Denied, Reason: err.Error()}, err
-	}
-	if res.Action != "accept" {
-		return approval.Response{ID: r.ID, Outcome: approval.Denied, Reason: "the user answered " + res.Action + " at the client"}, nil
+// question is the input request put to the client's user for r.
+func question(r *approval.Request) mcp.InputRequestMap {
+	return mcp.InputRequestMap{inputKey: &mcp.ElicitParams{Message: describe(r), RequestedSchema: elicitSchema}}
+}
+
+// answer reads the user's answer from a retried call: the --approve or
+// --deny value that resumes request id. Anything but an accepted
+// approval — a decline, a cancel, no answer, an unknown choice — denies.
+func answer(responses mcp.InputResponseMap, id string) (approve, deny []string, why string) {
+	res, ok := responses[inputKey].(*mcp.ElicitResult)
+	switch {
+	case !ok:
+		return nil, []string{id}, "the client sent no answer"
+	case res.Action != "accept":
+		return nil, []string{id}, "the user answered " + res.Action + " at the client"
 	}
 	switch d, _ := res.Content["decision"].(string); d {
 	case answerOnce:
-		return approval.Response{ID: r.ID, Outcome: approval.Approved, Reason: "approved at the client"}, nil
+		return []string{id + ":once"}, nil, ""
 	case answerSession:
-		return approval.Response{ID: r.ID, Outcome: approval.ApprovedForSession, Reason: "approved at the client for the session"}, nil
-	default:
-		return approval.Response{ID: r.ID, Outcome: approval.Denied, Reason: "denied at the client"}, nil
+		return []string{id + ":session"}, nil, ""
 	}
+	return nil, []string{id}, "the user denied it at the client"
 }
 
 // describe is what the person reads: the command, where it runs, in
@@ -70,9 +76,9 @@ func (e elicitor) Approve(ctx context.Context, r *approval.Request) (approval.Re
 func describe(r *approval.Request) string {
 	var b strings.Builder
 	if r.Kind == approval.KindEscalation {
-		fmt.Fprintf(&b, "gatedexec: the sandbox stopped this command; re-run it with more access: %s?\n", r.Escalation)
+		fmt.Fprintf(&b, "gatedexec: the sandbox stopped this command; re-run it with more access (%s)?\n", r.Escalation)
 		for _, d := range r.Denials {
-			fmt.Fprintf(&b, "  denied: %s %s\n", d.Kind, d.Path)
+			fmt.Fprintf(&b, "  denied: %s\n", d)
 		}
 	} else {
 		b.WriteString("gatedexec: run this command?\n")
@@ -81,5 +87,59 @@ func describe(r *approval.Request) string {
 	for _, why := range r.Reasons {
 		fmt.Fprintf(&b, "why: %s: %s\n", why.Kind, why.Detail)
 	}
+	for _, m := range r.Matched {
+		if m.Justification != "" {
+			fmt.Fprintf(&b, "rule: %s\n", m.Justification)
+		}
+	}
 	return b.String()
+}
+
+// pending is a call deferred until the client's user answers.
+type pending struct {
+	in      Input
+	request *approval.Request
+	// out is the deferred round's result, returned as denied when the
+	// user refuses an escalation: re-running would run the command
+	// unescalated once more.
+	out  Output
+	made time.Time
+}
+
+// pendingCalls are the deferred calls by their request state, a random
+// token: the client echoes it, and only a call the server deferred can
+// be resumed, once.
+type pendingCalls struct {
+	mu    sync.Mutex
+	calls map[string]pending
+}
+
+func (p *pendingCalls) add(c pending) (string, error) {
+	var b [16]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		return "", err
+	}
+	token := hex.EncodeToString(b[:])
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.calls == nil {
+		p.calls = map[string]pending{}
+	}
+	for k, old := range p.calls {
+		if time.Since(old.made) > pendingTTL {
+			delete(p.calls, k)
+		}
+	}
+	c.made = time.Now()
+	p.calls[token] = c
+	return token, nil
+}
+
+// take removes and returns the call deferred under token.
+func (p *pendingCalls) take(token string) (pending, bool) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	c, ok := p.calls[token]
+	delete(p.calls, token)
+	return c, ok && time.Since(c.made) <= pendingTTL
 }

@@ -90,6 +90,8 @@ type Server struct {
 	// calls are the tool calls in progress, waited for by Serve so that a
 	// command ended by a disconnect is gone before the server exits.
 	calls sync.WaitGroup
+	// deferred are the calls waiting for the client's user.
+	deferred pendingCalls
 }
 
 // New builds a Server.
@@ -123,24 +125,82 @@ func (s *Server) Serve(ctx context.Context, t mcp.Transport) error {
 func (s *Server) runCommand(ctx context.Context, req *mcp.CallToolRequest, in Input) (*mcp.CallToolResult, Output, error) {
 	s.calls.Add(1)
 	defer s.calls.Done()
-	out, err := s.run(ctx, req.Session, in)
-	if err != nil {
+	var (
+		out Output
+		ask mcp.InputRequestMap
+		err error
+	)
+	if req.Session != nil && supportsElicitation(req.Session) {
+		out, ask, err = s.elicited(ctx, req.Params, in)
+	} else {
+		approver, id := s.approver()
+		out, _, err = s.run(ctx, in, approver, id, nil, nil)
+	}
+	switch {
+	case err != nil:
 		out.Error = err.Error()
 		return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: "gatedexec: " + err.Error()}}}, out, nil
+	case ask != nil:
+		return &mcp.CallToolResult{InputRequests: ask, RequestState: out.RequestID}, out, nil
 	}
 	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: summary(out)}}}, out, nil
 }
 
-// run carries one call through the engine.
-func (s *Server) run(ctx context.Context, ss *mcp.ServerSession, in Input) (Output, error) {
+// elicited carries a call through the engine for a client that can ask
+// its user. A prompt (or an escalation after a sandbox denial) is
+// deferred, as with --approver defer, and handed to the client as an
+// input request (MCP multi round-trip; the SDK turns it into an
+// elicitation/create for a client of an older protocol); the client's
+// retry carries the answer, which resumes the request by its id, so the
+// person approves exactly the request they were shown. ask is non-nil
+// when the call waits for the answer; out.RequestID is then the token
+// the retry must echo.
+func (s *Server) elicited(ctx context.Context, p *mcp.CallToolParamsRaw, in Input) (out Output, ask mcp.InputRequestMap, err error) {
+	var approve, deny []string
+	if p.RequestState != "" {
+		prev, ok := s.deferred.take(p.RequestState)
+		if !ok || prev.in != in {
+			return Output{}, nil, errors.New("this call answers no request that is waiting (it was answered already, or it expired)")
+		}
+		var why string
+		approve, deny, why = answer(p.InputResponses, prev.request.ID)
+		if why != "" && prev.request.Kind == approval.KindEscalation {
+			// The command ran once already, unescalated: that run's
+			// result stands, with the escalation refused.
+			prev.out.Approval = gate.ApprovalResult{By: "elicitation", Outcome: approval.Denied, Reason: why}
+			return prev.out, nil, nil
+		}
+	}
+	out, res, err := s.run(ctx, in, approval.DeferApprover{}, "elicitation", approve, deny)
+	if err != nil || res == nil {
+		return out, nil, err
+	}
+	if out.Approval.By == "defer" {
+		// Resumed by the answer given at the client.
+		out.Approval.By = "elicitation"
+	}
+	if res.Approval.Outcome != gate.Deferred || res.Request == nil {
+		return out, nil, nil
+	}
+	token, err := s.deferred.add(pending{in: in, request: res.Request, out: out})
+	if err != nil {
+		return out, nil, err
+	}
+	out.RequestID = token
+	return out, question(res.Request), nil
+}
+
+// run carries one call through the engine, asking approver (nil: the
+// configured one), resuming with approve and deny.
+func (s *Server) run(ctx context.Context, in Input, approver gate.Approver, approverID string, approve, deny []string) (Output, *gate.Result, error) {
 	out := Output{Reasons: []string{}, Layers: []string{}, Denials: []sandbox.Denial{}}
 	switch {
 	case strings.TrimSpace(in.Command) == "":
-		return out, errors.New("command is empty")
+		return out, nil, errors.New("command is empty")
 	case strings.ContainsRune(in.Command, 0):
-		return out, errors.New("command holds a NUL byte")
+		return out, nil, errors.New("command holds a NUL byte")
 	case in.Timeout < 0:
-		return out, fmt.Errorf("timeout %v: want a positive number of seconds", in.Timeout)
+		return out, nil, fmt.Errorf("timeout %v: want a positive number of seconds", in.Timeout)
 	}
 	cwd := in.Cwd
 	if cwd == "" {
@@ -150,13 +210,13 @@ func (s *Server) run(ctx context.Context, ss *mcp.ServerSession, in Input) (Outp
 	}
 	pl, err := gate.ResolvePlace(cwd, s.opts.Workspace)
 	if err != nil {
-		return out, err
+		return out, nil, err
 	}
 	req := gate.Request{Argv: []string{in.Command}, Shell: true, Cwd: pl.Cwd, Env: s.opts.Env,
 		Timeout: time.Duration(in.Timeout * float64(time.Second))}
 	chk, err := s.opts.Gate.Check(ctx, req)
 	if err != nil {
-		return out, err
+		return out, nil, err
 	}
 	out.Decision, out.Action = chk.Decision.String(), string(chk.Action)
 	for _, r := range chk.Reasons {
@@ -165,9 +225,10 @@ func (s *Server) run(ctx context.Context, ss *mcp.ServerSession, in Input) (Outp
 	if why := integrations.SelfInvocation(in.Command, chk, s.opts.Exe); why != "" {
 		out.Action = string(gate.ActionDeny)
 		out.Approval = gate.ApprovalResult{By: "policy", Outcome: approval.Denied, Reason: why}
-		return out, nil
+		return out, nil, nil
 	}
-	req.Approver, req.ApproverID = s.approver(ss)
+	req.Approver, req.ApproverID = approver, approverID
+	req.Approve, req.Deny = approve, deny
 	stdout, stderr := newBounded(s.opts.MaxOutput), newBounded(s.opts.MaxOutput)
 	req.Stdout, req.Stderr = stdout, stderr
 	res, err := s.opts.Gate.Run(ctx, req)
@@ -176,19 +237,16 @@ func (s *Server) run(ctx context.Context, ss *mcp.ServerSession, in Input) (Outp
 	if res != nil {
 		fill(&out, res)
 	}
-	return out, err
+	return out, res, err
 }
 
-// approver is who is asked for a call on ss: the client's user when the
-// client can elicit; else the configured approver when it is an exec
-// approver (a program answering for a person); else nobody — a tty
-// prompt would write over the client's own screen, and a deferred
-// request could only be resumed by the model.
-func (s *Server) approver(ss *mcp.ServerSession) (gate.Approver, string) {
-	switch {
-	case ss != nil && supportsElicitation(ss):
-		return elicitor{ss}, "elicitation"
-	case s.opts.Gate.ApproverName() == "exec":
+// approver is who is asked for a client that cannot elicit: the
+// configured approver when it is an exec approver (a program answering
+// for a person); else nobody — a tty prompt would write over the
+// client's own screen, and a deferred request could only be resumed by
+// the model.
+func (s *Server) approver() (gate.Approver, string) {
+	if s.opts.Gate.ApproverName() == "exec" {
 		return nil, ""
 	}
 	return approval.DenyApprover{}, "deny"
