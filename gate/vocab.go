@@ -49,3 +49,6 @@ const (
 	ActionAsk  = approval.Ask
 	ActionDeny = approval.Deny
 )
+
+// CheckSessionID checks the syntax of a session id (--session).
+func CheckSessionID(id string) error { return approval.CheckSessionID(id) }

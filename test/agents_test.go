@@ -195,6 +195,18 @@ func TestMCPElicitation(t *testing.T) {
 		t.Errorf("escalation question %q", last)
 	}
 
+	// A prompted command the sandbox then stops asks twice, and runs
+	// escalated with both answers.
+	second := filepath.Join(outside, "second")
+	asked := len(c.elicited)
+	out = c.call(t, map[string]any{"command": "printf x > " + second})
+	if !out.Ran || !out.Escalated || len(c.elicited) != asked+2 {
+		t.Errorf("prompt then escalation (%d questions): %+v", len(c.elicited)-asked, out)
+	}
+	if b, err := os.ReadFile(second); err != nil || string(b) != "x" {
+		t.Errorf("the escalated re-run wrote %q, %v", b, err)
+	}
+
 	approve = func(string) *mcp.ElicitResult { return &mcp.ElicitResult{Action: "decline"} }
 	out = c.call(t, map[string]any{"command": "printf 'no\\n'"})
 	if out.Ran || out.Approval.Outcome != "denied" {

@@ -103,6 +103,10 @@ func handle(ctx context.Context, cfg Config, in io.Reader) (Answer, error) {
 	if err != nil {
 		return Answer{}, err
 	}
+	// The rewritten run takes it as --session, which must accept it.
+	if err := gate.CheckSessionID(ev.SessionID); err != nil {
+		return Answer{}, fmt.Errorf("session_id: %w", err)
+	}
 	pl, err := gate.ResolvePlace(ev.Cwd, "")
 	if err != nil {
 		return Answer{}, err

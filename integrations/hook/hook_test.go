@@ -206,6 +206,7 @@ func TestHandleFailsClosed(t *testing.T) {
 		"command empty":       strings.Replace(good, `"command":"make"`, `"command":"  "`, 1),
 		"command with NUL":    strings.Replace(good, `"command":"make"`, `"command":"make\u0000 x"`, 1),
 		"cwd missing on disk": strings.Replace(good, e.ws, filepath.Join(e.ws, "gone"), 1),
+		"session id a path":   strings.Replace(good, `"session_id":"`, `"session_id":"../`, 1),
 	}
 	for name, in := range cases {
 		t.Run(name, func(t *testing.T) {

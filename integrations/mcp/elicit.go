@@ -99,6 +99,10 @@ func describe(r *approval.Request) string {
 type pending struct {
 	in      Input
 	request *approval.Request
+	// approved are the approvals given in the earlier rounds: a call
+	// approved and then stopped by the sandbox asks again for the
+	// escalation, and its next run needs both.
+	approved []string
 	// out is the deferred round's result, returned as denied when the
 	// user refuses an escalation: re-running would run the command
 	// unescalated once more.

@@ -13,6 +13,7 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -164,6 +165,7 @@ func (s *Server) elicited(ctx context.Context, p *mcp.CallToolParamsRaw, in Inpu
 		}
 		var why string
 		approve, deny, why = answer(p.InputResponses, prev.request.ID)
+		approve = append(slices.Clip(prev.approved), approve...)
 		if why != "" && prev.request.Kind == approval.KindEscalation {
 			// The command ran once already, unescalated: that run's
 			// result stands, with the escalation refused.
@@ -182,7 +184,7 @@ func (s *Server) elicited(ctx context.Context, p *mcp.CallToolParamsRaw, in Inpu
 	if res.Approval.Outcome != gate.Deferred || res.Request == nil {
 		return out, nil, nil
 	}
-	token, err := s.deferred.add(pending{in: in, request: res.Request, out: out})
+	token, err := s.deferred.add(pending{in: in, request: res.Request, approved: approve, out: out})
 	if err != nil {
 		return out, nil, err
 	}
