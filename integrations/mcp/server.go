@@ -127,12 +127,13 @@ func (s *Server) runCommand(ctx context.Context, req *mcp.CallToolRequest, in In
 	s.calls.Add(1)
 	defer s.calls.Done()
 	var (
-		out Output
-		ask mcp.InputRequestMap
-		err error
+		out   Output
+		ask   mcp.InputRequestMap
+		state string
+		err   error
 	)
 	if req.Session != nil && supportsElicitation(req.Session) {
-		out, ask, err = s.elicited(ctx, req.Params, in)
+		out, ask, state, err = s.elicited(ctx, req.Params, in)
 	} else {
 		approver, id := s.approver()
 		out, _, err = s.run(ctx, in, approver, id, nil, nil)
@@ -142,7 +143,7 @@ func (s *Server) runCommand(ctx context.Context, req *mcp.CallToolRequest, in In
 		out.Error = err.Error()
 		return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: "gatedexec: " + err.Error()}}}, out, nil
 	case ask != nil:
-		return &mcp.CallToolResult{InputRequests: ask, RequestState: out.RequestID}, out, nil
+		return &mcp.CallToolResult{InputRequests: ask, RequestState: state}, out, nil
 	}
 	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: summary(out)}}}, out, nil
 }
@@ -154,14 +155,14 @@ func (s *Server) runCommand(ctx context.Context, req *mcp.CallToolRequest, in In
 // elicitation/create for a client of an older protocol); the client's
 // retry carries the answer, which resumes the request by its id, so the
 // person approves exactly the request they were shown. ask is non-nil
-// when the call waits for the answer; out.RequestID is then the token
-// the retry must echo.
-func (s *Server) elicited(ctx context.Context, p *mcp.CallToolParamsRaw, in Input) (out Output, ask mcp.InputRequestMap, err error) {
+// when the call waits for the answer; state is then the token the retry
+// must echo.
+func (s *Server) elicited(ctx context.Context, p *mcp.CallToolParamsRaw, in Input) (out Output, ask mcp.InputRequestMap, state string, err error) {
 	var approve, deny []string
 	if p.RequestState != "" {
 		prev, ok := s.deferred.take(p.RequestState)
 		if !ok || prev.in != in {
-			return Output{}, nil, errors.New("this call answers no request that is waiting (it was answered already, or it expired)")
+			return Output{}, nil, "", errors.New("this call answers no request that is waiting (it was answered already, or it expired)")
 		}
 		var why string
 		approve, deny, why = answer(p.InputResponses, prev.request.ID)
@@ -170,26 +171,25 @@ func (s *Server) elicited(ctx context.Context, p *mcp.CallToolParamsRaw, in Inpu
 			// The command ran once already, unescalated: that run's
 			// result stands, with the escalation refused.
 			prev.out.Approval = gate.ApprovalResult{By: "elicitation", Outcome: approval.Denied, Reason: why}
-			return prev.out, nil, nil
+			return prev.out, nil, "", nil
 		}
 	}
 	out, res, err := s.run(ctx, in, approval.DeferApprover{}, "elicitation", approve, deny)
 	if err != nil || res == nil {
-		return out, nil, err
+		return out, nil, "", err
 	}
 	if out.Approval.By == "defer" {
 		// Resumed by the answer given at the client.
 		out.Approval.By = "elicitation"
 	}
 	if res.Approval.Outcome != gate.Deferred || res.Request == nil {
-		return out, nil, nil
+		return out, nil, "", nil
 	}
 	token, err := s.deferred.add(pending{in: in, request: res.Request, approved: approve, out: out})
 	if err != nil {
-		return out, nil, err
+		return out, nil, "", err
 	}
-	out.RequestID = token
-	return out, question(res.Request), nil
+	return out, question(res.Request), token, nil
 }
 
 // run carries one call through the engine, asking approver (nil: the
