@@ -102,7 +102,7 @@ func (g *Gate) Register(_ context.Context, req Request) (*Registration, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := atomicfile.Write(filepath.Join(dir, id+".json"), b, false); err != nil {
+	if err := atomicfile.Write(preapprovalPath(dir, id, req.Session), b, false); err != nil {
 		return nil, fmt.Errorf("registering request %s: %w", id, err)
 	}
 	reg.RequestID = id
@@ -113,6 +113,13 @@ func (g *Gate) Register(_ context.Context, req Request) (*Registration, error) {
 // directory, which every sandboxed command sees read-only (controlPaths).
 func preapprovedDir(st *state) string {
 	return filepath.Join(st.layers.Dirs.State, "preapproved")
+}
+
+// preapprovalPath names the registration of request id for session: one
+// per session, so that two sessions asking about the same command do not
+// replace each other's. A session id is one file name (CheckSessionID).
+func preapprovalPath(dir, id, session string) string {
+	return filepath.Join(dir, id+"-"+session+".json")
 }
 
 // claimPreapproved reports whether the request id was registered for
@@ -126,7 +133,7 @@ func (o *call) claimPreapproved(id string) bool {
 	if o.PreapprovedDir == "" || o.SessionID == "" || len(id) != approval.RequestIDLen || owndir.Check(o.PreapprovedDir) != nil {
 		return false
 	}
-	path := filepath.Join(o.PreapprovedDir, id+".json")
+	path := preapprovalPath(o.PreapprovedDir, id, o.SessionID)
 	p, err := readPreapproval(path)
 	if err != nil {
 		return false

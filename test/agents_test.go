@@ -387,6 +387,22 @@ func TestHookRewriteRunsSandboxed(t *testing.T) {
 	if decision != "ask" {
 		t.Fatalf("prompted command: %s", decision)
 	}
+	// A gatedexec inside the sandbox cannot claim the registration: the
+	// state directory is read-only there. (The outer profile keeps the
+	// host's /tmp, where the fixture's state and rules are.)
+	hostTmp := filepath.Join(f.dir, "host-tmp.toml")
+	mustWrite(t, hostTmp, "extends = \"workspace-write\"\n[filesystem]\nprivate_tmp = false\n")
+	nested := exec.Command(gatedexecBin, "run", "-p", hostTmp, "--approval-policy", "never", "--", "bash", "-c", rewritten+" </dev/null")
+	// Without an audit log, which the sandbox keeps read-only too.
+	for _, kv := range f.env {
+		if !strings.HasPrefix(kv, "GATEDEXEC_AUDIT_LOG=") {
+			nested.Env = append(nested.Env, kv)
+		}
+	}
+	nested.Dir = f.ws
+	if out, err := nested.CombinedOutput(); exitOf(t, err) != 77 || !strings.Contains(string(out), "needs approval") || strings.Contains(string(out), "approved\n") {
+		t.Errorf("a sandboxed gatedexec: exit %d, %q; want its own approver's refusal (77)", exitOf(t, err), out)
+	}
 	sh = exec.Command("bash", "-c", rewritten+" </dev/null")
 	sh.Env, sh.Dir = f.env, f.ws
 	if out, err := sh.Output(); err != nil || string(out) != "approved\n" {
