@@ -90,11 +90,19 @@ type Session struct {
 	lock string
 }
 
+// CheckSessionID returns ErrSessionID unless id is a valid session id.
+func CheckSessionID(id string) error {
+	if !validSessionID().MatchString(id) || id == "." || id == ".." {
+		return fmt.Errorf("%w %q (want 1-128 of A-Z a-z 0-9 . _ -)", ErrSessionID, id)
+	}
+	return nil
+}
+
 // OpenSession returns the session id stored under dir, creating dir
 // (mode 0700) as needed. Nothing is read until Has or Add.
 func OpenSession(dir, id string) (*Session, error) {
-	if !validSessionID().MatchString(id) || id == "." || id == ".." {
-		return nil, fmt.Errorf("%w %q (want 1-128 of A-Z a-z 0-9 . _ -)", ErrSessionID, id)
+	if err := CheckSessionID(id); err != nil {
+		return nil, err
 	}
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, fmt.Errorf("session store: %w", err)

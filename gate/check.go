@@ -36,7 +36,11 @@ func (g *Gate) Check(_ context.Context, req Request) (*CheckResult, error) {
 	if _, err := g.place(req); err != nil {
 		return nil, err
 	}
-	ev := st.policy.Evaluate(req.Argv, evalOptions(req))
+	return st.checkResult(st.policy.Evaluate(req.Argv, evalOptions(req))), nil
+}
+
+// checkResult is the CheckResult of ev under this state's approval policy.
+func (st *state) checkResult(ev execpolicy.Evaluation) *CheckResult {
 	out := &CheckResult{
 		Decision:     ev.Decision,
 		MatchedRules: execpolicy.CodexRules(ev.Matched),
@@ -54,7 +58,7 @@ func (g *Gate) Check(_ context.Context, req Request) (*CheckResult, error) {
 		}
 		out.Commands = append(out.Commands, CheckedCommand{Argv: argv, MatchedRules: execpolicy.CodexRules(c.Matches), Decision: c.Decision})
 	}
-	return out, nil
+	return out
 }
 
 // CheckCodex prints what `codex execpolicy check` prints for argv: Codex

@@ -104,7 +104,16 @@ type Request struct {
 	// control on a terminal, on to the command (sandbox.Command): the CLI
 	// sets it; a library caller ends the command through Run's context.
 	ForwardSignals bool
+	// Approver, when set, is asked for this request instead of the
+	// configured approver (the MCP server asks its client's user through
+	// elicitation); ApproverID names it in results and the audit log.
+	Approver   Approver
+	ApproverID string
 }
+
+// Approver answers approval requests (DESIGN §4); a front end with its
+// own way to ask a person passes one in Request.Approver.
+type Approver = approval.Approver
 
 // Gate serves requests from one configuration; it is safe for
 // concurrent use. Close it to close its audit log.
@@ -169,6 +178,12 @@ func (g *Gate) Refused() string {
 func (g *Gate) ApproverOrigin() string {
 	st := g.state.Load()
 	return st.approverSetting(g).from
+}
+
+// ApproverName is the configured approver's kind: "tty", "exec", "deny"
+// or "defer".
+func (g *Gate) ApproverName() string {
+	return approverName(g.state.Load().approverSetting(g).value)
 }
 
 // Reload reads the configuration again and puts it in force for the

@@ -31,6 +31,9 @@ type call struct {
 	// that a host resuming one by its id gets the escalated run at once
 	// instead of a first, unescalated run of the command again.
 	DeferredDir string
+	// PreapprovedDir holds the requests Register registered (see
+	// claimPreapproved).
+	PreapprovedDir string
 
 	// Profile resolves a profile name or file; DefaultProfile is used when
 	// no allow rule names one.
@@ -156,7 +159,13 @@ func (o *call) run(ctx context.Context) (*Result, error) {
 		rec.Action, rec.Approver, rec.Outcome, rec.Reason = string(approval.Deny), "managed", approval.Denied, why
 		return res, o.audit(rec)
 	}
-	res.Approval, err = o.settle(ctx, action, ev, &req, o.Approve, o.Deny)
+	if action == approval.Ask && len(approval.Naming(o.Deny, req.ID)) == 0 && o.claimPreapproved(req.ID) {
+		// The person approved at the agent's prompt that Register
+		// answered "ask" for (see Gate.Register).
+		res.Approval = ApprovalResult{By: "hook", Outcome: approval.Approved, Reason: "approved at the agent's prompt"}
+	} else {
+		res.Approval, err = o.settle(ctx, action, ev, &req, o.Approve, o.Deny)
+	}
 	if err != nil {
 		return nil, o.unsettled(rec, res.Approval, err)
 	}

@@ -196,15 +196,16 @@ func (st *state) call(g *Gate, req Request) (*call, error) {
 	if err != nil {
 		return nil, err
 	}
-	approver := rp.approver
+	approver, approverID := rp.approver, rp.approverID
+	if req.Approver != nil {
+		approver, approverID = req.Approver, req.ApproverID
+	}
 	if ea, ok := approver.(*approval.ExecApprover); ok && req.Timeout > 0 && req.Timeout < rp.timeout {
 		// A caller's budget for the run bounds the wait for an answer too.
 		cp := *ea
 		cp.Timeout = req.Timeout
 		approver = &cp
 	}
-	loader := *st.profiles
-	loader.Vars.Cwd = pl.Cwd
 	def := st.defaultProfile
 	req.Cwd, req.Workspace = pl.Cwd, pl.Workspace
 	amend := userRulesFile(st.layers.Dirs)
@@ -215,18 +216,11 @@ func (st *state) call(g *Gate, req Request) (*call, error) {
 	o := &call{
 		Request: req,
 		Policy:  st.policy, EvalOpts: evalOptions(req),
-		Approval: st.approval, Approver: serialApprover{&g.ask, approver}, ApproverID: rp.approverID,
-		AmendFile:   amend,
-		DeferredDir: st.layers.Dirs.Deferred(),
-		Profile: func(name string) (*sandbox.Profile, error) {
-			p, err := loader.Resolve(name)
-			if err != nil && name == def.value {
-				// Always ErrConfig, a flag too: it names a profile
-				// file or layer that is wrong.
-				err = fmt.Errorf("%s: %w", def.from, err)
-			}
-			return p, err
-		},
+		Approval: st.approval, Approver: serialApprover{&g.ask, approver}, ApproverID: approverID,
+		AmendFile:      amend,
+		DeferredDir:    st.layers.Dirs.Deferred(),
+		PreapprovedDir: preapprovedDir(st),
+		Profile:        st.profileFunc(pl),
 		DefaultProfile: def.value,
 		Runner:         g.runner,
 		Audit:          rp.audit,
@@ -251,6 +245,22 @@ func (st *state) call(g *Gate, req Request) (*call, error) {
 		return nil, err
 	}
 	return o, nil
+}
+
+// profileFunc resolves profiles for a request at pl, as run does.
+func (st *state) profileFunc(pl Place) func(string) (*sandbox.Profile, error) {
+	loader := *st.profiles
+	loader.Vars.Cwd = pl.Cwd
+	def := st.defaultProfile
+	return func(name string) (*sandbox.Profile, error) {
+		p, err := loader.Resolve(name)
+		if err != nil && name == def.value {
+			// Always ErrConfig, a flag too: it names a profile
+			// file or layer that is wrong.
+			err = fmt.Errorf("%s: %w", def.from, err)
+		}
+		return p, err
+	}
 }
 
 // approverName is the approver's name as results record it.

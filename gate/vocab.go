@@ -42,3 +42,13 @@ func Interactive(stdin, stderr *os.File) bool {
 // DefaultProfile is the profile a command runs in when neither a rule
 // nor the configuration names one.
 const DefaultProfile = profiles.DefaultProfile
+
+// The actions of DESIGN §4 that a front end answers by.
+const (
+	ActionRun  = approval.Run
+	ActionAsk  = approval.Ask
+	ActionDeny = approval.Deny
+)
+
+// CheckSessionID checks the syntax of a session id (--session).
+func CheckSessionID(id string) error { return approval.CheckSessionID(id) }

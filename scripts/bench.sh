@@ -9,8 +9,13 @@
 #      the equivalent policies (--unshare-pid --proc /proc),
 #      gatedexec run and check with a 1000-rule file (warm rules cache,
 #      then uncached), and codex execpolicy check where it is installed.
-#   3. Peak RSS of gatedexec.
-#   4. gatedexec audit --summary over 1 000 000 records: time and peak RSS.
+#   3. The agent front ends: `gatedexec hook claude-code` on the 1000-rule
+#      file beside `gatedexec check` of the same script (hyperfine), and
+#      the per-command cost of /bin/true through the warm MCP server beside
+#      bare /bin/true, `gatedexec sandbox` and a one-shot `gatedexec run`
+#      (Go benchmarks in test/, against this build).
+#   4. Peak RSS of gatedexec.
+#   5. gatedexec audit --summary over 1 000 000 records: time and peak RSS.
 # Medians, the ratios issue 17 sets targets for (with the floor beside
 # each one not met) are printed at the end and kept in bench/results/.
 set -euo pipefail
@@ -141,6 +146,24 @@ hyperfine -N --warmup 2 --runs "${WLRUNS:-10}" --export-json "$out/wl-commit.jso
 	-n commit1000-bare "sh -c '$commit'" \
 	-n commit1000-gatedexec "$gx sh -c '$commit'" \
 	-n commit1000-bwrap "$bw -- sh -c '$commit'"
+
+echo "== agent front ends"
+# The event as Claude Code sends it; hyperfine 1.15 has no --input, so both
+# commands go through its shell, whose start it subtracts.
+printf '{"session_id":"bench","cwd":"%s","permission_mode":"default","hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"git status && make test"}}' "$ws" >"$tmp/event.json"
+(cd "$ws" && hyperfine --warmup 30 --runs "$runs" --export-json "$out/hyperfine-hook.json" \
+	-n hook-1000-rules "$bin hook claude-code -r $tmp/1000.rules < $tmp/event.json" \
+	-n check-shell-1000-rules "$bin check --shell -r $tmp/1000.rules -- 'git status && make test'")
+GATEDEXEC_BIN=$bin go test -run '^$' -bench 'BenchmarkAgent' -benchtime "${AGENTRUNS:-300}x" -count 1 ./test/ | tee "$out/go-bench-agents.txt"
+python3 - "$out/hyperfine-hook.json" "$out/go-bench-agents.txt" <<'PY' | tee "$out/agents.txt"
+import json, re, sys
+med = {x["command"]: x["median"] * 1000 for x in json.load(open(sys.argv[1]))["results"]}
+print(f"hook on 1000 rules {med['hook-1000-rules']:.3f} ms (target < 10 ms), check {med['check-shell-1000-rules']:.3f} ms")
+ns = {m.group(1): float(m.group(2)) / 1e6 for m in re.finditer(r"BenchmarkAgentTrue/(\S+?)-\d+\s+\d+\s+([\d.]+) ns/op", open(sys.argv[2]).read())}
+if ns:
+    print("/bin/true: " + ", ".join(f"{k} {v:.2f} ms" for k, v in ns.items()))
+    print(f"mcp-warm / run-oneshot: {ns['mcp-warm'] / ns['run-oneshot']:.2f}x (target <= 0.5x)")
+PY
 
 echo "== peak RSS"
 for c in "sandbox -p workspace-write -- /bin/true" "run -r $tmp/1000.rules -- /bin/true" "check -r $tmp/1000.rules -- git status"; do

@@ -201,7 +201,7 @@ type gateFixture struct {
 	env       []string
 }
 
-func newGateFixture(t *testing.T, rules string) gateFixture {
+func newGateFixture(t testing.TB, rules string) gateFixture {
 	t.Helper()
 	dir, err := filepath.EvalSymlinks(t.TempDir())
 	if err != nil {

@@ -68,6 +68,9 @@ func newRootCmd() *cobra.Command {
 		newRunCmd(),
 		newTrustCmd(),
 		newVersionCmd(),
+		newHookCmd(),
+		newHooksCmd(),
+		newMCPCmd(),
 	)
 	return root
 }

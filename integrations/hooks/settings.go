@@ -1,0 +1,279 @@
+// Package hooks wires `gatedexec hook` into an agent's settings file:
+// Claude Code's settings.json and Codex's hooks.json, which share one
+// shape, {"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [{"type":
+// "command", "command": "..."}]}]}}. The file is merged (everything else
+// in it is kept, in its order), the edit is idempotent and atomic, and
+// the previous file is kept beside it as FILE.bak.
+package hooks
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/gatedexec/gatedexec/approval"
+	"github.com/gatedexec/gatedexec/gate"
+	"github.com/gatedexec/gatedexec/integrations/hook"
+	"github.com/gatedexec/gatedexec/internal/atomicfile"
+)
+
+// maxSettings bounds a settings file read.
+const maxSettings = 16 << 20
+
+// Scope is whose settings are edited.
+type Scope string
+
+// The scopes: the user's own settings, or the project's (committed with it).
+const (
+	User    Scope = "user"
+	Project Scope = "project"
+)
+
+// Target is one settings file and the hook command it should run.
+type Target struct {
+	Agent hook.Agent
+	// Path is the settings file.
+	Path string
+	// Command is the hook's command line.
+	Command string
+}
+
+// SettingsPath returns the agent's settings file for scope: Claude Code's
+// ~/.claude/settings.json ($CLAUDE_CONFIG_DIR/settings.json) or
+// PROJECT/.claude/settings.json; Codex's ~/.codex/hooks.json
+// ($CODEX_HOME/hooks.json) or PROJECT/.codex/hooks.json.
+func SettingsPath(agent hook.Agent, scope Scope, getenv func(string) string, project string) (string, error) {
+	home := getenv("HOME")
+	switch {
+	case agent == hook.ClaudeCode && scope == Project:
+		return filepath.Join(project, ".claude", "settings.json"), nil
+	case agent == hook.Codex && scope == Project:
+		return filepath.Join(project, ".codex", "hooks.json"), nil
+	case agent == hook.ClaudeCode && getenv("CLAUDE_CONFIG_DIR") != "":
+		return filepath.Join(getenv("CLAUDE_CONFIG_DIR"), "settings.json"), nil
+	case agent == hook.Codex && getenv("CODEX_HOME") != "":
+		return filepath.Join(getenv("CODEX_HOME"), "hooks.json"), nil
+	case home == "":
+		return "", errors.New("HOME is not set: cannot find the user's settings")
+	case agent == hook.ClaudeCode:
+		return filepath.Join(home, ".claude", "settings.json"), nil
+	}
+	return filepath.Join(home, ".codex", "hooks.json"), nil
+}
+
+// Result says what an edit did.
+type Result struct {
+	// Content is the file as it is after the edit (or would be, for
+	// Print).
+	Content []byte
+	// Changed is false when the file already said what was asked.
+	Changed bool
+	// Backup is where the previous file was kept; "" when none was.
+	Backup string
+}
+
+// Install adds the hook to the target's file, replacing any gatedexec
+// hook already there.
+func Install(t Target) (*Result, error) { return t.edit(true, true) }
+
+// Uninstall removes every gatedexec hook from the target's file.
+func Uninstall(t Target) (*Result, error) { return t.edit(false, true) }
+
+// Print returns what Install would write, and writes nothing.
+func Print(t Target) (*Result, error) { return t.edit(true, false) }
+
+func (t Target) edit(install, write bool) (*Result, error) {
+	old, exists, err := readSettings(t.Path)
+	if err != nil {
+		return nil, err
+	}
+	if !exists && !install {
+		return &Result{}, nil
+	}
+	top := newObject()
+	if exists && len(bytes.TrimSpace(old)) > 0 {
+		if top, err = parseObject(old, 0); err != nil {
+			return nil, t.syntax(old, err)
+		}
+	}
+	if err := t.merge(top, old, install); err != nil {
+		return nil, err
+	}
+	raw, err := top.MarshalJSON()
+	if err != nil {
+		return nil, err
+	}
+	var content bytes.Buffer
+	if err := json.Indent(&content, raw, "", "  "); err != nil {
+		return nil, err
+	}
+	content.WriteByte('\n')
+	res := &Result{Content: content.Bytes(), Changed: !bytes.Equal(content.Bytes(), old)}
+	if !write || !res.Changed {
+		return res, nil
+	}
+	if err := os.MkdirAll(filepath.Dir(t.Path), 0o700); err != nil {
+		return nil, fmt.Errorf("%s: %w", t.Path, err)
+	}
+	if exists {
+		res.Backup = t.Path + ".bak"
+		if err := atomicfile.Write(res.Backup, old, true); err != nil {
+			return nil, fmt.Errorf("keeping the previous %s: %w", t.Path, err)
+		}
+	}
+	if err := atomicfile.Write(t.Path, res.Content, true); err != nil {
+		return nil, fmt.Errorf("%s: %w", t.Path, err)
+	}
+	return res, nil
+}
+
+// merge removes gatedexec's hooks from top's hooks.PreToolUse and, to
+// install, appends the target's.
+func (t Target) merge(top *object, data []byte, install bool) error {
+	hooksObj := newObject()
+	if raw, ok := top.vals["hooks"]; ok {
+		var err error
+		if hooksObj, err = parseObject(raw, top.at["hooks"]); err != nil {
+			return t.typeError(data, top.at["hooks"], `"hooks" must be an object`)
+		}
+	}
+	var groups []json.RawMessage
+	if raw, ok := hooksObj.vals["PreToolUse"]; ok {
+		if err := json.Unmarshal(raw, &groups); err != nil {
+			return t.typeError(data, hooksObj.at["PreToolUse"], `"hooks.PreToolUse" must be an array`)
+		}
+	}
+	kept := groups[:0:0]
+	for _, g := range groups {
+		ng, keep, err := withoutOurs(g)
+		if err != nil {
+			return t.typeError(data, hooksObj.at["PreToolUse"], err.Error())
+		}
+		if keep {
+			kept = append(kept, ng)
+		}
+	}
+	if install {
+		ours, err := json.Marshal(map[string]any{
+			"matcher": "Bash",
+			"hooks":   []map[string]string{{"type": "command", "command": t.Command}},
+		})
+		if err != nil {
+			return err
+		}
+		kept = append(kept, ours)
+	}
+	switch {
+	case len(kept) > 0:
+		b, err := json.Marshal(kept)
+		if err != nil {
+			return err
+		}
+		hooksObj.set("PreToolUse", b)
+	default:
+		hooksObj.del("PreToolUse")
+	}
+	if len(hooksObj.keys) == 0 {
+		top.del("hooks")
+		return nil
+	}
+	b, err := hooksObj.MarshalJSON()
+	if err != nil {
+		return err
+	}
+	top.set("hooks", b)
+	return nil
+}
+
+// withoutOurs returns the matcher group g without gatedexec's handlers,
+// and whether anything is left of it. A group that held none is returned
+// as it was.
+func withoutOurs(g json.RawMessage) (json.RawMessage, bool, error) {
+	grp, err := parseObject(g, 0)
+	if err != nil {
+		return nil, false, errors.New(`each entry of "hooks.PreToolUse" must be an object`)
+	}
+	var handlers []json.RawMessage
+	if raw, ok := grp.vals["hooks"]; ok {
+		if err := json.Unmarshal(raw, &handlers); err != nil {
+			return nil, false, errors.New(`the "hooks" of each PreToolUse entry must be an array`)
+		}
+	}
+	var kept []json.RawMessage
+	for _, h := range handlers {
+		var hd struct {
+			Type    string `json:"type"`
+			Command string `json:"command"`
+		}
+		if json.Unmarshal(h, &hd) == nil && hd.Type == "command" && IsOurs(hd.Command) {
+			continue
+		}
+		kept = append(kept, h)
+	}
+	if len(kept) == len(handlers) {
+		return g, true, nil
+	}
+	if len(kept) == 0 {
+		return nil, false, nil
+	}
+	b, err := json.Marshal(kept)
+	if err != nil {
+		return nil, false, err
+	}
+	grp.set("hooks", b)
+	out, err := grp.MarshalJSON()
+	return out, true, err
+}
+
+// IsOurs reports whether a hook command line runs `gatedexec hook`.
+func IsOurs(command string) bool {
+	words, err := approval.SplitCommand(command)
+	return err == nil && len(words) >= 2 && filepath.Base(words[0]) == "gatedexec" && words[1] == "hook"
+}
+
+// readSettings reads the settings file; a missing file is no error.
+func readSettings(path string) ([]byte, bool, error) {
+	f, err := os.Open(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, false, nil
+	}
+	if err != nil {
+		return nil, false, fmt.Errorf("%s: %w", path, err)
+	}
+	defer f.Close()
+	if st, err := f.Stat(); err != nil || !st.Mode().IsRegular() {
+		return nil, false, fmt.Errorf("%w: %s: not a regular file", gate.ErrConfig, path)
+	}
+	b, err := io.ReadAll(io.LimitReader(f, maxSettings+1))
+	if err != nil {
+		return nil, false, fmt.Errorf("%s: %w", path, err)
+	}
+	if len(b) > maxSettings {
+		return nil, false, fmt.Errorf("%w: %s: larger than %d bytes", gate.ErrConfig, path, maxSettings)
+	}
+	return b, true, nil
+}
+
+// syntax turns a parse error of the file into ErrConfig naming file:line:col.
+func (t Target) syntax(data []byte, err error) error {
+	var se *syntaxError
+	if errors.As(err, &se) {
+		return fmt.Errorf("%w: %w", gate.ErrConfig, positionError(t.Path, data, se.offset, "not valid JSON: "+se.msg))
+	}
+	return fmt.Errorf("%w: %s: not valid JSON: %w", gate.ErrConfig, t.Path, err)
+}
+
+// typeError is ErrConfig naming file:line:col of a value of the wrong type.
+func (t Target) typeError(data []byte, offset int64, msg string) error {
+	return fmt.Errorf("%w: %w", gate.ErrConfig, positionError(t.Path, data, offset, msg))
+}
+
+// Command is the hook command line for agent, running the gatedexec at exe.
+func Command(exe string, agent hook.Agent) string {
+	return "'" + strings.ReplaceAll(exe, "'", `'\''`) + "' hook " + string(agent)
+}

@@ -1,0 +1,236 @@
+package hooks
+
+import (
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/gatedexec/gatedexec/gate"
+	"github.com/gatedexec/gatedexec/integrations/hook"
+)
+
+const theirs = `{
+  "model": "opus",
+  "permissions": {"allow": ["Bash(npm test)"]},
+  "hooks": {
+    "PreToolUse": [
+      {"matcher": "Edit|Write", "hooks": [{"type": "command", "command": "prettier --check"}]},
+      {"matcher": "Bash", "hooks": [{"type": "command", "command": "/old/bin/gatedexec hook claude-code"}, {"type": "command", "command": "audit.sh"}]}
+    ],
+    "PostToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "log.sh"}]}]
+  },
+  "env": {"A": "1"}
+}
+`
+
+func target(t *testing.T, content string) Target {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), ".claude", "settings.json")
+	if content != "" {
+		if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte(content), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return Target{Agent: hook.ClaudeCode, Path: path, Command: Command("/usr/local/bin/gatedexec", hook.ClaudeCode)}
+}
+
+// settings is the part of a settings file the tests read.
+type settings struct {
+	Hooks map[string][]struct {
+		Matcher string
+		Hooks   []struct{ Type, Command string }
+	}
+}
+
+func read(t *testing.T, path string) (settings, string) {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var s settings
+	if err := json.Unmarshal(b, &s); err != nil {
+		t.Fatalf("%s: %v", path, err)
+	}
+	return s, string(b)
+}
+
+// commands lists the PreToolUse hook commands.
+func commands(s settings) []string {
+	var out []string
+	for _, g := range s.Hooks["PreToolUse"] {
+		for _, h := range g.Hooks {
+			out = append(out, g.Matcher+" "+h.Command)
+		}
+	}
+	return out
+}
+
+// Install merges: the user's keys (in their order) and hooks stay, a
+// gatedexec hook of another binary is replaced, and a second install
+// changes nothing; the previous file is kept.
+func TestInstallMerges(t *testing.T) {
+	tg := target(t, theirs)
+	res, err := Install(tg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !res.Changed || res.Backup != tg.Path+".bak" {
+		t.Fatalf("result %+v", res)
+	}
+	if b, _ := os.ReadFile(res.Backup); string(b) != theirs {
+		t.Errorf("backup holds %q, want the previous file", b)
+	}
+	s, text := read(t, tg.Path)
+	want := []string{"Edit|Write prettier --check", "Bash audit.sh", "Bash '/usr/local/bin/gatedexec' hook claude-code"}
+	if got := commands(s); strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("PreToolUse hooks:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	if len(s.Hooks["PostToolUse"]) != 1 {
+		t.Errorf("PostToolUse hooks lost: %s", text)
+	}
+	order := []string{`"model"`, `"permissions"`, `"hooks"`, `"env"`}
+	for i := 1; i < len(order); i++ {
+		if strings.Index(text, order[i-1]) > strings.Index(text, order[i]) {
+			t.Errorf("keys reordered: %s", text)
+		}
+	}
+	os.Remove(res.Backup)
+	again, err := Install(tg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if again.Changed || again.Backup != "" {
+		t.Errorf("second install: %+v", again)
+	}
+	if _, err := os.Stat(tg.Path + ".bak"); err == nil {
+		t.Error("an unchanged install wrote a backup")
+	}
+	if _, text2 := read(t, tg.Path); text2 != text {
+		t.Error("second install changed the file")
+	}
+}
+
+// Uninstall removes gatedexec's hooks only, and a file left without hooks
+// loses its empty "hooks".
+func TestUninstall(t *testing.T) {
+	tg := target(t, theirs)
+	if _, err := Uninstall(tg); err != nil {
+		t.Fatal(err)
+	}
+	s, _ := read(t, tg.Path)
+	if got := commands(s); strings.Join(got, ",") != "Edit|Write prettier --check,Bash audit.sh" {
+		t.Errorf("after uninstall: %q", got)
+	}
+	only := target(t, "")
+	if _, err := Install(only); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Uninstall(only); err != nil {
+		t.Fatal(err)
+	}
+	if _, text := read(t, only.Path); strings.TrimSpace(text) != "{}" {
+		t.Errorf("after install and uninstall in a new file: %s", text)
+	}
+	missing := target(t, "")
+	if res, err := Uninstall(missing); err != nil || res.Changed {
+		t.Errorf("uninstall without a file: %+v, %v", res, err)
+	}
+	if _, err := os.Stat(missing.Path); err == nil {
+		t.Error("uninstall created the file")
+	}
+}
+
+// Print writes nothing.
+func TestPrint(t *testing.T) {
+	tg := target(t, "")
+	res, err := Print(tg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(res.Content), `"matcher": "Bash"`) {
+		t.Errorf("print: %s", res.Content)
+	}
+	if _, err := os.Stat(tg.Path); err == nil {
+		t.Error("print wrote the file")
+	}
+}
+
+// A file that is not valid JSON, or whose hooks have the wrong shape, is
+// refused (ErrConfig) naming file:line:col, and left as it was.
+func TestRefusesBadSettings(t *testing.T) {
+	cases := []struct{ name, content, where string }{
+		{"syntax", "{\n  \"model\": \"opus\",\n  \"hooks\": {,}\n}\n", ":3:"},
+		{"truncated", "{\n  \"model\": \"opus\",\n", ":3:"},
+		{"not an object", "[1, 2]\n", ":1:"},
+		{"trailing", "{}\n{}\n", ":2:"},
+		{"hooks a list", "{\n  \"hooks\": []\n}\n", ":2:"},
+		{"PreToolUse an object", "{\n  \"hooks\": {\n    \"PreToolUse\": {}\n  }\n}\n", ":3:"},
+		{"group a string", "{\"hooks\": {\"PreToolUse\": [\"x\"]}}", ":1:"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			tg := target(t, c.content)
+			for _, edit := range []func(Target) (*Result, error){Install, Uninstall, Print} {
+				_, err := edit(tg)
+				if !errors.Is(err, gate.ErrConfig) || !strings.Contains(err.Error(), tg.Path+c.where) {
+					t.Errorf("error %v: want ErrConfig naming %s%s", err, tg.Path, c.where)
+				}
+			}
+			if b, _ := os.ReadFile(tg.Path); string(b) != c.content {
+				t.Error("a refused file was changed")
+			}
+		})
+	}
+}
+
+// Each agent and scope has its file.
+func TestSettingsPath(t *testing.T) {
+	env := map[string]string{"HOME": "/home/u"}
+	getenv := func(k string) string { return env[k] }
+	cases := []struct {
+		agent hook.Agent
+		scope Scope
+		want  string
+	}{
+		{hook.ClaudeCode, User, "/home/u/.claude/settings.json"},
+		{hook.ClaudeCode, Project, "/p/.claude/settings.json"},
+		{hook.Codex, User, "/home/u/.codex/hooks.json"},
+		{hook.Codex, Project, "/p/.codex/hooks.json"},
+	}
+	for _, c := range cases {
+		if got, err := SettingsPath(c.agent, c.scope, getenv, "/p"); err != nil || got != c.want {
+			t.Errorf("%s %s: %q, %v; want %q", c.agent, c.scope, got, err, c.want)
+		}
+	}
+	env["CODEX_HOME"], env["CLAUDE_CONFIG_DIR"] = "/c", "/cc"
+	if got, _ := SettingsPath(hook.Codex, User, getenv, ""); got != "/c/hooks.json" {
+		t.Errorf("CODEX_HOME: %s", got)
+	}
+	if got, _ := SettingsPath(hook.ClaudeCode, User, getenv, ""); got != "/cc/settings.json" {
+		t.Errorf("CLAUDE_CONFIG_DIR: %s", got)
+	}
+}
+
+// IsOurs knows gatedexec's hook command however it is quoted, and nothing else.
+func TestIsOurs(t *testing.T) {
+	for cmd, want := range map[string]bool{
+		"gatedexec hook claude-code":           true,
+		"'/opt/my dir/gatedexec' hook codex":   true,
+		"/usr/bin/gatedexec hook claude-code":  true,
+		"gatedexec run -- ls":                  false,
+		"my-gatedexec hook claude-code":        false,
+		"echo gatedexec hook":                  false,
+		"gatedexec hook claude-code $(whoami)": false,
+	} {
+		if IsOurs(cmd) != want {
+			t.Errorf("IsOurs(%q) = %v", cmd, !want)
+		}
+	}
+}

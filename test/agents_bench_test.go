@@ -1,0 +1,105 @@
+//go:build linux
+
+package test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// rules1000 is the 1 000-rule policy of scripts/bench.sh, plus the rules
+// the commands benchmarked here need.
+func rules1000() string {
+	progs := []string{"git", "npm", "cargo", "go", "make", "python3", "docker", "kubectl", "ls", "cat"}
+	var b strings.Builder
+	for i := range 1000 {
+		fmt.Fprintf(&b, "prefix_rule(pattern=[%q, \"sub%d\"], decision=%q)\n", progs[i%len(progs)], i, []string{"allow", "prompt", "forbidden"}[i%3])
+	}
+	b.WriteString(`prefix_rule(pattern=["true"], decision="allow")` + "\n")
+	b.WriteString(`prefix_rule(pattern=["/bin/true"], decision="allow")` + "\n")
+	return b.String()
+}
+
+// benchExec runs argv once per iteration, with stdin from a file when
+// given; a failure is fatal.
+func benchExec(b *testing.B, env []string, dir, stdin string, argv ...string) {
+	b.Helper()
+	for b.Loop() {
+		cmd := exec.Command(argv[0], argv[1:]...)
+		cmd.Env, cmd.Dir = env, dir
+		if stdin != "" {
+			f, err := os.Open(stdin)
+			if err != nil {
+				b.Fatal(err)
+			}
+			cmd.Stdin = f
+			defer f.Close()
+		}
+		if out, err := cmd.CombinedOutput(); err != nil {
+			b.Fatalf("%q: %v\n%s", argv, err, out)
+		}
+	}
+}
+
+// BenchmarkAgentHook is the hook's whole-process latency on a 1 000-rule
+// policy beside `gatedexec check` of the same command (the target: under
+// 10 ms).
+func BenchmarkAgentHook(b *testing.B) {
+	f := newGateFixture(b, rules1000())
+	ev, _ := json.Marshal(map[string]any{
+		"session_id": "bench", "cwd": f.ws, "permission_mode": "default", "hook_event_name": "PreToolUse",
+		"tool_name": "Bash", "tool_input": map[string]any{"command": "git status && make test"},
+	})
+	event := filepath.Join(f.dir, "event.json")
+	if err := os.WriteFile(event, ev, 0o644); err != nil {
+		b.Fatal(err)
+	}
+	b.Run("check", func(b *testing.B) {
+		benchExec(b, f.env, f.ws, "", gatedexecBin, "check", "--shell", "-r", f.rules, "--", "git status && make test")
+	})
+	b.Run("hook-claude-code", func(b *testing.B) {
+		benchExec(b, f.env, f.ws, event, gatedexecBin, "hook", "claude-code", "-r", f.rules)
+	})
+}
+
+// BenchmarkAgentTrue is the per-command cost of /bin/true: bare, as a
+// one-shot `gatedexec run`, and through the warm MCP server (the rules
+// loaded once, one JSON-RPC round trip per command), beside the sandbox
+// alone. The target for the warm path: at most half the one-shot run.
+func BenchmarkAgentTrue(b *testing.B) {
+	f := newGateFixture(b, rules1000())
+	b.Run("bare", func(b *testing.B) {
+		benchExec(b, f.env, f.ws, "", "/bin/true")
+	})
+	b.Run("sandbox-oneshot", func(b *testing.B) {
+		// The sandbox alone, the floor of any gated run.
+		benchExec(b, f.env, f.ws, "", gatedexecBin, "sandbox", "--", "/bin/true")
+	})
+	b.Run("run-oneshot", func(b *testing.B) {
+		benchExec(b, f.env, f.ws, "", gatedexecBin, "run", "-r", f.rules, "--", "/bin/true")
+	})
+	b.Run("mcp-warm", func(b *testing.B) {
+		cmd := exec.Command(gatedexecBin, "mcp", "-r", f.rules, "-w", f.ws)
+		cmd.Env, cmd.Dir = f.env, f.ws
+		cs, err := mcp.NewClient(&mcp.Implementation{Name: "bench", Version: "1"}, nil).Connect(context.Background(), &mcp.CommandTransport{Command: cmd}, nil)
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer cs.Close()
+		args := &mcp.CallToolParams{Name: "run_command", Arguments: map[string]any{"command": "/bin/true"}}
+		for b.Loop() {
+			res, err := cs.CallTool(context.Background(), args)
+			if err != nil || res.IsError {
+				b.Fatalf("run_command: %v %+v", err, res)
+			}
+		}
+	})
+}

@@ -1,0 +1,531 @@
+//go:build linux
+
+package test
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// agentRules are the rules the agent front-end tests share.
+const agentRules = `prefix_rule(pattern=["echo"], decision="allow")
+prefix_rule(pattern=["true"], decision="allow")
+prefix_rule(pattern=["touch"], decision="allow")
+prefix_rule(pattern=["printf"], decision="prompt", justification="printf needs a person's yes")
+prefix_rule(pattern=["rm", "-rf"], decision="forbidden", justification="never delete trees")
+`
+
+// mcpOutput is run_command's structured result.
+type mcpOutput struct {
+	Decision, Action string
+	Approval         struct{ By, Outcome, Reason string }
+	Ran              bool
+	ExitCode         int  `json:"exit_code"`
+	TimedOut         bool `json:"timed_out"`
+	Stdout, Stderr   string
+	StdoutTruncated  bool `json:"stdout_truncated"`
+	Denials          []struct{ Kind, Path string }
+	Escalated        bool
+	Layers           []string
+	Error            string
+}
+
+// mcpClient is a client session with `gatedexec mcp` running on f.
+type mcpClient struct {
+	cs *mcp.ClientSession
+	// elicited are the messages the server asked the user.
+	mu       sync.Mutex
+	elicited []string
+}
+
+// startMCP starts `gatedexec mcp` with args on the fixture's workspace;
+// answer, when set, is the user's answer to every elicitation (the
+// client then declares the capability).
+func startMCP(t *testing.T, f gateFixture, answer func(msg string) *mcp.ElicitResult, args ...string) *mcpClient {
+	t.Helper()
+	c := &mcpClient{}
+	opts := &mcp.ClientOptions{}
+	if answer != nil {
+		opts.ElicitationHandler = func(_ context.Context, req *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+			c.mu.Lock()
+			c.elicited = append(c.elicited, req.Params.Message)
+			c.mu.Unlock()
+			return answer(req.Params.Message), nil
+		}
+	}
+	client := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, opts)
+	cmd := exec.Command(gatedexecBin, append([]string{"mcp", "-r", f.rules, "-w", f.ws, "-C", f.ws}, args...)...)
+	cmd.Env, cmd.Dir, cmd.Stderr = f.env, f.ws, os.Stderr
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	cs, err := client.Connect(ctx, &mcp.CommandTransport{Command: cmd}, nil)
+	if err != nil {
+		t.Fatalf("connecting to gatedexec mcp: %v", err)
+	}
+	c.cs = cs
+	t.Cleanup(func() { cs.Close() })
+	return c
+}
+
+// call calls run_command and decodes its structured result.
+func (c *mcpClient) call(t *testing.T, args map[string]any) mcpOutput {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	res, err := c.cs.CallTool(ctx, &mcp.CallToolParams{Name: "run_command", Arguments: args})
+	if err != nil {
+		t.Fatalf("run_command %v: %v", args, err)
+	}
+	b, err := json.Marshal(res.StructuredContent)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out mcpOutput
+	if err := json.Unmarshal(b, &out); err != nil {
+		t.Fatalf("structured content %s: %v", b, err)
+	}
+	return out
+}
+
+func answerWith(decision string) func(string) *mcp.ElicitResult {
+	return func(string) *mcp.ElicitResult {
+		return &mcp.ElicitResult{Action: "accept", Content: map[string]any{"decision": decision}}
+	}
+}
+
+// auditRecords counts the audit log's records.
+func auditRecords(t *testing.T, path string) int {
+	t.Helper()
+	fh, err := os.Open(path)
+	if err != nil {
+		t.Fatalf("audit log: %v", err)
+	}
+	defer fh.Close()
+	n := 0
+	for sc := bufio.NewScanner(fh); sc.Scan(); n++ {
+		if !json.Valid(sc.Bytes()) {
+			t.Fatalf("audit record %q", sc.Text())
+		}
+	}
+	return n
+}
+
+// An allowed command runs and returns its output; a forbidden one does
+// not run and says which rule forbade it; a long output is bounded with
+// a mark; every call is audited.
+func TestMCPRunCommand(t *testing.T) {
+	f := newGateFixture(t, agentRules)
+	c := startMCP(t, f, nil, "--max-output", "1000")
+	out := c.call(t, map[string]any{"command": "echo hello; echo oops >&2"})
+	if !out.Ran || out.ExitCode != 0 || out.Stdout != "hello\n" || out.Stderr != "oops\n" || out.Decision != "allow" {
+		t.Errorf("allowed command: %+v", out)
+	}
+	if len(out.Layers) == 0 {
+		t.Errorf("allowed command ran with no sandbox layer: %+v", out)
+	}
+	n := auditRecords(t, f.audit)
+	if n == 0 {
+		t.Error("an allowed call was not audited")
+	}
+	out = c.call(t, map[string]any{"command": "echo x && rm -rf " + f.ws})
+	if out.Ran || out.Decision != "forbidden" || out.Action != "deny" || !strings.Contains(out.Approval.Reason, "rm -rf") {
+		t.Errorf("forbidden command: %+v", out)
+	}
+	if _, err := os.Stat(f.ws); err != nil {
+		t.Fatal("the forbidden command ran")
+	}
+	if m := auditRecords(t, f.audit); m <= n {
+		t.Error("a forbidden call was not audited")
+	}
+	out = c.call(t, map[string]any{"command": "head -c 5000 /dev/zero | tr '\\0' a; echo END", "cwd": "."})
+	if !out.StdoutTruncated || !strings.Contains(out.Stdout, "bytes of output left out") || !strings.HasSuffix(out.Stdout, "END\n") || len(out.Stdout) > 1100 {
+		t.Errorf("long output (%d bytes) truncated %v: %.200q", len(out.Stdout), out.StdoutTruncated, out.Stdout)
+	}
+	out = c.call(t, map[string]any{"command": "gatedexec run -- echo nested"})
+	if out.Ran || out.Action != "deny" {
+		t.Errorf("a command running gatedexec itself: %+v", out)
+	}
+	out = c.call(t, map[string]any{"command": "sleep 5", "timeout": 0.2})
+	if !out.TimedOut {
+		t.Errorf("timeout: %+v", out)
+	}
+}
+
+// A prompt goes to the client's user through elicitation; so does the
+// escalation after a sandbox denial, and the re-run gets the access.
+func TestMCPElicitation(t *testing.T) {
+	requireFeature(t, doctor(t).Host.LandlockABI > 0, "landlock")
+	f := newGateFixture(t, agentRules)
+	outside, err := os.MkdirTemp("/var/tmp", "gatedexec-mcp-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(outside) })
+	approve := answerWith("approve")
+	c := startMCP(t, f, func(msg string) *mcp.ElicitResult { return approve(msg) }, "--approval-policy", "on-failure")
+
+	out := c.call(t, map[string]any{"command": "printf 'yes\\n'"})
+	if !out.Ran || out.Stdout != "yes\n" || out.Approval.By != "elicitation" {
+		t.Errorf("prompted command approved at the client: %+v", out)
+	}
+	if len(c.elicited) != 1 || !strings.Contains(c.elicited[0], "printf") || !strings.Contains(c.elicited[0], "prompt rule printf") {
+		t.Errorf("elicited %q", c.elicited)
+	}
+
+	target := filepath.Join(outside, "made")
+	out = c.call(t, map[string]any{"command": "touch " + target})
+	if !out.Ran || !out.Escalated || out.ExitCode != 0 {
+		t.Errorf("escalation approved at the client: %+v", out)
+	}
+	if _, err := os.Stat(target); err != nil {
+		t.Errorf("the escalated re-run did not write %s: %v", target, err)
+	}
+	if last := c.elicited[len(c.elicited)-1]; !strings.Contains(last, "sandbox stopped") || !strings.Contains(last, target) {
+		t.Errorf("escalation question %q", last)
+	}
+
+	// A prompted command the sandbox then stops asks twice, and runs
+	// escalated with both answers.
+	second := filepath.Join(outside, "second")
+	asked := len(c.elicited)
+	out = c.call(t, map[string]any{"command": "printf x > " + second})
+	if !out.Ran || !out.Escalated || len(c.elicited) != asked+2 {
+		t.Errorf("prompt then escalation (%d questions): %+v", len(c.elicited)-asked, out)
+	}
+	if b, err := os.ReadFile(second); err != nil || string(b) != "x" {
+		t.Errorf("the escalated re-run wrote %q, %v", b, err)
+	}
+
+	approve = func(string) *mcp.ElicitResult { return &mcp.ElicitResult{Action: "decline"} }
+	out = c.call(t, map[string]any{"command": "printf 'no\\n'"})
+	if out.Ran || out.Approval.Outcome != "denied" {
+		t.Errorf("declined at the client: %+v", out)
+	}
+}
+
+// A client that cannot elicit gets the configured exec approver's answer,
+// else a denial; the model has no way to approve.
+func TestMCPWithoutElicitation(t *testing.T) {
+	f := newGateFixture(t, agentRules)
+	c := startMCP(t, f, nil)
+	out := c.call(t, map[string]any{"command": "printf 'x\\n'"})
+	if out.Ran || out.Approval.Outcome != "denied" || out.Approval.By != "policy" {
+		t.Errorf("no elicitation, no exec approver: %+v", out)
+	}
+	approver := filepath.Join(f.dir, "approve.sh")
+	writeScript(t, approver, `#!/bin/sh
+id=$(python3 -c 'import json,sys; print(json.load(sys.stdin)["id"])')
+printf '{"id":"%s","outcome":"approved"}\n' "$id"
+`)
+	c = startMCP(t, f, nil, "--approver", "exec:"+approver)
+	out = c.call(t, map[string]any{"command": "printf 'x\\n'"})
+	if !out.Ran || out.Approval.By != "exec" {
+		t.Errorf("exec approver: %+v", out)
+	}
+}
+
+// Twenty calls at once each get their own command's result.
+func TestMCPConcurrentCalls(t *testing.T) {
+	f := newGateFixture(t, agentRules)
+	c := startMCP(t, f, nil)
+	const n = 20
+	outs := make([]mcpOutput, n)
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			outs[i] = c.call(t, map[string]any{"command": fmt.Sprintf("sleep 0.2; echo %d", i)})
+		}()
+	}
+	wg.Wait()
+	for i, out := range outs {
+		if !out.Ran || out.Stdout != fmt.Sprintf("%d\n", i) {
+			t.Errorf("call %d: %+v", i, out)
+		}
+	}
+	if got := auditRecords(t, f.audit); got < n {
+		t.Errorf("%d audit records for %d calls", got, n)
+	}
+}
+
+// An edit of the rules applies to the next call, without a restart.
+func TestMCPReloadsRules(t *testing.T) {
+	f := newGateFixture(t, agentRules)
+	c := startMCP(t, f, nil)
+	if out := c.call(t, map[string]any{"command": "echo before"}); !out.Ran {
+		t.Fatalf("before the edit: %+v", out)
+	}
+	edited := strings.Replace(agentRules, `prefix_rule(pattern=["echo"], decision="allow")`,
+		`prefix_rule(pattern=["echo"], decision="forbidden", justification="echo is off now")`, 1)
+	if err := os.WriteFile(f.rules, []byte(edited), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if out := c.call(t, map[string]any{"command": "echo after"}); out.Ran || out.Decision != "forbidden" {
+		t.Errorf("after the edit: %+v", out)
+	}
+}
+
+// A client that goes away mid-command (its end of the server's stdin
+// closed) takes the command's whole process tree with it, and the server
+// exits.
+func TestMCPDisconnectKillsCommand(t *testing.T) {
+	f := newGateFixture(t, agentRules)
+	// never runs the background jobs, which other policies ask about.
+	cmd := exec.Command(gatedexecBin, "mcp", "-r", f.rules, "-w", f.ws, "--approval-policy", "never")
+	cmd.Env, cmd.Dir, cmd.Stderr = f.env, f.ws, os.Stderr
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
+	t.Cleanup(func() { cmd.Process.Kill() })
+	client := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, nil)
+	cs, err := client.Connect(context.Background(), &mcp.IOTransport{Reader: stdout, Writer: stdin}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	marks := []string{"sleep 424242", "sleep 424243"}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go cs.CallTool(ctx, &mcp.CallToolParams{Name: "run_command",
+		Arguments: map[string]any{"command": "sleep 424242 & (sleep 424243 &) ; wait"}})
+	waitSeen(t, marks...)
+	stdin.Close()
+	waitGone(t, marks...)
+	select {
+	case <-exited:
+	case <-time.After(5 * time.Second):
+		t.Error("the server did not exit after its client went away")
+	}
+}
+
+// hookAnswer feeds a Claude Code PreToolUse event for command to
+// `gatedexec hook claude-code` and returns its decision and rewritten
+// command.
+func hookAnswer(t *testing.T, f gateFixture, agent, command string, extra ...string) (decision, rewritten string, code int) {
+	t.Helper()
+	ev, _ := json.Marshal(map[string]any{
+		"session_id": "e2e-session", "transcript_path": "/dev/null", "cwd": f.ws, "permission_mode": "default",
+		"hook_event_name": "PreToolUse", "tool_name": "Bash", "tool_input": map[string]any{"command": command},
+	})
+	cmd := exec.Command(gatedexecBin, append([]string{"hook", agent, "-r", f.rules}, extra...)...)
+	cmd.Env, cmd.Dir, cmd.Stdin = f.env, f.ws, strings.NewReader(string(ev))
+	out, err := cmd.Output()
+	code = exitOf(t, err)
+	var ans struct {
+		HookSpecificOutput struct {
+			PermissionDecision string
+			UpdatedInput       struct{ Command string }
+		}
+	}
+	if err := json.Unmarshal(out, &ans); err != nil {
+		t.Fatalf("hook answer %q: %v", out, err)
+	}
+	return ans.HookSpecificOutput.PermissionDecision, ans.HookSpecificOutput.UpdatedInput.Command, code
+}
+
+// The hook's rewritten command, run by a shell as the agent would, runs
+// the script inside the sandbox: it writes in the workspace, not outside
+// it, and is audited as a gatedexec run. A prompted command the person
+// approved at the agent's prompt runs without gatedexec asking again.
+func TestHookRewriteRunsSandboxed(t *testing.T) {
+	requireFeature(t, doctor(t).Host.LandlockABI > 0, "landlock")
+	f := newGateFixture(t, agentRules)
+	outside, err := os.MkdirTemp("/var/tmp", "gatedexec-hook-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(outside) })
+	script := fmt.Sprintf("touch %s/inside; touch %s/outside", f.ws, outside)
+	decision, rewritten, code := hookAnswer(t, f, "claude-code", script)
+	if decision != "allow" || code != 0 {
+		t.Fatalf("hook: %s (exit %d)", decision, code)
+	}
+	sh := exec.Command("bash", "-c", rewritten)
+	sh.Env, sh.Dir = f.env, f.ws
+	shOut, _ := sh.CombinedOutput()
+	if _, err := os.Stat(filepath.Join(f.ws, "inside")); err != nil {
+		t.Errorf("the command did not run: %v\n%s", err, shOut)
+	}
+	if _, err := os.Stat(filepath.Join(outside, "outside")); err == nil {
+		t.Errorf("the command wrote outside the workspace: not sandboxed\n%s", shOut)
+	}
+	if !strings.Contains(string(shOut), "sandbox denied fs-write "+outside) {
+		t.Errorf("no sandbox denial reported:\n%s", shOut)
+	}
+	var rec struct {
+		Argv   []string
+		Layers []string
+	}
+	if err := json.Unmarshal([]byte(lastLine(t, f.audit)), &rec); err != nil || len(rec.Layers) == 0 || rec.Argv[len(rec.Argv)-1] != script {
+		t.Errorf("audit record %+v (%v): want the script run under sandbox layers", rec, err)
+	}
+
+	// Prompted: the agent asks its user; once they agree the rewritten run
+	// is approved by the hook's registration, with no approver of its own.
+	decision, rewritten, _ = hookAnswer(t, f, "claude-code", "printf 'approved\\n'")
+	if decision != "ask" {
+		t.Fatalf("prompted command: %s", decision)
+	}
+	// A gatedexec inside the sandbox cannot claim the registration: the
+	// state directory is read-only there. (The outer profile keeps the
+	// host's /tmp, where the fixture's state and rules are.)
+	hostTmp := filepath.Join(f.dir, "host-tmp.toml")
+	mustWrite(t, hostTmp, "extends = \"workspace-write\"\n[filesystem]\nprivate_tmp = false\n")
+	nested := exec.Command(gatedexecBin, "run", "-p", hostTmp, "--approval-policy", "never", "--", "bash", "-c", rewritten+" </dev/null")
+	// Without an audit log, which the sandbox keeps read-only too.
+	for _, kv := range f.env {
+		if !strings.HasPrefix(kv, "GATEDEXEC_AUDIT_LOG=") {
+			nested.Env = append(nested.Env, kv)
+		}
+	}
+	nested.Dir = f.ws
+	if out, err := nested.CombinedOutput(); exitOf(t, err) != 77 || !strings.Contains(string(out), "needs approval") || strings.Contains(string(out), "approved\n") {
+		t.Errorf("a sandboxed gatedexec: exit %d, %q; want its own approver's refusal (77)", exitOf(t, err), out)
+	}
+	sh = exec.Command("bash", "-c", rewritten+" </dev/null")
+	sh.Env, sh.Dir = f.env, f.ws
+	if out, err := sh.Output(); err != nil || string(out) != "approved\n" {
+		t.Errorf("approved run: %q, %v", out, err)
+	}
+	// The registration approved one run: the same command again is asked
+	// of gatedexec's approver (deny without a terminal).
+	sh = exec.Command("bash", "-c", rewritten+" </dev/null")
+	sh.Env, sh.Dir = f.env, f.ws
+	if err := sh.Run(); exitOf(t, err) != 77 {
+		t.Errorf("a second run of a once-approved command: exit %d, want 77", exitOf(t, err))
+	}
+}
+
+// lastLine returns the last line of a file.
+func lastLine(t *testing.T, path string) string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(string(b)), "\n")
+	return lines[len(lines)-1]
+}
+
+// check, run, the hook and the MCP server are front ends of one engine:
+// the same requests get the same action through each.
+func TestFrontEndsAgree(t *testing.T) {
+	f := newGateFixture(t, agentRules)
+	scripts := []string{"echo hi", "printf x", "rm -rf build", "ls | wc -l", "echo $(id)", "true && rm -rf /", "mytool --x"}
+	hookAction := map[string]string{"allow": "run", "ask": "ask", "deny": "deny"}
+	for _, policy := range []string{"on-request", "untrusted", "never"} {
+		c := startMCP(t, f, nil, "--approval-policy", policy)
+		for _, s := range scripts {
+			t.Run(policy+"/"+s, func(t *testing.T) {
+				pol := []string{"--approval-policy", policy}
+				cmd := exec.Command(gatedexecBin, append(append([]string{"check", "--shell", "-r", f.rules, "-C", f.ws}, pol...), "--", s)...)
+				cmd.Env = f.env
+				out, err := cmd.Output()
+				if err != nil {
+					t.Fatal(err)
+				}
+				var chk struct{ Action string }
+				if err := json.Unmarshal(out, &chk); err != nil {
+					t.Fatal(err)
+				}
+				os.Remove(f.audit)
+				run := exec.Command(gatedexecBin, append(append([]string{"run", "--shell", "--approver", "deny", "-r", f.rules, "-C", f.ws}, pol...), "--", s)...)
+				run.Env, run.Dir = f.env, f.ws
+				run.Run()
+				runAction := firstAudit(t, f.audit).Action
+				decision, _, _ := hookAnswer(t, f, "claude-code", s, pol...)
+				mcpAction := c.call(t, map[string]any{"command": s}).Action
+				if runAction != chk.Action || hookAction[decision] != chk.Action || mcpAction != chk.Action {
+					t.Errorf("check %s, run %s, hook %s, mcp %s", chk.Action, runAction, decision, mcpAction)
+				}
+			})
+		}
+	}
+}
+
+// A client of an older protocol (2025-06-18, as most agents speak it)
+// gets the prompt as an elicitation/create request in the middle of the
+// call, and its answer decides it.
+func TestMCPElicitationOlderProtocol(t *testing.T) {
+	f := newGateFixture(t, agentRules)
+	for _, c := range []struct {
+		answer string
+		ran    bool
+	}{{"approve", true}, {"deny", false}} {
+		t.Run(c.answer, func(t *testing.T) {
+			cmd := exec.Command(gatedexecBin, "mcp", "-r", f.rules, "-w", f.ws)
+			cmd.Env, cmd.Dir, cmd.Stderr = f.env, f.ws, os.Stderr
+			stdin, _ := cmd.StdinPipe()
+			stdout, _ := cmd.StdoutPipe()
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			defer func() { stdin.Close(); cmd.Wait() }()
+			dec := json.NewDecoder(stdout)
+			send := func(v any) {
+				b, _ := json.Marshal(v)
+				if _, err := stdin.Write(append(b, '\n')); err != nil {
+					t.Fatal(err)
+				}
+			}
+			type msg struct {
+				ID     any             `json:"id"`
+				Method string          `json:"method"`
+				Result json.RawMessage `json:"result"`
+				Error  json.RawMessage `json:"error"`
+			}
+			recv := func() msg {
+				var m msg
+				if err := dec.Decode(&m); err != nil {
+					t.Fatalf("reading the server: %v", err)
+				}
+				return m
+			}
+			send(map[string]any{"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": map[string]any{
+				"protocolVersion": "2025-06-18", "clientInfo": map[string]any{"name": "old", "version": "1"},
+				"capabilities": map[string]any{"elicitation": map[string]any{}},
+			}})
+			if m := recv(); m.Error != nil {
+				t.Fatalf("initialize: %s", m.Error)
+			}
+			send(map[string]any{"jsonrpc": "2.0", "method": "notifications/initialized"})
+			send(map[string]any{"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": map[string]any{
+				"name": "run_command", "arguments": map[string]any{"command": "printf 'old\\n'"}}})
+			m := recv()
+			if m.Method != "elicitation/create" {
+				t.Fatalf("want an elicitation/create, got %+v", m)
+			}
+			send(map[string]any{"jsonrpc": "2.0", "id": m.ID, "result": map[string]any{
+				"action": "accept", "content": map[string]any{"decision": c.answer}}})
+			m = recv()
+			var res struct{ StructuredContent mcpOutput }
+			if err := json.Unmarshal(m.Result, &res); err != nil {
+				t.Fatalf("tool result %s: %v", m.Result, err)
+			}
+			if out := res.StructuredContent; out.Ran != c.ran || (c.ran && out.Stdout != "old\n") {
+				t.Errorf("answered %s: %+v", c.answer, out)
+			}
+		})
+	}
+}
