@@ -529,3 +529,52 @@ func TestMCPElicitationOlderProtocol(t *testing.T) {
 		})
 	}
 }
+
+// The managed layer is a ceiling for the agent front ends too: a user's
+// allow rule does not lower a managed prompt to the hook's "allow", a
+// managed forbidden rule is the hook's "deny", and through the MCP server
+// a prompt without anyone to ask, or a full-access profile the layer does
+// not allow, does not run; the MCP calls are in the managed audit log.
+func TestManagedFrontEnds(t *testing.T) {
+	requireFeature(t, os.Geteuid() == 0, "root (a managed layer must be owned by root)")
+	f := newGateFixture(t, agentRules)
+	etc := filepath.Join(f.dir, "etc")
+	managedLog := filepath.Join(f.dir, "managed.jsonl")
+	if err := os.MkdirAll(filepath.Join(etc, "rules"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range []string{f.dir, etc, filepath.Join(etc, "rules")} {
+		os.Chmod(d, 0o755)
+	}
+	mustWrite(t, filepath.Join(etc, "config.toml"), "managed = true\napproval_policy = \"on-request\"\naudit_log = \""+managedLog+"\"\n")
+	mustWrite(t, filepath.Join(etc, "rules", "managed.rules"), `prefix_rule(pattern=["touch"], decision="prompt")
+prefix_rule(pattern=["echo", "secret"], decision="forbidden")
+`)
+	for _, c := range []struct{ command, want string }{
+		{"echo hi", "allow"},
+		{"touch made", "ask"}, // agentRules allow touch; the managed prompt stands
+		{"echo secret", "deny"},
+	} {
+		if decision, _, _ := hookAnswer(t, f, "claude-code", c.command); decision != c.want {
+			t.Errorf("hook %q: %s, want %s", c.command, decision, c.want)
+		}
+	}
+	mc := startMCP(t, f, nil)
+	if out := mc.call(t, map[string]any{"command": "touch made"}); out.Ran {
+		t.Errorf("MCP ran a managed prompt with no one to ask: %+v", out)
+	}
+	if _, err := os.Stat(filepath.Join(f.ws, "made")); err == nil {
+		t.Error("made exists")
+	}
+	full := startMCP(t, f, nil, "-p", "full-access")
+	if out := full.call(t, map[string]any{"command": "echo hi"}); out.Ran || !strings.Contains(out.Approval.Reason+out.Error, "allow_full_access") {
+		t.Errorf("MCP under -p full-access: %+v, want refused naming allow_full_access", out)
+	}
+	if out := mc.call(t, map[string]any{"command": "echo hi"}); !out.Ran || !strings.Contains(out.Stdout, "hi") {
+		t.Errorf("MCP control: %+v", out)
+	}
+	log, _ := os.ReadFile(managedLog)
+	if !strings.Contains(string(log), `"argv":["bash","-c","touch made"]`) && !strings.Contains(string(log), `touch made`) {
+		t.Errorf("the managed audit log lacks the MCP calls:\n%s", log)
+	}
+}
