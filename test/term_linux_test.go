@@ -134,17 +134,16 @@ func TestTermJobControl(t *testing.T) {
 	for _, prof := range []string{"workspace-write", "full-access"} {
 		t.Run(prof, func(t *testing.T) {
 			f := newGateFixture(t, "")
-			r := startTTY(t, f.env, termArgs(f, prof, "sh", "-c",
+			// bash, not sh: dash starts sleep with vfork, and a Ctrl-Z
+			// that lands between its vfork and the exec stops the child
+			// while dash waits for it uninterruptibly (state D), never
+			// stopping itself, so no job-control parent (a shell's, the
+			// helper's) ever sees the job stop. On a loaded machine that
+			// window was hit about once in four runs.
+			r := startTTY(t, f.env, termArgs(f, prof, "bash", "-c",
 				`i=0; while [ $i -lt 1000 ]; do i=$((i+1)); echo "tick $i"; sleep 0.05; done`)...)
 			r.log.waitFor(t, 0, "tick 3\r\n")
 			r.send(t, "\x1a")
-			// Rarely, on a loaded machine, a first Ctrl-Z is not acted on
-			// (seen about once in a dozen runs, cause not found): pressed
-			// again, as a person would, it must stop the run.
-			if !reachesState(r.cmd.Process.Pid, 3*time.Second, 'T') {
-				t.Logf("the first Ctrl-Z did not stop the run within 3s; pressing it again")
-				r.send(t, "\x1a")
-			}
 			waitState(t, r.cmd.Process.Pid, 'T')
 			time.Sleep(300 * time.Millisecond) // output in flight
 			before := len(r.log.String())
