@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # A short tour of the main job on built-in examples: the policy gate judges
 # commands (including ones hidden in bash -c), then the sandbox gate runs an
-# allowed command under workspace-write and stops a write outside it.
+# allowed command under workspace-write and stops a write outside it, and
+# network mode proxy refuses a host no rule allows.
 set -uo pipefail
 bin=$(realpath "${1:-bin/gatedexec}")
 rules=$(cd "$(dirname "$0")/.." && pwd)/examples/demo.rules
@@ -29,5 +30,9 @@ step "$bin" run -r "$rules" --approval-policy never -- bash -c 'echo sneaky > .g
 # no API key of the caller's.
 step env DEMO_API_KEY=sk-demo "$bin" sandbox -- sh -c 'ps -e; grep CapEff /proc/self/status; echo "DEMO_API_KEY=${DEMO_API_KEY:-(scrubbed)}"'
 step "$bin" run -r "$rules" -- rm -rf /
+# Network by host (workspace-net: the registries and GitHub only): the
+# lookup of any other name is refused by gatedexec's DNS stub inside the
+# command's namespace, and said as a denial; nothing leaves the machine.
+step "$bin" sandbox --json -p workspace-net -- getent hosts exfil.example
 step "$bin" doctor
 exit 0
