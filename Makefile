@@ -42,9 +42,12 @@ build: deps
 test: unit
 	$(MAKE) --no-print-directory fuzz
 
+# The concurrent tests run again under the race detector: the engine
+# serving many requests, the policy's shared pools, the network proxy.
 unit: build
 	@scripts/deps.sh test
 	GATEDEXEC_BIN=$(CURDIR)/$(BIN) $(GO) test -count=1 ./...
+	$(GO) test -race -count=1 -run 'Concurrent|TestEndpoint|TestDNSAnswer|TestLargeTransfer' ./execpolicy ./gate ./sandbox/egress
 
 # FuzzAnalyseVsBash (test/) runs scripts in the sandbox of the binary
 # `make build` made.
