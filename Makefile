@@ -3,6 +3,10 @@
 
 GO        ?= go
 BIN       := bin/gatedexec
+# The MCP server's binary (`gatedexec mcp` becomes it): the same command
+# with the MCP SDK, kept out of gatedexec, whose every start and every
+# sandboxed command's helper would pay for the SDK's initialisation.
+MCPBIN    := bin/gatedexec-mcp
 VERSION   ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS   := -s -w -X main.version=$(VERSION)
 # An execution count, not a duration: Go 1.26's fuzz coordinator can fail
@@ -30,9 +34,11 @@ build: deps
 		static=0; [ -e "$$(pkg-config --variable=libdir libseccomp)/libseccomp.a" ] && static=1; \
 	fi; \
 	if [ "$$static" = 1 ]; then \
-		set -x; $(GO) build -trimpath -tags netgo,osusergo -ldflags '$(LDFLAGS) -linkmode external -extldflags "-static"' -o $(BIN) ./cmd/gatedexec; \
+		set -x; $(GO) build -trimpath -tags netgo,osusergo -ldflags '$(LDFLAGS) -linkmode external -extldflags "-static"' -o $(BIN) ./cmd/gatedexec && \
+		$(GO) build -trimpath -tags netgo,osusergo,gatedexec_mcp -ldflags '$(LDFLAGS) -linkmode external -extldflags "-static"' -o $(MCPBIN) ./cmd/gatedexec; \
 	else \
-		set -x; $(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN) ./cmd/gatedexec; \
+		set -x; $(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN) ./cmd/gatedexec && \
+		$(GO) build -trimpath -tags gatedexec_mcp -ldflags '$(LDFLAGS)' -o $(MCPBIN) ./cmd/gatedexec; \
 	fi
 
 # test runs everything: unit tests, the bypass corpus, CLI scripts, the
@@ -62,7 +68,9 @@ bench: build
 lint: deps
 	@out=$$(gofmt -l .); if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi
 	$(GO) vet ./...
+	$(GO) vet -tags gatedexec_mcp ./cmd/gatedexec
 	GOOS=darwin GOARCH=arm64 CGO_ENABLED=0 $(GO) vet ./...
+	GOOS=darwin GOARCH=arm64 CGO_ENABLED=0 $(GO) vet -tags gatedexec_mcp ./cmd/gatedexec
 	GOOS=darwin GOARCH=amd64 CGO_ENABLED=0 $(GO) vet ./...
 
 demo: build

@@ -32,7 +32,7 @@ func SelfInvocation(script string, chk *gate.CheckResult, exe string) string {
 			continue
 		}
 		prog := c.Argv[0]
-		if filepath.Base(prog) == "gatedexec" || sameFile(prog, self) {
+		if base := filepath.Base(prog); base == "gatedexec" || base == "gatedexec-mcp" || sameFile(prog, self) {
 			return fmt.Sprintf("the command runs gatedexec itself (%s): the agent's commands are already gated, and may not choose how", prog)
 		}
 	}

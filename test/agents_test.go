@@ -578,3 +578,20 @@ prefix_rule(pattern=["echo", "secret"], decision="forbidden")
 		t.Errorf("the managed audit log lacks the MCP calls:\n%s", log)
 	}
 }
+
+// `gatedexec mcp` becomes the gatedexec-mcp beside it and no other: a
+// gatedexec installed without it says so (125), and none is looked up in
+// PATH.
+func TestMCPServerBinaryBeside(t *testing.T) {
+	dir := t.TempDir()
+	alone := filepath.Join(dir, "gatedexec")
+	copyExec(t, gatedexecBin, alone)
+	elsewhere := t.TempDir()
+	copyExec(t, filepath.Join(binDir, "gatedexec-mcp"), filepath.Join(elsewhere, "gatedexec-mcp"))
+	cmd := exec.Command(alone, "mcp")
+	cmd.Env = append(os.Environ(), "PATH="+elsewhere+":"+os.Getenv("PATH"))
+	out, err := cmd.CombinedOutput()
+	if code := exitOf(t, err); code != 125 || !strings.Contains(string(out), "gatedexec-mcp is not installed beside gatedexec") {
+		t.Errorf("exit %d, want 125 naming the missing server:\n%s", code, out)
+	}
+}

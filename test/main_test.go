@@ -31,6 +31,10 @@ func runMain(m *testing.M) int {
 		if err == nil {
 			_, err = os.Stat(abs)
 		}
+		if err == nil {
+			// `gatedexec mcp` becomes the server beside it.
+			_, err = os.Stat(filepath.Join(filepath.Dir(abs), "gatedexec-mcp"))
+		}
 		if err != nil {
 			fmt.Fprintln(os.Stderr, "GATEDEXEC_BIN:", err)
 			return 1
@@ -46,11 +50,16 @@ func runMain(m *testing.M) int {
 	defer os.RemoveAll(dir)
 	binDir = dir
 	gatedexecBin = filepath.Join(dir, "gatedexec")
-	build := exec.Command("go", "build", "-o", gatedexecBin, "../cmd/gatedexec")
-	build.Stdout, build.Stderr = os.Stderr, os.Stderr
-	if err := build.Run(); err != nil {
-		fmt.Fprintln(os.Stderr, "building gatedexec:", err)
-		return 1
+	for _, b := range [][]string{
+		{"build", "-o", gatedexecBin, "../cmd/gatedexec"},
+		{"build", "-tags", "gatedexec_mcp", "-o", filepath.Join(dir, "gatedexec-mcp"), "../cmd/gatedexec"},
+	} {
+		build := exec.Command("go", b...)
+		build.Stdout, build.Stderr = os.Stderr, os.Stderr
+		if err := build.Run(); err != nil {
+			fmt.Fprintln(os.Stderr, "building gatedexec:", err)
+			return 1
+		}
 	}
 	return runTests(m)
 }

@@ -30,3 +30,6 @@ func versionString() string {
 	}
 	return v
 }
+
+// mcpBinary is the name of the MCP server's binary, beside gatedexec.
+const mcpBinary = "gatedexec-mcp"
