@@ -25,17 +25,19 @@ type Suggester struct {
 	byRule   *topK // prompt rules an allow rule cannot lower
 	denied   *topK // profile \x00 kind \x00 target
 	examples map[string]string
+	// empty is the policy suggestions are proposed against: the prefix
+	// an "always" answer would write (execpolicy.ProposedPrefix), which
+	// never offers a bare wrapper or interpreter, or a dynamic command.
+	// Made by NewSuggester, not at start-up, which every gatedexec
+	// command would pay.
+	empty *execpolicy.Policy
 }
 
 // NewSuggester returns an empty Suggester.
 func NewSuggester() *Suggester {
-	return &Suggester{allow: newTopK(trackedKeys), byRule: newTopK(trackedKeys), denied: newTopK(trackedKeys), examples: map[string]string{}}
+	return &Suggester{allow: newTopK(trackedKeys), byRule: newTopK(trackedKeys), denied: newTopK(trackedKeys), examples: map[string]string{},
+		empty: execpolicy.NewPolicy()}
 }
-
-// empty is the policy suggestions are proposed against: the prefix an
-// "always" answer would write (execpolicy.ProposedPrefix), which never
-// offers a bare wrapper or interpreter, or a dynamic command.
-var empty = execpolicy.NewPolicy()
 
 // Add takes the prompts and denials of the record at e.
 func (s *Suggester) Add(e *Entry) {
@@ -59,7 +61,7 @@ func (s *Suggester) Add(e *Entry) {
 			return
 		}
 	}
-	ev := empty.Evaluate(r.Argv, execpolicy.EvalOptions{Shell: r.Shell})
+	ev := s.empty.Evaluate(r.Argv, execpolicy.EvalOptions{Shell: r.Shell})
 	if ev.Dangerous {
 		return // the floor: no rule lowers it, and none should be offered
 	}

@@ -4,6 +4,7 @@ import (
 	"path"
 	"slices"
 	"strings"
+	"sync"
 )
 
 // neverBare are programs that run other programs or code given to them:
@@ -16,21 +17,26 @@ var neverBare = []string{
 	"source", ".",
 }
 
+// subcommands are the nested subcommands of a tool in subcommandDepth.
+type subcommands struct{ nested []string }
+
 // interpreterPrefixes catch versioned interpreters (python3.12, perl5.36).
 var interpreterPrefixes = []string{"python", "perl", "ruby", "node", "php", "lua", "pypy"}
 
 // subcommandDepth is how many words after the program name a proposed
 // prefix needs for tools with subcommands; nested lists the subcommands
-// that need one more (npm run test).
-var subcommandDepth = map[string]struct {
-	nested []string
-}{
-	"git": {nested: []string{"submodule", "bisect", "stash", "remote", "worktree"}}, "npm": {nested: []string{"run", "run-script"}},
-	"pnpm": {nested: []string{"run"}}, "yarn": {nested: []string{"run"}}, "cargo": {}, "go": {nested: []string{"mod", "tool"}},
-	"docker": {nested: []string{"compose", "image", "container"}}, "podman": {}, "kubectl": {}, "pip": {}, "pip3": {}, "uv": {nested: []string{"pip"}},
-	"poetry": {}, "make": {}, "gh": {nested: []string{"pr", "issue", "repo"}}, "terraform": {}, "dotnet": {}, "rustup": {}, "apt": {}, "apt-get": {}, "brew": {},
-	"systemctl": {}, "helm": {}, "mvn": {}, "gradle": {}, "bundle": {}, "composer": {},
-}
+// that need one more (npm run test). Built on first use, as every table
+// of this package: a table built at package initialisation is paid by
+// every start of every gatedexec command, most of which never use it.
+var subcommandDepth = sync.OnceValue(func() map[string]subcommands {
+	return map[string]subcommands{
+		"git": {nested: []string{"submodule", "bisect", "stash", "remote", "worktree"}}, "npm": {nested: []string{"run", "run-script"}},
+		"pnpm": {nested: []string{"run"}}, "yarn": {nested: []string{"run"}}, "cargo": {}, "go": {nested: []string{"mod", "tool"}},
+		"docker": {nested: []string{"compose", "image", "container"}}, "podman": {}, "kubectl": {}, "pip": {}, "pip3": {}, "uv": {nested: []string{"pip"}},
+		"poetry": {}, "make": {}, "gh": {nested: []string{"pr", "issue", "repo"}}, "terraform": {}, "dotnet": {}, "rustup": {}, "apt": {}, "apt-get": {}, "brew": {},
+		"systemctl": {}, "helm": {}, "mvn": {}, "gradle": {}, "bundle": {}, "composer": {},
+	}
+})
 
 // runsAnything are subcommand prefixes that run an arbitrary command given
 // after them, so they are never proposed.
@@ -68,7 +74,7 @@ func proposedPrefix(argv []string) ([]string, bool) {
 			return nil, false
 		}
 	}
-	sub, ok := subcommandDepth[base]
+	sub, ok := subcommandDepth()[base]
 	if !ok {
 		return []string{prog}, true
 	}

@@ -422,17 +422,17 @@ var programTable = sync.OnceValue(func() map[string]programFacts {
 		f.danger = l
 		m[name] = f
 	}
-	for name, l := range knownSafeList {
+	for name, l := range knownSafeList() {
 		f := m[name]
 		f.safe = l
 		m[name] = f
 	}
-	for name, c := range shellBuiltins {
+	for name, c := range shellBuiltins() {
 		f := m[name]
 		f.builtin = c
 		m[name] = f
 	}
-	for name, e := range programExecOptions {
+	for name, e := range programExecOptions() {
 		f := m[name]
 		f.exec = e
 		m[name] = f

@@ -3,6 +3,7 @@ package execpolicy
 import (
 	"slices"
 	"strings"
+	"sync"
 )
 
 // execOptions lists programs that are no wrappers but have options whose
@@ -40,36 +41,40 @@ type execOptions struct {
 
 // programExecOptions maps a program's basename to its options that run a
 // command.
-var programExecOptions = map[string]*execOptions{
-	"tar": {short: "IF", oldStyle: true,
-		long:        []string{"--use-compress-program", "--to-command", "--checkpoint-action", "--info-script", "--new-volume-script", "--rsh-command", "--rmt-command"},
-		valuePrefix: map[string]string{"--checkpoint-action": "exec="}},
-	"sort":  {long: []string{"--compress-program"}},
-	"rsync": {short: "e", long: []string{"--rsh"}},
-	// Many git settings are commands git runs (alias.*, core.pager,
-	// core.sshCommand, core.fsmonitor, diff.external, ...); --exec-path
-	// picks the directory of the programs its subcommands run.
-	"git": {short: "c", long: []string{"--config-env", "--exec-path"}, global: true, configValue: true,
-		skip: gitGlobalValue, sub: gitSubcommandExecOptions},
-}
+var programExecOptions = sync.OnceValue(func() map[string]*execOptions {
+	return map[string]*execOptions{
+		"tar": {short: "IF", oldStyle: true,
+			long:        []string{"--use-compress-program", "--to-command", "--checkpoint-action", "--info-script", "--new-volume-script", "--rsh-command", "--rmt-command"},
+			valuePrefix: map[string]string{"--checkpoint-action": "exec="}},
+		"sort":  {long: []string{"--compress-program"}},
+		"rsync": {short: "e", long: []string{"--rsh"}},
+		// Many git settings are commands git runs (alias.*, core.pager,
+		// core.sshCommand, core.fsmonitor, diff.external, ...); --exec-path
+		// picks the directory of the programs its subcommands run.
+		"git": {short: "c", long: []string{"--config-env", "--exec-path"}, global: true, configValue: true,
+			skip: gitGlobalValue, sub: gitSubcommandExecOptions()},
+	}
+})
 
 // gitSubcommandExecOptions are the git subcommands whose options or
 // operands name a command git runs: a git allow rule says nothing about
 // that command.
-var gitSubcommandExecOptions = map[string]*execOptions{
-	"rebase":    {short: "x", long: []string{"--exec"}},
-	"difftool":  {short: "x", long: []string{"--extcmd", "--tool"}},
-	"mergetool": {long: []string{"--tool"}},
-	"grep":      {short: "O", long: []string{"--open-files-in-pager"}},
-	"clone":     {short: "u", long: []string{"--upload-pack"}},
-	"fetch":     {long: []string{"--upload-pack"}},
-	"pull":      {long: []string{"--upload-pack"}},
-	"ls-remote": {long: []string{"--upload-pack"}},
-	"archive":   {long: []string{"--exec"}},
-	"push":      {long: []string{"--receive-pack", "--exec"}},
-	"bisect":    {runsAfter: "run"},
-	"submodule": {runsAfter: "foreach"},
-}
+var gitSubcommandExecOptions = sync.OnceValue(func() map[string]*execOptions {
+	return map[string]*execOptions{
+		"rebase":    {short: "x", long: []string{"--exec"}},
+		"difftool":  {short: "x", long: []string{"--extcmd", "--tool"}},
+		"mergetool": {long: []string{"--tool"}},
+		"grep":      {short: "O", long: []string{"--open-files-in-pager"}},
+		"clone":     {short: "u", long: []string{"--upload-pack"}},
+		"fetch":     {long: []string{"--upload-pack"}},
+		"pull":      {long: []string{"--upload-pack"}},
+		"ls-remote": {long: []string{"--upload-pack"}},
+		"archive":   {long: []string{"--exec"}},
+		"push":      {long: []string{"--receive-pack", "--exec"}},
+		"bisect":    {runsAfter: "run"},
+		"submodule": {runsAfter: "foreach"},
+	}
+})
 
 // minLongPrefix is the shortest long option name, dashes included, taken
 // as an abbreviation; a shorter one is ambiguous for every program here.

@@ -12,7 +12,7 @@ func knownSafe(argv []string) bool {
 	if len(argv) == 0 {
 		return false
 	}
-	return knownSafeAmong(argv, knownSafeList[argv[0]])
+	return knownSafeAmong(argv, knownSafeList()[argv[0]])
 }
 
 // safeCases has a safe and, where the entry restricts options, an unsafe
@@ -62,7 +62,7 @@ func TestKnownSafe(t *testing.T) {
 }
 
 func TestKnownSafeCovered(t *testing.T) {
-	for prog := range knownSafeList {
+	for prog := range knownSafeList() {
 		if _, ok := safeCases[prog]; !ok {
 			t.Errorf("known-safe %q has no test", prog)
 		}

@@ -88,37 +88,24 @@ const (
 	roughLower  // a-z: maybe the start of a keyword
 )
 
-// roughClass is the roughNesting class of every byte, built once and never
-// changed.
-var roughClass = func() (t [256]uint8) {
-	for _, c := range "({[" {
-		t[c] = roughOpen
-	}
-	for _, c := range ")}]" {
-		t[c] = roughClose
-	}
-	t['!'] = roughPrefix
-	for _, c := range ";\n&|" {
-		t[c] = roughEnd
-	}
-	for c := 'a'; c <= 'z'; c++ {
-		t[c] = roughLower
-	}
-	return t
-}()
-
-func isWordByte(c byte) bool {
-	return wordBytes[c]
+// roughClass is the roughNesting class of every byte. A keyed array
+// literal, so that the compiler lays it out and no start-up code fills it.
+var roughClass = [256]uint8{
+	'(': roughOpen, '{': roughOpen, '[': roughOpen,
+	')': roughClose, '}': roughClose, ']': roughClose,
+	'!': roughPrefix,
+	';': roughEnd, '\n': roughEnd, '&': roughEnd, '|': roughEnd,
+	'a': roughLower, 'b': roughLower, 'c': roughLower, 'd': roughLower, 'e': roughLower, 'f': roughLower, 'g': roughLower,
+	'h': roughLower, 'i': roughLower, 'j': roughLower, 'k': roughLower, 'l': roughLower, 'm': roughLower, 'n': roughLower,
+	'o': roughLower, 'p': roughLower, 'q': roughLower, 'r': roughLower, 's': roughLower, 't': roughLower, 'u': roughLower,
+	'v': roughLower, 'w': roughLower, 'x': roughLower, 'y': roughLower, 'z': roughLower,
 }
 
-// wordBytes marks the bytes of a word for roughNesting: ASCII letters,
-// digits, _ and -. Built once and never changed.
-var wordBytes = func() (t [256]bool) {
-	for c := range 256 {
-		t[c] = c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '-'
-	}
-	return t
-}()
+// isWordByte reports the bytes of a word for roughNesting: ASCII letters,
+// digits, _ and -.
+func isWordByte(c byte) bool {
+	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '-'
+}
 
 // script analyses one shell script at wrapper depth depth and returns its
 // decision. Its commands and reasons go to a. A script for a shell other
@@ -397,12 +384,12 @@ func nests(n syntax.Node) bool {
 	return false
 }
 
-// downloaders and interpreters for the curl|sh floor entry: every shell
-// the analysis knows, and the interpreters (python3 too, as programIn
+// downloaders and interpreters for the curl|sh floor entry: with every
+// shell the analysis knows, the interpreters (python3 too, as programIn
 // matches a version after the name).
 var (
 	downloaders      = []string{"curl", "wget"}
-	pipeInterpreters = append(slices.Clip(shells), "python", "perl", "ruby", "node")
+	pipeInterpreters = []string{"python", "perl", "ruby", "node"}
 )
 
 // pipeIntoShell reports a pipeline where a downloader's output reaches a
@@ -426,7 +413,7 @@ func (a *analysis) pipeStagesIntoShell(s *syntax.Stmt, src string, sawDownload *
 	switch {
 	case programIn(prog, downloaders):
 		*sawDownload = true
-	case *sawDownload && programIn(prog, pipeInterpreters):
+	case *sawDownload && (programIn(prog, shells) || programIn(prog, pipeInterpreters)):
 		return true
 	}
 	return false

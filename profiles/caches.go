@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"sync"
 )
 
 // cacheTokens are the toolchain cache presets, ":cache:NAME" in a read or
@@ -21,61 +22,64 @@ import (
 // even root must chmod first), Cargo checksums its registry; npm, pip,
 // Gradle and Maven caches are plain files that a command allowed to write
 // them can change, like the build caches (GOCACHE). The choice is the
-// user's, made by naming the token or taking workspace-dev.
-var cacheTokens = map[string]func(v *Vars) []string{
-	":cache:go": func(v *Vars) []string {
-		cache := v.getenv("GOCACHE")
-		if !filepath.IsAbs(cache) {
-			cache = filepath.Join(v.userCache(), "go-build")
-		}
-		mod := v.getenv("GOMODCACHE")
-		if !filepath.IsAbs(mod) {
-			gopath := strings.Split(v.getenv("GOPATH"), string(filepath.ListSeparator))[0]
-			if !filepath.IsAbs(gopath) {
-				gopath = filepath.Join(v.Home, "go")
+// user's, made by naming the token or taking workspace-dev. Built on first
+// use: most starts resolve no cache token.
+var cacheTokens = sync.OnceValue(func() map[string]func(v *Vars) []string {
+	return map[string]func(v *Vars) []string{
+		":cache:go": func(v *Vars) []string {
+			cache := v.getenv("GOCACHE")
+			if !filepath.IsAbs(cache) {
+				cache = filepath.Join(v.userCache(), "go-build")
 			}
-			mod = filepath.Join(gopath, "pkg", "mod")
-		}
-		return []string{cache, mod}
-	},
-	":cache:npm": func(v *Vars) []string {
-		if c := v.getenv("npm_config_cache"); filepath.IsAbs(c) {
-			return []string{c}
-		}
-		if c := npmrcCache(filepath.Join(v.Home, ".npmrc"), v.Home); c != "" {
-			return []string{c}
-		}
-		return []string{filepath.Join(v.Home, ".npm")}
-	},
-	":cache:pip": func(v *Vars) []string {
-		if c := v.getenv("PIP_CACHE_DIR"); filepath.IsAbs(c) {
-			return []string{c}
-		}
-		return []string{filepath.Join(v.userCache(), "pip")}
-	},
-	":cache:cargo": func(v *Vars) []string {
-		home := v.getenv("CARGO_HOME")
-		if !filepath.IsAbs(home) {
-			home = filepath.Join(v.Home, ".cargo")
-		}
-		return []string{filepath.Join(home, "registry"), filepath.Join(home, "git")}
-	},
-	":cache:gradle": func(v *Vars) []string {
-		home := v.getenv("GRADLE_USER_HOME")
-		if !filepath.IsAbs(home) {
-			home = filepath.Join(v.Home, ".gradle")
-		}
-		return []string{filepath.Join(home, "caches"), filepath.Join(home, "wrapper", "dists")}
-	},
-	":cache:maven": func(v *Vars) []string {
-		return []string{filepath.Join(v.Home, ".m2", "repository")}
-	},
-}
+			mod := v.getenv("GOMODCACHE")
+			if !filepath.IsAbs(mod) {
+				gopath := strings.Split(v.getenv("GOPATH"), string(filepath.ListSeparator))[0]
+				if !filepath.IsAbs(gopath) {
+					gopath = filepath.Join(v.Home, "go")
+				}
+				mod = filepath.Join(gopath, "pkg", "mod")
+			}
+			return []string{cache, mod}
+		},
+		":cache:npm": func(v *Vars) []string {
+			if c := v.getenv("npm_config_cache"); filepath.IsAbs(c) {
+				return []string{c}
+			}
+			if c := npmrcCache(filepath.Join(v.Home, ".npmrc"), v.Home); c != "" {
+				return []string{c}
+			}
+			return []string{filepath.Join(v.Home, ".npm")}
+		},
+		":cache:pip": func(v *Vars) []string {
+			if c := v.getenv("PIP_CACHE_DIR"); filepath.IsAbs(c) {
+				return []string{c}
+			}
+			return []string{filepath.Join(v.userCache(), "pip")}
+		},
+		":cache:cargo": func(v *Vars) []string {
+			home := v.getenv("CARGO_HOME")
+			if !filepath.IsAbs(home) {
+				home = filepath.Join(v.Home, ".cargo")
+			}
+			return []string{filepath.Join(home, "registry"), filepath.Join(home, "git")}
+		},
+		":cache:gradle": func(v *Vars) []string {
+			home := v.getenv("GRADLE_USER_HOME")
+			if !filepath.IsAbs(home) {
+				home = filepath.Join(v.Home, ".gradle")
+			}
+			return []string{filepath.Join(home, "caches"), filepath.Join(home, "wrapper", "dists")}
+		},
+		":cache:maven": func(v *Vars) []string {
+			return []string{filepath.Join(v.Home, ".m2", "repository")}
+		},
+	}
+})
 
 // CacheTokens returns the names of the toolchain cache presets, sorted.
 func CacheTokens() []string {
-	names := make([]string, 0, len(cacheTokens))
-	for n := range cacheTokens {
+	names := make([]string, 0, len(cacheTokens()))
+	for n := range cacheTokens() {
 		names = append(names, n)
 	}
 	sort.Strings(names)
@@ -125,7 +129,7 @@ func CacheTokenFor(path string, v *Vars) string {
 	}
 	var toks []string
 	for _, tok := range CacheTokens() {
-		for _, d := range cacheTokens[tok](v) {
+		for _, d := range cacheTokens()[tok](v) {
 			if within(path, d) || within(d, path) {
 				toks = append(toks, tok)
 				break

@@ -28,7 +28,7 @@ func TestCacheTokens(t *testing.T) {
 		{":cache:maven", nil, []string{home + "/.m2/repository"}},
 	} {
 		v := &Vars{Home: home, Getenv: func(k string) string { return tt.env[k] }}
-		if got := cacheTokens[tt.token](v); !slices.Equal(got, tt.want) {
+		if got := cacheTokens()[tt.token](v); !slices.Equal(got, tt.want) {
 			t.Errorf("%s with %v = %q, want %q", tt.token, tt.env, got, tt.want)
 		}
 	}

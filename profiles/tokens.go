@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 
 	"github.com/gatedexec/gatedexec/sandbox"
 )
@@ -174,7 +175,7 @@ func (v *Vars) base(entry string) (bases []string, rest string, err error) {
 		case allToken:
 			return nil, "", fmt.Errorf("path %q: %q stands alone", entry, allToken)
 		default:
-			cache, ok := cacheTokens[tok]
+			cache, ok := cacheTokens()[tok]
 			if !ok {
 				return nil, "", fmt.Errorf("unknown path token %q", tok)
 			}
@@ -306,20 +307,23 @@ func (c realPaths) entry(p string) (realEntry, error) {
 }
 
 // Socket presets of network.unix_sockets: the daemons a user may let a
-// command reach on purpose, knowing it can then act through them.
-var socketPresets = map[string]func(v *Vars) []string{
-	// The ssh agent signs with the user's keys: the command can log in
-	// wherever they can.
-	":ssh-agent": func(v *Vars) []string { return []string{v.getenv("SSH_AUTH_SOCK")} },
-	// The Docker daemon runs containers as root: the command is root.
-	":docker": func(v *Vars) []string {
-		out := []string{"/var/run/docker.sock", "/run/docker.sock"}
-		if h, ok := strings.CutPrefix(v.getenv("DOCKER_HOST"), "unix://"); ok {
-			out = append(out, h)
-		}
-		return out
-	},
-}
+// command reach on purpose, knowing it can then act through them. Built on
+// first use: most starts resolve no socket preset.
+var socketPresets = sync.OnceValue(func() map[string]func(v *Vars) []string {
+	return map[string]func(v *Vars) []string{
+		// The ssh agent signs with the user's keys: the command can log in
+		// wherever they can.
+		":ssh-agent": func(v *Vars) []string { return []string{v.getenv("SSH_AUTH_SOCK")} },
+		// The Docker daemon runs containers as root: the command is root.
+		":docker": func(v *Vars) []string {
+			out := []string{"/var/run/docker.sock", "/run/docker.sock"}
+			if h, ok := strings.CutPrefix(v.getenv("DOCKER_HOST"), "unix://"); ok {
+				out = append(out, h)
+			}
+			return out
+		},
+	}
+})
 
 func (v *Vars) getenv(name string) string {
 	if v.Getenv == nil {
@@ -332,7 +336,7 @@ func (v *Vars) getenv(name string) string {
 // and path entries. A preset whose socket is not known adds nothing.
 func (v *Vars) expandSockets(list []string, real realPaths) (paths []string, sshAgent bool, err error) {
 	for _, entry := range list {
-		if preset, ok := socketPresets[entry]; ok {
+		if preset, ok := socketPresets()[entry]; ok {
 			sshAgent = sshAgent || entry == ":ssh-agent"
 			for _, p := range preset(v) {
 				if filepath.IsAbs(p) {

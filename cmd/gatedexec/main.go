@@ -17,7 +17,7 @@ func main() {
 }
 
 func run(args []string) int {
-	root := newRootCmd()
+	root := newRootCmdFor(args)
 	root.SetArgs(args)
 	err := root.Execute()
 	if err == nil {
@@ -34,7 +34,56 @@ func run(args []string) int {
 	return code
 }
 
-func newRootCmd() *cobra.Command {
+// subcommands are gatedexec's commands in the order help lists them, each
+// with the constructor that builds it, flags and help text included.
+var subcommands = []struct {
+	name  string
+	build func() *cobra.Command
+}{
+	{"audit", newAuditCmd},
+	{"check", newCheckCmd},
+	{"doctor", newDoctorCmd},
+	{"profiles", newProfilesCmd},
+	{"rules", newRulesCmd},
+	{"sandbox", newSandboxCmd},
+	{"run", newRunCmd},
+	{"trust", newTrustCmd},
+	{"version", newVersionCmd},
+	{"hook", newHookCmd},
+	{"hooks", newHooksCmd},
+	{"mcp", newMCPCmd},
+}
+
+// newRootCmd builds the whole command tree.
+func newRootCmd() *cobra.Command { return newRootCmdFor(nil) }
+
+// newRootCmdFor builds the command tree for the command line args. When
+// args[0] names a subcommand, only that one is built: every start pays for
+// the tree it builds (a subcommand's flags and help text, cobra's
+// completion command), and a run, sandbox, check or hook start needs none
+// of the others. Anything else (no arguments, a flag first, help,
+// completion, a typo to suggest a command for) gets the whole tree.
+func newRootCmdFor(args []string) *cobra.Command {
+	root := newBareRoot()
+	if len(args) > 0 {
+		for _, c := range subcommands {
+			if c.name == args[0] {
+				// Only "completion" runs cobra's completion command, and
+				// the subcommand named is not it.
+				root.CompletionOptions.DisableDefaultCmd = true
+				root.AddCommand(c.build())
+				return root
+			}
+		}
+	}
+	for _, c := range subcommands {
+		root.AddCommand(c.build())
+	}
+	return root
+}
+
+// newBareRoot builds the root command without its subcommands.
+func newBareRoot() *cobra.Command {
 	root := &cobra.Command{
 		Use:           "gatedexec",
 		Short:         "Run commands behind an exec policy and an OS sandbox",
@@ -58,20 +107,6 @@ func newRootCmd() *cobra.Command {
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error {
 		return withCode(exitUsage, err)
 	})
-	root.AddCommand(
-		newAuditCmd(),
-		newCheckCmd(),
-		newDoctorCmd(),
-		newProfilesCmd(),
-		newRulesCmd(),
-		newSandboxCmd(),
-		newRunCmd(),
-		newTrustCmd(),
-		newVersionCmd(),
-		newHookCmd(),
-		newHooksCmd(),
-		newMCPCmd(),
-	)
 	return root
 }
 

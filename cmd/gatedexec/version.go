@@ -22,13 +22,18 @@ func newVersionCmd() *cobra.Command {
 	}
 }
 
-// versionString is the version `gatedexec version` and `--version` print.
+// versionString is the version `gatedexec version` and `--version` print:
+// the one the Makefile set, else the module's. The build information is
+// read only when needed: decoding it costs every start a few tens of
+// microseconds, and the root command asks for the version on every start.
 func versionString() string {
-	v := version
-	if bi, ok := debug.ReadBuildInfo(); ok && v == "dev" && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
-		v = bi.Main.Version
+	if version != "dev" {
+		return version
 	}
-	return v
+	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
+		return bi.Main.Version
+	}
+	return version
 }
 
 // mcpBinary is the name of the MCP server's binary, beside gatedexec.

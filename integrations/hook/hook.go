@@ -35,9 +35,16 @@ func ParseAgent(s string) (Agent, error) {
 // script. Claude Code's shell tool is Bash; Codex reports its shell tools
 // (shell, exec_command, unified exec) as Bash in hook events too, and
 // the internal names are judged as well should an event carry one.
-var shellTools = map[Agent][]string{
-	ClaudeCode: {"Bash"},
-	Codex:      {"Bash", "shell", "shell_command", "exec_command", "local_shell", "unified_exec"},
+// A function rather than a map, which every start of gatedexec would
+// build.
+func shellTools(a Agent) []string {
+	switch a {
+	case ClaudeCode:
+		return []string{"Bash"}
+	case Codex:
+		return []string{"Bash", "shell", "shell_command", "exec_command", "local_shell", "unified_exec"}
+	}
+	return nil
 }
 
 // Config is how the hook reads the configuration and writes the run that
@@ -96,7 +103,7 @@ func handle(ctx context.Context, cfg Config, in io.Reader) (Answer, error) {
 	if err != nil {
 		return Answer{}, err
 	}
-	if !slices.Contains(shellTools[cfg.Agent], ev.ToolName) {
+	if !slices.Contains(shellTools(cfg.Agent), ev.ToolName) {
 		return Answer{}, nil
 	}
 	si, err := ev.shell()
