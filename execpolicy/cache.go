@@ -1,11 +1,9 @@
 package execpolicy
 
 import (
-	"io"
-	"os"
 	"path/filepath"
 
-	"github.com/gatedexec/gatedexec/internal/atomicfile"
+	"github.com/gatedexec/gatedexec/internal/cachefile"
 )
 
 // maxCacheEntry bounds the size of a cache entry read or written. An entry
@@ -33,7 +31,7 @@ type cacheEntry struct {
 // loader has no cache. Without a build identity there is none: an entry
 // from another build of the loader could hold another meaning.
 func (l Loader) cacheEntryFor(files []string, srcs [][]byte) *cacheEntry {
-	if l.CacheDir == "" || l.CacheBuild == "" || !cacheSupported || len(files) == 0 {
+	if l.CacheDir == "" || l.CacheBuild == "" || !cachefile.Supported || len(files) == 0 {
 		return nil
 	}
 	slot, key := l.cacheKeys(files, srcs)
@@ -42,20 +40,11 @@ func (l Loader) cacheEntryFor(files []string, srcs [][]byte) *cacheEntry {
 
 // load returns the cached policy, or nil when there is no usable entry.
 func (c *cacheEntry) load() *Policy {
-	if c == nil || !c.dirIsPrivate() {
+	if c == nil {
 		return nil
 	}
-	f, err := openNoFollow(c.path)
-	if err != nil {
-		return nil
-	}
-	defer f.Close()
-	st, err := f.Stat()
-	if err != nil || !st.Mode().IsRegular() || !ownedPrivately(st) || st.Size() > maxCacheEntry {
-		return nil
-	}
-	entry := make([]byte, st.Size())
-	if _, err := io.ReadFull(f, entry); err != nil {
+	entry, ok := cachefile.Read(c.dir, filepath.Base(c.path), maxCacheEntry)
+	if !ok {
 		return nil
 	}
 	p, err := decodePolicy(c.key, entry)
@@ -65,13 +54,6 @@ func (c *cacheEntry) load() *Policy {
 	return p
 }
 
-// dirIsPrivate reports whether the cache directory is a real directory
-// only the effective user can write to.
-func (c *cacheEntry) dirIsPrivate() bool {
-	st, err := os.Lstat(c.dir)
-	return err == nil && st.IsDir() && ownedPrivately(st)
-}
-
 // store writes p as the entry, atomically: readers see the old entry or
 // the new one, never part of one. Any failure leaves the cache as it was;
 // the cache only ever saves time, so it never fails a load.
@@ -79,13 +61,5 @@ func (c *cacheEntry) store(p *Policy) {
 	if c == nil {
 		return
 	}
-	entry := encodePolicy(c.key, p)
-	if len(entry) > maxCacheEntry {
-		return
-	}
-	if err := os.MkdirAll(c.dir, 0o700); err != nil || !c.dirIsPrivate() {
-		return
-	}
-	// A failed write leaves no entry, and a cache is no reason to fail.
-	_ = atomicfile.Write(c.path, entry, false)
+	cachefile.Write(c.dir, filepath.Base(c.path), encodePolicy(c.key, p), maxCacheEntry)
 }

@@ -2,17 +2,6 @@
 
 package execpolicy
 
-import (
-	"io/fs"
-	"os"
-)
-
-// cacheSupported reports whether this platform can check who owns a cache
-// entry; without that check the cache is off.
-const cacheSupported = false
-
-func ownedPrivately(fs.FileInfo) bool { return false }
+import "io/fs"
 
 func fileIdentity(fs.FileInfo) string { return "" }
-
-func openNoFollow(name string) (*os.File, error) { return os.Open(name) }

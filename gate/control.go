@@ -15,12 +15,13 @@ import (
 
 // controlPaths lists gatedexec's own files for sandbox.WithControl: the
 // system and user layers, the state directory (trust records, sessions),
-// the rules cache, and extra (the rules files, the audit log). The
+// the rules and profile caches (an entry the command wrote would say what
+// the next run's rules or profile are), and extra (the rules files, the audit log). The
 // workspace's .gatedexec is not among them: changing it revokes the
 // workspace's trust, which only makes its rules stricter. A path that
 // cannot be made absolute is an error, not one fewer protected file.
 func controlPaths(getenv func(string) string, d config.Dirs, extra ...string) ([]string, error) {
-	paths := []string{d.System, d.User, d.State, rulesCacheDir(getenv, d), d.Sessions()}
+	paths := []string{d.System, d.User, d.State, rulesCacheDir(getenv, d), profilesCacheDir(getenv, d), d.Sessions()}
 	var out []string
 	for _, p := range append(paths, extra...) {
 		if p == "" {

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/gatedexec/gatedexec/approval"
+	"github.com/gatedexec/gatedexec/config"
 )
 
 // An exec approver's program and the files it is given, and their
@@ -37,6 +38,45 @@ func TestApproverFiles(t *testing.T) {
 		}
 		if got := approverFiles(a); !slices.Equal(got, tt.want) {
 			t.Errorf("approverFiles(%s) = %q, want %q", tt.spec, got, tt.want)
+		}
+	}
+}
+
+// Both caches are control paths while they are on: an entry written by
+// the command would say what the next run's rules or profile are. Off,
+// they are not read, so they need no protection.
+func TestControlPathsCoverTheCaches(t *testing.T) {
+	root := t.TempDir()
+	d := config.Dirs{Home: filepath.Join(root, "home"), Cache: filepath.Join(root, "cache", "gatedexec")}
+	if err := os.MkdirAll(filepath.Dir(d.Cache), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	rules, profs := filepath.Join(d.Cache, "rules"), filepath.Join(d.Cache, "profiles")
+	for _, tt := range []struct {
+		env  map[string]string
+		want []string
+		not  []string
+	}{
+		{nil, []string{rules, profs}, nil},
+		{map[string]string{"GATEDEXEC_NO_RULES_CACHE": "1"}, []string{profs}, []string{rules}},
+		{map[string]string{"GATEDEXEC_NO_CACHE": "1"}, nil, []string{rules, profs}},
+	} {
+		got, err := controlPaths(func(k string) string { return tt.env[k] }, d)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, w := range tt.want {
+			if !slices.Contains(got, w) {
+				t.Errorf("env %v: control paths %q lack %s", tt.env, got, w)
+			}
+		}
+		for _, n := range tt.not {
+			if slices.Contains(got, n) {
+				t.Errorf("env %v: control paths %q have %s", tt.env, got, n)
+			}
+		}
+		if b := cacheBuild(func(k string) string { return tt.env[k] }, d, "v"); (b == "") != (len(tt.want) == 0) {
+			t.Errorf("env %v: cacheBuild = %q", tt.env, b)
 		}
 	}
 }

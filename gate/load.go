@@ -42,11 +42,8 @@ func loadLayers(getenv func(string) string, workspace string, configFile setting
 // layer, the rules paths count as the user's (allow_user_rules), and no
 // lower layer adds paths to a host_executable the managed layer declared;
 // what was refused is appended to refused.
-func loadPolicy(getenv func(string) string, cfg *config.Config, version string, paths []string, refused *[]string) (*execpolicy.Policy, error) {
-	loader := execpolicy.Loader{HomeDir: cfg.Dirs.Home, CacheDir: rulesCacheDir(getenv, cfg.Dirs), Files: cfg.Files}
-	if loader.CacheDir != "" {
-		loader.CacheBuild = execpolicy.BuildIdentity(version)
-	}
+func loadPolicy(getenv func(string) string, cfg *config.Config, build string, paths []string, refused *[]string) (*execpolicy.Policy, error) {
+	loader := execpolicy.Loader{HomeDir: cfg.Dirs.Home, CacheDir: rulesCacheDir(getenv, cfg.Dirs), CacheBuild: build, Files: cfg.Files}
 	p := execpolicy.NewPolicy()
 	var managedHosts []string
 	below := func(lp *execpolicy.Policy, what string) *execpolicy.Policy {
@@ -87,10 +84,22 @@ func loadPolicy(getenv func(string) string, cfg *config.Config, version string, 
 	return p, nil
 }
 
+// cacheBuild returns the build identity the caches key on
+// (execpolicy.BuildIdentity of version), or "" when no cache is on: it
+// costs an executable lookup and a stat, which a start without a cache
+// need not pay, and one that has caches pays once for all of them.
+func cacheBuild(getenv func(string) string, d config.Dirs, version string) string {
+	if rulesCacheDir(getenv, d) == "" && profilesCacheDir(getenv, d) == "" {
+		return ""
+	}
+	return execpolicy.BuildIdentity(version)
+}
+
 // profileLoader builds the profile loader for a place, looking in the
-// profile directories of cfg's trusted layers above the built-ins.
-func profileLoader(getenv func(string) string, pl Place, cfg *config.Config) *profiles.Loader {
-	return &profiles.Loader{
+// profile directories of cfg's trusted layers above the built-ins; build
+// (cacheBuild) turns its parse cache on, "" leaves it off.
+func profileLoader(getenv func(string) string, pl Place, cfg *config.Config, build string) *profiles.Loader {
+	l := &profiles.Loader{
 		Dirs:  cfg.ProfileDirs,
 		Files: cfg.Files,
 		Vars: profiles.Vars{
@@ -101,6 +110,10 @@ func profileLoader(getenv func(string) string, pl Place, cfg *config.Config) *pr
 			Getenv:    getenv,
 		},
 	}
+	if build != "" {
+		l.CacheDir, l.CacheBuild = profilesCacheDir(getenv, cfg.Dirs), build
+	}
+	return l
 }
 
 // ProfileLoader reads the configuration layers of pl and builds its
@@ -110,7 +123,7 @@ func ProfileLoader(pl Place) (*profiles.Loader, error) {
 	if err != nil {
 		return nil, err
 	}
-	return profileLoader(os.Getenv, pl, cfg), nil
+	return profileLoader(os.Getenv, pl, cfg, ""), nil
 }
 
 // userRulesFile is the file an "always" approval appends to.
@@ -120,11 +133,27 @@ func userRulesFile(d config.Dirs) string {
 
 // rulesCacheDir is where compiled rules are cached:
 // $XDG_CACHE_HOME/gatedexec/rules, by default ~/.cache/gatedexec/rules.
-// GATEDEXEC_NO_RULES_CACHE set to anything turns the cache off, as does a
-// base directory ($XDG_CACHE_HOME, or the home directory) that does not
-// exist: a cache is no reason to create a home directory.
+// GATEDEXEC_NO_RULES_CACHE or GATEDEXEC_NO_CACHE set to anything turns
+// it off (see cacheRoot).
 func rulesCacheDir(getenv func(string) string, d config.Dirs) string {
-	if getenv("GATEDEXEC_NO_RULES_CACHE") != "" || !filepath.IsAbs(d.Cache) {
+	if getenv("GATEDEXEC_NO_RULES_CACHE") != "" {
+		return ""
+	}
+	return cacheRoot(getenv, d, "rules")
+}
+
+// profilesCacheDir is where parsed profile files are cached:
+// $XDG_CACHE_HOME/gatedexec/profiles. GATEDEXEC_NO_CACHE turns it off.
+func profilesCacheDir(getenv func(string) string, d config.Dirs) string {
+	return cacheRoot(getenv, d, "profiles")
+}
+
+// cacheRoot returns the directory sub of gatedexec's cache, or "" when
+// caches are off: GATEDEXEC_NO_CACHE set to anything turns every cache
+// off, as does a base directory ($XDG_CACHE_HOME, or the home directory)
+// that does not exist: a cache is no reason to create a home directory.
+func cacheRoot(getenv func(string) string, d config.Dirs, sub string) string {
+	if getenv("GATEDEXEC_NO_CACHE") != "" || !filepath.IsAbs(d.Cache) {
 		return ""
 	}
 	base := filepath.Dir(d.Cache)
@@ -134,7 +163,7 @@ func rulesCacheDir(getenv func(string) string, d config.Dirs) string {
 	if st, err := os.Stat(base); err != nil || !st.IsDir() {
 		return ""
 	}
-	return filepath.Join(d.Cache, "rules")
+	return filepath.Join(d.Cache, sub)
 }
 
 // CheckRuleProfiles fails (ErrConfig) when a rule of p names a profile l

@@ -26,6 +26,9 @@ type SandboxRequest struct {
 	// ForwardSignals passes gatedexec's signals on to the command, as
 	// Request.ForwardSignals.
 	ForwardSignals bool
+	// Version identifies this build in the profile cache, as
+	// Config.Version.
+	Version string
 }
 
 // SandboxResult is the outcome of Sandbox, in the JSON of `sandbox --json`.
@@ -60,7 +63,7 @@ func Sandbox(ctx context.Context, req SandboxRequest) (*SandboxResult, error) {
 		// unrecorded: the ceiling would be one command away.
 		return nil, fmt.Errorf("%w: gatedexec sandbox runs a command without rules, approval or audit record, which the managed layer %s does not allow: use gatedexec run -p PROFILE", ErrManaged, m.Dir)
 	}
-	p, err := profileLoader(os.Getenv, req.Place, cfg).Resolve(req.Profile)
+	p, err := profileLoader(os.Getenv, req.Place, cfg, cacheBuild(os.Getenv, cfg.Dirs, req.Version)).Resolve(req.Profile)
 	if err != nil {
 		return nil, configErr(err)
 	}

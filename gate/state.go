@@ -75,10 +75,11 @@ func (g *Gate) load() (*state, error) {
 	if st.approval, why = st.ceiling.approval(st.approval, ap); why != "" {
 		st.refused = append(st.refused, why)
 	}
-	if st.policy, err = loadPolicy(g.getenv, st.layers, c.Version, c.Rules, &st.refused); err != nil {
+	build := cacheBuild(g.getenv, st.layers.Dirs, c.Version)
+	if st.policy, err = loadPolicy(g.getenv, st.layers, build, c.Rules, &st.refused); err != nil {
 		return nil, err
 	}
-	st.profiles = profileLoader(g.getenv, Place{Cwd: c.Workspace, Workspace: c.Workspace}, st.layers)
+	st.profiles = profileLoader(g.getenv, Place{Cwd: c.Workspace, Workspace: c.Workspace}, st.layers, build)
 	if err := CheckRuleProfiles(st.policy, st.profiles); err != nil {
 		return nil, err
 	}

@@ -1,6 +1,7 @@
 package profiles
 
 import (
+	"crypto/sha256"
 	"testing"
 )
 
@@ -21,13 +22,57 @@ func FuzzProfile(f *testing.F) {
 		if err != nil {
 			return
 		}
-		p1, err1 := l.resolveFile("fuzz", file, where{layer: 0, path: "fuzz.toml"})
-		p2, err2 := l.resolveFile("fuzz", file, where{layer: 0, path: "fuzz.toml"})
+		p1, err1 := l.resolveFile("fuzz", file, where{layer: 0, path: "fuzz.toml"}, nil)
+		p2, err2 := l.resolveFile("fuzz", file, where{layer: 0, path: "fuzz.toml"}, nil)
 		if (err1 == nil) != (err2 == nil) {
 			t.Fatalf("resolve not deterministic: %v vs %v", err1, err2)
 		}
 		if err1 == nil && (p1.ReadAll != p2.ReadAll || len(p1.Write) != len(p2.Write)) {
 			t.Fatalf("resolve not deterministic")
+		}
+	})
+}
+
+// FuzzDecodeParseEntry feeds the parse cache decoder arbitrary entries
+// (under the key they claim, with their checksum fixed up, so that the
+// body is reached): it never panics, and what it accepts encodes back to
+// the same entry.
+func FuzzDecodeParseEntry(f *testing.F) {
+	var key [sha256.Size]byte
+	copy(key[:], "fuzz key")
+	for _, name := range BuiltinNames() {
+		src, _ := builtinSrc(name)
+		p, err := Parse(name, src)
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(encodeParseEntry(key, []memoFile{{idOf(name, src), encodeFile(p)}}))
+	}
+	f.Add(encodeParseEntry(key, nil))
+	f.Fuzz(func(t *testing.T, entry []byte) {
+		head := len(parseCacheMagic) + len(key)
+		if len(entry) < head+sha256.Size {
+			if _, err := decodeParseEntry(key, entry); err == nil {
+				t.Fatal("a truncated entry decoded")
+			}
+			return
+		}
+		e := append([]byte(parseCacheMagic), key[:]...)
+		e = append(e, entry[head:len(entry)-sha256.Size]...)
+		sum := sha256.Sum256(e)
+		e = append(e, sum[:]...)
+		files, err := decodeParseEntry(key, e)
+		if err != nil {
+			return
+		}
+		for id, enc := range files {
+			file, err := decodeFile(enc)
+			if err != nil {
+				continue
+			}
+			if again := encodeFile(file); again != enc {
+				t.Fatalf("file %x: decoded and encoded again differs:\n%q\n%q", id, enc, again)
+			}
 		}
 	})
 }

@@ -54,7 +54,7 @@ func (l *Loader) Lint(path string, check Unenforceable) []Problem {
 	for _, e := range f.UnknownKeys() {
 		out = append(out, problemOf(SevError, path, e))
 	}
-	p, err := l.resolveFile(path, f, where{layer: len(l.Dirs), path: path})
+	p, err := l.resolveFile(path, f, where{layer: len(l.Dirs), path: path}, nil)
 	if err != nil {
 		return append(out, problemOf(SevError, path, err))
 	}

@@ -24,6 +24,13 @@ type Loader struct {
 	// layer's profiles are read from the snapshot its trust was checked
 	// on (see package config).
 	Files snapshot.FS
+	// CacheDir, with CacheBuild, is where Resolve keeps the parsed form
+	// of the files it reads (see parsecache.go); "" is no cache.
+	CacheDir string
+	// CacheBuild identifies the build of gatedexec (for instance
+	// execpolicy.BuildIdentity): an entry written by another build is
+	// never read. "" is no cache.
+	CacheBuild string
 }
 
 // MaxFileSize bounds a profile file (1 MiB); a larger one is an error,
@@ -64,14 +71,24 @@ func validName(name string) bool {
 // Resolve loads the profile nameOrFile (a name, or a file when IsFile),
 // follows its extends chain and expands its paths.
 func (l *Loader) Resolve(nameOrFile string) (*sandbox.Profile, error) {
-	f, at, err := l.open(nameOrFile)
-	if err != nil {
-		return nil, err
-	}
-	return l.resolveFile(nameOrFile, f, at)
+	p, _, err := l.resolve(nameOrFile)
+	return p, err
 }
 
-func (l *Loader) resolveFile(name string, f *File, at where) (*sandbox.Profile, error) {
+// resolve is Resolve, returning also the parse cache it went through (nil
+// when l has none), which tells whether every file came from the cache.
+func (l *Loader) resolve(nameOrFile string) (*sandbox.Profile, *parseMemo, error) {
+	m := l.memo(nameOrFile)
+	defer m.store()
+	f, at, err := l.open(nameOrFile, m)
+	if err != nil {
+		return nil, m, err
+	}
+	p, err := l.resolveFile(nameOrFile, f, at, m)
+	return p, m, err
+}
+
+func (l *Loader) resolveFile(name string, f *File, at where, m *parseMemo) (*sandbox.Profile, error) {
 	chain := []*File{f}
 	seen := map[where]bool{at: true}
 	for cur, curAt := f, at; cur.Extends != nil; {
@@ -86,7 +103,7 @@ func (l *Loader) resolveFile(name string, f *File, at where) (*sandbox.Profile, 
 		if curAt.layer < len(l.Dirs) && profileName(curAt) == parent {
 			below = curAt.layer
 		}
-		pf, pat, err := l.find(parent, below)
+		pf, pat, err := l.find(parent, below, m)
 		if err != nil {
 			var nf *notFound
 			if errors.As(err, &nf) {
@@ -124,16 +141,16 @@ type notFound struct{ name string }
 
 func (e *notFound) Error() string { return fmt.Sprintf("unknown profile %q", e.name) }
 
-// open parses the profile nameOrFile.
-func (l *Loader) open(nameOrFile string) (*File, where, error) {
+// open parses the profile nameOrFile, through m (nil is no cache).
+func (l *Loader) open(nameOrFile string, m *parseMemo) (*File, where, error) {
 	if IsFile(nameOrFile) {
-		f, err := l.readFile(nameOrFile)
+		f, err := l.readFile(nameOrFile, m)
 		return f, where{layer: len(l.Dirs), path: nameOrFile}, err
 	}
 	if !validName(nameOrFile) {
 		return nil, where{}, fmt.Errorf("bad profile name %q", nameOrFile)
 	}
-	f, at, err := l.find(nameOrFile, len(l.Dirs))
+	f, at, err := l.find(nameOrFile, len(l.Dirs), m)
 	if err != nil {
 		var nf *notFound
 		if errors.As(err, &nf) {
@@ -144,11 +161,11 @@ func (l *Loader) open(nameOrFile string) (*File, where, error) {
 }
 
 // find returns the profile name from the highest layer below index below,
-// else the built-in.
-func (l *Loader) find(name string, below int) (*File, where, error) {
+// else the built-in, parsing through m (nil is no cache).
+func (l *Loader) find(name string, below int, m *parseMemo) (*File, where, error) {
 	for i := below - 1; i >= 0; i-- {
 		p := filepath.Join(l.Dirs[i], name+".toml")
-		f, err := l.readFile(p)
+		f, err := l.readFile(p, m)
 		if err == nil {
 			return f, where{layer: i, path: p}, nil
 		}
@@ -159,19 +176,19 @@ func (l *Loader) find(name string, below int) (*File, where, error) {
 	}
 	if src, ok := builtinSrc(name); ok {
 		w := where{layer: -1, path: "builtin/" + name + ".toml"}
-		f, err := Parse(w.path, src)
+		f, err := m.parse(w.path, src)
 		return f, w, err
 	}
 	return nil, where{}, &notFound{name}
 }
 
-// readFile parses the profile file at p.
-func (l *Loader) readFile(p string) (*File, error) {
+// readFile parses the profile file at p, through m (nil is no cache).
+func (l *Loader) readFile(p string, m *parseMemo) (*File, error) {
 	src, err := l.files().ReadFile(p, MaxFileSize)
 	if err != nil {
 		return nil, &Error{File: p, Err: err}
 	}
-	return Parse(p, src)
+	return m.parse(p, src)
 }
 
 // Info describes one profile List found.
@@ -212,7 +229,7 @@ func (l *Loader) List() ([]Info, error) {
 				continue
 			}
 			p := filepath.Join(dir, e.Name())
-			f, err := l.readFile(p)
+			f, err := l.readFile(p, nil)
 			if err != nil {
 				return nil, err
 			}

@@ -95,7 +95,7 @@ func runSandbox(pf *placeFlags, profile string, timeout time.Duration, resultFil
 	}
 	res, err := gate.Sandbox(context.Background(), gate.SandboxRequest{
 		Place: pl, Argv: args, Env: os.Environ(), Profile: profile, Timeout: timeout, ResultFile: resultFile,
-		Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr, ForwardSignals: true,
+		Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr, ForwardSignals: true, Version: version,
 	})
 	return res, engineExit(err)
 }

@@ -1,0 +1,62 @@
+// Package cachefile reads and writes the entries of gatedexec's on-disk
+// caches (compiled rules, parsed profiles). A cache entry says what the
+// rules or a profile are, so one that someone else could have written is
+// never read: the directory and the entry must belong to the effective
+// user and be writable by no one else, the entry must be a regular file
+// reached without following a link, and it must not exceed the size the
+// caller bounds it to. Writing is atomic (a reader sees the old entry or
+// the new one) and best effort: a cache only ever saves time, so no
+// failure here fails anything.
+package cachefile
+
+import (
+	"io"
+	"os"
+	"path/filepath"
+
+	"github.com/gatedexec/gatedexec/internal/atomicfile"
+)
+
+// Read returns the content of the entry name in dir, or false when there
+// is no entry that can be trusted (see the package comment) or it is
+// larger than max bytes.
+func Read(dir, name string, max int64) ([]byte, bool) {
+	if !Supported || !dirIsPrivate(dir) {
+		return nil, false
+	}
+	f, err := openNoFollow(filepath.Join(dir, name))
+	if err != nil {
+		return nil, false
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil || !st.Mode().IsRegular() || !ownedPrivately(st) || st.Size() > max {
+		return nil, false
+	}
+	b := make([]byte, st.Size())
+	if _, err := io.ReadFull(f, b); err != nil {
+		return nil, false
+	}
+	return b, true
+}
+
+// Write replaces the entry name in dir with data, creating dir (mode
+// 0700) when it is missing. It writes nothing when dir is not private to
+// the effective user or data is larger than max bytes.
+func Write(dir, name string, data []byte, max int64) {
+	if !Supported || int64(len(data)) > max {
+		return
+	}
+	if err := os.MkdirAll(dir, 0o700); err != nil || !dirIsPrivate(dir) {
+		return
+	}
+	// A failed write leaves no entry, and a cache is no reason to fail.
+	_ = atomicfile.Write(filepath.Join(dir, name), data, false)
+}
+
+// dirIsPrivate reports whether dir is a real directory only the effective
+// user can write to.
+func dirIsPrivate(dir string) bool {
+	st, err := os.Lstat(dir)
+	return err == nil && st.IsDir() && ownedPrivately(st)
+}

@@ -1,0 +1,76 @@
+//go:build unix
+
+package cachefile
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+// Write makes a private directory and an entry Read returns; Read
+// refuses whatever someone else could have written, and whatever is
+// larger than asked.
+func TestReadTrustsOnlyPrivateEntries(t *testing.T) {
+	for _, tt := range []struct {
+		name  string
+		spoil func(t *testing.T, dir, entry string)
+		max   int64
+		ok    bool
+	}{
+		{"written", func(*testing.T, string, string) {}, 64, true},
+		{"at the bound", func(*testing.T, string, string) {}, 5, true},
+		{"over the bound", func(*testing.T, string, string) {}, 4, false},
+		{"missing", func(t *testing.T, _, entry string) { must(t, os.Remove(entry)) }, 64, false},
+		{"group writable", func(t *testing.T, _, entry string) { must(t, os.Chmod(entry, 0o660)) }, 64, false},
+		{"world writable directory", func(t *testing.T, dir, _ string) { must(t, os.Chmod(dir, 0o707)) }, 64, false},
+		{"a directory", func(t *testing.T, _, entry string) {
+			must(t, os.Remove(entry))
+			must(t, os.Mkdir(entry, 0o700))
+		}, 64, false},
+		{"a symlink", func(t *testing.T, dir, entry string) {
+			other := filepath.Join(filepath.Dir(dir), "other")
+			must(t, os.WriteFile(other, []byte("hello"), 0o600))
+			must(t, os.Remove(entry))
+			must(t, os.Symlink(other, entry))
+		}, 64, false},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := filepath.Join(t.TempDir(), "cache", "sub")
+			Write(dir, "e", []byte("hello"), 64)
+			st, err := os.Stat(dir)
+			if err != nil || st.Mode().Perm() != 0o700 {
+				t.Fatalf("cache directory: %v, %v", st, err)
+			}
+			tt.spoil(t, dir, filepath.Join(dir, "e"))
+			b, ok := Read(dir, "e", tt.max)
+			if ok != tt.ok || ok && !bytes.Equal(b, []byte("hello")) {
+				t.Fatalf("Read = %q, %v; want ok %v", b, ok, tt.ok)
+			}
+		})
+	}
+}
+
+// Write writes nothing larger than its bound, nor into a directory that
+// is not private.
+func TestWriteRefuses(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "c")
+	Write(dir, "big", make([]byte, 10), 9)
+	if _, err := os.Stat(filepath.Join(dir, "big")); err == nil {
+		t.Error("an entry over the bound was written")
+	}
+	must(t, os.MkdirAll(dir, 0o700))
+	must(t, os.Chmod(dir, 0o770))
+	Write(dir, "e", []byte("x"), 9)
+	if _, err := os.Stat(filepath.Join(dir, "e")); err == nil {
+		t.Error("an entry was written into a group-writable directory")
+	}
+}
+
+func must(t *testing.T, err error) {
+	t.Helper()
+	if err != nil {
+		t.Fatal(err)
+	}
+}

@@ -1,0 +1,25 @@
+//go:build unix
+
+package cachefile
+
+import (
+	"io/fs"
+	"os"
+	"syscall"
+)
+
+// Supported reports whether this platform can check who owns a cache
+// entry; without that check there is no cache.
+const Supported = true
+
+// ownedPrivately reports whether fi belongs to the effective user and no
+// one else can write it.
+func ownedPrivately(fi fs.FileInfo) bool {
+	st, ok := fi.Sys().(*syscall.Stat_t)
+	return ok && int(st.Uid) == os.Geteuid() && fi.Mode().Perm()&0o022 == 0
+}
+
+// openNoFollow opens name for reading without following a final symlink.
+func openNoFollow(name string) (*os.File, error) {
+	return os.OpenFile(name, os.O_RDONLY|syscall.O_NOFOLLOW, 0)
+}
