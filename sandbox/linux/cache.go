@@ -25,6 +25,26 @@ type runnerCache struct {
 
 	mu       sync.Mutex
 	programs map[[sha256.Size]byte][]byte
+
+	// helper is the sealed memfd of the helper program, made at the
+	// first run that needs it and kept for the Runner's life.
+	helperOnce sync.Once
+	helper     *os.File
+	helperErr  error
+}
+
+// helperPath returns the path the helper is executed by: r.Exe when set,
+// else the helper built into this binary, by its sealed memfd.
+func (r *Runner) helperPath() (string, error) {
+	if r.Exe != "" {
+		return r.Exe, nil
+	}
+	c := &r.cache
+	c.helperOnce.Do(func() { c.helper, c.helperErr = sealedHelper() })
+	if c.helperErr != nil {
+		return "", c.helperErr
+	}
+	return fdPath(c.helper), nil
 }
 
 // host returns the host's facts for planning a run, read once. The

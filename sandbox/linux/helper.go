@@ -2,10 +2,6 @@
 
 package linux
 
-// #cgo CFLAGS: -Wall -Wextra -Werror
-// #include "helper_linux.h"
-import "C"
-
 import (
 	"errors"
 	"fmt"
@@ -15,28 +11,6 @@ import (
 	"strings"
 
 	"golang.org/x/sys/unix"
-)
-
-// HelperArg is the first argument that turns the gatedexec binary into the
-// sandbox helper (helper_linux.c), which applies the runner's plan to
-// itself and execs the target from an ELF constructor, before the Go
-// runtime starts.
-const HelperArg = C.GX_HELPER_ARG
-
-// File descriptors the runner hands the helper, and its failure status.
-const (
-	specFD     = C.GX_SPEC_FD
-	errFD      = C.GX_REPORT_FD
-	rulesetFD  = C.GX_RULESET_FD
-	egressFD   = C.GX_EGRESS_FD
-	helperFail = C.GX_HELPER_FAIL
-)
-
-// The helper's report tags (helper_linux.h).
-const (
-	reportNamespaces = C.GX_REPORT_NS
-	reportNotFound   = C.GX_REPORT_NOTFOUND
-	reportCannotExec = C.GX_REPORT_CANNOTEXEC
 )
 
 // helperSpec is everything the helper does, prepared by the runner so the
@@ -92,22 +66,23 @@ type rlimit struct {
 	Value    uint64
 }
 
-// IsHelper reports whether args (os.Args) start the sandbox helper.
+// IsHelper reports whether args (os.Args) are the helper's: gatedexec
+// itself started so was exec'd by mistake or by someone else.
 func IsHelper(args []string) bool {
 	return len(args) > 1 && args[1] == HelperArg
 }
 
-// HelperMain is reached only when the C helper did not take the process
-// over, which it always does when its constructor runs: the target is not
+// HelperMain refuses a gatedexec started with the helper's arguments: the
+// helper is a program of its own (helperbin.go), and the command is not
 // run, unsandboxed or otherwise. Call it first thing in main or init.
 func HelperMain() {
-	fmt.Fprintln(os.Stderr, "gatedexec: sandbox helper: the C constructor did not run; refusing to run the command")
+	fmt.Fprintln(os.Stderr, "gatedexec: started as the sandbox helper, which is a program of its own; refusing to run the command")
 	os.Exit(helperFail)
 }
 
-// runHelperSpec runs this binary as the helper with spec and nothing else
-// (no stdio, no ruleset) and returns its exit status and report.
-func runHelperSpec(spec []byte) (code int, report string, err error) {
+// runHelperSpec runs the helper at exe with spec and nothing else (no
+// stdio, no ruleset) and returns its exit status and report.
+func runHelperSpec(exe string, spec []byte) (code int, report string, err error) {
 	specR, specW, err := os.Pipe()
 	if err != nil {
 		return 0, "", err
@@ -119,7 +94,7 @@ func runHelperSpec(spec []byte) (code int, report string, err error) {
 		return 0, "", err
 	}
 	defer repR.Close()
-	cmd := &exec.Cmd{Path: "/proc/self/exe", Args: []string{"gatedexec-sandbox", HelperArg},
+	cmd := &exec.Cmd{Path: exe, Args: []string{"gatedexec-sandbox", HelperArg},
 		ExtraFiles: helperFiles(specR, repW, nil, nil)}
 	if err := startHelper(cmd, specR, repW, specW, spec, nil); err != nil {
 		return 0, "", err

@@ -1,4 +1,4 @@
-//go:build linux
+//go:build linux && cgo
 
 package linux
 
@@ -14,6 +14,18 @@ import (
 
 	"golang.org/x/sys/unix"
 )
+
+// testHelper returns the path of the helper built into the test binary;
+// a build without it fails the test (make build compiles it).
+func testHelper(t testing.TB) string {
+	t.Helper()
+	h, err := sealedHelper()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { h.Close() })
+	return fdPath(h)
+}
 
 // record is one wire-format record, for building hostile specs by hand.
 func record(tag byte, payload string) []byte {
@@ -66,12 +78,13 @@ func TestHelperSpec(t *testing.T) {
 		{"not found", cat(magic, record(tagPath, "/no/such/program"), record(tagArg, "x")), 127, reportNotFound + " ", ""},
 		{"cannot exec", cat(magic, record(tagPath, "/etc/hostname"), record(tagArg, "x")), 126, reportCannotExec + " ", ""},
 	}
+	helper := testHelper(t)
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			os.Remove(out)
 			// runHelperSpec gives the command no stdout; the good
 			// case shows it ran through the file it writes.
-			code, report, err := runHelperSpec(tt.spec)
+			code, report, err := runHelperSpec(helper, tt.spec)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -123,7 +136,7 @@ func TestHelperCloseFDs(t *testing.T) {
 			t.Fatal(err)
 		}
 		defer repR.Close()
-		cmd := &exec.Cmd{Path: "/proc/self/exe", Args: []string{"gatedexec-sandbox", HelperArg},
+		cmd := &exec.Cmd{Path: testHelper(t), Args: []string{"gatedexec-sandbox", HelperArg},
 			ExtraFiles: []*os.File{specR, repW, nil, nil, nil, nil, inherited}}
 		err = cmd.Start()
 		repW.Close()

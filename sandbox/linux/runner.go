@@ -4,15 +4,12 @@
 // network namespaces, rlimits and the exec helper that applies them.
 //
 // The runner prepares everything in the calling process (Landlock ruleset
-// fd, seccomp BPF, mount plan) and starts its own binary as a helper
-// (HelperArg) that applies them to itself and execs the target. Go threads
-// exist before main, and Landlock and seccomp bind to threads, so they
-// cannot be applied to the runner itself; the helper is C run from an ELF
-// constructor (helper_linux.c), so it costs an exec, not a Go start.
+// fd, seccomp BPF, mount plan) and starts the helper, a small static C
+// program built into gatedexec (helper/, helperbin.go), that applies them
+// to itself and execs the target. Go threads exist before main, and
+// Landlock and seccomp bind to threads, so they cannot be applied to the
+// runner itself; a C program costs an exec, not a Go start.
 package linux
-
-// #include "helper_linux.h"
-import "C"
 
 import (
 	"context"
@@ -40,7 +37,8 @@ const stderrTailSize = 16 << 10
 type Runner struct {
 	// Warn receives the one best-effort warning per run; nil means os.Stderr.
 	Warn io.Writer
-	// Exe is the gatedexec binary to start as helper; empty means /proc/self/exe.
+	// Exe is the helper program to start; empty means the one built into
+	// gatedexec (helperbin.go).
 	Exe string
 
 	// cache holds what every run on this Runner shares: the host's
@@ -295,9 +293,12 @@ func (r *Runner) start(ctx context.Context, c *Command, p *sandbox.Profile, spec
 		// Every way out ends the proxy; the way below reads its denials.
 		defer eg.stop()
 	}
-	exe := r.Exe
-	if exe == "" {
-		exe = "/proc/self/exe"
+	exe, err := r.helperPath()
+	if err != nil {
+		specW.Close()
+		repW.Close()
+		io3.close()
+		return nil, fmt.Errorf("%w: %w", err, sandbox.ErrLayerUnavailable)
 	}
 	cmd := &exec.Cmd{
 		Path:       exe,
@@ -499,7 +500,7 @@ func stopSelf() {
 			sig = unix.SIGTSTP
 		}
 	}
-	if C.gx_stop_self(C.int(sig)) != 0 {
-		C.gx_stop_self(C.int(unix.SIGSTOP))
+	if stopWith(sig) != nil {
+		stopWith(unix.SIGSTOP)
 	}
 }

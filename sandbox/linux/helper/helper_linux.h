@@ -1,6 +1,7 @@
 // The contract between the Go runner (helper.go, helper_spec.go) and the C
-// helper (helper_linux.c). Go reads these through cgo, so the two sides
-// cannot drift apart.
+// helper (helper_linux.c). gatedexec is built without cgo: the Go side
+// spells these out in ../helper_abi.go, and TestHelperABI fails when the
+// two drift apart.
 #ifndef GATEDEXEC_HELPER_LINUX_H
 #define GATEDEXEC_HELPER_LINUX_H
 
@@ -107,11 +108,5 @@ const char *gx_egress_setup(const uint16_t *ports, size_t nports, int to);
 // and fuzz targets only; not safe for concurrent use.
 #include <stddef.h>
 const char *gx_spec_check(const unsigned char *b, size_t len, size_t *argc);
-
-// gx_stop_self stops the calling process with sig (SIGTSTP or SIGSTOP) and
-// returns once it is continued. For SIGTSTP the default action is put in
-// place meanwhile: the Go runtime keeps its own handler after signal.Reset,
-// and that handler drops the signal.
-int gx_stop_self(int sig);
 
 #endif
