@@ -8,7 +8,6 @@ import (
 	"strings"
 )
 
-
 // specEncoder appends records to a spec.
 type specEncoder struct {
 	buf []byte

@@ -68,7 +68,7 @@ func Probe() Capabilities {
 		// has parts masked (some containers) or the mount is not allowed.
 		PIDNS: err == nil && try(helperSpec{Unshare: userFlag | unix.CLONE_NEWNS | unix.CLONE_NEWIPC | unix.CLONE_NEWPID,
 			ParentMntNS: mntns}),
-		Root: root,
+		Root:   root,
 		Helper: errString(herr),
 	}
 }
