@@ -73,10 +73,6 @@ func (s *Supervisor) Run(ctx context.Context, cmd *exec.Cmd, start func() error)
 	if a := cmd.SysProcAttr; a == nil || !(a.Setsid || a.Setpgid && a.Pgid == 0) {
 		return false, errors.New("sandbox: supervised command needs a process group of its own")
 	}
-	if pinsThread(cmd) {
-		runtime.LockOSThread()
-		defer runtime.UnlockOSThread()
-	}
 	if cmd.WaitDelay == 0 {
 		cmd.WaitDelay = OutputWait
 	}
@@ -98,6 +94,13 @@ func (s *Supervisor) Run(ctx context.Context, cmd *exec.Cmd, start func() error)
 		job = nil
 	}
 	// Watched before the start: a signal in between is the command's too.
+	// Locked after signal.Notify, whose first call starts a thread of the
+	// runtime's own: from a locked thread that is made through the
+	// runtime's template thread, one more thread and handoff.
+	if pinsThread(cmd) {
+		runtime.LockOSThread()
+		defer runtime.UnlockOSThread()
+	}
 	if start == nil {
 		start = cmd.Start
 	}
