@@ -338,7 +338,7 @@ func (r *Runner) start(ctx context.Context, c *Command, p *sandbox.Profile, spec
 		}
 	}()
 	sup := &sandbox.Supervisor{Timeout: p.Limits.Timeout, ForwardSignals: c.ForwardSignals}
-	if c.ForwardSignals {
+	if c.ForwardSignals && onTerminal() {
 		// The helper supervises the command when it forks an init or a
 		// job-control parent; otherwise it is the command.
 		sup.Job = &termJob{io3: io3, supervised: spec.Unshare&unix.CLONE_NEWPID != 0 || spec.Ctty > 0}
