@@ -47,6 +47,9 @@ type runCgroups struct {
 // that limit, and the result does not list it). Nothing is returned when
 // no limit could be set.
 func newRunCgroups(limits []cgroupLimit) *runCgroups {
+	if !slices.ContainsFunc(limits, func(l cgroupLimit) bool { return l.value != 0 }) {
+		return nil
+	}
 	v1, v2, err := ownCgroups()
 	if err != nil {
 		return nil
