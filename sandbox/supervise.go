@@ -89,7 +89,11 @@ func (s *Supervisor) Run(ctx context.Context, cmd *exec.Cmd, start func() error)
 			watched = append([]os.Signal{syscall.SIGTSTP, syscall.SIGCONT, syscall.SIGWINCH}, watched...)
 		}
 		signal.Notify(sigs, watched...)
-		defer signal.Stop(sigs)
+		// Stopped in the background: the runtime disables each signal
+		// with a round trip to a thread of its own, and a CLI exits
+		// meanwhile. One that comes in between goes to sigs, unread,
+		// as one after the group ended did before.
+		defer func() { go signal.Stop(sigs) }()
 	} else {
 		job = nil
 	}

@@ -26,11 +26,22 @@ type runnerCache struct {
 	mu       sync.Mutex
 	programs map[[sha256.Size]byte][]byte
 
+	cgroupOnce sync.Once
+	cgroups    *cgroupHost
+
 	// helper is the sealed memfd of the helper program, made at the
 	// first run that needs it and kept for the Runner's life.
 	helperOnce sync.Once
 	helper     *os.File
 	helperErr  error
+}
+
+// cgroupHost returns this process's cgroups, read at the first run that
+// sets a cgroup limit.
+func (r *Runner) cgroupHost() *cgroupHost {
+	c := &r.cache
+	c.cgroupOnce.Do(func() { c.cgroups = readCgroupHost() })
+	return c.cgroups
 }
 
 // helperPath returns the path the helper is executed by: r.Exe when set,

@@ -321,7 +321,7 @@ func (r *Runner) start(ctx context.Context, c *Command, p *sandbox.Profile, spec
 	// controllers (best effort: not every host does).
 	var cg *runCgroups
 	if os.Geteuid() == 0 && !p.Unrestricted {
-		if cg = newRunCgroups(cgroupLimits(p.Limits)); cg != nil {
+		if cg = newRunCgroups(r.cgroupHost(), cgroupLimits(p.Limits)); cg != nil {
 			defer cg.remove()
 		}
 	}
