@@ -44,18 +44,19 @@ func (r *Runner) cgroupHost() *cgroupHost {
 	return c.cgroups
 }
 
-// helperPath returns the path the helper is executed by: r.Exe when set,
-// else the helper built into this binary, by its sealed memfd.
-func (r *Runner) helperPath() (string, error) {
+// helperExe returns the path the helper is executed by and the file the
+// child must hold at selfFD for it (nil for none): r.Exe when set, else
+// the helper built into this binary, by its sealed memfd.
+func (r *Runner) helperExe() (string, *os.File, error) {
 	if r.Exe != "" {
-		return r.Exe, nil
+		return r.Exe, nil, nil
 	}
 	c := &r.cache
 	c.helperOnce.Do(func() { c.helper, c.helperErr = sealedHelper() })
 	if c.helperErr != nil {
-		return "", c.helperErr
+		return "", nil, c.helperErr
 	}
-	return fdPath(c.helper), nil
+	return selfPath, c.helper, nil
 }
 
 // host returns the host's facts for planning a run, read once. The

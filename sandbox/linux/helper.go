@@ -80,9 +80,9 @@ func HelperMain() {
 	os.Exit(helperFail)
 }
 
-// runHelperSpec runs the helper at exe with spec and nothing else (no
-// stdio, no ruleset) and returns its exit status and report.
-func runHelperSpec(exe string, spec []byte) (code int, report string, err error) {
+// runHelperSpec runs the helper (the memfd self) with spec and nothing
+// else (no stdio, no ruleset) and returns its exit status and report.
+func runHelperSpec(self *os.File, spec []byte) (code int, report string, err error) {
 	specR, specW, err := os.Pipe()
 	if err != nil {
 		return 0, "", err
@@ -94,8 +94,8 @@ func runHelperSpec(exe string, spec []byte) (code int, report string, err error)
 		return 0, "", err
 	}
 	defer repR.Close()
-	cmd := &exec.Cmd{Path: exe, Args: []string{"gatedexec-sandbox", HelperArg},
-		ExtraFiles: helperFiles(specR, repW, nil, nil)}
+	cmd := &exec.Cmd{Path: selfPath, Args: []string{"gatedexec-sandbox", HelperArg},
+		ExtraFiles: helperFiles(specR, repW, nil, nil, self)}
 	if err := startHelper(cmd, specR, repW, specW, spec, nil); err != nil {
 		return 0, "", err
 	}
@@ -108,11 +108,12 @@ func runHelperSpec(exe string, spec []byte) (code int, report string, err error)
 	return 0, string(rep), err
 }
 
-// helperFiles places the spec pipe, the report pipe and the Landlock
-// ruleset (nil: none) at the descriptors helper_linux.h gives them.
-func helperFiles(spec, report, ruleset, egress *os.File) []*os.File {
-	files := make([]*os.File, egressFD-2)
-	files[specFD-3], files[errFD-3], files[rulesetFD-3], files[egressFD-3] = spec, report, ruleset, egress
+// helperFiles places the spec pipe, the report pipe, the Landlock ruleset,
+// the egress socket and the helper's own program (nil: none) at the
+// descriptors helper_linux.h gives them.
+func helperFiles(spec, report, ruleset, egress, self *os.File) []*os.File {
+	files := make([]*os.File, selfFD-2)
+	files[specFD-3], files[errFD-3], files[rulesetFD-3], files[egressFD-3], files[selfFD-3] = spec, report, ruleset, egress, self
 	// A nil entry is a closed descriptor in the helper; trailing ones are
 	// left out.
 	for len(files) > 0 && files[len(files)-1] == nil {

@@ -17,6 +17,7 @@ const (
 	errFD      = 4
 	rulesetFD  = 5
 	egressFD   = 6
+	selfFD     = 7
 	helperFail = 125
 )
 

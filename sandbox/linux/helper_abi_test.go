@@ -30,6 +30,7 @@ func TestHelperABI(t *testing.T) {
 		"GX_REPORT_FD":           strconv.Itoa(errFD),
 		"GX_RULESET_FD":          strconv.Itoa(rulesetFD),
 		"GX_EGRESS_FD":           strconv.Itoa(egressFD),
+		"GX_SELF_FD":             strconv.Itoa(selfFD),
 		"GX_HELPER_FAIL":         strconv.Itoa(helperFail),
 		"GX_REPORT_NS":           quoted(reportNamespaces),
 		"GX_REPORT_NOTFOUND":     quoted(reportNotFound),

@@ -26,12 +26,6 @@ const helperName = "helperbin/gatedexec-helper"
 // errNoHelper is returned by a gatedexec built without its helper.
 var errNoHelper = errors.New("sandbox: this gatedexec was built without its exec helper (sandbox/linux/helperbin/gatedexec-helper); build it with `make build`")
 
-// helperMinFD is the lowest descriptor the helper's memfd is kept at, in
-// the runner: starting a child, os/exec places the child's files at 0-6
-// and may move them to the next few numbers first, overwriting whatever
-// the child inherited there before exec'ing the helper by its descriptor.
-const helperMinFD = 64
-
 // helperELF returns the embedded helper program, or errNoHelper.
 func helperELF() ([]byte, error) {
 	b, err := fs.ReadFile(helperDir, helperName)
@@ -41,8 +35,8 @@ func helperELF() ([]byte, error) {
 	return b, err
 }
 
-// sealedHelper returns a read-only descriptor (close-on-exec, at
-// helperMinFD or above) of a memfd holding the helper program, sealed
+// sealedHelper returns a read-only descriptor (close-on-exec) of a memfd
+// holding the helper program, sealed
 // against every change, so that what runs is what was built into this
 // binary: no file on disk for anyone to replace between checks. exec
 // needs a descriptor without write access (ETXTBSY otherwise), so the
@@ -78,21 +72,16 @@ func sealedHelper() (*os.File, error) {
 	if err != nil {
 		return nil, fmt.Errorf("sandbox: reopening the helper memfd: %w", err)
 	}
-	high, err := unix.FcntlInt(uintptr(ro), unix.F_DUPFD_CLOEXEC, helperMinFD)
-	unix.Close(ro)
-	if err != nil {
-		return nil, fmt.Errorf("sandbox: helper memfd: %w", err)
-	}
-	got, err := unix.FcntlInt(uintptr(high), unix.F_GET_SEALS, 0)
+	got, err := unix.FcntlInt(uintptr(ro), unix.F_GET_SEALS, 0)
 	if err != nil || got&seals != seals {
-		unix.Close(high)
+		unix.Close(ro)
 		return nil, fmt.Errorf("sandbox: the helper memfd is not sealed (seals %#x): %v", got, err)
 	}
-	return os.NewFile(uintptr(high), "gatedexec-helper"), nil
+	return os.NewFile(uintptr(ro), "gatedexec-helper"), nil
 }
 
-// fdPath is the path a child execs f by: the child has f open until its
-// exec (close-on-exec closes it only then), so the path names the memfd.
-func fdPath(f *os.File) string {
-	return fmt.Sprintf("/proc/self/fd/%d", f.Fd())
-}
+// selfPath is the path the runner execs the helper by: its memfd, placed
+// at selfFD in the child (helperFiles). Not the memfd's own number in the
+// runner: the child's set-up moves its descriptors to the numbers above
+// the highest it is given, which may be that one.
+const selfPath = "/proc/self/fd/7"

@@ -50,7 +50,7 @@ func Probe() Capabilities {
 		if herr != nil || err != nil {
 			return false
 		}
-		code, _, err := runHelperSpec(fdPath(helper), spec)
+		code, _, err := runHelperSpec(helper, spec)
 		return err == nil && code == 0
 	}
 	mntns, err := mountNSInode()

@@ -293,7 +293,7 @@ func (r *Runner) start(ctx context.Context, c *Command, p *sandbox.Profile, spec
 		// Every way out ends the proxy; the way below reads its denials.
 		defer eg.stop()
 	}
-	exe, err := r.helperPath()
+	exe, self, err := r.helperExe()
 	if err != nil {
 		specW.Close()
 		repW.Close()
@@ -307,7 +307,7 @@ func (r *Runner) start(ctx context.Context, c *Command, p *sandbox.Profile, spec
 		Stdin:      io3.stdin,
 		Stdout:     io3.stdout,
 		Stderr:     io3.stderr,
-		ExtraFiles: helperFiles(specR, repW, ruleset, eg.helperEnd()),
+		ExtraFiles: helperFiles(specR, repW, ruleset, eg.helperEnd(), self),
 		SysProcAttr: &syscall.SysProcAttr{
 			Setsid:  !p.NoSetsid,
 			Setpgid: p.NoSetsid,

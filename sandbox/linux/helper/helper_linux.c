@@ -1241,6 +1241,7 @@ __attribute__((noreturn)) static void job_parent(const struct spec *s) {
 }
 
 __attribute__((noreturn)) static void run_helper(void) {
+	close(GX_SELF_FD); // absent (EBADF) when run from a file
 	if (fcntl(GX_REPORT_FD, F_SETFD, FD_CLOEXEC) != 0) {
 		_exit(GX_HELPER_FAIL);
 	}

@@ -15,6 +15,10 @@
 #define GX_REPORT_FD 4  // made CLOEXEC: silent on a successful exec
 #define GX_RULESET_FD 5 // the Landlock ruleset, when the spec has GX_TAG_LANDLOCK
 #define GX_EGRESS_FD 6  // a unix socket the sockets of GX_TAG_EGRESS are sent on
+// The helper program's own sealed memfd, by which the runner execs it
+// (/proc/self/fd/7): a descriptor the child's own set-up cannot reuse, as
+// it can any number above the ones it places. Closed by the helper first.
+#define GX_SELF_FD 7
 
 // The helper's exit status when it cannot set the sandbox up.
 #define GX_HELPER_FAIL 125
