@@ -18,28 +18,31 @@ FUZZTIME  ?= 100000x
 
 all: build
 
-# deps installs what cgo needs for libseccomp (pkg-config + libseccomp-dev)
-# when it is missing, or says exactly what to install when not root.
+# deps installs the C compiler and the static C library the sandbox
+# helper is built with when they are missing, or says exactly what to
+# install when not root.
 deps:
 	@scripts/deps.sh
 
-# build links statically when the static libraries are there (Debian's
-# libseccomp-dev and libc6-dev ship them): no dynamic loader runs, which
-# saves ~1 ms at every start and again in the sandbox helper, which is
-# re-executed for every sandboxed command. STATIC=0 forces a dynamic link.
-STATIC    ?= auto
-build: deps
-	@static=$(STATIC); \
-	if [ "$$static" = auto ]; then \
-		static=0; [ -e "$$(pkg-config --variable=libdir libseccomp)/libseccomp.a" ] && static=1; \
-	fi; \
-	if [ "$$static" = 1 ]; then \
-		set -x; $(GO) build -trimpath -tags netgo,osusergo -ldflags '$(LDFLAGS) -linkmode external -extldflags "-static"' -o $(BIN) ./cmd/gatedexec && \
-		$(GO) build -trimpath -tags netgo,osusergo,gatedexec_mcp -ldflags '$(LDFLAGS) -linkmode external -extldflags "-static"' -o $(MCPBIN) ./cmd/gatedexec; \
-	else \
-		set -x; $(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN) ./cmd/gatedexec && \
-		$(GO) build -trimpath -tags gatedexec_mcp -ldflags '$(LDFLAGS)' -o $(MCPBIN) ./cmd/gatedexec; \
-	fi
+# HELPER is the sandbox helper (sandbox/linux/helper/*.c): a small static
+# C program gatedexec carries inside its binary and runs from a sealed
+# memfd for every sandboxed command (scripts/helper.sh says how it is
+# linked).
+HELPER    := sandbox/linux/helperbin/gatedexec-helper
+HELPER_SRC := $(wildcard sandbox/linux/helper/*.c sandbox/linux/helper/*.h) scripts/helper.sh
+
+$(HELPER): $(HELPER_SRC) | deps
+	@scripts/helper.sh $@
+
+# build makes gatedexec and gatedexec-mcp without cgo: the cgo runtime's
+# start cost as much as the rest of `gatedexec version`, and nothing in
+# them needs C but the helper, which is embedded as a program of its own.
+# `go build` without make compiles too; such a binary refuses to sandbox
+# (it says how to build the helper).
+GOBUILD   := CGO_ENABLED=0 $(GO) build -trimpath -ldflags '$(LDFLAGS)'
+build: $(HELPER)
+	$(GOBUILD) -o $(BIN) ./cmd/gatedexec
+	$(GOBUILD) -tags gatedexec_mcp -o $(MCPBIN) ./cmd/gatedexec
 
 # test runs everything: unit tests, the bypass corpus, CLI scripts, the
 # sandbox escape suite, then each fuzz target for $(FUZZTIME) executions.
@@ -65,7 +68,7 @@ fuzz: build
 bench: build
 	@scripts/bench.sh
 
-lint: deps
+lint: $(HELPER)
 	@out=$$(gofmt -l .); if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi
 	$(GO) vet ./...
 	$(GO) vet -tags gatedexec_mcp ./cmd/gatedexec
@@ -77,4 +80,4 @@ demo: build
 	@scripts/demo.sh $(BIN)
 
 clean:
-	rm -rf bin
+	rm -rf bin $(HELPER)

@@ -8,7 +8,6 @@ require (
 	github.com/landlock-lsm/go-landlock v0.11.2
 	github.com/modelcontextprotocol/go-sdk v1.8.0
 	github.com/rogpeppe/go-internal v1.16.0
-	github.com/seccomp/libseccomp-golang v0.11.1
 	github.com/spf13/cobra v1.10.2
 	github.com/spf13/pflag v1.0.9
 	go.starlark.net v0.0.0-20260908191801-89a6a09411d5

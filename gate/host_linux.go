@@ -7,9 +7,9 @@ import (
 	"github.com/gatedexec/gatedexec/sandbox/linux"
 )
 
-// StopStrayHelper stops a helper invocation that reached Go: the C helper
-// in sandbox/linux takes such a process over from an ELF constructor, so
-// getting here means it did not run, and the command must not either.
+// StopStrayHelper stops a gatedexec started with the sandbox helper's
+// arguments: the helper is a program of its own (sandbox/linux), so
+// whoever did it did not get the helper, and the command must not run.
 // A program that sandboxes through a Gate calls it first in main or init
 // with os.Args.
 func StopStrayHelper(args []string) {

@@ -63,22 +63,27 @@ func hasURLPassword(s string) bool {
 }
 
 // globMatch matches s against pat, where * matches any run of characters.
+// It allocates nothing: every run matches each variable against every
+// deny pattern.
 func globMatch(pat, s string) bool {
-	parts := strings.Split(pat, "*")
-	if len(parts) == 1 {
+	first, rest, star := strings.Cut(pat, "*")
+	if !star {
 		return pat == s
 	}
-	if !strings.HasPrefix(s, parts[0]) {
+	if !strings.HasPrefix(s, first) {
 		return false
 	}
-	s = s[len(parts[0]):]
-	last := parts[len(parts)-1]
-	for _, p := range parts[1 : len(parts)-1] {
-		i := strings.Index(s, p)
+	s = s[len(first):]
+	for {
+		part, more, star := strings.Cut(rest, "*")
+		if !star {
+			// The last piece ends s; the ones before matched leftmost.
+			return strings.HasSuffix(s, part)
+		}
+		i := strings.Index(s, part)
 		if i < 0 {
 			return false
 		}
-		s = s[i+len(p):]
+		s, rest = s[i+len(part):], more
 	}
-	return strings.HasSuffix(s, last) && len(s) >= len(last)
 }

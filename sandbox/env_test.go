@@ -73,3 +73,36 @@ func FuzzHasURLPassword(f *testing.F) {
 		}
 	})
 }
+
+// splitGlobMatch is globMatch as it was first written, by strings.Split:
+// the reference FuzzGlobMatch holds the allocation-free one to.
+func splitGlobMatch(pat, s string) bool {
+	parts := strings.Split(pat, "*")
+	if len(parts) == 1 {
+		return pat == s
+	}
+	if !strings.HasPrefix(s, parts[0]) {
+		return false
+	}
+	s = s[len(parts[0]):]
+	last := parts[len(parts)-1]
+	for _, p := range parts[1 : len(parts)-1] {
+		i := strings.Index(s, p)
+		if i < 0 {
+			return false
+		}
+		s = s[i+len(p):]
+	}
+	return strings.HasSuffix(s, last) && len(s) >= len(last)
+}
+
+func FuzzGlobMatch(f *testing.F) {
+	for _, seed := range [][2]string{{"*_TOKEN", "GH_TOKEN"}, {"AWS_*", "AWS_SECRET"}, {"*KEY*", "MY_KEY_X"}, {"a*a", "a"}, {"**", ""}, {"x", "x"}} {
+		f.Add(seed[0], seed[1])
+	}
+	f.Fuzz(func(t *testing.T, pat, s string) {
+		if got, want := globMatch(pat, s), splitGlobMatch(pat, s); got != want {
+			t.Fatalf("globMatch(%q, %q) = %v, the reference says %v", pat, s, got, want)
+		}
+	})
+}

@@ -73,10 +73,6 @@ func (s *Supervisor) Run(ctx context.Context, cmd *exec.Cmd, start func() error)
 	if a := cmd.SysProcAttr; a == nil || !(a.Setsid || a.Setpgid && a.Pgid == 0) {
 		return false, errors.New("sandbox: supervised command needs a process group of its own")
 	}
-	if pinsThread(cmd) {
-		runtime.LockOSThread()
-		defer runtime.UnlockOSThread()
-	}
 	if cmd.WaitDelay == 0 {
 		cmd.WaitDelay = OutputWait
 	}
@@ -93,11 +89,22 @@ func (s *Supervisor) Run(ctx context.Context, cmd *exec.Cmd, start func() error)
 			watched = append([]os.Signal{syscall.SIGTSTP, syscall.SIGCONT, syscall.SIGWINCH}, watched...)
 		}
 		signal.Notify(sigs, watched...)
-		defer signal.Stop(sigs)
+		// Stopped in the background: the runtime disables each signal
+		// with a round trip to a thread of its own, and a CLI exits
+		// meanwhile. One that comes in between goes to sigs, unread,
+		// as one after the group ended did before.
+		defer func() { go signal.Stop(sigs) }()
 	} else {
 		job = nil
 	}
 	// Watched before the start: a signal in between is the command's too.
+	// Locked after signal.Notify, whose first call starts a thread of the
+	// runtime's own: from a locked thread that is made through the
+	// runtime's template thread, one more thread and handoff.
+	if pinsThread(cmd) {
+		runtime.LockOSThread()
+		defer runtime.UnlockOSThread()
+	}
 	if start == nil {
 		start = cmd.Start
 	}

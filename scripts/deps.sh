@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Installs the C pieces cgo needs for libseccomp when they are missing;
+# Installs the C compiler and static C library the sandbox helper is
+# built with (and the tests' cgo hooks use) when they are missing;
 # with "test", also what the end-to-end tests run inside the sandbox:
 # terminals (less, script), processes (ps, taskset) and the workload
 # suite's toolchains (cc, python3 with venv, npm).
@@ -13,11 +14,12 @@ if [ "${1:-}" = test ]; then
 	command -v python3 >/dev/null || need+=(python3 python3-venv)
 	command -v npm >/dev/null || need+=(nodejs npm)
 fi
-command -v pkg-config >/dev/null 2>&1 || need+=(pkg-config)
 command -v gcc >/dev/null 2>&1 || need+=(gcc)
-if ! command -v pkg-config >/dev/null 2>&1 || ! pkg-config --exists libseccomp 2>/dev/null; then
-	need+=(libseccomp-dev)
-fi
+# musl links the sandbox helper small and quick to start (scripts/helper.sh).
+command -v musl-gcc >/dev/null 2>&1 || need+=(musl-tools)
+[ -e /usr/include/linux/landlock.h ] || need+=(linux-libc-dev)
+# Debian's libc6-dev ships libc.a, which the static helper links.
+[ -e /usr/lib/x86_64-linux-gnu/libc.a ] || [ -e /usr/lib/aarch64-linux-gnu/libc.a ] || [ -e /usr/lib/libc.a ] || need+=(libc6-dev)
 [ ${#need[@]} -eq 0 ] && exit 0
 if [ "$(id -u)" -ne 0 ]; then
 	echo "gatedexec needs: ${need[*]}" >&2

@@ -71,9 +71,11 @@ func BenchmarkAgentHook(b *testing.B) {
 }
 
 // BenchmarkAgentTrue is the per-command cost of /bin/true: bare, as a
-// one-shot `gatedexec run`, and through the warm MCP server (the rules
-// loaded once, one JSON-RPC round trip per command), beside the sandbox
-// alone. The target for the warm path: at most half the one-shot run.
+// one-shot `gatedexec run` (of the command, and of it as a bash script,
+// which is what the MCP tool runs), and through the warm MCP server (the
+// rules loaded once, one JSON-RPC round trip per command), beside the
+// sandbox alone and bwrap. The target for the warm path: at most half the
+// one-shot run of the same script.
 func BenchmarkAgentTrue(b *testing.B) {
 	f := newGateFixture(b, rules1000())
 	b.Run("bare", func(b *testing.B) {
@@ -83,8 +85,24 @@ func BenchmarkAgentTrue(b *testing.B) {
 		// The sandbox alone, the floor of any gated run.
 		benchExec(b, f.env, f.ws, "", gatedexecBin, "sandbox", "--", "/bin/true")
 	})
+	b.Run("bwrap", func(b *testing.B) {
+		// bwrap with workspace-write's namespaces and mounts: what the
+		// kernel work of one sandboxed start costs from a C program, the
+		// floor of the warm path, which pays no process start of its own.
+		bw, err := exec.LookPath("bwrap")
+		if err != nil {
+			b.Skip("bwrap is not installed (make bench installs it)")
+		}
+		benchExec(b, f.env, f.ws, "", bw, "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc",
+			"--bind", f.ws, f.ws, "--bind", "/tmp", "/tmp", "--unshare-pid", "--unshare-ipc", "--unshare-net", "--", "/bin/true")
+	})
 	b.Run("run-oneshot", func(b *testing.B) {
 		benchExec(b, f.env, f.ws, "", gatedexecBin, "run", "-r", f.rules, "--", "/bin/true")
+	})
+	b.Run("run-oneshot-shell", func(b *testing.B) {
+		// What the MCP tool runs: its command is a bash script, run
+		// with bash -c in the sandbox, as run --shell does.
+		benchExec(b, f.env, f.ws, "", gatedexecBin, "run", "--shell", "-r", f.rules, "--", "/bin/true")
 	})
 	b.Run("mcp-warm", func(b *testing.B) {
 		cmd := exec.Command(gatedexecBin, "mcp", "-r", f.rules, "-w", f.ws)

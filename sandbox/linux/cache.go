@@ -25,6 +25,38 @@ type runnerCache struct {
 
 	mu       sync.Mutex
 	programs map[[sha256.Size]byte][]byte
+
+	cgroupOnce sync.Once
+	cgroups    *cgroupHost
+
+	// helper is the sealed memfd of the helper program, made at the
+	// first run that needs it and kept for the Runner's life.
+	helperOnce sync.Once
+	helper     *os.File
+	helperErr  error
+}
+
+// cgroupHost returns this process's cgroups, read at the first run that
+// sets a cgroup limit.
+func (r *Runner) cgroupHost() *cgroupHost {
+	c := &r.cache
+	c.cgroupOnce.Do(func() { c.cgroups = readCgroupHost() })
+	return c.cgroups
+}
+
+// helperExe returns the path the helper is executed by and the file the
+// child must hold at selfFD for it (nil for none): r.Exe when set, else
+// the helper built into this binary, by its sealed memfd.
+func (r *Runner) helperExe() (string, *os.File, error) {
+	if r.Exe != "" {
+		return r.Exe, nil, nil
+	}
+	c := &r.cache
+	c.helperOnce.Do(func() { c.helper, c.helperErr = sealedHelper() })
+	if c.helperErr != nil {
+		return "", nil, c.helperErr
+	}
+	return selfPath, c.helper, nil
 }
 
 // host returns the host's facts for planning a run, read once. The

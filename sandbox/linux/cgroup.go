@@ -46,9 +46,8 @@ type runCgroups struct {
 // controller for (as root; best effort: a host without it runs without
 // that limit, and the result does not list it). Nothing is returned when
 // no limit could be set.
-func newRunCgroups(limits []cgroupLimit) *runCgroups {
-	v1, v2, err := ownCgroups()
-	if err != nil {
+func newRunCgroups(h *cgroupHost, limits []cgroupLimit) *runCgroups {
+	if h.err != nil || !slices.ContainsFunc(limits, func(l cgroupLimit) bool { return l.value != 0 }) {
 		return nil
 	}
 	name := fmt.Sprintf("gatedexec-%d-%d", os.Getpid(), time.Now().UnixNano())
@@ -59,10 +58,10 @@ func newRunCgroups(limits []cgroupLimit) *runCgroups {
 			continue
 		}
 		dir, file := "", l.v1File
-		if p, ok := v1[l.controller]; ok && isDir(filepath.Join(cgroupRoot, l.controller, p)) {
+		if p, ok := h.v1[l.controller]; ok && isDir(filepath.Join(cgroupRoot, l.controller, p)) {
 			dir = filepath.Join(cgroupRoot, l.controller, p, name)
-		} else if v2 != "" && hasController(filepath.Join(cgroupRoot, v2), l.controller) {
-			dir, file = filepath.Join(cgroupRoot, v2, name), l.v2File
+		} else if h.v2 != "" && slices.Contains(h.v2Controllers, l.controller) {
+			dir, file = filepath.Join(cgroupRoot, h.v2, name), l.v2File
 		} else {
 			continue
 		}
@@ -82,6 +81,29 @@ func newRunCgroups(limits []cgroupLimit) *runCgroups {
 		return nil
 	}
 	return g
+}
+
+// cgroupHost is where this process's cgroups are and what the unified one
+// hands down, read once per Runner: a Gate serving many runs reads the
+// files once. A cgroup moved or removed meanwhile makes the next runs'
+// mkdir fail, which leaves their limits out, as on a host without them.
+type cgroupHost struct {
+	v1            map[string]string
+	v2            string
+	v2Controllers []string
+	err           error
+}
+
+// readCgroupHost reads this process's cgroups and the unified one's
+// subtree_control.
+func readCgroupHost() *cgroupHost {
+	h := &cgroupHost{}
+	if h.v1, h.v2, h.err = ownCgroups(); h.err == nil && h.v2 != "" {
+		if b, err := os.ReadFile(filepath.Join(cgroupRoot, h.v2, "cgroup.subtree_control")); err == nil {
+			h.v2Controllers = strings.Fields(string(b))
+		}
+	}
+	return h
 }
 
 // ownCgroups reads this process's cgroups: its path in each v1 hierarchy
@@ -111,13 +133,6 @@ func ownCgroups() (v1 map[string]string, v2 string, err error) {
 		return nil, "", errors.New("no cgroups")
 	}
 	return v1, v2, sc.Err()
-}
-
-// hasController reports whether the unified cgroup dir hands controller
-// down to the cgroups made in it.
-func hasController(dir, controller string) bool {
-	b, err := os.ReadFile(filepath.Join(dir, "cgroup.subtree_control"))
-	return err == nil && slices.Contains(strings.Fields(string(b)), controller)
 }
 
 func isDir(p string) bool {

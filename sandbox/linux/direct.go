@@ -45,7 +45,7 @@ func (r *Runner) startDirect(ctx context.Context, c *Command, p *sandbox.Profile
 		SysProcAttr: &syscall.SysProcAttr{Setsid: !p.NoSetsid, Setpgid: p.NoSetsid, Pdeathsig: syscall.SIGKILL},
 	}
 	sup := &sandbox.Supervisor{Timeout: p.Limits.Timeout, ForwardSignals: c.ForwardSignals}
-	if c.ForwardSignals {
+	if c.ForwardSignals && onTerminal() {
 		sup.Job = &termJob{io3: io3}
 	}
 	type outcome struct {

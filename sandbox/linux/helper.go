@@ -2,10 +2,6 @@
 
 package linux
 
-// #cgo CFLAGS: -Wall -Wextra -Werror
-// #include "helper_linux.h"
-import "C"
-
 import (
 	"errors"
 	"fmt"
@@ -15,28 +11,6 @@ import (
 	"strings"
 
 	"golang.org/x/sys/unix"
-)
-
-// HelperArg is the first argument that turns the gatedexec binary into the
-// sandbox helper (helper_linux.c), which applies the runner's plan to
-// itself and execs the target from an ELF constructor, before the Go
-// runtime starts.
-const HelperArg = C.GX_HELPER_ARG
-
-// File descriptors the runner hands the helper, and its failure status.
-const (
-	specFD     = C.GX_SPEC_FD
-	errFD      = C.GX_REPORT_FD
-	rulesetFD  = C.GX_RULESET_FD
-	egressFD   = C.GX_EGRESS_FD
-	helperFail = C.GX_HELPER_FAIL
-)
-
-// The helper's report tags (helper_linux.h).
-const (
-	reportNamespaces = C.GX_REPORT_NS
-	reportNotFound   = C.GX_REPORT_NOTFOUND
-	reportCannotExec = C.GX_REPORT_CANNOTEXEC
 )
 
 // helperSpec is everything the helper does, prepared by the runner so the
@@ -92,22 +66,23 @@ type rlimit struct {
 	Value    uint64
 }
 
-// IsHelper reports whether args (os.Args) start the sandbox helper.
+// IsHelper reports whether args (os.Args) are the helper's: gatedexec
+// itself started so was exec'd by mistake or by someone else.
 func IsHelper(args []string) bool {
 	return len(args) > 1 && args[1] == HelperArg
 }
 
-// HelperMain is reached only when the C helper did not take the process
-// over, which it always does when its constructor runs: the target is not
+// HelperMain refuses a gatedexec started with the helper's arguments: the
+// helper is a program of its own (helperbin.go), and the command is not
 // run, unsandboxed or otherwise. Call it first thing in main or init.
 func HelperMain() {
-	fmt.Fprintln(os.Stderr, "gatedexec: sandbox helper: the C constructor did not run; refusing to run the command")
+	fmt.Fprintln(os.Stderr, "gatedexec: started as the sandbox helper, which is a program of its own; refusing to run the command")
 	os.Exit(helperFail)
 }
 
-// runHelperSpec runs this binary as the helper with spec and nothing else
-// (no stdio, no ruleset) and returns its exit status and report.
-func runHelperSpec(spec []byte) (code int, report string, err error) {
+// runHelperSpec runs the helper (the memfd self) with spec and nothing
+// else (no stdio, no ruleset) and returns its exit status and report.
+func runHelperSpec(self *os.File, spec []byte) (code int, report string, err error) {
 	specR, specW, err := os.Pipe()
 	if err != nil {
 		return 0, "", err
@@ -119,8 +94,8 @@ func runHelperSpec(spec []byte) (code int, report string, err error) {
 		return 0, "", err
 	}
 	defer repR.Close()
-	cmd := &exec.Cmd{Path: "/proc/self/exe", Args: []string{"gatedexec-sandbox", HelperArg},
-		ExtraFiles: helperFiles(specR, repW, nil, nil)}
+	cmd := &exec.Cmd{Path: selfPath, Args: []string{"gatedexec-sandbox", HelperArg},
+		ExtraFiles: helperFiles(specR, repW, nil, nil, self)}
 	if err := startHelper(cmd, specR, repW, specW, spec, nil); err != nil {
 		return 0, "", err
 	}
@@ -133,11 +108,12 @@ func runHelperSpec(spec []byte) (code int, report string, err error) {
 	return 0, string(rep), err
 }
 
-// helperFiles places the spec pipe, the report pipe and the Landlock
-// ruleset (nil: none) at the descriptors helper_linux.h gives them.
-func helperFiles(spec, report, ruleset, egress *os.File) []*os.File {
-	files := make([]*os.File, egressFD-2)
-	files[specFD-3], files[errFD-3], files[rulesetFD-3], files[egressFD-3] = spec, report, ruleset, egress
+// helperFiles places the spec pipe, the report pipe, the Landlock ruleset,
+// the egress socket and the helper's own program (nil: none) at the
+// descriptors helper_linux.h gives them.
+func helperFiles(spec, report, ruleset, egress, self *os.File) []*os.File {
+	files := make([]*os.File, selfFD-2)
+	files[specFD-3], files[errFD-3], files[rulesetFD-3], files[egressFD-3], files[selfFD-3] = spec, report, ruleset, egress, self
 	// A nil entry is a closed descriptor in the helper; trailing ones are
 	// left out.
 	for len(files) > 0 && files[len(files)-1] == nil {

@@ -1,8 +1,14 @@
-//go:build linux
+//go:build linux && cgo
 
 package linux
 
-// #include "helper_linux.h"
+// The helper's own decoder, compiled into the test binary so that tests
+// and fuzz targets exercise it in-process. gatedexec itself is built
+// without cgo and runs the helper as a program of its own (helperbin.go).
+
+// #cgo CFLAGS: -Wall -Wextra -Werror -Wno-unused-function -DGX_NO_MAIN
+// #include "helper/helper_linux.c"
+// #include "helper/helper_egress_linux.c"
 import "C"
 
 import (
@@ -16,8 +22,8 @@ import (
 var checkMu sync.Mutex
 
 // checkSpec runs the helper's own decoder on spec without applying
-// anything, so tests and fuzz targets can exercise it in-process. It
-// returns the decoded argument count, or the error the helper would report.
+// anything. It returns the decoded argument count, or the error the
+// helper would report.
 func checkSpec(spec []byte) (int, error) {
 	checkMu.Lock()
 	defer checkMu.Unlock()

@@ -2,37 +2,10 @@
 
 package linux
 
-// #include "helper_linux.h"
-import "C"
-
 import (
 	"encoding/binary"
 	"fmt"
 	"strings"
-)
-
-// Record tags of the spec's wire format (helper_linux.h).
-const (
-	tagPath        = C.GX_TAG_PATH
-	tagArg         = C.GX_TAG_ARG
-	tagEnv         = C.GX_TAG_ENV
-	tagDir         = C.GX_TAG_DIR
-	tagMount       = C.GX_TAG_MOUNT
-	tagParentMntNS = C.GX_TAG_PARENT_MNTNS
-	tagLoopback    = C.GX_TAG_LOOPBACK
-	tagRlimit      = C.GX_TAG_RLIMIT
-	tagLandlock    = C.GX_TAG_LANDLOCK
-	tagBPF         = C.GX_TAG_BPF
-	tagUnshare     = C.GX_TAG_UNSHARE
-	tagCloseFDs    = C.GX_TAG_CLOSE_FDS
-	tagDropCaps    = C.GX_TAG_DROP_CAPS
-	tagDev         = C.GX_TAG_DEV
-	tagReopen      = C.GX_TAG_REOPEN
-	tagTmp         = C.GX_TAG_TMP
-	tagKeep        = C.GX_TAG_KEEP
-	tagCtty        = C.GX_TAG_CTTY
-	tagEgress      = C.GX_TAG_EGRESS
-	maxSpec        = C.GX_MAX_SPEC
 )
 
 // specEncoder appends records to a spec.
@@ -67,7 +40,7 @@ func (e *specEncoder) str(tag byte, what, s string, prefix ...byte) {
 
 // encode returns s in the helper's wire format.
 func (s *helperSpec) encode() ([]byte, error) {
-	e := &specEncoder{buf: append(make([]byte, 0, 4096), C.GX_SPEC_MAGIC...)}
+	e := &specEncoder{buf: append(make([]byte, 0, 4096), specMagic...)}
 	e.str(tagPath, "executable", s.Path)
 	for _, a := range s.Argv {
 		e.str(tagArg, "argument", a)

@@ -1,10 +1,11 @@
-//go:build linux
+//go:build linux && cgo
 
 package linux
 
 import (
 	"bytes"
 	"encoding/binary"
+	"fmt"
 	"io"
 	"os"
 	"os/exec"
@@ -14,6 +15,18 @@ import (
 
 	"golang.org/x/sys/unix"
 )
+
+// testHelper returns the helper built into the test binary, for selfFD;
+// a build without it fails the test (make build compiles it).
+func testHelper(t testing.TB) *os.File {
+	t.Helper()
+	h, err := sealedHelper()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { h.Close() })
+	return h
+}
 
 // record is one wire-format record, for building hostile specs by hand.
 func record(tag byte, payload string) []byte {
@@ -66,12 +79,13 @@ func TestHelperSpec(t *testing.T) {
 		{"not found", cat(magic, record(tagPath, "/no/such/program"), record(tagArg, "x")), 127, reportNotFound + " ", ""},
 		{"cannot exec", cat(magic, record(tagPath, "/etc/hostname"), record(tagArg, "x")), 126, reportCannotExec + " ", ""},
 	}
+	helper := testHelper(t)
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			os.Remove(out)
 			// runHelperSpec gives the command no stdout; the good
 			// case shows it ran through the file it writes.
-			code, report, err := runHelperSpec(tt.spec)
+			code, report, err := runHelperSpec(helper, tt.spec)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -123,8 +137,8 @@ func TestHelperCloseFDs(t *testing.T) {
 			t.Fatal(err)
 		}
 		defer repR.Close()
-		cmd := &exec.Cmd{Path: "/proc/self/exe", Args: []string{"gatedexec-sandbox", HelperArg},
-			ExtraFiles: []*os.File{specR, repW, nil, nil, nil, nil, inherited}}
+		cmd := &exec.Cmd{Path: selfPath, Args: []string{"gatedexec-sandbox", HelperArg},
+			ExtraFiles: []*os.File{specR, repW, nil, nil, testHelper(t), nil, inherited}}
 		err = cmd.Start()
 		repW.Close()
 		if err != nil {
@@ -192,4 +206,57 @@ func FuzzHelperSpec(f *testing.F) {
 			t.Fatalf("round trip: argc %d, err %v", argc, err)
 		}
 	})
+}
+
+// TestHelperHighDescriptors: the helper starts whatever numbers the
+// runner's descriptors have. Starting a child, os/exec first moves its
+// descriptors to the numbers above the highest it is given, so a helper
+// exec'd by the runner's own number for its memfd found a pipe there when
+// the runner had that many open (20 concurrent MCP calls). It is exec'd by
+// selfFD, which the child places itself.
+func TestHelperHighDescriptors(t *testing.T) {
+	self := testHelper(t)
+	high := func(f *os.File, fd int) *os.File {
+		if err := unix.Dup3(int(f.Fd()), fd, unix.O_CLOEXEC); err != nil {
+			t.Fatal(err)
+		}
+		g := os.NewFile(uintptr(fd), f.Name())
+		t.Cleanup(func() { g.Close() })
+		return g
+	}
+	// The memfd at 400 in the runner, its highest descriptors given to
+	// the child right below it: the child's first move lands on 400.
+	runnerSelf := high(self, 400)
+	for _, path := range []string{selfPath, fmt.Sprintf("/proc/self/fd/%d", runnerSelf.Fd())} {
+		spec, err := (&helperSpec{Path: "/bin/true", Argv: []string{"true"}}).encode()
+		if err != nil {
+			t.Fatal(err)
+		}
+		specR, specW, err := os.Pipe()
+		if err != nil {
+			t.Fatal(err)
+		}
+		repR, repW, err := os.Pipe()
+		if err != nil {
+			t.Fatal(err)
+		}
+		hSpec, hRep := high(specR, 399), high(repW, 398)
+		specR.Close()
+		repW.Close()
+		cmd := &exec.Cmd{Path: path, Args: []string{"gatedexec-sandbox", HelperArg},
+			ExtraFiles: helperFiles(hSpec, hRep, nil, nil, self)}
+		err = startHelper(cmd, hSpec, hRep, specW, spec, nil)
+		if err == nil {
+			io.ReadAll(repR)
+			err = cmd.Wait()
+		}
+		repR.Close()
+		if path == selfPath && err != nil {
+			t.Fatalf("helper by %s: %v", path, err)
+		}
+		if path != selfPath {
+			// How it failed before: os/exec's own moves, not ours.
+			t.Logf("helper by the runner's descriptor %s: %v", path, err)
+		}
+	}
 }

@@ -72,7 +72,9 @@ func (h *holders) release(remove bool) {
 	}
 	for _, f := range slices.Backward(h.dirs) {
 		d := f.Name()
-		if remove && unix.Flock(int(f.Fd()), unix.LOCK_EX|unix.LOCK_NB) == nil && sandbox.IsEmptyDir(d) && (h.made[d] || marked(d)) {
+		// Only a holder is ever removed: the user's own directories
+		// (most of those held) are told apart first, by the mark.
+		if remove && (h.made[d] || marked(d)) && unix.Flock(int(f.Fd()), unix.LOCK_EX|unix.LOCK_NB) == nil && sandbox.IsEmptyDir(d) {
 			os.Remove(d)
 		}
 		f.Close()

@@ -28,6 +28,9 @@ type Capabilities struct {
 	// Root is true when gatedexec runs as uid 0, so mount and network
 	// namespaces need no user namespace.
 	Root bool `json:"root"`
+	// Helper, when not empty, says why the sandbox helper cannot run
+	// (a gatedexec built without it): no namespace can then be used.
+	Helper string `json:"helper,omitempty"`
 }
 
 // MaxLandlockABI is the highest Landlock ABI the backend asks for; a newer

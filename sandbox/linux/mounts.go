@@ -2,9 +2,6 @@
 
 package linux
 
-// #include "helper_linux.h"
-import "C"
-
 import (
 	"errors"
 	"fmt"
@@ -18,30 +15,31 @@ import (
 	"github.com/gatedexec/gatedexec/sandbox"
 )
 
-// mountKind is what the helper does at one path of its mount namespace.
+// mountKind is what the helper does at one path of its mount namespace;
+// the values are GX_MOUNT_* of helper/helper_linux.h (TestHelperABI).
 type mountKind int
 
 const (
 	// mountPin bind-mounts a directory onto itself so it becomes a mount
 	// point: mount points cannot be renamed or removed (EBUSY), so a
 	// protected path cannot be moved aside with its ancestors.
-	mountPin mountKind = C.GX_MOUNT_PIN
+	mountPin mountKind = 1
 	// mountReadOnly bind-mounts a path onto itself read-only.
-	mountReadOnly mountKind = C.GX_MOUNT_READONLY
+	mountReadOnly mountKind = 2
 	// mountEmptyDir mounts an empty read-only tmpfs over a directory.
-	mountEmptyDir mountKind = C.GX_MOUNT_EMPTYDIR
+	mountEmptyDir mountKind = 3
 	// mountNullFile bind-mounts /dev/null read-only over a file.
-	mountNullFile mountKind = C.GX_MOUNT_NULLFILE
+	mountNullFile mountKind = 4
 	// mountWritable bind-mounts a write root onto itself, so that the
 	// read-only tree that follows can leave it as writable as it was.
-	mountWritable mountKind = C.GX_MOUNT_WRITABLE
+	mountWritable mountKind = 5
 	// mountTreeReadOnly makes every mount at and below a path read-only,
 	// then the write roots bound before it writable again if they were.
-	mountTreeReadOnly mountKind = C.GX_MOUNT_TREE_READONLY
+	mountTreeReadOnly mountKind = 6
 	// mountPinLink makes a symbolic link a mount point of itself, so that
 	// it can be neither removed nor replaced: a symlinked .git, whose
 	// target's hooks and config the protect mounts hold.
-	mountPinLink mountKind = C.GX_MOUNT_PIN_LINK
+	mountPinLink mountKind = 7
 )
 
 // mountOp is one step of the helper's mount plan.

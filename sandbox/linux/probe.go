@@ -40,13 +40,17 @@ func Probe() Capabilities {
 	if !root {
 		userFlag = unix.CLONE_NEWUSER
 	}
+	helper, herr := sealedHelper()
+	if herr == nil {
+		defer helper.Close()
+	}
 	try := func(s helperSpec) bool {
 		s.Path, s.Argv = "/bin/true", []string{"true"}
 		spec, err := s.encode()
-		if err != nil {
+		if herr != nil || err != nil {
 			return false
 		}
-		code, _, err := runHelperSpec(spec)
+		code, _, err := runHelperSpec(helper, spec)
 		return err == nil && code == 0
 	}
 	mntns, err := mountNSInode()
@@ -64,6 +68,15 @@ func Probe() Capabilities {
 		// has parts masked (some containers) or the mount is not allowed.
 		PIDNS: err == nil && try(helperSpec{Unshare: userFlag | unix.CLONE_NEWNS | unix.CLONE_NEWIPC | unix.CLONE_NEWPID,
 			ParentMntNS: mntns}),
-		Root: root,
+		Root:   root,
+		Helper: errString(herr),
 	}
+}
+
+// errString is err's message, "" for nil.
+func errString(err error) string {
+	if err == nil {
+		return ""
+	}
+	return err.Error()
 }

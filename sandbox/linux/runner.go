@@ -4,15 +4,12 @@
 // network namespaces, rlimits and the exec helper that applies them.
 //
 // The runner prepares everything in the calling process (Landlock ruleset
-// fd, seccomp BPF, mount plan) and starts its own binary as a helper
-// (HelperArg) that applies them to itself and execs the target. Go threads
-// exist before main, and Landlock and seccomp bind to threads, so they
-// cannot be applied to the runner itself; the helper is C run from an ELF
-// constructor (helper_linux.c), so it costs an exec, not a Go start.
+// fd, seccomp BPF, mount plan) and starts the helper, a small static C
+// program built into gatedexec (helper/, helperbin.go), that applies them
+// to itself and execs the target. Go threads exist before main, and
+// Landlock and seccomp bind to threads, so they cannot be applied to the
+// runner itself; a C program costs an exec, not a Go start.
 package linux
-
-// #include "helper_linux.h"
-import "C"
 
 import (
 	"context"
@@ -40,7 +37,8 @@ const stderrTailSize = 16 << 10
 type Runner struct {
 	// Warn receives the one best-effort warning per run; nil means os.Stderr.
 	Warn io.Writer
-	// Exe is the gatedexec binary to start as helper; empty means /proc/self/exe.
+	// Exe is the helper program to start; empty means the one built into
+	// gatedexec (helperbin.go).
 	Exe string
 
 	// cache holds what every run on this Runner shares: the host's
@@ -295,9 +293,12 @@ func (r *Runner) start(ctx context.Context, c *Command, p *sandbox.Profile, spec
 		// Every way out ends the proxy; the way below reads its denials.
 		defer eg.stop()
 	}
-	exe := r.Exe
-	if exe == "" {
-		exe = "/proc/self/exe"
+	exe, self, err := r.helperExe()
+	if err != nil {
+		specW.Close()
+		repW.Close()
+		io3.close()
+		return nil, fmt.Errorf("%w: %w", err, sandbox.ErrLayerUnavailable)
 	}
 	cmd := &exec.Cmd{
 		Path:       exe,
@@ -306,7 +307,7 @@ func (r *Runner) start(ctx context.Context, c *Command, p *sandbox.Profile, spec
 		Stdin:      io3.stdin,
 		Stdout:     io3.stdout,
 		Stderr:     io3.stderr,
-		ExtraFiles: helperFiles(specR, repW, ruleset, eg.helperEnd()),
+		ExtraFiles: helperFiles(specR, repW, ruleset, eg.helperEnd(), self),
 		SysProcAttr: &syscall.SysProcAttr{
 			Setsid:  !p.NoSetsid,
 			Setpgid: p.NoSetsid,
@@ -320,7 +321,7 @@ func (r *Runner) start(ctx context.Context, c *Command, p *sandbox.Profile, spec
 	// controllers (best effort: not every host does).
 	var cg *runCgroups
 	if os.Geteuid() == 0 && !p.Unrestricted {
-		if cg = newRunCgroups(cgroupLimits(p.Limits)); cg != nil {
+		if cg = newRunCgroups(r.cgroupHost(), cgroupLimits(p.Limits)); cg != nil {
 			defer cg.remove()
 		}
 	}
@@ -337,7 +338,7 @@ func (r *Runner) start(ctx context.Context, c *Command, p *sandbox.Profile, spec
 		}
 	}()
 	sup := &sandbox.Supervisor{Timeout: p.Limits.Timeout, ForwardSignals: c.ForwardSignals}
-	if c.ForwardSignals {
+	if c.ForwardSignals && onTerminal() {
 		// The helper supervises the command when it forks an init or a
 		// job-control parent; otherwise it is the command.
 		sup.Job = &termJob{io3: io3, supervised: spec.Unshare&unix.CLONE_NEWPID != 0 || spec.Ctty > 0}
@@ -499,7 +500,7 @@ func stopSelf() {
 			sig = unix.SIGTSTP
 		}
 	}
-	if C.gx_stop_self(C.int(sig)) != 0 {
-		C.gx_stop_self(C.int(unix.SIGSTOP))
+	if stopWith(sig) != nil {
+		stopWith(unix.SIGSTOP)
 	}
 }

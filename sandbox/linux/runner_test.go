@@ -19,16 +19,6 @@ import (
 	"github.com/gatedexec/gatedexec/sandbox"
 )
 
-// TestMain refuses to run the tests when the test binary is started as
-// the helper: the C constructor should have taken the process over, and
-// running the tests again in the helper would recurse.
-func TestMain(m *testing.M) {
-	if IsHelper(os.Args) {
-		HelperMain()
-	}
-	os.Exit(m.Run())
-}
-
 func TestRunnerStatus(t *testing.T) {
 	if landlockABI() == 0 && os.Getenv("CI") == "" {
 		t.Skip("no landlock")

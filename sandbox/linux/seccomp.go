@@ -3,11 +3,6 @@
 package linux
 
 import (
-	"fmt"
-	"io"
-	"os"
-
-	seccomp "github.com/seccomp/libseccomp-golang"
 	"golang.org/x/sys/unix"
 
 	"github.com/gatedexec/gatedexec/sandbox"
@@ -67,14 +62,6 @@ var alwaysDenied = []string{
 	"swapon", "swapoff", "acct", "iopl", "ioperm", "vhangup", "syslog",
 	// Another process's memory, by pidfd: no command needs it.
 	"process_madvise", "process_mrelease",
-}
-
-// newerSyscalls are the calls of alwaysDenied that libseccomp releases
-// older than the kernel may not know by name, with the native numbers.
-// Not knowing a call must not leave it allowed.
-var newerSyscalls = map[string]int{
-	"open_tree_attr": unix.SYS_OPEN_TREE_ATTR,
-	"pidfd_getfd":    unix.SYS_PIDFD_GETFD,
 }
 
 // namespaceCloneFlags are the clone(2) flags that create namespaces.
@@ -168,76 +155,4 @@ func seccompRules(p *sandbox.Profile) []SyscallRule {
 		}
 	}
 	return rules
-}
-
-// buildBPF compiles rules into a classic BPF program for the native
-// architecture (calls from any other architecture, including x32 and i386
-// compat, kill the process) and returns its raw sock_filter bytes.
-func buildBPF(rules []SyscallRule) ([]byte, error) {
-	filter, err := seccomp.NewFilter(seccomp.ActAllow)
-	if err != nil {
-		return nil, fmt.Errorf("seccomp: new filter: %w", err)
-	}
-	defer filter.Release()
-	if err := filter.SetBadArchAction(seccomp.ActKillProcess); err != nil {
-		return nil, fmt.Errorf("seccomp: bad-arch action: %w", err)
-	}
-	// The helper sets no_new_privs itself, right before loading.
-	if err := filter.SetNoNewPrivsBit(false); err != nil {
-		return nil, fmt.Errorf("seccomp: %w", err)
-	}
-	for _, r := range rules {
-		call, err := seccomp.GetSyscallFromName(r.Syscall)
-		if nr, ok := newerSyscalls[r.Syscall]; ok && err != nil {
-			call, err = seccomp.ScmpSyscall(nr), nil
-		}
-		if err != nil {
-			return nil, fmt.Errorf("seccomp: syscall %q: %w", r.Syscall, err)
-		}
-		act := seccomp.ActErrno.SetReturnCode(int16(r.Errno))
-		if len(r.Conds) == 0 {
-			err = filter.AddRuleExact(call, act)
-		} else {
-			conds := make([]seccomp.ScmpCondition, 0, len(r.Conds))
-			for _, c := range r.Conds {
-				var sc seccomp.ScmpCondition
-				switch c.Op {
-				case MaskedEqual:
-					sc, err = seccomp.MakeCondition(c.Arg, seccomp.CompareMaskedEqual, c.Mask, c.Value)
-				case NotEqual:
-					sc, err = seccomp.MakeCondition(c.Arg, seccomp.CompareNotEqual, c.Value)
-				default:
-					err = fmt.Errorf("argument %d: no comparison operator", c.Arg)
-				}
-				if err != nil {
-					return nil, fmt.Errorf("seccomp: %s condition: %w", r.Syscall, err)
-				}
-				conds = append(conds, sc)
-			}
-			err = filter.AddRuleConditionalExact(call, act, conds)
-		}
-		if err != nil {
-			return nil, fmt.Errorf("seccomp: rule for %s: %w", r.Syscall, err)
-		}
-	}
-	fd, err := unix.MemfdCreate("gatedexec-seccomp", unix.MFD_CLOEXEC)
-	if err != nil {
-		return nil, fmt.Errorf("seccomp: memfd: %w", err)
-	}
-	f := os.NewFile(uintptr(fd), "gatedexec-seccomp")
-	defer f.Close()
-	if err := filter.ExportBPF(f); err != nil {
-		return nil, fmt.Errorf("seccomp: export: %w", err)
-	}
-	if _, err := f.Seek(0, io.SeekStart); err != nil {
-		return nil, fmt.Errorf("seccomp: %w", err)
-	}
-	prog, err := io.ReadAll(f)
-	if err != nil {
-		return nil, fmt.Errorf("seccomp: %w", err)
-	}
-	if len(prog) == 0 || len(prog)%8 != 0 {
-		return nil, fmt.Errorf("seccomp: exported program has %d bytes, not a whole number of instructions", len(prog))
-	}
-	return prog, nil
 }

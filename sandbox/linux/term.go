@@ -475,3 +475,17 @@ func (t *ptyRelay) stop() {
 		t.ownOut.Close()
 	}
 }
+
+// onTerminal reports whether gatedexec's own standard descriptors include
+// a terminal: only then does anyone wait on the command as a job (Ctrl-Z,
+// fg, a resized window), and catching the job-control signals costs a
+// round trip to a runtime thread each, at the start and at the end of
+// every run.
+func onTerminal() bool {
+	for fd := 0; fd <= 2; fd++ {
+		if _, err := unix.IoctlGetTermios(fd, unix.TCGETS); err == nil {
+			return true
+		}
+	}
+	return false
+}

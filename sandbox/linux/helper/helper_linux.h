@@ -1,6 +1,7 @@
 // The contract between the Go runner (helper.go, helper_spec.go) and the C
-// helper (helper_linux.c). Go reads these through cgo, so the two sides
-// cannot drift apart.
+// helper (helper_linux.c). gatedexec is built without cgo: the Go side
+// spells these out in ../helper_abi.go, and TestHelperABI fails when the
+// two drift apart.
 #ifndef GATEDEXEC_HELPER_LINUX_H
 #define GATEDEXEC_HELPER_LINUX_H
 
@@ -14,6 +15,10 @@
 #define GX_REPORT_FD 4  // made CLOEXEC: silent on a successful exec
 #define GX_RULESET_FD 5 // the Landlock ruleset, when the spec has GX_TAG_LANDLOCK
 #define GX_EGRESS_FD 6  // a unix socket the sockets of GX_TAG_EGRESS are sent on
+// The helper program's own sealed memfd, by which the runner execs it
+// (/proc/self/fd/7): a descriptor the child's own set-up cannot reuse, as
+// it can any number above the ones it places. Closed by the helper first.
+#define GX_SELF_FD 7
 
 // The helper's exit status when it cannot set the sandbox up.
 #define GX_HELPER_FAIL 125
@@ -107,11 +112,5 @@ const char *gx_egress_setup(const uint16_t *ports, size_t nports, int to);
 // and fuzz targets only; not safe for concurrent use.
 #include <stddef.h>
 const char *gx_spec_check(const unsigned char *b, size_t len, size_t *argc);
-
-// gx_stop_self stops the calling process with sig (SIGTSTP or SIGSTOP) and
-// returns once it is continued. For SIGTSTP the default action is put in
-// place meanwhile: the Go runtime keeps its own handler after signal.Reset,
-// and that handler drops the signal.
-int gx_stop_self(int sig);
 
 #endif

@@ -1,13 +1,13 @@
-// The sandbox helper, in C so that it runs as an ELF constructor: before
-// the Go runtime starts any thread, allocates its heap or installs signal
-// handlers. A gatedexec process started with HELPER_ARG as its first
-// argument applies the plan the runner prepared (see helper_spec.go for the
-// wire format) to itself and execs the target; it never reaches Go's main.
-// Every other gatedexec process returns from the constructor at once.
+// The sandbox helper: a small static C program that gatedexec carries
+// inside its binary (../helperbin.go) and runs from a sealed memfd for
+// every sandboxed command. It applies the plan the runner prepared (see
+// ../helper_spec.go for the wire format) to itself and execs the target.
 //
-// Starting a second Go runtime just to call a dozen syscalls and execve
-// cost more than the rest of a sandboxed start together; this is the
-// runc nsexec approach, for the same reason.
+// C, and a program of its own, because what it does binds to the calling
+// thread or process (Landlock, seccomp, unshare) and must happen before
+// any other thread exists: a Go process has threads before main. Starting
+// a second Go runtime, or even the big gatedexec binary, just to call a
+// dozen syscalls and execve cost more than the rest of a sandboxed start.
 
 #define _GNU_SOURCE
 #include <errno.h>
@@ -1240,7 +1240,8 @@ __attribute__((noreturn)) static void job_parent(const struct spec *s) {
 	}
 }
 
-static void run_helper(void) {
+__attribute__((noreturn)) static void run_helper(void) {
+	close(GX_SELF_FD); // absent (EBADF) when run from a file
 	if (fcntl(GX_REPORT_FD, F_SETFD, FD_CLOEXEC) != 0) {
 		_exit(GX_HELPER_FAIL);
 	}
@@ -1303,48 +1304,18 @@ static void run_helper(void) {
 	exec_target(&s);
 }
 
-int gx_stop_self(int sig) {
-	struct sigaction dfl, old;
-	memset(&dfl, 0, sizeof dfl);
-	dfl.sa_handler = SIG_DFL;
-	sigemptyset(&dfl.sa_mask);
-	if (sig != SIGSTOP && sigaction(sig, &dfl, &old) != 0) {
-		return -1;
+// main runs the helper only when the runner started it so (argv[1] is
+// GX_HELPER_ARG): run by hand, it applies nothing and runs nothing.
+// The test hooks (../helper_check.go) include this file without it.
+#ifndef GX_NO_MAIN
+int main(int argc, char **argv) {
+	if (argc < 2 || argv == NULL || argv[1] == NULL || strcmp(argv[1], GX_HELPER_ARG) != 0) {
+		static const char msg[] = "gatedexec-helper: started by gatedexec only; refusing\n";
+		if (write(2, msg, sizeof msg - 1) < 0) {
+			// nothing more to say
+		}
+		return GX_HELPER_FAIL;
 	}
-	// To this thread: the stop takes effect before tgkill returns.
-	int rc = (int)syscall(SYS_tgkill, getpid(), (pid_t)syscall(SYS_gettid), sig);
-	if (sig != SIGSTOP) {
-		sigaction(sig, &old, NULL);
-	}
-	return rc;
+	run_helper();
 }
-
-// is_helper reports whether this process was started as the helper. glibc
-// passes argc and argv to constructors; elsewhere /proc/self/cmdline says.
-static int is_helper(int argc, char **argv) {
-#ifdef __GLIBC__
-	return argc > 1 && argv != NULL && argv[1] != NULL && strcmp(argv[1], GX_HELPER_ARG) == 0;
-#else
-	(void)argc;
-	(void)argv;
-	char buf[256];
-	int fd = open("/proc/self/cmdline", O_RDONLY | O_CLOEXEC);
-	if (fd < 0) {
-		return 0;
-	}
-	ssize_t n = read(fd, buf, sizeof buf - 1);
-	close(fd);
-	if (n <= 0) {
-		return 0;
-	}
-	buf[n] = 0;
-	size_t first = strnlen(buf, (size_t)n);
-	return first + 1 < (size_t)n && strcmp(buf + first + 1, GX_HELPER_ARG) == 0;
 #endif
-}
-
-__attribute__((constructor)) static void gatedexec_helper(int argc, char **argv) {
-	if (is_helper(argc, argv)) {
-		run_helper();
-	}
-}

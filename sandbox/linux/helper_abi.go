@@ -1,0 +1,55 @@
+//go:build linux
+
+package linux
+
+// The contract with the C helper, as helper/helper_linux.h defines it.
+// gatedexec is built without cgo (the cgo runtime's start alone cost as
+// much as the rest of `gatedexec version`), so it is spelled out here;
+// TestHelperABI reads the header and fails on any drift.
+
+// HelperArg is the helper's first argument: without it the helper runs
+// nothing, and a gatedexec started with it refuses (HelperMain).
+const HelperArg = "__gatedexec-sandbox-helper-v1__"
+
+// File descriptors the runner hands the helper, and its failure status.
+const (
+	specFD     = 3
+	errFD      = 4
+	rulesetFD  = 5
+	egressFD   = 6
+	selfFD     = 7
+	helperFail = 125
+)
+
+// The helper's report tags.
+const (
+	reportNamespaces = "namespaces"
+	reportNotFound   = "notfound"
+	reportCannotExec = "cannotexec"
+)
+
+// The spec's magic, its largest size and its record tags
+// (helper_spec.go).
+const (
+	specMagic      = "GXH1"
+	maxSpec        = 64 << 20
+	tagPath        = 'p'
+	tagArg         = 'a'
+	tagEnv         = 'e'
+	tagDir         = 'd'
+	tagMount       = 'm'
+	tagParentMntNS = 'n'
+	tagLoopback    = 'l'
+	tagRlimit      = 'r'
+	tagLandlock    = 'k'
+	tagBPF         = 'b'
+	tagUnshare     = 'u'
+	tagCloseFDs    = 'c'
+	tagDropCaps    = 'x'
+	tagDev         = 'D'
+	tagReopen      = 'o'
+	tagTmp         = 't'
+	tagKeep        = 'K'
+	tagCtty        = 'T'
+	tagEgress      = 'g'
+)

@@ -1,0 +1,87 @@
+//go:build linux
+
+package linux
+
+import (
+	"embed"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+
+	"golang.org/x/sys/unix"
+)
+
+// helperFiles holds the helper program `make build` compiled
+// (helperbin/README.md). The directory, not the file, is embedded so that
+// a build without it (go vet, a plain go build) still compiles; such a
+// binary refuses every run that needs the helper.
+//
+//go:embed helperbin
+var helperDir embed.FS
+
+// helperName is the helper program's path in helperDir.
+const helperName = "helperbin/gatedexec-helper"
+
+// errNoHelper is returned by a gatedexec built without its helper.
+var errNoHelper = errors.New("sandbox: this gatedexec was built without its exec helper (sandbox/linux/helperbin/gatedexec-helper); build it with `make build`")
+
+// helperELF returns the embedded helper program, or errNoHelper.
+func helperELF() ([]byte, error) {
+	b, err := fs.ReadFile(helperDir, helperName)
+	if errors.Is(err, fs.ErrNotExist) || (err == nil && len(b) == 0) {
+		return nil, errNoHelper
+	}
+	return b, err
+}
+
+// sealedHelper returns a read-only descriptor (close-on-exec) of a memfd
+// holding the helper program, sealed
+// against every change, so that what runs is what was built into this
+// binary: no file on disk for anyone to replace between checks. exec
+// needs a descriptor without write access (ETXTBSY otherwise), so the
+// memfd is reopened read-only and its writable descriptor closed.
+func sealedHelper() (*os.File, error) {
+	elf, err := helperELF()
+	if err != nil {
+		return nil, err
+	}
+	// MFD_EXEC (Linux 6.3) asks for an executable memfd where
+	// vm.memfd_noexec would otherwise make it non-executable; an older
+	// kernel refuses the flag, and its memfds are executable anyway.
+	fd, err := unix.MemfdCreate("gatedexec-helper", unix.MFD_CLOEXEC|unix.MFD_ALLOW_SEALING|unix.MFD_EXEC)
+	if errors.Is(err, unix.EINVAL) {
+		fd, err = unix.MemfdCreate("gatedexec-helper", unix.MFD_CLOEXEC|unix.MFD_ALLOW_SEALING)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("sandbox: helper memfd: %w", err)
+	}
+	defer unix.Close(fd)
+	for off := 0; off < len(elf); {
+		n, err := unix.Write(fd, elf[off:])
+		if err != nil {
+			return nil, fmt.Errorf("sandbox: writing the helper memfd: %w", err)
+		}
+		off += n
+	}
+	const seals = unix.F_SEAL_SEAL | unix.F_SEAL_SHRINK | unix.F_SEAL_GROW | unix.F_SEAL_WRITE
+	if _, err := unix.FcntlInt(uintptr(fd), unix.F_ADD_SEALS, seals); err != nil {
+		return nil, fmt.Errorf("sandbox: sealing the helper memfd: %w", err)
+	}
+	ro, err := unix.Open(fmt.Sprintf("/proc/self/fd/%d", fd), unix.O_RDONLY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return nil, fmt.Errorf("sandbox: reopening the helper memfd: %w", err)
+	}
+	got, err := unix.FcntlInt(uintptr(ro), unix.F_GET_SEALS, 0)
+	if err != nil || got&seals != seals {
+		unix.Close(ro)
+		return nil, fmt.Errorf("sandbox: the helper memfd is not sealed (seals %#x): %v", got, err)
+	}
+	return os.NewFile(uintptr(ro), "gatedexec-helper"), nil
+}
+
+// selfPath is the path the runner execs the helper by: its memfd, placed
+// at selfFD in the child (helperFiles). Not the memfd's own number in the
+// runner: the child's set-up moves its descriptors to the numbers above
+// the highest it is given, which may be that one.
+const selfPath = "/proc/self/fd/7"

@@ -1,0 +1,220 @@
+//go:build linux
+
+package linux
+
+import (
+	"encoding/binary"
+	"fmt"
+
+	"golang.org/x/sys/unix"
+)
+
+// The seccomp program is compiled here, in Go, rather than by libseccomp:
+// linking libseccomp needs cgo, and the cgo runtime's start cost as much
+// as everything else `gatedexec version` does. The table is small and its
+// shape fixed, so the program is a straight line:
+//
+//	arch != native            -> kill the process (i386, x32 and any other ABI)
+//	for each call, in the table's order of first appearance:
+//	  nr != call              -> next call
+//	  for each rule of the call, in order:
+//	    any condition false   -> next rule
+//	    return ERRNO(rule.Errno)
+//	  return ALLOW
+//	return ALLOW
+//
+// The first rule that matches decides, as the table lists them.
+
+// Offsets of struct seccomp_data's fields; an argument is 64 bits, its
+// low word first on the little-endian architectures gatedexec supports.
+const (
+	seccompDataNr   = 0
+	seccompDataArch = 4
+	seccompDataArgs = 16
+)
+
+// Classic BPF opcodes the compiler emits (linux/filter.h).
+const (
+	bpfLdWAbs = unix.BPF_LD | unix.BPF_W | unix.BPF_ABS
+	bpfAndK   = unix.BPF_ALU | unix.BPF_AND | unix.BPF_K
+	bpfJeqK   = unix.BPF_JMP | unix.BPF_JEQ | unix.BPF_K
+	bpfJgeK   = unix.BPF_JMP | unix.BPF_JGE | unix.BPF_K
+	bpfJa     = unix.BPF_JMP | unix.BPF_JA
+	bpfRetK   = unix.BPF_RET | unix.BPF_K
+)
+
+// bpfMaxInsns is the kernel's BPF_MAXINSNS.
+const bpfMaxInsns = 4096
+
+// errnoMax bounds the errno a rule may return (SECCOMP_RET_DATA is 16 bits).
+const errnoMax = 0xffff
+
+type bpfInsn struct {
+	code   uint16
+	jt, jf uint8
+	k      uint32
+}
+
+// program accumulates instructions; a jump to a label not yet placed is
+// patched when the label is.
+type program struct {
+	insns []bpfInsn
+	// pending jumps by label: the instruction and whether jt (else jf).
+	pending map[int][]jumpRef
+	labels  int
+	err     error
+}
+
+type jumpRef struct {
+	at int
+	jt bool
+}
+
+func (p *program) emit(code uint16, jt, jf uint8, k uint32) int {
+	p.insns = append(p.insns, bpfInsn{code: code, jt: jt, jf: jf, k: k})
+	return len(p.insns) - 1
+}
+
+func (p *program) newLabel() int {
+	p.labels++
+	return p.labels
+}
+
+// jumpTo makes the jt (or jf) branch of instruction at go to label.
+func (p *program) jumpTo(at int, jt bool, label int) {
+	if p.pending == nil {
+		p.pending = map[int][]jumpRef{}
+	}
+	p.pending[label] = append(p.pending[label], jumpRef{at, jt})
+}
+
+// place puts label at the next instruction.
+func (p *program) place(label int) {
+	here := len(p.insns)
+	for _, ref := range p.pending[label] {
+		off := here - ref.at - 1
+		if off > 255 {
+			if p.err == nil {
+				p.err = fmt.Errorf("seccomp: a conditional jump of %d instructions is out of range", off)
+			}
+			continue
+		}
+		if ref.jt {
+			p.insns[ref.at].jt = uint8(off)
+		} else {
+			p.insns[ref.at].jf = uint8(off)
+		}
+	}
+	delete(p.pending, label)
+}
+
+// buildBPF compiles rules into a classic BPF program for the native
+// architecture (calls from any other architecture, including x32 and i386
+// compat, kill the process) and returns its raw sock_filter bytes. A rule
+// it cannot compile exactly is an error, never a looser program.
+func buildBPF(rules []SyscallRule) ([]byte, error) {
+	// The calls in order of first appearance, each with its rules.
+	var order []uint32
+	byNr := map[uint32][]SyscallRule{}
+	for _, r := range rules {
+		nr, ok := syscallNumbers[r.Syscall]
+		if !ok {
+			if absentSyscalls[r.Syscall] {
+				// The kernel has no such call here: nothing to deny.
+				continue
+			}
+			return nil, fmt.Errorf("seccomp: syscall %q: not known on %s", r.Syscall, nativeArchName)
+		}
+		if r.Errno <= 0 || r.Errno > errnoMax {
+			return nil, fmt.Errorf("seccomp: rule for %s: errno %d out of range", r.Syscall, r.Errno)
+		}
+		for _, c := range r.Conds {
+			if c.Arg > 5 {
+				return nil, fmt.Errorf("seccomp: %s condition: argument %d: a call has 6", r.Syscall, c.Arg)
+			}
+			if c.Op != MaskedEqual && c.Op != NotEqual {
+				return nil, fmt.Errorf("seccomp: %s condition: argument %d: no comparison operator", r.Syscall, c.Arg)
+			}
+		}
+		if _, seen := byNr[nr]; !seen {
+			order = append(order, nr)
+		}
+		byNr[nr] = append(byNr[nr], r)
+	}
+	p := &program{}
+	p.emit(bpfLdWAbs, 0, 0, seccompDataArch)
+	p.emit(bpfJeqK, 1, 0, nativeAuditArch)
+	p.emit(bpfRetK, 0, 0, unix.SECCOMP_RET_KILL_PROCESS)
+	p.emit(bpfLdWAbs, 0, 0, seccompDataNr)
+	if x32SyscallBit != 0 {
+		// x32 calls come with the native arch and this bit set.
+		p.emit(bpfJgeK, 0, 1, x32SyscallBit)
+		p.emit(bpfRetK, 0, 0, unix.SECCOMP_RET_KILL_PROCESS)
+	}
+	for _, nr := range order {
+		// A call's block can be longer than a conditional jump reaches:
+		// the jump over it is a ja, with a 32-bit offset.
+		p.emit(bpfJeqK, 1, 0, nr)
+		ja := p.emit(bpfJa, 0, 0, 0)
+		for _, r := range byNr[nr] {
+			nextRule := p.newLabel()
+			for _, c := range r.Conds {
+				p.cond(c, nextRule)
+			}
+			p.emit(bpfRetK, 0, 0, unix.SECCOMP_RET_ERRNO|uint32(r.Errno))
+			p.place(nextRule)
+		}
+		p.emit(bpfRetK, 0, 0, unix.SECCOMP_RET_ALLOW)
+		// Every path through the block returns: the next block is
+		// reached only by the ja, with nr still loaded.
+		p.insns[ja].k = uint32(len(p.insns) - ja - 1)
+	}
+	p.emit(bpfRetK, 0, 0, unix.SECCOMP_RET_ALLOW)
+	if p.err != nil {
+		return nil, p.err
+	}
+	if len(p.pending) > 0 {
+		return nil, fmt.Errorf("seccomp: %d jumps to nowhere", len(p.pending))
+	}
+	if len(p.insns) > bpfMaxInsns {
+		return nil, fmt.Errorf("seccomp: program of %d instructions exceeds the kernel's %d", len(p.insns), bpfMaxInsns)
+	}
+	out := make([]byte, 0, 8*len(p.insns))
+	for _, in := range p.insns {
+		out = binary.NativeEndian.AppendUint16(out, in.code)
+		out = append(out, in.jt, in.jf)
+		out = binary.NativeEndian.AppendUint32(out, in.k)
+	}
+	return out, nil
+}
+
+// cond emits the test of c, jumping to fail when it is false and falling
+// through when it holds. Both words of the 64-bit argument are compared,
+// as the kernel passes it; a mask limits what is compared (an ioctl
+// request, which the kernel reads as 32 bits, masks the high word away).
+func (p *program) cond(c ArgCond, fail int) {
+	lo := uint32(seccompDataArgs + 8*c.Arg)
+	hi := lo + 4
+	switch c.Op {
+	case MaskedEqual:
+		for _, w := range []struct {
+			off        uint32
+			mask, want uint32
+		}{{hi, uint32(c.Mask >> 32), uint32(c.Value >> 32)}, {lo, uint32(c.Mask), uint32(c.Value)}} {
+			if w.mask == 0 && w.want == 0 {
+				continue // always equal
+			}
+			p.emit(bpfLdWAbs, 0, 0, w.off)
+			if w.mask != 0xffffffff {
+				p.emit(bpfAndK, 0, 0, w.mask)
+			}
+			p.jumpTo(p.emit(bpfJeqK, 0, 0, w.want), false, fail)
+		}
+	case NotEqual:
+		// arg != v: the high words differ, or else the low ones do.
+		p.emit(bpfLdWAbs, 0, 0, hi)
+		p.emit(bpfJeqK, 0, 2, uint32(c.Value>>32))
+		p.emit(bpfLdWAbs, 0, 0, lo)
+		p.jumpTo(p.emit(bpfJeqK, 0, 0, uint32(c.Value)), true, fail)
+	}
+}

@@ -1,0 +1,293 @@
+//go:build linux
+
+package linux
+
+import (
+	"encoding/binary"
+	"fmt"
+	"math/rand/v2"
+	"testing"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/gatedexec/gatedexec/sandbox"
+)
+
+// seccompData is what the kernel hands a seccomp program.
+type seccompData struct {
+	nr   uint32
+	arch uint32
+	args [6]uint64
+}
+
+func (d seccompData) word(off uint32) (uint32, error) {
+	switch {
+	case off == seccompDataNr:
+		return d.nr, nil
+	case off == seccompDataArch:
+		return d.arch, nil
+	case off >= seccompDataArgs && off < seccompDataArgs+48 && off%4 == 0:
+		a := d.args[(off-seccompDataArgs)/8]
+		if (off-seccompDataArgs)%8 == 0 {
+			return uint32(a), nil
+		}
+		return uint32(a >> 32), nil
+	}
+	return 0, fmt.Errorf("load at offset %d", off)
+}
+
+// runBPF interprets the classic BPF instructions buildBPF emits, as the
+// kernel does, and fails on anything else or on a jump out of the program.
+func runBPF(prog []byte, d seccompData) (uint32, error) {
+	if len(prog)%8 != 0 {
+		return 0, fmt.Errorf("program of %d bytes", len(prog))
+	}
+	n := len(prog) / 8
+	var a uint32
+	for pc := 0; pc < n; pc++ {
+		in := prog[8*pc:]
+		code := binary.NativeEndian.Uint16(in)
+		jt, jf := int(in[2]), int(in[3])
+		k := binary.NativeEndian.Uint32(in[4:])
+		var err error
+		switch code {
+		case bpfLdWAbs:
+			a, err = d.word(k)
+		case bpfAndK:
+			a &= k
+		case bpfJeqK, bpfJgeK:
+			cond := a == k
+			if code == bpfJgeK {
+				cond = a >= k
+			}
+			if cond {
+				pc += jt
+			} else {
+				pc += jf
+			}
+		case bpfJa:
+			pc += int(k)
+		case bpfRetK:
+			return k, nil
+		default:
+			err = fmt.Errorf("opcode %#x at %d", code, pc)
+		}
+		if err != nil {
+			return 0, err
+		}
+		if pc+1 > n {
+			return 0, fmt.Errorf("jump past the end at %d", pc)
+		}
+	}
+	return 0, fmt.Errorf("fell off the end")
+}
+
+// wantAction is what rules say of d, read straight from the table: the
+// first rule of the call whose every condition holds.
+func wantAction(rules []SyscallRule, d seccompData) uint32 {
+	if d.arch != nativeAuditArch || (x32SyscallBit != 0 && d.nr >= x32SyscallBit) {
+		return unix.SECCOMP_RET_KILL_PROCESS
+	}
+	for _, r := range rules {
+		nr, ok := syscallNumbers[r.Syscall]
+		if !ok || nr != d.nr {
+			continue
+		}
+		match := true
+		for _, c := range r.Conds {
+			v := d.args[c.Arg]
+			switch c.Op {
+			case MaskedEqual:
+				match = match && v&c.Mask == c.Value
+			case NotEqual:
+				match = match && v != c.Value
+			}
+		}
+		if match {
+			return unix.SECCOMP_RET_ERRNO | uint32(r.Errno)
+		}
+	}
+	return unix.SECCOMP_RET_ALLOW
+}
+
+// seccompProfiles are profiles whose tables differ in every switch the
+// table reads.
+var seccompProfiles = []sandbox.Profile{
+	{Network: sandbox.NetworkOff, UnixSockets: true},
+	{Network: sandbox.NetworkOff},
+	{Network: sandbox.NetworkOn, UnixSockets: true},
+	{Network: sandbox.NetworkOn},
+	{Network: sandbox.NetworkIsolated, UnixSockets: true},
+	{Network: sandbox.NetworkProxy, SharePIDs: true},
+	{Network: sandbox.NetworkOn, Unrestricted: true},
+}
+
+// argValues are the arguments worth trying against rules: every value and
+// mask a condition names, with its high word set or flipped, and edges.
+func argValues(rules []SyscallRule) []uint64 {
+	vals := []uint64{0, 1, 0xffffffff, 1 << 32, ^uint64(0)}
+	for _, r := range rules {
+		for _, c := range r.Conds {
+			for _, v := range []uint64{c.Value, c.Mask, c.Value | c.Mask} {
+				vals = append(vals, v, v|1<<40, v^0xffffffff00000000, v+1, v-1)
+			}
+		}
+	}
+	return vals
+}
+
+// TestBuildBPFMatchesTable: the compiled program decides every call as
+// the table reads, for each profile's table, on every argument value the
+// table names (with the high word set too) and random ones, and kills a
+// call from another architecture or ABI.
+func TestBuildBPFMatchesTable(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	for i := range seccompProfiles {
+		p := &seccompProfiles[i]
+		t.Run(fmt.Sprintf("network=%s,unix=%v,sharepids=%v,unrestricted=%v", p.Network, p.UnixSockets, p.SharePIDs, p.Unrestricted), func(t *testing.T) {
+			rules := seccompRules(p)
+			prog, err := buildBPF(rules)
+			if err != nil {
+				t.Fatal(err)
+			}
+			vals := argValues(rules)
+			var nrs []uint32
+			for _, nr := range syscallNumbers {
+				nrs = append(nrs, nr)
+			}
+			// Calls the table does not name.
+			nrs = append(nrs, unix.SYS_READ, unix.SYS_WRITE, unix.SYS_EXECVE, 999, x32SyscallBit|unix.SYS_PTRACE)
+			denied := 0
+			for _, nr := range nrs {
+				for _, arch := range []uint32{nativeAuditArch, unix.AUDIT_ARCH_I386, 0} {
+					for try := 0; try < 200; try++ {
+						d := seccompData{nr: nr, arch: arch}
+						for a := range d.args {
+							if rng.IntN(4) == 0 {
+								d.args[a] = rng.Uint64()
+							} else {
+								d.args[a] = vals[rng.IntN(len(vals))]
+							}
+						}
+						got, err := runBPF(prog, d)
+						if err != nil {
+							t.Fatalf("%+v: %v", d, err)
+						}
+						if want := wantAction(rules, d); got != want {
+							t.Fatalf("%+v: program returns %#x, the table says %#x", d, got, want)
+						}
+						if got&unix.SECCOMP_RET_ACTION_FULL == unix.SECCOMP_RET_ERRNO {
+							denied++
+						}
+					}
+				}
+			}
+			if denied == 0 {
+				t.Fatal("no call was denied: the comparison proves nothing")
+			}
+		})
+	}
+}
+
+// TestBuildBPFConditions pins single conditions whose 64-bit handling is
+// easy to get wrong.
+func TestBuildBPFConditions(t *testing.T) {
+	tests := []struct {
+		name string
+		cond ArgCond
+		arg  uint64
+		deny bool
+	}{
+		{"not equal, equal", ArgCond{Arg: 0, Op: NotEqual, Value: unix.AF_UNIX}, unix.AF_UNIX, false},
+		{"not equal, low word differs", ArgCond{Arg: 0, Op: NotEqual, Value: unix.AF_UNIX}, unix.AF_INET, true},
+		{"not equal, only the high word differs", ArgCond{Arg: 0, Op: NotEqual, Value: unix.AF_UNIX}, 1<<32 | unix.AF_UNIX, true},
+		{"masked, 32-bit request with junk above", ArgCond{Arg: 1, Op: MaskedEqual, Mask: 0xffffffff, Value: unix.TIOCSTI}, 0xdead<<32 | unix.TIOCSTI, true},
+		{"masked, other request", ArgCond{Arg: 1, Op: MaskedEqual, Mask: 0xffffffff, Value: unix.TIOCSTI}, unix.TIOCGWINSZ, false},
+		{"masked flag set", ArgCond{Arg: 0, Op: MaskedEqual, Mask: unix.CLONE_NEWUSER, Value: unix.CLONE_NEWUSER}, unix.CLONE_NEWUSER | 17, true},
+		{"masked flag clear", ArgCond{Arg: 0, Op: MaskedEqual, Mask: unix.CLONE_NEWUSER, Value: unix.CLONE_NEWUSER}, 17, false},
+		{"masked high word", ArgCond{Arg: 5, Op: MaskedEqual, Mask: 0xf << 32, Value: 0x3 << 32}, 0x3<<32 | 7, true},
+		{"masked high word differs", ArgCond{Arg: 5, Op: MaskedEqual, Mask: 0xf << 32, Value: 0x3 << 32}, 0x2<<32 | 7, false},
+	}
+	for _, tt := range tests {
+		prog, err := buildBPF([]SyscallRule{{Syscall: "clone", Errno: unix.EPERM, Conds: []ArgCond{tt.cond}}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		d := seccompData{nr: syscallNumbers["clone"], arch: nativeAuditArch}
+		d.args[tt.cond.Arg] = tt.arg
+		got, err := runBPF(prog, d)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if deny := got == unix.SECCOMP_RET_ERRNO|uint32(unix.EPERM); deny != tt.deny {
+			t.Errorf("%s: returns %#x, want denied %v", tt.name, got, tt.deny)
+		}
+	}
+}
+
+// TestBuildBPFLongBlock: a call with more rules than a conditional jump
+// reaches over still compiles, and the calls after it are still judged.
+func TestBuildBPFLongBlock(t *testing.T) {
+	var rules []SyscallRule
+	for i := 0; i < 300; i++ {
+		rules = append(rules, SyscallRule{Syscall: "ioctl", Errno: unix.EPERM,
+			Conds: []ArgCond{{Arg: 1, Op: MaskedEqual, Mask: 0xffffffff, Value: uint64(1000 + i)}}})
+	}
+	rules = append(rules, SyscallRule{Syscall: "ptrace", Errno: unix.EPERM})
+	prog, err := buildBPF(rules)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range []seccompData{
+		{nr: syscallNumbers["ptrace"], arch: nativeAuditArch},
+		{nr: syscallNumbers["ioctl"], arch: nativeAuditArch, args: [6]uint64{0, 1299}},
+		{nr: syscallNumbers["ioctl"], arch: nativeAuditArch, args: [6]uint64{0, 1300}},
+	} {
+		got, err := runBPF(prog, d)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := wantAction(rules, d); got != want {
+			t.Errorf("%+v: %#x, want %#x", d, got, want)
+		}
+	}
+}
+
+// FuzzBuildBPF: for any call and arguments, the program of each profile
+// decides as its table says.
+func FuzzBuildBPF(f *testing.F) {
+	progs := make([][]byte, len(seccompProfiles))
+	tables := make([][]SyscallRule, len(seccompProfiles))
+	for i := range seccompProfiles {
+		tables[i] = seccompRules(&seccompProfiles[i])
+		var err error
+		if progs[i], err = buildBPF(tables[i]); err != nil {
+			f.Fatal(err)
+		}
+	}
+	f.Add(uint8(0), uint32(unix.SYS_SOCKET), uint64(unix.AF_UNIX), uint64(0), uint64(0), true)
+	f.Add(uint8(3), uint32(unix.SYS_IOCTL), uint64(0), uint64(unix.TIOCSTI), uint64(0), true)
+	f.Fuzz(func(t *testing.T, which uint8, nr uint32, a0, a1, a2 uint64, native bool) {
+		i := int(which) % len(progs)
+		d := seccompData{nr: nr, arch: nativeAuditArch, args: [6]uint64{a0, a1, a2}}
+		if !native {
+			d.arch = unix.AUDIT_ARCH_I386
+		}
+		got, err := runBPF(progs[i], d)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := wantAction(tables[i], d); got != want {
+			t.Fatalf("%+v: %#x, want %#x", d, got, want)
+		}
+	})
+}
+
+func BenchmarkBuildBPF(b *testing.B) {
+	rules := seccompRules(&sandbox.Profile{Network: sandbox.NetworkOff, UnixSockets: true})
+	for b.Loop() {
+		if _, err := buildBPF(rules); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
