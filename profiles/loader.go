@@ -93,9 +93,15 @@ func (l *Loader) resolveFile(name string, f *File, at where, m *parseMemo) (*san
 	seen := map[where]bool{at: true}
 	for cur, curAt := f, at; cur.Extends != nil; {
 		parent := *cur.Extends
-		line := cur.Line("extends")
+		// The line is found only for an error: finding it scans the
+		// source with a regexp, which a start that succeeds need not
+		// compile.
+		here := cur
+		errorf := func(format string, args ...any) error {
+			return errorf(here.Name, here.Line("extends"), format, args...)
+		}
 		if IsFile(parent) || !validName(parent) {
-			return nil, errorf(cur.Name, line, "extends: want a profile name, got %q", parent)
+			return nil, errorf("extends: want a profile name, got %q", parent)
 		}
 		// A profile extending its own name means the one it replaces, in
 		// a lower layer or built in.
@@ -107,15 +113,15 @@ func (l *Loader) resolveFile(name string, f *File, at where, m *parseMemo) (*san
 		if err != nil {
 			var nf *notFound
 			if errors.As(err, &nf) {
-				return nil, errorf(cur.Name, line, "extends: unknown profile %q", parent)
+				return nil, errorf("extends: unknown profile %q", parent)
 			}
 			return nil, err
 		}
 		if seen[pat] {
-			return nil, errorf(cur.Name, line, "extends: cycle through %q", parent)
+			return nil, errorf("extends: cycle through %q", parent)
 		}
 		if len(chain) >= maxExtends {
-			return nil, errorf(cur.Name, line, "extends: chain longer than %d", maxExtends)
+			return nil, errorf("extends: chain longer than %d", maxExtends)
 		}
 		seen[pat] = true
 		chain = append(chain, pf)
