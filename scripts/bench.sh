@@ -21,7 +21,8 @@
 # each one not met) are printed at the end and kept in bench/results/.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-bin=$PWD/bin/gatedexec
+root=$PWD
+bin=$root/bin/gatedexec
 out=$PWD/bench/results
 mkdir -p "$out"
 runs=${RUNS:-300}
@@ -84,7 +85,7 @@ cc -O2 -static -o "$tmp/c-empty" "$tmp/c-empty.c"
 printf 'package main\n\nfunc main() {}\n' >"$tmp/empty/main.go"
 printf 'module empty\n\ngo 1.21\n' >"$tmp/empty/go.mod"
 (cd "$tmp/empty" && CGO_ENABLED=0 go build -trimpath -ldflags '-s -w' -o "$tmp/go-empty" .)
-helper=$PWD/sandbox/linux/helperbin/gatedexec-helper
+helper=$root/sandbox/linux/helperbin/gatedexec-helper
 # codex execpolicy check, the reference for check, where it is installed.
 codex=()
 if command -v codex >/dev/null && codex execpolicy check --help >/dev/null 2>&1; then
@@ -159,7 +160,7 @@ printf '{"session_id":"bench","cwd":"%s","permission_mode":"default","hook_event
 (cd "$ws" && hyperfine --warmup 30 --runs "$runs" --export-json "$out/hyperfine-hook.json" \
 	-n hook-1000-rules "$bin hook claude-code -r $tmp/1000.rules < $tmp/event.json" \
 	-n check-shell-1000-rules "$bin check --shell -r $tmp/1000.rules -- 'git status && make test'")
-GATEDEXEC_BIN=$bin go test -run '^$' -bench 'BenchmarkAgent' -benchtime "${AGENTRUNS:-300}x" -count 1 ./test/ | tee "$out/go-bench-agents.txt"
+(cd "$root" && GATEDEXEC_BIN=$bin go test -run '^$' -bench 'BenchmarkAgent' -benchtime "${AGENTRUNS:-300}x" -count 1 ./test/) | tee "$out/go-bench-agents.txt"
 python3 - "$out/hyperfine-hook.json" "$out/go-bench-agents.txt" <<'PY' | tee "$out/agents.txt"
 import json, re, sys
 med = {x["command"]: x["median"] * 1000 for x in json.load(open(sys.argv[1]))["results"]}
@@ -238,6 +239,9 @@ ratio("helper-start", "c-empty-again")
 # start, then the kernel work bwrap does (bwrap less a C program's start).
 floor = med["go-empty"] + med["bwrap-workspace-write"] - med["bare"]
 print(f"Go front-end floor for workspace-write: go-empty + (bwrap-workspace-write - bare) = {floor:.3f} ms "
+      f"= {floor / med['bwrap-workspace-write']:.2f}x bwrap-workspace-write")
+floor = med["go-empty"] + med["bwrap-pid"] - med["bare"]
+print(f"Go front-end floor for nomount: go-empty + (bwrap-pid - bare) = {floor:.3f} ms "
       f"= {floor / med['bwrap-workspace-write']:.2f}x bwrap-workspace-write")
 for p in ("full-access", "read-only", "workspace-write", "workspace-dev", "nomount", "nons"):
     ratio("sandbox-" + p, "gatedexec-version")

@@ -45,6 +45,9 @@ func newDoctorCmd() *cobra.Command {
 			fmt.Fprintf(out, "net namespace:   %s\n", yes(caps.NetNS))
 			fmt.Fprintf(out, "pid namespace:   %s\n", yes(caps.PIDNS))
 			fmt.Fprintf(out, "root:            %s\n", yes(caps.Root))
+			if caps.Helper != "" {
+				fmt.Fprintf(out, "sandbox helper:  missing: %s\n", caps.Helper)
+			}
 			for _, dp := range rep.Profiles {
 				if dp.Error != "" {
 					fmt.Fprintf(out, "profile %s: error: %s\n", dp.Name, dp.Error)

@@ -26,9 +26,10 @@ const helperName = "helperbin/gatedexec-helper"
 // errNoHelper is returned by a gatedexec built without its helper.
 var errNoHelper = errors.New("sandbox: this gatedexec was built without its exec helper (sandbox/linux/helperbin/gatedexec-helper); build it with `make build`")
 
-// helperELF returns the embedded helper program, or errNoHelper.
-func helperELF() ([]byte, error) {
-	b, err := fs.ReadFile(helperDir, helperName)
+// helperELF returns the helper program in fsys (helperDir), or
+// errNoHelper.
+func helperELF(fsys fs.FS) ([]byte, error) {
+	b, err := fs.ReadFile(fsys, helperName)
 	if errors.Is(err, fs.ErrNotExist) || (err == nil && len(b) == 0) {
 		return nil, errNoHelper
 	}
@@ -42,7 +43,7 @@ func helperELF() ([]byte, error) {
 // needs a descriptor without write access (ETXTBSY otherwise), so the
 // memfd is reopened read-only and its writable descriptor closed.
 func sealedHelper() (*os.File, error) {
-	elf, err := helperELF()
+	elf, err := helperELF(helperDir)
 	if err != nil {
 		return nil, err
 	}

@@ -33,6 +33,10 @@ type Capabilities struct {
 	Helper string `json:"helper,omitempty"`
 }
 
+// LayerHelper is what a restricted profile misses on a gatedexec built
+// without its sandbox helper (Capabilities.Helper).
+const LayerHelper = "helper"
+
 // MaxLandlockABI is the highest Landlock ABI the backend asks for; a newer
 // kernel is used at this level.
 const MaxLandlockABI = 7
@@ -49,6 +53,11 @@ func PlanLayers(p *sandbox.Profile, caps Capabilities) (layers, missing []string
 	layers = append(layers, sandbox.LayerNoNewPrivs)
 	if !p.NoSetsid {
 		layers = append(layers, sandbox.LayerSetsid)
+	}
+	if !p.Unrestricted && caps.Helper != "" {
+		// Every restricted layer is the helper's to apply: none is, and
+		// the runner refuses the run (fail closed, best effort or not).
+		return []string{}, []string{LayerHelper}
 	}
 	if !p.Unrestricted {
 		if caps.LandlockABI > 0 {

@@ -47,6 +47,10 @@ func TestPlanLayers(t *testing.T) {
 			[]string{"no_new_privs", "setsid", "rlimits"}, nil},
 		{"no setsid", &sandbox.Profile{Unrestricted: true, NoSetsid: true}, full,
 			[]string{"no_new_privs"}, nil},
+		{"built without the helper", ws, Capabilities{LandlockABI: 7, Seccomp: true, Root: true, Helper: "no helper"},
+			[]string{}, []string{"helper"}},
+		{"full-access needs no helper", &sandbox.Profile{Unrestricted: true}, Capabilities{Helper: "no helper"},
+			[]string{"no_new_privs", "setsid"}, nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
