@@ -85,6 +85,8 @@ cc -O2 -static -o "$tmp/c-empty" "$tmp/c-empty.c"
 printf 'package main\n\nfunc main() {}\n' >"$tmp/empty/main.go"
 printf 'module empty\n\ngo 1.21\n' >"$tmp/empty/go.mod"
 (cd "$tmp/empty" && CGO_ENABLED=0 go build -trimpath -ldflags '-s -w' -o "$tmp/go-empty" .)
+# The floor of `gatedexec version`: cobra running one version command.
+CGO_ENABLED=0 go build -trimpath -ldflags '-s -w' -o "$tmp/go-cobra" ./bench/floors/cobra
 helper=$root/sandbox/linux/helperbin/gatedexec-helper
 # codex execpolicy check, the reference for check, where it is installed.
 codex=()
@@ -100,6 +102,7 @@ hyperfine -N --warmup 30 --runs "$runs" --export-json "$out/hyperfine.json" \
 	-n c-empty "$tmp/c-empty" \
 	-n bare "/bin/true" \
 	-n go-empty "$tmp/go-empty" \
+	-n go-cobra-version "$tmp/go-cobra version" \
 	-n gatedexec-version "$bin version" \
 	-n sandbox-full-access "$bin sandbox -p full-access -- /bin/true" \
 	-n sandbox-read-only "$bin sandbox -p read-only -- /bin/true" \
@@ -235,6 +238,8 @@ print()
 print("floors and parts, same run:")
 ratio("go-empty", "c-empty")
 ratio("helper-start", "c-empty-again")
+ratio("go-cobra-version", "go-empty")
+ratio("gatedexec-version", "go-cobra-version")
 # What a sandbox with a Go front end costs at least: the Go runtime's
 # start, then the kernel work bwrap does (bwrap less a C program's start).
 floor = med["go-empty"] + med["bwrap-workspace-write"] - med["bare"]
