@@ -7,12 +7,13 @@
 # whose start-up (CPU feature and cache probing, IRELATIVE relocations)
 # costs 0.5 ms on a VM. musl ships no kernel headers, so the host's
 # linux/ and asm/ headers are offered to it, alone, from a directory of
-# links. Otherwise the system compiler links glibc statically.
+# links. Otherwise (or with HELPER_CC set, e.g. HELPER_CC=cc) the system
+# compiler links glibc statically.
 set -euo pipefail
 out=$1
 src=(sandbox/linux/helper/helper_linux.c sandbox/linux/helper/helper_egress_linux.c)
 flags=(-O2 -Wall -Wextra -Werror -static -s)
-if command -v musl-gcc >/dev/null 2>&1; then
+if [ -z "${HELPER_CC:-}" ] && command -v musl-gcc >/dev/null 2>&1; then
 	kh=$(mktemp -d)
 	trap 'rm -rf "$kh"' EXIT
 	multiarch=$(cc -print-multiarch 2>/dev/null || true)
@@ -27,6 +28,6 @@ if command -v musl-gcc >/dev/null 2>&1; then
 	musl-gcc "${flags[@]}" -isystem "$kh" -o "$out.tmp" "${src[@]}"
 else
 	set -x
-	${CC:-cc} "${flags[@]}" -o "$out.tmp" "${src[@]}"
+	${HELPER_CC:-${CC:-cc}} "${flags[@]}" -o "$out.tmp" "${src[@]}"
 fi
 mv "$out.tmp" "$out"
