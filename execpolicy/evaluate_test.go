@@ -69,6 +69,35 @@ func TestEvaluateForbiddenBashRule(t *testing.T) {
 	}
 }
 
+// TestEvaluateAroundSyntaxError: a script mvdan.cc/sh cannot parse is
+// unanalysable, and forbidden when a forbidden command lies on either
+// side of the error, since bash may run it: the commands before the
+// error's line always (bash -c stops at a syntax error only there), and
+// the rest too when bash takes what mvdan.cc/sh refused (a lone "!").
+func TestEvaluateAroundSyntaxError(t *testing.T) {
+	p := corpusPolicy()
+	tests := []struct {
+		script string
+		want   Decision
+	}{
+		{"rm x\n!", Forbidden},
+		{"ls\n!\nrm x", Forbidden},               // bash runs all three
+		{"rm x; !", Forbidden},                   // so does it here
+		{"if true\nthen rm x\n!\nfi", Forbidden}, // and here
+		{"ls\nrm x\n(\n", Forbidden},
+		{"rm x\necho 'open\n", Forbidden},
+		{"ls\nrm x\nif true\n!\n", Forbidden},
+		{"ls\n!\necho hi", Prompt},
+		{"ls &&", Prompt},
+	}
+	for _, tt := range tests {
+		ev := p.Evaluate([]string{tt.script}, EvalOptions{Shell: true})
+		if ev.Decision != tt.want {
+			t.Errorf("%q: %v %v, want %v", tt.script, ev.Decision, ev.Reasons, tt.want)
+		}
+	}
+}
+
 func TestEvaluateDetails(t *testing.T) {
 	p := corpusPolicy()
 	tests := []struct {

@@ -1,6 +1,7 @@
 package execpolicy
 
 import (
+	"errors"
 	"slices"
 	"strings"
 	"unicode/utf8"
@@ -156,8 +157,12 @@ func (a *analysis) scriptIn(lang syntax.LangVariant, src string, depth int) Deci
 				return d
 			}
 		}
+		if fixed, ok := respellLoneBang(src, err); ok {
+			return a.script(fixed, depth+1)
+		}
 		a.dynamic = true
 		d := a.unanalysable("parse error: " + err.Error())
+		d = Max(d, a.aroundSyntaxError(src, err, depth))
 		if quirks {
 			d = Max(d, a.lineQuirks(nil, src, depth))
 		}
@@ -561,6 +566,66 @@ func (a *analysis) shellStdin(s *syntax.Stmt, src string, depth int) Decision {
 			a.lang = shellLang(ws[0].value)
 			d = Max(d, a.script(w.value, depth+1))
 			a.lang = saved
+		}
+	}
+	return d
+}
+
+// respellLoneBang returns src with the "!" err points at, which mvdan.cc/sh
+// refuses alone, spelled "! :": bash takes a lone "!" before a list
+// terminator as a negated empty pipeline (status 1, as "! :"), and runs
+// the rest of the script, which is then judged as it runs.
+func respellLoneBang(src string, err error) (string, bool) {
+	var pe syntax.ParseError
+	if !errors.As(err, &pe) || !pe.Pos.IsValid() || !strings.Contains(pe.Text, "cannot form a statement alone") {
+		return "", false
+	}
+	off, ok := byteOffset(src, pe.Pos)
+	if !ok || off >= len(src) || src[off] != '!' {
+		return "", false
+	}
+	return src[:off] + "! :" + src[off+1:], true
+}
+
+// byteOffset is the offset in src of pos (1-based line and byte column).
+func byteOffset(src string, pos syntax.Pos) (int, bool) {
+	off := 0
+	for range int(pos.Line()) - 1 {
+		i := strings.IndexByte(src[off:], '\n')
+		if i < 0 {
+			return 0, false
+		}
+		off += i + 1
+	}
+	return min(off+int(pos.Col())-1, len(src)), true
+}
+
+// aroundSyntaxError judges, for what it finds forbidden, the text on
+// either side of the point where mvdan.cc/sh stopped at err. bash may
+// run either side: when it too finds the script broken, it has run every
+// command complete before the error's line; when the error is
+// mvdan.cc/sh's alone, it runs the rest as well. Each side is shorter than src, and
+// one that does not parse either is split again, a level deeper: the
+// nesting and parse budgets bound the whole.
+func (a *analysis) aroundSyntaxError(src string, err error, depth int) Decision {
+	var pe syntax.ParseError
+	if !errors.As(err, &pe) || !pe.Pos.IsValid() {
+		return 0
+	}
+	off, ok := byteOffset(src, pe.Pos)
+	if !ok {
+		return 0
+	}
+	d := Decision(0)
+	if left := src[:off]; strings.TrimSpace(left) != "" {
+		d = Max(d, a.forbiddenIn(left, depth+1))
+	}
+	if off < len(src) {
+		// Past the whole character: a cut one would be invalid UTF-8,
+		// which is judged again spelled validly, and no shorter.
+		_, size := utf8.DecodeRuneInString(src[off:])
+		if right := src[off+size:]; strings.TrimSpace(right) != "" {
+			d = Max(d, a.forbiddenIn(right, depth+1))
 		}
 	}
 	return d
