@@ -81,9 +81,19 @@ func endCommentsAtNewline(f *syntax.File, src string) (string, bool) {
 
 // forbiddenIn analyses src, a variant of the script being judged or a
 // script its words run, on the side, and records only what it finds
-// forbidden: the variant's other commands are no part of the evaluation.
+// forbidden, and its dynamic commands: the variant's other commands are
+// no part of the evaluation, but one it cannot know statically ($a rm x)
+// is what the prompt of the script it stands for is due to.
 func (a *analysis) forbiddenIn(src string, depth int) Decision {
-	return a.aside(Forbidden, func(sub *analysis) Decision { return sub.script(src, depth) })
+	return a.aside(Forbidden, func(sub *analysis) Decision {
+		d := sub.script(src, depth)
+		for _, c := range sub.commands {
+			if c.Dynamic {
+				a.commands = append(a.commands, c)
+			}
+		}
+		return d
+	})
 }
 
 // aside runs judge on a fresh analysis in a's dialect, sharing a's budgets
