@@ -89,6 +89,13 @@ func TestEvaluateAroundSyntaxError(t *testing.T) {
 		{"ls\nrm x\nif true\n!\n", Forbidden},
 		{"ls\n!\necho hi", Prompt},
 		{"ls &&", Prompt},
+		// A substitution that does not parse in an unquoted heredoc body:
+		// bash reads the body to its delimiter first and runs the lines
+		// after it, which the nested heredoc would hide (FuzzAnalyseVsBash).
+		{"<<EOF\n`<<'#Y'\nEOF\nrm \n#Y", Forbidden},
+		{"cat <<EOF\n`<<Y\nEOF\nrm x\nY", Forbidden},
+		{"cat <<EOF\n$(rm x)\n`<<Y\nEOF\necho\nY", Forbidden},
+		{"cat <<EOF\n`<<Y\nEOF\necho\nY", Prompt},
 	}
 	for _, tt := range tests {
 		ev := p.Evaluate([]string{tt.script}, EvalOptions{Shell: true})

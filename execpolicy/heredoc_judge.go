@@ -81,7 +81,9 @@ func (a *analysis) respelled(lang syntax.LangVariant, src string, depth int) (De
 
 // lexedHeredocs searches src, which mvdan.cc/sh could not parse, for
 // forbidden commands as bash may read it: with every heredoc lexHeredocs
-// finds rewritten from bash's reading of it (see rewriteLexed).
+// finds rewritten from bash's reading of it, and again with every body
+// read as text and the bodies bash expands searched apart (see
+// rewriteLexed).
 func (a *analysis) lexedHeredocs(src string, depth int) Decision {
 	if a.hdocLexed {
 		return 0
@@ -90,12 +92,25 @@ func (a *analysis) lexedHeredocs(src string, depth int) Decision {
 	if respelt, _ := respellDelimiters(src, hs); respelt != "" {
 		src, hs = respelt, lexHeredocs(respelt)
 	}
-	fixed := rewriteLexed(src, hs)
-	if fixed == src {
-		return 0
+	d := Decision(0)
+	if fixed, _ := rewriteLexed(src, hs, false); fixed != src {
+		d = a.aside(Forbidden, func(sub *analysis) Decision {
+			sub.hdocLexed = true
+			return sub.script(fixed, depth+1)
+		})
 	}
-	return a.aside(Forbidden, func(sub *analysis) Decision {
+	literal, expanding := rewriteLexed(src, hs, true)
+	if len(expanding) == 0 {
+		return d
+	}
+	// The bodies' substitutions may run before the one that does not
+	// parse: each body is searched as a script of its own.
+	d = Max(d, a.aside(Forbidden, func(sub *analysis) Decision {
 		sub.hdocLexed = true
-		return sub.script(fixed, depth+1)
-	})
+		return sub.script(literal, depth+1)
+	}))
+	for _, body := range expanding {
+		d = Max(d, a.forbiddenIn(body, depth+1))
+	}
+	return d
 }

@@ -198,8 +198,16 @@ func respellDelimiters(src string, hs []lexHdoc) (string, []int) {
 // rewriteLexed returns src with every heredoc hs found rewritten as
 // heredocCheck rewrites one, from bash's reading of it given where
 // lexHeredocs saw its body start: a guess, for searching the script for
-// forbidden commands only.
-func rewriteLexed(src string, hs []lexHdoc) string {
+// forbidden commands only. With literal, every heredoc is rewritten
+// quoted, its body read as text; expanding then returns the bodies of
+// those that were not, which bash expands, that hold a substitution.
+//
+// The literal reading is for a body whose substitution does not parse
+// ("`<<X" with no closing backquote): mvdan.cc/sh reads on into the lines
+// after the body, where the nested heredoc hides the commands that bash,
+// which reads a body to its delimiter line first and expands it when the
+// command runs, runs after it.
+func rewriteLexed(src string, hs []lexHdoc, literal bool) (fixed string, expanding []string) {
 	// Read the bodies as lexHeredocs did, then rewrite from the last
 	// heredoc back so that offsets stay valid.
 	reads := make([]hdoc, len(hs))
@@ -223,9 +231,16 @@ func rewriteLexed(src string, hs []lexHdoc) string {
 	tok := freshDelimiter(src)
 	var es []edit
 	for k := range reads {
-		es = append(es, reads[k].edits(tok+strconv.Itoa(k))...)
+		h := &reads[k]
+		if literal && !h.quoted {
+			if body := src[h.bodyStart:max(h.termStart, h.bodyStart)]; strings.Contains(body, "`") || strings.Contains(body, "$(") {
+				expanding = append(expanding, body)
+			}
+			h.quoted = true
+		}
+		es = append(es, h.edits(tok+strconv.Itoa(k))...)
 	}
-	return applyEdits(src, es)
+	return applyEdits(src, es), expanding
 }
 
 // heredocWordsAt reports whether every offset in at starts the word of a
