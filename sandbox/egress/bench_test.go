@@ -16,7 +16,7 @@ func benchTargets(b *testing.B, serve func(net.Conn)) (direct netip.AddrPort, en
 	b.Helper()
 	direct = upstream(b, serve)
 	p := &Proxy{Policy: &Policy{Rules: []Rule{{Pattern: "bench.test", Decision: Allow}}, Pins: []Pin{{Host: "bench.test", To: direct}}}}
-	endpoint, _ = serveProxy(b, p)
+	endpoint, _, _ = serveProxy(b, p)
 	return direct, endpoint
 }
 

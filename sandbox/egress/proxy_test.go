@@ -253,12 +253,15 @@ func echoHead(c net.Conn) {
 	fmt.Fprintf(c, "HTTP/1.1 200 OK\r\nContent-Length: %d\r\nConnection: close\r\n\r\n%s", len(body), body)
 }
 
-// serveProxy starts p's endpoint and capture listeners on loopback.
-func serveProxy(t testing.TB, p *Proxy) (endpoint, capture string) {
+// serveProxy starts p's endpoint and capture listeners on loopback. stop
+// ends them and returns once every connection's handler has returned, so
+// every connection has been recorded; the test's cleanup calls it too.
+func serveProxy(t testing.TB, p *Proxy) (endpoint, capture string, stop func()) {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	var wg sync.WaitGroup
-	t.Cleanup(func() { cancel(); p.Close(); wg.Wait() })
+	stop = sync.OnceFunc(func() { cancel(); p.Close(); wg.Wait() })
+	t.Cleanup(stop)
 	for _, serve := range []func(context.Context, net.Listener) error{p.ServeEndpoint, p.ServeCapture} {
 		l, err := net.Listen("tcp", "127.0.0.1:0")
 		if err != nil {
@@ -272,7 +275,7 @@ func serveProxy(t testing.TB, p *Proxy) (endpoint, capture string) {
 		wg.Add(1)
 		go func() { defer wg.Done(); serve(ctx, l) }()
 	}
-	return endpoint, capture
+	return endpoint, capture, stop
 }
 
 func TestEndpoint(t *testing.T) {
@@ -287,7 +290,7 @@ func TestEndpoint(t *testing.T) {
 		Ask:    func(_ context.Context, host string, port uint16) bool { return host == "ask.test" && port == 81 },
 		Record: func(r Record) { mu.Lock(); recs = append(recs, r); mu.Unlock() },
 	}
-	endpoint, _ := serveProxy(t, p)
+	endpoint, _, stop := serveProxy(t, p)
 	roundTrip := func(send string, socks bool, target string) string {
 		c, err := net.Dial("tcp", endpoint)
 		if err != nil {
@@ -338,6 +341,9 @@ func TestEndpoint(t *testing.T) {
 			t.Errorf("denials %v, want %s", p.Denials(), want)
 		}
 	}
+	// The proxy records a tunnel once both ends are done, which can be
+	// after the client has read its answer.
+	stop()
 	mu.Lock()
 	defer mu.Unlock()
 	var carried int
@@ -402,7 +408,7 @@ func TestRebinding(t *testing.T) {
 // the handshake timeout, on both kinds of listener.
 func TestSlowClient(t *testing.T) {
 	p := &Proxy{Policy: &Policy{}, HandshakeTimeout: 100 * time.Millisecond}
-	endpoint, capture := serveProxy(t, p)
+	endpoint, capture, _ := serveProxy(t, p)
 	for _, addr := range []string{endpoint, capture} {
 		c, err := net.Dial("tcp", addr)
 		if err != nil {
@@ -435,7 +441,7 @@ func TestLargeTransfer(t *testing.T) {
 		}
 	})
 	p := &Proxy{Policy: &Policy{Rules: []Rule{{Pattern: "big.test", Decision: Allow}}, Pins: []Pin{{Host: "big.test", To: up}}}}
-	endpoint, _ := serveProxy(t, p)
+	endpoint, _, _ := serveProxy(t, p)
 	runtime.GC()
 	var before runtime.MemStats
 	runtime.ReadMemStats(&before)
