@@ -3,6 +3,7 @@
 package linux
 
 import (
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
@@ -122,43 +123,78 @@ func helperFiles(spec, report, ruleset, egress, self *os.File) []*os.File {
 	return files
 }
 
-// startHelper starts cmd, whose ExtraFiles begin with specR and repW,
-// closes this process's copies of those ends and writes spec to the
-// helper through specW, closing it.
+// startHelper writes spec to the helper through specW, starts cmd, whose
+// ExtraFiles begin with specR and repW, closes this process's copies of
+// those ends and, last, specW: the helper's go-ahead.
 //
-// Holding specR open would make a helper that died before reading block
-// a spec larger than the pipe buffer forever. A helper that reads only
-// part of the spec must never see its end: a spec cut at a record
-// boundary decodes, without the records (Landlock, seccomp) that follow.
-// So a failed write kills the helper before specW is closed.
+// The spec goes first, framed by its length, so the helper decodes it and
+// sets up its namespaces and mounts while this process is still in
+// cmd.Start (which waits for the exec) and in started: the helper forks
+// and execs nothing before the go-ahead. started, when not nil, runs
+// between the start and the go-ahead, so what it does to the helper (a
+// cgroup) holds for everything the helper starts; an error from it kills
+// the helper.
 //
-// started, when not nil, runs between the start and the write: the helper
-// waits for its spec, so what started does to it (a cgroup) holds for
-// everything it forks. An error from it kills the helper.
+// A spec that fits the pipe is written before the start without blocking;
+// a larger one is written meanwhile, and holding specR open would make a
+// helper that died before reading it block that write forever. The
+// helper refuses a spec cut short, and a failed write kills it before
+// specW is closed, as started's error does.
 func startHelper(cmd *exec.Cmd, specR, repW, specW *os.File, spec []byte, started func(pid int) error) error {
+	if len(spec) > maxSpec {
+		specR.Close()
+		repW.Close()
+		specW.Close()
+		return fmt.Errorf("sandbox: the helper spec is %d bytes, more than %d", len(spec), maxSpec)
+	}
+	frame := binary.LittleEndian.AppendUint32(make([]byte, 0, 4+len(spec)), uint32(len(spec)))
+	frame = append(frame, spec...)
+	written := make(chan error, 1)
+	if fitsPipe(specW, len(frame)) {
+		_, err := specW.Write(frame)
+		written <- err
+	} else {
+		go func() {
+			_, err := specW.Write(frame)
+			written <- err
+		}()
+	}
 	err := cmd.Start()
 	specR.Close()
 	repW.Close()
 	if err != nil {
 		specW.Close()
+		<-written
 		return fmt.Errorf("sandbox: starting helper: %w", err)
 	}
 	if started != nil {
-		if err := started(cmd.Process.Pid); err != nil {
-			cmd.Process.Kill()
-			specW.Close()
-			cmd.Wait()
-			return err
-		}
+		err = started(cmd.Process.Pid)
 	}
-	if _, err := specW.Write(spec); err != nil {
+	if err != nil {
+		// Closing specW ends a write still under way.
 		cmd.Process.Kill()
 		specW.Close()
-		cmd.Wait()
-		return fmt.Errorf("sandbox: writing the helper spec: %w", err)
+		<-written
+	} else if err = <-written; err != nil {
+		cmd.Process.Kill()
+		err = fmt.Errorf("sandbox: writing the helper spec: %w", err)
 	}
 	specW.Close()
-	return nil
+	if err != nil {
+		cmd.Wait()
+	}
+	return err
+}
+
+// fitsPipe reports whether n bytes fit the empty pipe w without blocking.
+func fitsPipe(w *os.File, n int) bool {
+	rc, err := w.SyscallConn()
+	if err != nil {
+		return false
+	}
+	size := 0
+	rc.Control(func(fd uintptr) { size, _ = unix.FcntlInt(fd, unix.F_GETPIPE_SZ, 0) })
+	return n <= size
 }
 
 // helperReport is what the helper said on the report pipe.

@@ -9,7 +9,7 @@ package linux
 
 // HelperArg is the helper's first argument: without it the helper runs
 // nothing, and a gatedexec started with it refuses (HelperMain).
-const HelperArg = "__gatedexec-sandbox-helper-v1__"
+const HelperArg = "__gatedexec-sandbox-helper-v2__"
 
 // File descriptors the runner hands the helper, and its failure status.
 const (

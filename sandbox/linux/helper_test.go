@@ -5,6 +5,7 @@ package linux
 import (
 	"bytes"
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -12,6 +13,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"golang.org/x/sys/unix"
 )
@@ -139,13 +141,9 @@ func TestHelperCloseFDs(t *testing.T) {
 		defer repR.Close()
 		cmd := &exec.Cmd{Path: selfPath, Args: []string{"gatedexec-sandbox", HelperArg},
 			ExtraFiles: []*os.File{specR, repW, nil, nil, testHelper(t), nil, inherited}}
-		err = cmd.Start()
-		repW.Close()
-		if err != nil {
+		if err := startHelper(cmd, specR, repW, specW, spec, nil); err != nil {
 			t.Fatal(err)
 		}
-		specW.Write(spec)
-		specW.Close()
 		rep, _ := io.ReadAll(repR)
 		if err := cmd.Wait(); err != nil {
 			t.Fatalf("helper: %v (report %q)", err, rep)
@@ -257,6 +255,146 @@ func TestHelperHighDescriptors(t *testing.T) {
 		if path != selfPath {
 			// How it failed before: os/exec's own moves, not ours.
 			t.Logf("helper by the runner's descriptor %s: %v", path, err)
+		}
+	}
+}
+
+// runHelperFrame runs the helper with raw on its spec pipe, as sent,
+// framing and all, and returns its exit status and report.
+func runHelperFrame(t *testing.T, raw []byte) (int, string) {
+	t.Helper()
+	specR, specW, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer specR.Close()
+	repR, repW, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer repR.Close()
+	cmd := &exec.Cmd{Path: selfPath, Args: []string{"gatedexec-sandbox", HelperArg},
+		ExtraFiles: helperFiles(specR, repW, nil, nil, testHelper(t))}
+	specW.Write(raw)
+	specW.Close()
+	err = cmd.Start()
+	repW.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep, _ := io.ReadAll(repR)
+	err = cmd.Wait()
+	var ee *exec.ExitError
+	if err != nil && !errors.As(err, &ee) {
+		t.Fatal(err)
+	}
+	return cmd.ProcessState.ExitCode(), string(rep)
+}
+
+// TestHelperSpecFrame: the helper runs a spec only whole, as long as its
+// length says, and with nothing after it: a spec cut at a record boundary
+// would decode without the records (Landlock, seccomp) after the cut.
+func TestHelperSpecFrame(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "out")
+	spec, err := (&helperSpec{Path: "/bin/sh", Argv: []string{"sh", "-c", `echo ran > "$0"`, out}}).encode()
+	if err != nil {
+		t.Fatal(err)
+	}
+	frame := func(n int, body []byte) []byte {
+		return append(binary.LittleEndian.AppendUint32(nil, uint32(n)), body...)
+	}
+	cut := len(spec) - len(record(tagArg, out))
+	tests := []struct {
+		name   string
+		raw    []byte
+		code   int
+		report string
+	}{
+		{"whole", frame(len(spec), spec), 0, ""},
+		{"no length", nil, helperFail, "setup reading spec: cut short"},
+		{"short length", []byte{1, 0}, helperFail, "setup reading spec: cut short"},
+		{"cut at a record boundary", frame(len(spec), spec[:cut]), helperFail, "setup reading spec: cut short"},
+		{"data after the end", append(frame(len(spec), spec), 'x'), helperFail, "setup reading spec: data after its end"},
+		{"too large", frame(maxSpec+1, nil), helperFail, "setup reading spec: larger than"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			os.Remove(out)
+			code, report := runHelperFrame(t, tt.raw)
+			if code != tt.code || !strings.HasPrefix(report, tt.report) || tt.report == "" && report != "" {
+				t.Errorf("exit %d, report %q; want %d, %q", code, report, tt.code, tt.report)
+			}
+			_, err := os.Stat(out)
+			if ran := err == nil; ran != (tt.code == 0) {
+				t.Errorf("command ran: %v, want %v", ran, tt.code == 0)
+			}
+		})
+	}
+}
+
+// TestHelperGoAhead: the helper starts nothing before the runner's
+// go-ahead (the end of the spec pipe), which comes after started (the
+// run's cgroups); an error from started kills the helper, and the
+// command never runs.
+func TestHelperGoAhead(t *testing.T) {
+	for _, fail := range []bool{false, true} {
+		out := filepath.Join(t.TempDir(), "out")
+		spec, err := (&helperSpec{Path: "/bin/sh", Argv: []string{"sh", "-c", `echo ran > "$0"`, out}}).encode()
+		if err != nil {
+			t.Fatal(err)
+		}
+		specR, specW, err := os.Pipe()
+		if err != nil {
+			t.Fatal(err)
+		}
+		repR, repW, err := os.Pipe()
+		if err != nil {
+			t.Fatal(err)
+		}
+		cmd := &exec.Cmd{Path: selfPath, Args: []string{"gatedexec-sandbox", HelperArg},
+			ExtraFiles: helperFiles(specR, repW, nil, nil, testHelper(t))}
+		var waited string
+		started := func(pid int) error {
+			// Until the helper blocks reading its spec pipe for the
+			// go-ahead (read, on descriptor 3), bounded: a helper that
+			// did not wait would have run the command by then.
+			for range 500 {
+				b, _ := os.ReadFile(fmt.Sprintf("/proc/%d/syscall", pid))
+				if strings.HasPrefix(string(b), "0 0x3 ") {
+					waited = string(b)
+					break
+				}
+				time.Sleep(10 * time.Millisecond)
+			}
+			if _, err := os.Stat(out); err == nil {
+				t.Errorf("the command ran before the go-ahead")
+			}
+			kids, _ := os.ReadFile(fmt.Sprintf("/proc/%d/task/%d/children", pid, pid))
+			if len(kids) > 0 {
+				t.Errorf("the helper forked %q before the go-ahead", kids)
+			}
+			if fail {
+				return errors.New("no cgroup")
+			}
+			return nil
+		}
+		err = startHelper(cmd, specR, repW, specW, spec, started)
+		if waited == "" {
+			t.Errorf("the helper never waited for the go-ahead")
+		}
+		if fail {
+			if err == nil || err.Error() != "no cgroup" {
+				t.Errorf("startHelper = %v, want started's error", err)
+			}
+		} else {
+			io.ReadAll(repR)
+			if err != nil || cmd.Wait() != nil {
+				t.Errorf("startHelper = %v, exit %v", err, cmd.ProcessState)
+			}
+		}
+		repR.Close()
+		if _, err := os.Stat(out); (err == nil) != !fail {
+			t.Errorf("started failing %v: command ran %v", fail, err == nil)
 		}
 	}
 }

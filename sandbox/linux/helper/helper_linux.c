@@ -112,25 +112,21 @@ __attribute__((noreturn, format(printf, 1, 2))) static void decode_fail(const ch
 }
 #define ns_fail(...) fail(GX_HELPER_FAIL, GX_REPORT_NS, __VA_ARGS__)
 
-// read_all reads fd to EOF, refusing more than GX_MAX_SPEC bytes.
-static unsigned char *read_all(int fd, size_t *len) {
-	size_t cap = 64 << 10, n = 0;
-	unsigned char *buf = malloc(cap);
-	if (buf == NULL) {
-		setup_fail("reading spec: out of memory");
-	}
-	for (;;) {
-		if (n == cap) {
-			if (cap >= GX_MAX_SPEC) {
-				setup_fail("reading spec: larger than %d bytes", GX_MAX_SPEC);
-			}
-			cap *= 2;
-			buf = realloc(buf, cap);
-			if (buf == NULL) {
-				setup_fail("reading spec: out of memory");
-			}
-		}
-		ssize_t r = read(fd, buf + n, cap - n);
+static uint32_t le32(const unsigned char *p) {
+	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+static uint64_t le64(const unsigned char *p) {
+	return (uint64_t)le32(p) | (uint64_t)le32(p + 4) << 32;
+}
+
+// read_full reads exactly n bytes of the spec into buf; the spec's end
+// before them fails the run: a spec cut short, even at a record
+// boundary, would decode without the records (Landlock, seccomp) after
+// the cut.
+static void read_full(int fd, unsigned char *buf, size_t n) {
+	while (n > 0) {
+		ssize_t r = read(fd, buf, n);
 		if (r < 0 && errno == EINTR) {
 			continue;
 		}
@@ -138,12 +134,53 @@ static unsigned char *read_all(int fd, size_t *len) {
 			setup_fail("reading spec: %s", strerror(errno));
 		}
 		if (r == 0) {
-			break;
+			setup_fail("reading spec: cut short");
 		}
-		n += (size_t)r;
+		buf += r;
+		n -= (size_t)r;
 	}
+}
+
+// read_spec reads the spec from fd: its length (four bytes, little
+// endian), at most GX_MAX_SPEC, then the spec. The pipe stays open: its
+// end is the runner's go-ahead (await_go_ahead).
+static unsigned char *read_spec(int fd, size_t *len) {
+	unsigned char hdr[4];
+	read_full(fd, hdr, sizeof hdr);
+	uint32_t n = le32(hdr);
+	if (n > GX_MAX_SPEC) {
+		setup_fail("reading spec: larger than %d bytes", GX_MAX_SPEC);
+	}
+	unsigned char *buf = malloc(n > 0 ? n : 1);
+	if (buf == NULL) {
+		setup_fail("reading spec: out of memory");
+	}
+	read_full(fd, buf, n);
 	*len = n;
 	return buf;
+}
+
+// await_go_ahead waits until the runner closes the spec pipe, which it
+// does once it has put the helper in the run's cgroups: the helper sets
+// up its namespaces and mounts meanwhile, but forks and execs nothing
+// before, so that all it starts is inside them. Anything more on the
+// pipe is refused.
+static void await_go_ahead(void) {
+	for (;;) {
+		unsigned char c;
+		ssize_t r = read(GX_SPEC_FD, &c, 1);
+		if (r < 0 && errno == EINTR) {
+			continue;
+		}
+		if (r < 0) {
+			setup_fail("waiting for the runner: %s", strerror(errno));
+		}
+		if (r > 0) {
+			setup_fail("reading spec: data after its end");
+		}
+		break;
+	}
+	close(GX_SPEC_FD);
 }
 
 struct mount_op {
@@ -180,14 +217,6 @@ struct spec {
 	unsigned char *bpf;
 	size_t bpf_len;
 };
-
-static uint32_t le32(const unsigned char *p) {
-	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
-}
-
-static uint64_t le64(const unsigned char *p) {
-	return (uint64_t)le32(p) | (uint64_t)le32(p + 4) << 32;
-}
 
 // cstring copies a record's payload into a NUL-terminated string; a NUL
 // inside it would silently shorten a path or argument, so it is an error.
@@ -1246,8 +1275,7 @@ __attribute__((noreturn)) static void run_helper(void) {
 		_exit(GX_HELPER_FAIL);
 	}
 	size_t len;
-	unsigned char *data = read_all(GX_SPEC_FD, &len);
-	close(GX_SPEC_FD);
+	unsigned char *data = read_spec(GX_SPEC_FD, &len);
 	struct spec s;
 	decode(data, len, &s);
 	free(data);
@@ -1288,6 +1316,7 @@ __attribute__((noreturn)) static void run_helper(void) {
 		}
 		close(GX_EGRESS_FD);
 	}
+	await_go_ahead();
 	if (s.has_ctty) {
 		job_control = 1;
 		ctty_fd = s.ctty;

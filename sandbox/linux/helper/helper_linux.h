@@ -8,10 +8,10 @@
 // The first argument that turns gatedexec into the helper. Long and
 // versioned so nothing triggers it by accident; starting it by hand grants
 // nothing, since the helper only adds restrictions before exec'ing.
-#define GX_HELPER_ARG "__gatedexec-sandbox-helper-v1__"
+#define GX_HELPER_ARG "__gatedexec-sandbox-helper-v2__"
 
 // File descriptors the runner hands the helper.
-#define GX_SPEC_FD 3    // the spec, read to EOF
+#define GX_SPEC_FD 3    // the spec's length, the spec; its EOF is the go-ahead
 #define GX_REPORT_FD 4  // made CLOEXEC: silent on a successful exec
 #define GX_RULESET_FD 5 // the Landlock ruleset, when the spec has GX_TAG_LANDLOCK
 #define GX_EGRESS_FD 6  // a unix socket the sockets of GX_TAG_EGRESS are sent on
