@@ -103,7 +103,11 @@ func (g *gitPaths) repo(gitdir, worktree string, depth int) error {
 			common = filepath.Clean(c)
 		}
 	}
-	for _, d := range []string{gitdir, common} {
+	dirs := []string{gitdir}
+	if common != gitdir {
+		dirs = append(dirs, common)
+	}
+	for _, d := range dirs {
 		g.add(filepath.Join(d, "hooks"), filepath.Join(d, "config"))
 		g.addExisting(filepath.Join(d, "config.worktree"), filepath.Join(d, "info"), filepath.Join(d, "commondir"))
 		for _, cfg := range []string{filepath.Join(d, "config"), filepath.Join(d, "config.worktree")} {

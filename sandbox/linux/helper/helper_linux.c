@@ -893,12 +893,17 @@ static void drop_caps(void) {
 		if (prctl(PR_SET_SECUREBITS, bits, 0, 0, 0) != 0) {
 			setup_fail("capabilities: securebits: %s", strerror(errno));
 		}
-		// PR_CAPBSET_READ fails with EINVAL past the kernel's last
-		// capability: the kernel's count is data, not a constant here.
-		for (int cap = 0; prctl(PR_CAPBSET_READ, cap, 0, 0, 0) >= 0; cap++) {
-			if (prctl(PR_CAPBSET_DROP, cap, 0, 0, 0) != 0) {
-				setup_fail("capabilities: dropping %d from the bounding set: %s", cap, strerror(errno));
+		// PR_CAPBSET_DROP fails with EINVAL past the kernel's last
+		// capability: the kernel's count is data, not a constant here,
+		// and dropping one already gone succeeds.
+		for (int cap = 0;; cap++) {
+			if (prctl(PR_CAPBSET_DROP, cap, 0, 0, 0) == 0) {
+				continue;
 			}
+			if (errno == EINVAL && cap > 0) {
+				break;
+			}
+			setup_fail("capabilities: dropping %d from the bounding set: %s", cap, strerror(errno));
 		}
 	}
 	memset(data, 0, sizeof data);
