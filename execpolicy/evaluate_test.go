@@ -74,6 +74,35 @@ func TestEvaluateForbiddenBashRule(t *testing.T) {
 // side of the error, since bash may run it: the commands before the
 // error's line always (bash -c stops at a syntax error only there), and
 // the rest too when bash takes what mvdan.cc/sh refused (a lone "!").
+// TestEvaluateOddAssignment: GNU env takes any operand holding "=" for an
+// assignment, a name or not, and runs the word after it (env = rm runs
+// rm; FuzzAnalyseVsBash); other readings take that operand for the
+// command. Both are judged, past the probe's first eight words too.
+func TestEvaluateOddAssignment(t *testing.T) {
+	p := corpusPolicy()
+	tests := []struct {
+		script string
+		want   Decision
+	}{
+		{"env = rm x", Forbidden},
+		{"env 1a=b ./x=y rm x", Forbidden},
+		{"env =a =b =c =d =e =f =g =h =i =j rm x", Forbidden},
+		{"env -- = rm x", Forbidden},
+		{"env A=1 -- =b rm x", Forbidden},
+		{"sudo =x rm x", Forbidden},
+		{"env = ls", Prompt},
+		{"sudo =x ls", Prompt},
+		{"env A=1 ls", Prompt},
+		{"env '' rm x", Prompt}, // env runs '', which fails
+	}
+	for _, tt := range tests {
+		ev := p.Evaluate([]string{tt.script}, EvalOptions{Shell: true})
+		if ev.Decision != tt.want {
+			t.Errorf("%q: %v %v, want %v", tt.script, ev.Decision, ev.Reasons, tt.want)
+		}
+	}
+}
+
 func TestEvaluateAroundSyntaxError(t *testing.T) {
 	p := corpusPolicy()
 	tests := []struct {

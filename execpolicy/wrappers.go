@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"path"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 )
@@ -282,12 +283,22 @@ opts:
 			out.unplain = "sets " + v[:strings.IndexByte(v, '=')] + " in the environment of the command"
 			i++
 			continue
+		case spec.assignments && !strings.HasPrefix(v, "-") && strings.Contains(v, "="):
+			// Judged both ways: skipped as env skips it, and left
+			// uncertain, so that the caller probes it as the command.
+			out.uncertain = oddAssignment(v)
+			i++
+			continue
 		case v == "--":
 			// The fixed operands follow it (timeout -- 5 CMD), and GNU
 			// env still applies NAME=VALUE operands after it.
 			i += 1 + operands
-			for spec.assignments && i < len(ws) && ws[i].static && isAssignmentWord(ws[i].value) {
-				out.unplain = "sets " + ws[i].value[:strings.IndexByte(ws[i].value, '=')] + " in the environment of the command"
+			for spec.assignments && i < len(ws) && ws[i].static && strings.Contains(ws[i].value, "=") {
+				if isAssignmentWord(ws[i].value) {
+					out.unplain = "sets " + ws[i].value[:strings.IndexByte(ws[i].value, '=')] + " in the environment of the command"
+				} else {
+					out.uncertain = oddAssignment(ws[i].value)
+				}
 				i++
 			}
 			break opts
@@ -536,6 +547,15 @@ func unwrapFind(ws []word) unwrapped {
 		i = j
 	}
 	return out
+}
+
+// oddAssignment says why an operand holding "=" that is not NAME=VALUE
+// ("=", "1a=b", "./a=b") leaves the command uncertain: GNU and BusyBox
+// env take any operand with "=" for an assignment and run the word after
+// it (env = rm runs rm), BSD env refuses it, and sudo's reading differs
+// by version.
+func oddAssignment(v string) string {
+	return "operand " + strconv.Quote(v) + " holds \"=\" without a variable name before it: an assignment or the command"
 }
 
 // isAssignmentWord reports whether s is NAME=VALUE.
