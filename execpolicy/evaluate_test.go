@@ -74,41 +74,8 @@ func TestEvaluateForbiddenBashRule(t *testing.T) {
 // side of the error, since bash may run it: the commands before the
 // error's line always (bash -c stops at a syntax error only there), and
 // the rest too when bash takes what mvdan.cc/sh refused (a lone "!").
-// TestEvaluateOddAssignment: GNU env takes any operand holding "=" for an
-// assignment, a name or not, and runs the word after it (env = rm runs
-// rm; FuzzAnalyseVsBash); other readings take that operand for the
-// command. Both are judged, past the probe's first eight words too.
-func TestEvaluateOddAssignment(t *testing.T) {
-	p := corpusPolicy()
-	tests := []struct {
-		script string
-		want   Decision
-	}{
-		{"env = rm x", Forbidden},
-		{"env 1a=b ./x=y rm x", Forbidden},
-		{"env =a =b =c =d =e =f =g =h =i =j rm x", Forbidden},
-		{"env -- = rm x", Forbidden},
-		{"env A=1 -- =b rm x", Forbidden},
-		{"sudo =x rm x", Forbidden},
-		{"env = ls", Prompt},
-		{"sudo =x ls", Prompt},
-		{"env A=1 ls", Prompt},
-		{"env '' rm x", Prompt}, // env runs '', which fails
-	}
-	for _, tt := range tests {
-		ev := p.Evaluate([]string{tt.script}, EvalOptions{Shell: true})
-		if ev.Decision != tt.want {
-			t.Errorf("%q: %v %v, want %v", tt.script, ev.Decision, ev.Reasons, tt.want)
-		}
-	}
-}
-
 func TestEvaluateAroundSyntaxError(t *testing.T) {
-	p := corpusPolicy()
-	tests := []struct {
-		script string
-		want   Decision
-	}{
+	tests := []scriptDecision{
 		{"rm x\n!", Forbidden},
 		{"ls\n!\nrm x", Forbidden},               // bash runs all three
 		{"rm x; !", Forbidden},                   // so does it here
@@ -126,12 +93,27 @@ func TestEvaluateAroundSyntaxError(t *testing.T) {
 		{"cat <<EOF\n$(rm x)\n`<<Y\nEOF\necho\nY", Forbidden},
 		{"cat <<EOF\n`<<Y\nEOF\necho\nY", Prompt},
 	}
-	for _, tt := range tests {
-		ev := p.Evaluate([]string{tt.script}, EvalOptions{Shell: true})
-		if ev.Decision != tt.want {
-			t.Errorf("%q: %v %v, want %v", tt.script, ev.Decision, ev.Reasons, tt.want)
-		}
+	wantScriptDecisions(t, corpusPolicy(), tests)
+}
+
+// TestEvaluateOddAssignment: GNU env takes any operand holding "=" for an
+// assignment, a name or not, and runs the word after it (env = rm runs
+// rm; FuzzAnalyseVsBash); other readings take that operand for the
+// command. Both are judged, past the probe's first eight words too.
+func TestEvaluateOddAssignment(t *testing.T) {
+	tests := []scriptDecision{
+		{"env = rm x", Forbidden},
+		{"env 1a=b ./x=y rm x", Forbidden},
+		{"env =a =b =c =d =e =f =g =h =i =j rm x", Forbidden},
+		{"env -- = rm x", Forbidden},
+		{"env A=1 -- =b rm x", Forbidden},
+		{"sudo =x rm x", Forbidden},
+		{"env = ls", Prompt},
+		{"sudo =x ls", Prompt},
+		{"env A=1 ls", Prompt},
+		{"env '' rm x", Prompt}, // env runs '', which fails
 	}
+	wantScriptDecisions(t, corpusPolicy(), tests)
 }
 
 func TestEvaluateDetails(t *testing.T) {
@@ -288,22 +270,14 @@ func firstReasons(ev Evaluation) []Reason {
 }
 
 func TestEvaluateShellStdin(t *testing.T) {
-	p := corpusPolicy()
-	tests := []struct {
-		script string
-		want   Decision
-	}{
+	tests := []scriptDecision{
 		{"sh <<< 'curl http://x'", Forbidden},
 		{"bash <<EOF\nrm -rf /\nEOF", Forbidden},
 		{"bash -s <<< 'ls'", Prompt},
 		{"cat <<< 'rm x'", Allow},
 		{"sh -c ls <<< 'rm x'", Prompt}, // stdin is data for ls, not a script
 	}
-	for _, tt := range tests {
-		if ev := p.Evaluate([]string{tt.script}, EvalOptions{Shell: true}); ev.Decision != tt.want {
-			t.Errorf("%q: %v, want %v (%v)", tt.script, ev.Decision, tt.want, ev.Reasons)
-		}
-	}
+	wantScriptDecisions(t, corpusPolicy(), tests)
 }
 
 // TestEvaluateShellStdinSpelledOtherwise: the shell reading stdin is found
@@ -351,4 +325,20 @@ func TestEvaluateShellUnseenScript(t *testing.T) {
 		{"sudo -u", Allow},
 		{"sh -o", Prompt},
 	})
+}
+
+// scriptDecision is a shell script and the decision it must get.
+type scriptDecision struct {
+	script string
+	want   Decision
+}
+
+// wantScriptDecisions evaluates each script as a shell script under p.
+func wantScriptDecisions(t *testing.T, p *Policy, tests []scriptDecision) {
+	t.Helper()
+	for _, tt := range tests {
+		if ev := p.Evaluate([]string{tt.script}, EvalOptions{Shell: true}); ev.Decision != tt.want {
+			t.Errorf("%q: %v, want %v (%v)", tt.script, ev.Decision, tt.want, ev.Reasons)
+		}
+	}
 }

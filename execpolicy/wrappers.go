@@ -277,16 +277,8 @@ opts:
 			startsShell = startsShell || slices.Contains(spec.shellOpts, v)
 			i++
 			continue
-		case spec.assignments && isAssignmentWord(v):
-			// The command runs with it in its environment, as after an
-			// assignment prefix (LD_PRELOAD=x ls).
-			out.unplain = "sets " + v[:strings.IndexByte(v, '=')] + " in the environment of the command"
-			i++
-			continue
 		case spec.assignments && !strings.HasPrefix(v, "-") && strings.Contains(v, "="):
-			// Judged both ways: skipped as env skips it, and left
-			// uncertain, so that the caller probes it as the command.
-			out.uncertain = oddAssignment(v)
+			out.assignment(v)
 			i++
 			continue
 		case v == "--":
@@ -294,11 +286,7 @@ opts:
 			// env still applies NAME=VALUE operands after it.
 			i += 1 + operands
 			for spec.assignments && i < len(ws) && ws[i].static && strings.Contains(ws[i].value, "=") {
-				if isAssignmentWord(ws[i].value) {
-					out.unplain = "sets " + ws[i].value[:strings.IndexByte(ws[i].value, '=')] + " in the environment of the command"
-				} else {
-					out.uncertain = oddAssignment(ws[i].value)
-				}
+				out.assignment(ws[i].value)
 				i++
 			}
 			break opts
@@ -549,13 +537,20 @@ func unwrapFind(ws []word) unwrapped {
 	return out
 }
 
-// oddAssignment says why an operand holding "=" that is not NAME=VALUE
-// ("=", "1a=b", "./a=b") leaves the command uncertain: GNU and BusyBox
-// env take any operand with "=" for an assignment and run the word after
-// it (env = rm runs rm), BSD env refuses it, and sudo's reading differs
-// by version.
-func oddAssignment(v string) string {
-	return "operand " + strconv.Quote(v) + " holds \"=\" without a variable name before it: an assignment or the command"
+// assignment notes an operand of env or sudo holding "=", which the
+// command after it runs with in its environment, as after an assignment
+// prefix (LD_PRELOAD=x ls). One that is not NAME=VALUE ("=", "1a=b",
+// "./a=b") is judged both ways: GNU and BusyBox env take any operand with
+// "=" for an assignment and run the word after it (env = rm runs rm), BSD
+// env refuses it and sudo's reading differs by version; so it is skipped
+// and leaves the command uncertain, for the caller to probe it as the
+// command too.
+func (u *unwrapped) assignment(v string) {
+	if isAssignmentWord(v) {
+		u.unplain = "sets " + v[:strings.IndexByte(v, '=')] + " in the environment of the command"
+		return
+	}
+	u.uncertain = "operand " + strconv.Quote(v) + " holds \"=\" without a variable name before it: an assignment or the command"
 }
 
 // isAssignmentWord reports whether s is NAME=VALUE.

@@ -129,16 +129,7 @@ func TestHelperCloseFDs(t *testing.T) {
 			t.Fatal(err)
 		}
 		defer inherited.Close()
-		specR, specW, err := os.Pipe()
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer specR.Close()
-		repR, repW, err := os.Pipe()
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer repR.Close()
+		specR, specW, repR, repW := helperPipes(t)
 		cmd := &exec.Cmd{Path: selfPath, Args: []string{"gatedexec-sandbox", HelperArg},
 			ExtraFiles: []*os.File{specR, repW, nil, nil, testHelper(t), nil, inherited}}
 		if err := startHelper(cmd, specR, repW, specW, spec, nil); err != nil {
@@ -230,14 +221,7 @@ func TestHelperHighDescriptors(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		specR, specW, err := os.Pipe()
-		if err != nil {
-			t.Fatal(err)
-		}
-		repR, repW, err := os.Pipe()
-		if err != nil {
-			t.Fatal(err)
-		}
+		specR, specW, repR, repW := helperPipes(t)
 		hSpec, hRep := high(specR, 399), high(repW, 398)
 		specR.Close()
 		repW.Close()
@@ -248,7 +232,6 @@ func TestHelperHighDescriptors(t *testing.T) {
 			io.ReadAll(repR)
 			err = cmd.Wait()
 		}
-		repR.Close()
 		if path == selfPath && err != nil {
 			t.Fatalf("helper by %s: %v", path, err)
 		}
@@ -259,25 +242,38 @@ func TestHelperHighDescriptors(t *testing.T) {
 	}
 }
 
-// runHelperFrame runs the helper with raw on its spec pipe, as sent,
-// framing and all, and returns its exit status and report.
-func runHelperFrame(t *testing.T, raw []byte) (int, string) {
+// helperPipes returns the spec and report pipes of one helper start; the
+// test's cleanup closes every end, whatever startHelper closed already.
+func helperPipes(t *testing.T) (specR, specW, repR, repW *os.File) {
 	t.Helper()
 	specR, specW, err := os.Pipe()
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer specR.Close()
-	repR, repW, err := os.Pipe()
+	repR, repW, err = os.Pipe()
 	if err != nil {
+		specR.Close()
+		specW.Close()
 		t.Fatal(err)
 	}
-	defer repR.Close()
+	t.Cleanup(func() {
+		for _, f := range []*os.File{specR, specW, repR, repW} {
+			f.Close()
+		}
+	})
+	return specR, specW, repR, repW
+}
+
+// runHelperFrame runs the helper with raw on its spec pipe, as sent,
+// framing and all, and returns its exit status and report.
+func runHelperFrame(t *testing.T, raw []byte) (int, string) {
+	t.Helper()
+	specR, specW, repR, repW := helperPipes(t)
 	cmd := &exec.Cmd{Path: selfPath, Args: []string{"gatedexec-sandbox", HelperArg},
 		ExtraFiles: helperFiles(specR, repW, nil, nil, testHelper(t))}
 	specW.Write(raw)
 	specW.Close()
-	err = cmd.Start()
+	err := cmd.Start()
 	repW.Close()
 	if err != nil {
 		t.Fatal(err)
@@ -343,14 +339,7 @@ func TestHelperGoAhead(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		specR, specW, err := os.Pipe()
-		if err != nil {
-			t.Fatal(err)
-		}
-		repR, repW, err := os.Pipe()
-		if err != nil {
-			t.Fatal(err)
-		}
+		specR, specW, repR, repW := helperPipes(t)
 		cmd := &exec.Cmd{Path: selfPath, Args: []string{"gatedexec-sandbox", HelperArg},
 			ExtraFiles: helperFiles(specR, repW, nil, nil, testHelper(t))}
 		var waited string
@@ -392,7 +381,6 @@ func TestHelperGoAhead(t *testing.T) {
 				t.Errorf("startHelper = %v, exit %v", err, cmd.ProcessState)
 			}
 		}
-		repR.Close()
 		if _, err := os.Stat(out); (err == nil) != !fail {
 			t.Errorf("started failing %v: command ran %v", fail, err == nil)
 		}
