@@ -2,6 +2,7 @@ package approval
 
 import (
 	"encoding/json"
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -51,6 +52,21 @@ func FuzzParseResponse(f *testing.F) {
 		var outcome Outcome
 		if err := json.Unmarshal(m["outcome"], &outcome); err != nil || outcome != resp.Outcome {
 			t.Fatalf("accepted %q as %q; plain JSON reads %q (%v)", out, resp.Outcome, outcome, err)
+		}
+	})
+}
+
+// FuzzSessionID checks the session id loop against the syntax it stands
+// for, written as a regexp.
+func FuzzSessionID(f *testing.F) {
+	re := regexp.MustCompile(`^[A-Za-z0-9._-]{1,128}$`)
+	for _, s := range []string{"abc-1.2_X", "", ".", "..", "a/b", "x\n", strings.Repeat("z", 128), strings.Repeat("z", 129)} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, id string) {
+		want := re.MatchString(id) && id != "." && id != ".."
+		if got := validSessionID(id); got != want {
+			t.Errorf("validSessionID(%q) = %v, want %v", id, got, want)
 		}
 	})
 }

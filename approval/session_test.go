@@ -33,7 +33,14 @@ func TestSessionIDValidation(t *testing.T) {
 		{"a/b", false},
 		{"a b", false},
 		{string(make([]byte, 129)), false},
+		{strings.Repeat("a", 128), true},
+		{strings.Repeat("a", 129), false},
 		{"x\x00", false},
+		{"x\n", false},
+		{"\nx", false},
+		{"é", false},
+		{"...", true},
+		{"-", true},
 	} {
 		_, err := OpenSession(dir, tc.id)
 		if (err == nil) != tc.ok {
