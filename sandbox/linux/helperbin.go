@@ -6,6 +6,7 @@ import (
 	"embed"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 
@@ -26,14 +27,42 @@ const helperName = "helperbin/gatedexec-helper"
 // errNoHelper is returned by a gatedexec built without its helper.
 var errNoHelper = errors.New("sandbox: this gatedexec was built without its exec helper (sandbox/linux/helperbin/gatedexec-helper); build it with `make build`")
 
-// helperELF returns the helper program in fsys (helperDir), or
-// errNoHelper.
-func helperELF(fsys fs.FS) ([]byte, error) {
-	b, err := fs.ReadFile(fsys, helperName)
-	if errors.Is(err, fs.ErrNotExist) || (err == nil && len(b) == 0) {
-		return nil, errNoHelper
+// writeHelper writes the helper program in fsys (helperDir) to fd, or
+// returns errNoHelper. It copies through one small buffer: fs.ReadFile
+// would copy the whole program (75 KB) onto the heap first, about twenty
+// fresh pages faulted in on every sandboxed start.
+func writeHelper(fsys fs.FS, fd int) error {
+	f, err := fsys.Open(helperName)
+	if errors.Is(err, fs.ErrNotExist) {
+		return errNoHelper
 	}
-	return b, err
+	if err != nil {
+		return fmt.Errorf("sandbox: reading the helper: %w", err)
+	}
+	defer f.Close()
+	buf := make([]byte, 4096)
+	total := 0
+	for {
+		n, rerr := f.Read(buf)
+		for off := 0; off < n; {
+			w, err := unix.Write(fd, buf[off:n])
+			if err != nil {
+				return fmt.Errorf("sandbox: writing the helper memfd: %w", err)
+			}
+			off += w
+		}
+		total += n
+		if rerr == io.EOF {
+			break
+		}
+		if rerr != nil {
+			return fmt.Errorf("sandbox: reading the helper: %w", rerr)
+		}
+	}
+	if total == 0 {
+		return errNoHelper
+	}
+	return nil
 }
 
 // sealedHelper returns a read-only descriptor (close-on-exec) of a memfd
@@ -43,10 +72,6 @@ func helperELF(fsys fs.FS) ([]byte, error) {
 // needs a descriptor without write access (ETXTBSY otherwise), so the
 // memfd is reopened read-only and its writable descriptor closed.
 func sealedHelper() (*os.File, error) {
-	elf, err := helperELF(helperDir)
-	if err != nil {
-		return nil, err
-	}
 	// MFD_EXEC (Linux 6.3) asks for an executable memfd where
 	// vm.memfd_noexec would otherwise make it non-executable; an older
 	// kernel refuses the flag, and its memfds are executable anyway.
@@ -58,12 +83,8 @@ func sealedHelper() (*os.File, error) {
 		return nil, fmt.Errorf("sandbox: helper memfd: %w", err)
 	}
 	defer unix.Close(fd)
-	for off := 0; off < len(elf); {
-		n, err := unix.Write(fd, elf[off:])
-		if err != nil {
-			return nil, fmt.Errorf("sandbox: writing the helper memfd: %w", err)
-		}
-		off += n
+	if err := writeHelper(helperDir, fd); err != nil {
+		return nil, err
 	}
 	const seals = unix.F_SEAL_SEAL | unix.F_SEAL_SHRINK | unix.F_SEAL_GROW | unix.F_SEAL_WRITE
 	if _, err := unix.FcntlInt(uintptr(fd), unix.F_ADD_SEALS, seals); err != nil {

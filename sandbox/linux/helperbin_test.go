@@ -6,6 +6,8 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"io/fs"
+	"os"
 	"testing"
 	"testing/fstest"
 
@@ -19,18 +21,23 @@ func TestHelperELFMissing(t *testing.T) {
 		"absent": {"helperbin/README.md": {Data: []byte("x")}},
 		"empty":  {helperName: {Data: nil}},
 	} {
-		if _, err := helperELF(fsys); !errors.Is(err, errNoHelper) {
+		f, err := os.CreateTemp(t.TempDir(), "helper")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := writeHelper(fsys, int(f.Fd())); !errors.Is(err, errNoHelper) {
 			t.Errorf("%s: %v, want errNoHelper", name, err)
 		}
+		f.Close()
 	}
 }
 
 // TestSealedHelper: what runs is the program built in, in a memfd that
 // takes no write and no resize, read-only and closed at exec.
 func TestSealedHelper(t *testing.T) {
-	want, err := helperELF(helperDir)
-	if err != nil {
-		t.Fatal(err)
+	want, err := fs.ReadFile(helperDir, helperName)
+	if err != nil || len(want) == 0 {
+		t.Fatalf("no helper built in (%v): run make build", err)
 	}
 	f, err := sealedHelper()
 	if err != nil {
