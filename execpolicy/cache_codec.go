@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"unsafe"
 )
 
 // The compiled-policy cache stores a Policy in this encoding:
@@ -103,7 +104,9 @@ func appendStrings(buf []byte, ss []string) []byte {
 // checked against the bytes left before anything is allocated for it, so
 // a hostile or damaged entry costs at most its own size and yields an
 // error, never a panic or a policy that differs from what was encoded.
-// The returned policy has no sources; the caller adds them.
+// The returned policy has no sources; the caller adds them. Its strings
+// share entry's bytes, so the caller gives entry up: nothing may write to
+// it afterwards.
 func decodePolicy(key [cacheKeySize]byte, entry []byte) (*Policy, error) {
 	head := len(cacheMagic) + cacheKeySize
 	if len(entry) < head+cacheKeySize {
@@ -120,8 +123,9 @@ func decodePolicy(key [cacheKeySize]byte, entry []byte) (*Policy, error) {
 		return nil, fmt.Errorf("%w: checksum mismatch", errCacheEntry)
 	}
 	// One string for the whole body lets every decoded string share it
-	// instead of costing an allocation each.
-	d := &decoder{s: string(entry[head:end])}
+	// instead of costing an allocation each; it is entry's own bytes, not
+	// a copy, which for 1000 rules was ten more fresh pages per start.
+	d := &decoder{s: unsafe.String(&entry[head], end-head)}
 	p := NewPolicy()
 	p.nexamples = d.count()
 	// The rules, their positions and their alternatives are carved out of
