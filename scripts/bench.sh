@@ -9,7 +9,7 @@
 #      the PID namespace) and one without namespaces, beside bwrap with
 #      the equivalent policies (--unshare-pid --proc /proc),
 #      gatedexec run and check with a 1000-rule file (warm rules cache,
-#      then uncached), and codex execpolicy check where it is installed.
+#      then uncached), and codex execpolicy check (scripts/codex.sh installs it).
 #   3. The agent front ends: `gatedexec hook claude-code` on the 1000-rule
 #      file beside `gatedexec check` of the same script (hyperfine), and
 #      the per-command cost of /bin/true through the warm MCP server beside
@@ -88,10 +88,11 @@ printf 'module empty\n\ngo 1.21\n' >"$tmp/empty/go.mod"
 # The floor of `gatedexec version`: cobra running one version command.
 CGO_ENABLED=0 go build -trimpath -ldflags '-s -w' -o "$tmp/go-cobra" ./bench/floors/cobra
 helper=$root/sandbox/linux/helperbin/gatedexec-helper
-# codex execpolicy check, the reference for check, where it is installed.
+# codex execpolicy check, the reference for check: Codex's own binary,
+# installed with npm by scripts/codex.sh (its Node.js launcher left out).
 codex=()
-if command -v codex >/dev/null && codex execpolicy check --help >/dev/null 2>&1; then
-	codex=(-n codex-check-1000-rules "codex execpolicy check --policy $tmp/1000.rules git status")
+if cx=$(scripts/codex.sh); then
+	codex=(-n codex-check-1000-rules "$cx execpolicy check --rules $tmp/1000.rules -- git status")
 fi
 # Fill the compiled-rules cache, so the warm figures below are warm.
 "$bin" check -r "$tmp/1000.rules" -- git status >/dev/null
@@ -239,6 +240,9 @@ print("floors and parts, same run:")
 ratio("go-empty", "c-empty")
 ratio("helper-start", "c-empty-again")
 ratio("go-cobra-version", "go-empty")
+# What check / codex can be at best: a Go program that does nothing.
+ratio("go-empty", "codex-check-1000-rules")
+ratio("gatedexec-version", "codex-check-1000-rules")
 ratio("gatedexec-version", "go-cobra-version")
 # What a sandbox with a Go front end costs at least: the Go runtime's
 # start, then the kernel work bwrap does (bwrap less a C program's start).
