@@ -17,6 +17,9 @@ func FuzzParseSettings(f *testing.F) {
 		"'profile' = \"x\"\n\"approver\" = 'deny'\n",
 		"audit_log = \"rel\"\n",
 		"profile = \"\"\"\nmulti\nline\"\"\"\n",
+		"profile = 1979-05-27T07:32:00Z\napproval_policy = 07:32:00\n",
+		"allowed_profiles = [\n  'a', # c\n  \"b\",\n]\nmanaged = true\naudit_log = '/x'\n",
+		"PROFILE = 'x'\n[profile.x]\napprover = {a = 1}\n",
 	} {
 		f.Add([]byte(seed))
 	}
@@ -28,7 +31,10 @@ func FuzzParseSettings(f *testing.F) {
 			}
 			return
 		}
-		known := map[string]bool{"approval_policy": true, "approver": true, "profile": true, "audit_log": true, "audit_fsync": true}
+		known := map[string]bool{KeyAuditFsync: true}
+		for _, k := range append(append([]string(nil), StringKeys...), ManagedKeyNames...) {
+			known[k] = true
+		}
 		lines := strings.Count(string(src), "\n") + 1
 		for k, o := range s.Origin {
 			var line int

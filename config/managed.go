@@ -9,7 +9,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/BurntSushi/toml"
+	"github.com/pelletier/go-toml/v2"
 
 	"github.com/gatedexec/gatedexec/internal/snapshot"
 )

@@ -7,8 +7,6 @@ import (
 	"path/filepath"
 	"time"
 
-	"github.com/BurntSushi/toml"
-
 	"github.com/gatedexec/gatedexec/internal/snapshot"
 	"github.com/gatedexec/gatedexec/internal/tomlkeys"
 	"github.com/gatedexec/gatedexec/profiles"
@@ -154,7 +152,7 @@ func (s Settings) Over(hi Settings) Settings {
 const maxSettingsSize = 1 << 20
 
 // ReadSettingsFile parses one config.toml. Unknown keys and wrong types are
-// errors naming file:line.
+// errors naming file:line:col.
 func ReadSettingsFile(path string) (Settings, error) {
 	return readSettings(snapshot.Disk{}, path)
 }
@@ -177,26 +175,18 @@ func ParseSettings(name string, src []byte) (Settings, error) {
 		return Settings{}, fmt.Errorf("%s: file larger than %d bytes", name, maxSettingsSize)
 	}
 	var s Settings
-	md, err := toml.Decode(string(src), &s)
+	doc, err := tomlkeys.Decode(name, src, &s)
 	if err != nil {
-		var pe toml.ParseError
-		if errors.As(err, &pe) {
-			return Settings{}, fmt.Errorf("%s:%d: %s", name, pe.Position.Line, pe.Message)
-		}
-		return Settings{}, fmt.Errorf("%s: %w", name, err)
+		return Settings{}, err
 	}
-	if und := md.Undecoded(); len(und) > 0 {
-		k := und[0].String()
-		return Settings{}, fmt.Errorf("%s:%d: unknown key %q", name, tomlkeys.Line(src, und[0]), k)
+	if len(doc.Unknown) > 0 {
+		return Settings{}, tomlkeys.UnknownKey(name, doc.Unknown[0])
 	}
-	if k, want := tomlkeys.Inexact(&s, md.Keys()); k != nil {
-		return Settings{}, fmt.Errorf("%s:%d: key %q is not spelt %q", name, tomlkeys.Line(src, k), k.String(), want)
-	}
-	for _, k := range md.Keys() {
+	for _, e := range doc.Keys {
 		if s.Origin == nil {
 			s.Origin = map[string]string{}
 		}
-		s.Origin[k.String()] = fmt.Sprintf("%s:%d", name, tomlkeys.Line(src, k))
+		s.Origin[e.Key.String()] = fmt.Sprintf("%s:%d", name, e.Pos.Line)
 	}
 	// Relative to what? The directory gatedexec happens to run in would
 	// put the log somewhere else for every command, and take the profile

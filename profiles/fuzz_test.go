@@ -14,6 +14,8 @@ func FuzzProfile(f *testing.F) {
 	}
 	f.Add([]byte("[limits]\nfsize = \"1G\"\ntimeout = \"10m\"\n[filesystem]\nread = [\"$HOME/x\", \"${X}\", \"~\", \":tmp/a\"]\n"))
 	f.Add([]byte("extends = \"read-only\"\n[network]\nmode = \"isolated\"\n"))
+	f.Add([]byte("limits = {memory = \"75%\", nofile = 0x40}\nnetwork.unix_sockets = [':docker', \"/run/x.sock\"]\n"))
+	f.Add([]byte("[limits.memory]\nx = 1\n[limits]\ntimeout = 1979-05-27\ncpu.x = 1\n"))
 	v := Vars{Workspace: "/nonexistent-ws", Cwd: "/nonexistent-cwd", Home: "/nonexistent-home", TmpDir: "/tmp",
 		Getenv: func(k string) string { return map[string]string{"HOME": "/nonexistent-home", "X": "rel"}[k] }}
 	l := &Loader{Vars: v}

@@ -53,6 +53,8 @@ func TestHostsErrors(t *testing.T) {
 	}{
 		{"[network]\nmode = \"proxy\"\nallow_hosts = [\n  \"ok.test\",\n  \"*.com\",\n]\n", 5, "at least two labels"},
 		{"[network]\nmode = \"proxy\"\ndeny_hosts = [\"a b\"]\n", 3, "want a host name"},
+		// The element as written, escapes and all.
+		{"[network]\nmode = \"proxy\"\ndeny_hosts = [\n  \"ok.test\", # \"a b\"\n  \"a\\u0020b\",\n]\n", 5, "want a host name"},
 		{"[network]\nmode = \"proxy\"\nallow_hosts = [\":nope\"]\n", 3, "unknown preset"},
 		{"[network]\nmode = \"proxy\"\nconnect_to = [\"h.test=name\"]\n", 3, "not an IP address"},
 		{"[network]\nallow_hosts = [\"a.test\"]\n", 2, "only with network.mode = \"proxy\""},

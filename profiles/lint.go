@@ -22,11 +22,12 @@ type Problem struct {
 	Severity Severity `json:"severity"`
 	File     string   `json:"file"`
 	Line     int      `json:"line,omitempty"`
+	Col      int      `json:"col,omitempty"`
 	Message  string   `json:"message"`
 }
 
 func (p Problem) String() string {
-	e := &Error{File: p.File, Line: p.Line, Err: errors.New(p.Message)}
+	e := &Error{File: p.File, Line: p.Line, Col: p.Col, Err: errors.New(p.Message)}
 	return e.Error() + " (" + string(p.Severity) + ")"
 }
 
@@ -88,11 +89,12 @@ func (l *Loader) Lint(path string, check Unenforceable) []Problem {
 	return out
 }
 
-// problemOf converts an error, keeping its file and line when it has them.
+// problemOf converts an error, keeping its file, line and column when it
+// has them.
 func problemOf(sev Severity, file string, err error) Problem {
 	var pe *Error
 	if errors.As(err, &pe) {
-		return Problem{Severity: sev, File: pe.File, Line: pe.Line, Message: pe.Err.Error()}
+		return Problem{Severity: sev, File: pe.File, Line: pe.Line, Col: pe.Col, Message: pe.Err.Error()}
 	}
 	return Problem{Severity: sev, File: file, Message: err.Error()}
 }

@@ -229,26 +229,33 @@ read = [":workspace/sub", ":cwd", ":home", "~", "~/x", "$DATA/y", "${DATA}", "/u
 		{name: "self cycle in file", files: map[string]string{"user/a.toml": "extends = \"a\"\n"}, arg: "user/a.toml", err: `extends: unknown profile "a"`},
 		{name: "unknown parent", files: map[string]string{"user/a.toml": "# c\nextends = \"zzz\"\n"}, arg: "a", err: `a.toml:2: extends: unknown profile "zzz"`},
 		{name: "extends a path", files: map[string]string{"user/a.toml": "extends = \"../b.toml\"\n"}, arg: "a", err: `a.toml:1: extends: want a profile name`},
-		{name: "unknown key", files: map[string]string{"user/a.toml": "[filesystem]\nread = []\n\nwrtie = [\":tmp\"]\n"}, arg: "a", err: `a.toml:4: unknown key "filesystem.wrtie"`},
-		{name: "unknown table", files: map[string]string{"user/a.toml": "description = \"x\"\n[netwrk]\nmode = \"on\"\n"}, arg: "a", err: `a.toml:2: unknown key "netwrk`},
+		{name: "unknown key", files: map[string]string{"user/a.toml": "[filesystem]\nread = []\n\nwrtie = [\":tmp\"]\n"}, arg: "a", err: `a.toml:4:1: unknown key "filesystem.wrtie"`},
+		{name: "unknown table", files: map[string]string{"user/a.toml": "description = \"x\"\n[netwrk]\nmode = \"on\"\n"}, arg: "a", err: `a.toml:2:2: unknown key "netwrk"`},
 		// TOML keys are case-sensitive; the library's case-insensitive
 		// fallback would merge this second table into the first.
-		{name: "table spelt in another case", files: map[string]string{"user/a.toml": "extends = \"read-only\"\n[filesystem]\nwrite = [\":workspace\"]\n\n[Filesystem]\nwrite = [\":all\"]\n"}, arg: "a", err: `a.toml:5: key "Filesystem" is not spelt "filesystem"`},
-		{name: "key spelt in another case", files: map[string]string{"user/a.toml": "[network]\nMODE = \"on\"\n"}, arg: "a", err: `a.toml:2: key "network.MODE" is not spelt "mode"`},
-		{name: "the file's name is not a key", files: map[string]string{"user/a.toml": "name = \"other.toml\"\n"}, arg: "a", err: `a.toml:1: unknown key "name"`},
-		{name: "bad type list", files: map[string]string{"user/a.toml": "[filesystem]\nread = \"/etc\"\n"}, arg: "a", err: `a.toml:2: filesystem.read: incompatible types`},
-		{name: "bad type bool", files: map[string]string{"user/a.toml": "[process]\n\nsetsid = \"no\"\n"}, arg: "a", err: `a.toml:3: process.setsid`},
-		{name: "memory percent zero", files: map[string]string{"user/a.toml": "[limits]\nmemory = \"0%\"\n"}, arg: "a", err: `a.toml:2: limits.memory`},
-		{name: "memory percent over", files: map[string]string{"user/a.toml": "[limits]\nmemory = \"150%\"\n"}, arg: "a", err: `a.toml:2: limits.memory`},
-		{name: "memory word", files: map[string]string{"user/a.toml": "[limits]\nmemory = \"lots\"\n"}, arg: "a", err: `a.toml:2: limits.memory`},
+		{name: "table spelt in another case", files: map[string]string{"user/a.toml": "extends = \"read-only\"\n[filesystem]\nwrite = [\":workspace\"]\n\n[Filesystem]\nwrite = [\":all\"]\n"}, arg: "a", err: `a.toml:5:2: key "Filesystem" is not spelt "filesystem"`},
+		{name: "key spelt in another case", files: map[string]string{"user/a.toml": "[network]\nMODE = \"on\"\n"}, arg: "a", err: `a.toml:2:1: key "network.MODE" is not spelt "mode"`},
+		{name: "the file's name is not a key", files: map[string]string{"user/a.toml": "name = \"other.toml\"\n"}, arg: "a", err: `a.toml:1:1: unknown key "name"`},
+		{name: "bad type list", files: map[string]string{"user/a.toml": "[filesystem]\nread = \"/etc\"\n"}, arg: "a", err: `a.toml:2:8: filesystem.read: want an array of strings, got a string`},
+		{name: "bad type bool", files: map[string]string{"user/a.toml": "[process]\n\nsetsid = \"no\"\n"}, arg: "a", err: `a.toml:3:10: process.setsid: want a boolean, got a string`},
+		{name: "memory percent zero", files: map[string]string{"user/a.toml": "[limits]\nmemory = \"0%\"\n"}, arg: "a", err: `a.toml:2:10: limits.memory: want a percentage from 1% to 100%, got "0%"`},
+		{name: "memory percent over", files: map[string]string{"user/a.toml": "[limits]\nmemory = \"150%\"\n"}, arg: "a", err: `a.toml:2:10: limits.memory: want a percentage from 1% to 100%, got "150%"`},
+		{name: "memory word", files: map[string]string{"user/a.toml": "[limits]\nmemory = \"lots\"\n"}, arg: "a", err: `a.toml:2:10: limits.memory: bad size "lots": want digits with an optional K, M, G or T suffix, or a percentage like "75%"`},
 		{name: "unix_sockets preset", files: map[string]string{"user/a.toml": "[network]\nunix_sockets = [\":nope\"]\n"}, arg: "a", err: `a.toml:2: network.unix_sockets: unknown socket preset`},
-		{name: "unix_sockets type", files: map[string]string{"user/a.toml": "[network]\nunix_sockets = 3\n"}, arg: "a", err: `a.toml:2: network.unix_sockets`},
+		{name: "unix_sockets type", files: map[string]string{"user/a.toml": "[network]\nunix_sockets = 3\n"}, arg: "a", err: `a.toml:2:16: network.unix_sockets: want "allow", "deny" or a list of socket paths, got int64`},
 		{name: "git token outside protect", files: map[string]string{"user/a.toml": "[filesystem]\nwrite = [\":git\"]\n"}, arg: "a", err: `a.toml:2: filesystem.write: ":git" is only allowed in protect`},
 		{name: "bad enforcement", files: map[string]string{"user/a.toml": "enforcement = \"lax\"\n"}, arg: "a", err: `a.toml:1: enforcement: want "strict" or "best-effort", got "lax"`},
 		{name: "bad mode", files: map[string]string{"user/a.toml": "[network]\nmode = \"offf\"\n"}, arg: "a", err: `a.toml:2: network.mode: want "off"`},
 		{name: "bad unix_sockets", files: map[string]string{"user/a.toml": "[network]\nunix_sockets = \"yes\"\n"}, arg: "a", err: `a.toml:2: network.unix_sockets`},
 		{name: "inherited bad value names the parent's file", files: map[string]string{"user/a.toml": "[network]\nmode = \"x\"\n", "user/b.toml": "extends = \"a\"\n"}, arg: "b", err: `a.toml:2: network.mode`},
-		{name: "syntax error", files: map[string]string{"user/a.toml": "description = \"x\"\n[filesystem\n"}, arg: "a", err: `a.toml:2:`},
+		{name: "datetime for a string", files: map[string]string{"user/a.toml": "description = 1979-05-27T07:32:00Z\n"}, arg: "a", err: `a.toml:1:15: description: want a string, got a datetime`},
+		{name: "local time for a duration", files: map[string]string{"user/a.toml": "[limits]\ntimeout = 07:32:00\n"}, arg: "a", err: `a.toml:2:11: limits.timeout: want a duration string like "10m", got toml.LocalTime`},
+		{name: "key below a limit", files: map[string]string{"user/a.toml": "[limits]\nmemory.x = \"75%\"\n"}, arg: "a", err: `a.toml:2:1: limits.memory: want a size (integer or string like "512M"), got map[string]interface {}, or a percentage like "75%"`},
+		{name: "limit opened as a table", files: map[string]string{"user/a.toml": "[limits.nofile]\n"}, arg: "a", err: `a.toml:1:2: limits.nofile: want a non-negative integer, got map[string]interface {}`},
+		{name: "limit in an inline table", files: map[string]string{"user/a.toml": "limits = {fsize = \"1Q\"}\n"}, arg: "a", err: `a.toml:1:19: limits.fsize: bad size "1Q"`},
+		{name: "unix_sockets element type", files: map[string]string{"user/a.toml": "[network]\nunix_sockets = [\"/a\",\n 2]\n"}, arg: "a", err: `a.toml:2:16: network.unix_sockets: want strings in the list, got int64`},
+		{name: "key defined twice", files: map[string]string{"user/a.toml": "[network]\nmode = \"on\"\nmode = \"off\"\n"}, arg: "a", err: `a.toml:3:1: key mode is already defined`},
+		{name: "syntax error", files: map[string]string{"user/a.toml": "description = \"x\"\n[filesystem\n"}, arg: "a", err: `a.toml:2:12: `},
 		{name: "unset var", files: map[string]string{"user/a.toml": "[filesystem]\nread = [\"$NOPE/x\"]\n"}, arg: "a", err: `a.toml:2: filesystem.read: path "$NOPE/x": $NOPE is not set`},
 		{name: "relative var", files: map[string]string{"user/a.toml": "[filesystem]\nread = [\"$REL/x\"]\n"}, arg: "a", err: `is not absolute`},
 		{name: "bad var syntax", files: map[string]string{"user/a.toml": "[filesystem]\nread = [\"${DATA\"]\n"}, arg: "a", err: `unclosed`},
@@ -259,7 +266,7 @@ read = [":workspace/sub", ":cwd", ":home", "~", "~/x", "$DATA/y", "${DATA}", "/u
 		{name: "dotdot out of token", files: map[string]string{"user/a.toml": "[filesystem]\nwrite = [\":workspace/../x\"]\n"}, arg: "a", err: `".." is not allowed`},
 		{name: "dotdot in absolute path", files: map[string]string{"user/a.toml": "[filesystem]\nread = [\"/etc/../root\"]\n"}, arg: "a", err: `".." is not allowed`},
 		{name: "tilde user", files: map[string]string{"user/a.toml": "[filesystem]\nhide = [\"~root/.ssh\"]\n"}, arg: "a", err: `not ~user`},
-		{name: "negative limit", files: map[string]string{"user/a.toml": "[limits]\nnofile = -1\n"}, arg: "a", err: `a.toml:2: limits.nofile: want a non-negative integer`},
+		{name: "negative limit", files: map[string]string{"user/a.toml": "[limits]\nnofile = -1\n"}, arg: "a", err: `a.toml:2:10: limits.nofile: want a non-negative integer, got -1`},
 		{name: "bad size", files: map[string]string{"user/a.toml": "[limits]\nas = \"1X\"\n"}, arg: "a", err: `bad size "1X"`},
 		{name: "size overflow", files: map[string]string{"user/a.toml": "[limits]\nas = \"99999999999999T\"\n"}, arg: "a", err: `too large`},
 		{name: "bad timeout", files: map[string]string{"user/a.toml": "[limits]\ntimeout = \"10\"\n"}, arg: "a", err: `bad duration`},
@@ -307,8 +314,8 @@ func TestErrorIsLocated(t *testing.T) {
 	p := f.write(t, "user/a.toml", "[network]\nmode = 1\n")
 	_, err := f.loader().Resolve("a")
 	var pe *Error
-	if !errors.As(err, &pe) || pe.File != p || pe.Line != 2 {
-		t.Fatalf("error %v: want *Error at %s:2", err, p)
+	if !errors.As(err, &pe) || pe.File != p || pe.Line != 2 || pe.Col != 8 {
+		t.Fatalf("error %v: want *Error at %s:2:8", err, p)
 	}
 }
 
@@ -352,13 +359,13 @@ func TestLint(t *testing.T) {
 		want      []string // Problem.String() substrings, in order
 	}{
 		{"clean", "extends = \"workspace-write\"\n[filesystem]\nhide = []\n", nil},
-		{"all unknown keys", "a = 1\n[network]\nmode = \"on\"\nb = 2\n", []string{":1: unknown key \"a\" (error)", ":4: unknown key \"network.b\" (error)"}},
+		{"all unknown keys", "a = 1\n[network]\nmode = \"on\"\nb = 2\n", []string{":1:1: unknown key \"a\" (error)", ":4:1: unknown key \"network.b\" (error)"}},
 		{"missing paths warn", "[filesystem]\nread = [\"/nonexistent-x\"]\nprotect = [\"/nonexistent-y\"]\n", []string{":2: filesystem.read: /nonexistent-x does not exist on this host (warning)"}},
 		{"unenforceable", "[network]\nmode = \"isolated\"\n", []string{"cannot be enforced on this host: no network namespace (warning)"}},
 		{"no namespaces", "[filesystem]\nwrite = [\":tmp\"]\nprivate_tmp = false\n[network]\nmode = \"on\"\n[process]\npid_namespace = false\n",
 			[]string{"no namespaces (no protect or hide, private_tmp and pid_namespace off, network on): other processes"}},
 		{"resolve error", "extends = \"nope\"\n", []string{":1: extends: unknown profile \"nope\" (error)"}},
-		{"syntax", "[[x\n", []string{":1:"}},
+		{"syntax", "[[x\n", []string{":1:4: "}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -380,8 +387,8 @@ func TestKeyLine(t *testing.T) {
 	src := []byte("description = \"x\"\n[filesystem]\nread = []\n[network]\n  mode = \"on\"\n[limits]\nnofile=1\n# x.y = 1\n[[x]]\ny = 2\nprocess . setsid = true\n")
 	for key, want := range map[string]int{"description": 1, "filesystem": 2, "filesystem.read": 3, "network.mode": 5,
 		"limits.nofile": 7, "nope": 1, "x": 9, "x.y": 10, "x.process.setsid": 11} {
-		if got := keyLine(src, strings.Split(key, ".")); got != want {
-			t.Errorf("keyLine(%q) = %d, want %d", key, got, want)
+		if got := (&File{Name: "f.toml", src: src}).Line(key); got != want {
+			t.Errorf("Line(%q) = %d, want %d", key, got, want)
 		}
 	}
 }

@@ -1,11 +1,9 @@
 package profiles
 
 import (
-	"bytes"
 	"fmt"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
 
@@ -80,17 +78,9 @@ func (s source) elemErrorf(key, elem, format string, args ...any) error {
 	if f == nil {
 		return s.errorf(key, format, args...)
 	}
-	line := f.Line(key)
-	lines := bytes.Split(f.src, []byte("\n"))
-	quoted := []byte(strconv.Quote(elem))
-	for i := line - 1; i >= 0 && i < len(lines); i++ {
-		if bytes.Contains(lines[i], quoted) || bytes.Contains(lines[i], []byte("'"+elem+"'")) {
-			line = i + 1
-			break
-		}
-		if i > line-1 && bytes.Contains(lines[i], []byte("=")) && !bytes.Contains(lines[i], []byte("\"")) {
-			break
-		}
+	line := 1
+	if p, ok := f.keys().Elem(strings.Split(key, "."), elem); ok {
+		line = p.Line
 	}
 	return errorf(f.Name, line, "%s: "+format, append([]any{key}, args...)...)
 }

@@ -1,16 +1,12 @@
 package profiles
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"strconv"
 	"strings"
 	"time"
 
-	"github.com/BurntSushi/toml"
-
-	"github.com/gatedexec/gatedexec/internal/lazyregexp"
 	"github.com/gatedexec/gatedexec/internal/tomlkeys"
 )
 
@@ -66,13 +62,24 @@ type File struct {
 	} `toml:"limits"`
 
 	// unknown holds the keys the schema does not know, for Lint.
-	unknown []toml.Key
+	unknown []tomlkeys.Entry
 }
 
 // Line returns the line on which key (dotted, "network.mode") is set, or 1
 // when it cannot be found.
 func (f *File) Line(key string) int {
-	return keyLine(f.src, strings.Split(key, "."))
+	if p, ok := f.keys().Find(strings.Split(key, ".")...); ok {
+		return p.Line
+	}
+	return 1
+}
+
+// keys returns the keys of the file and where each is written. It reads
+// the source again: a file from the parse cache has no other record of
+// them, and only errors and a few messages need them.
+func (f *File) keys() *tomlkeys.Doc {
+	doc, _ := tomlkeys.Scan(f.Name, f.src) // it parsed before
+	return doc
 }
 
 // Parse parses profile source. name is used in errors. The first unknown
@@ -95,15 +102,11 @@ func ParseLax(name string, src []byte) (*File, error) {
 		return nil, errorf(name, 0, "file larger than %d bytes", MaxFileSize)
 	}
 	f := &File{Name: name, src: src}
-	md, err := toml.Decode(string(src), f)
+	doc, err := tomlkeys.Decode(name, src, f)
 	if err != nil {
-		return nil, decodeError(name, src, err)
+		return nil, errorOf(name, err)
 	}
-	// Not merely unknown, as Lint may go on after: the decoder has used it.
-	if k, want := tomlkeys.Inexact(f, md.Keys()); k != nil {
-		return nil, errorf(name, keyLine(src, k), "key %q is not spelt %q", k.String(), want)
-	}
-	f.unknown = md.Undecoded()
+	f.unknown = doc.Unknown
 	return f, nil
 }
 
@@ -116,41 +119,25 @@ func (f *File) UnknownKeys() []*Error {
 	return errs
 }
 
-func (f *File) unknownError(k toml.Key) *Error {
-	return errorf(f.Name, keyLine(f.src, k), "unknown key %q", k.String())
+func (f *File) unknownError(e tomlkeys.Entry) *Error {
+	return errorOf(f.Name, tomlkeys.UnknownKey(f.Name, e))
 }
 
-// typeErrorLine matches the library's message for a value of the wrong type.
-var typeErrorLine = lazyregexp.New(`^toml: line (\d+) \(last key "([^"]*)"\): (.*)$`)
-
-// decodeError turns a toml error into an *Error with a line number.
-func decodeError(name string, src []byte, err error) error {
-	var pe toml.ParseError
-	if errors.As(err, &pe) {
-		line := pe.Position.Line
-		// The lexer counts a newline before reporting an error found at
-		// it; the byte offset names the line the mistake is on.
-		if st := pe.Position.Start; pe.Position.Len > 0 && st >= 0 && st < len(src) {
-			line = 1 + bytes.Count(src[:st], []byte("\n"))
-		}
-		msg := pe.Message
-		if pe.LastKey != "" && !strings.Contains(msg, pe.LastKey) {
-			msg = pe.LastKey + ": " + msg
-		}
-		return errorf(name, line, "%s", msg)
-	}
-	if m := typeErrorLine().FindStringSubmatch(err.Error()); m != nil {
-		line, _ := strconv.Atoi(m[1])
-		return errorf(name, line, "%s: %s", m[2], m[3])
+// errorOf turns an error of package tomlkeys about file name into an
+// *Error with its position.
+func errorOf(name string, err error) *Error {
+	var te *tomlkeys.Error
+	if errors.As(err, &te) {
+		return &Error{File: te.File, Line: te.Line, Col: te.Col, Err: te.Err}
 	}
 	return &Error{File: name, Err: err}
 }
 
-// keyLine returns the 1-based line where key is assigned or opened as a
-// table (tomlkeys.Line).
-func keyLine(src []byte, key toml.Key) int { return tomlkeys.Line(src, key) }
+// The types below decode their own values (tomlkeys.Decode): their
+// UnmarshalTOML gets the source of the value, which tomlkeys.Value reads,
+// and set checks what it holds. An error names neither the key nor its
+// place, which Decode adds.
 
-// count is a non-negative integer limit.
 // unixSockets is network.unix_sockets: "allow", "deny", or the list of the
 // host's pathname sockets (paths and presets) the command may reach.
 type unixSockets struct {
@@ -159,7 +146,9 @@ type unixSockets struct {
 }
 
 // UnmarshalTOML accepts a string or an array of strings.
-func (u *unixSockets) UnmarshalTOML(v any) error {
+func (u *unixSockets) UnmarshalTOML(raw []byte) error { return decodeWith(raw, u.set) }
+
+func (u *unixSockets) set(v any) error {
 	switch v := v.(type) {
 	case string:
 		*u = unixSockets{mode: v}
@@ -178,10 +167,22 @@ func (u *unixSockets) UnmarshalTOML(v any) error {
 	return nil
 }
 
+// decodeWith reads raw, the source of a value, and hands it to set.
+func decodeWith(raw []byte, set func(any) error) error {
+	v, err := tomlkeys.Value(raw)
+	if err != nil {
+		return err
+	}
+	return set(v)
+}
+
+// count is a non-negative integer limit.
 type count uint64
 
 // UnmarshalTOML accepts a non-negative integer.
-func (c *count) UnmarshalTOML(v any) error {
+func (c *count) UnmarshalTOML(raw []byte) error { return decodeWith(raw, c.set) }
+
+func (c *count) set(v any) error {
 	n, ok := v.(int64)
 	if !ok {
 		return fmt.Errorf("want a non-negative integer, got %T", v)
@@ -193,8 +194,6 @@ func (c *count) UnmarshalTOML(v any) error {
 	return nil
 }
 
-// size is a byte count written as an integer or as a string with a K, M,
-// G or T suffix (powers of 1024).
 // memory is limits.memory: a size, or a percentage of the host's memory
 // ("75%").
 type memory struct {
@@ -203,7 +202,9 @@ type memory struct {
 }
 
 // UnmarshalTOML accepts what size does, or "N%" with 0 < N <= 100.
-func (m *memory) UnmarshalTOML(v any) error {
+func (m *memory) UnmarshalTOML(raw []byte) error { return decodeWith(raw, m.set) }
+
+func (m *memory) set(v any) error {
 	if s, ok := v.(string); ok && strings.HasSuffix(s, "%") {
 		n, err := strconv.Atoi(strings.TrimSuffix(s, "%"))
 		if err != nil || n <= 0 || n > 100 {
@@ -213,17 +214,21 @@ func (m *memory) UnmarshalTOML(v any) error {
 		return nil
 	}
 	var sz size
-	if err := sz.UnmarshalTOML(v); err != nil {
+	if err := sz.set(v); err != nil {
 		return fmt.Errorf("%w, or a percentage like \"75%%\"", err)
 	}
 	*m = memory{bytes: uint64(sz)}
 	return nil
 }
 
+// size is a byte count written as an integer or as a string with a K, M,
+// G or T suffix (powers of 1024).
 type size uint64
 
 // UnmarshalTOML accepts 1048576 or "1M".
-func (s *size) UnmarshalTOML(v any) error {
+func (s *size) UnmarshalTOML(raw []byte) error { return decodeWith(raw, s.set) }
+
+func (s *size) set(v any) error {
 	switch v := v.(type) {
 	case int64:
 		if v < 0 {
@@ -273,7 +278,9 @@ func parseSize(str string) (uint64, error) {
 type duration time.Duration
 
 // UnmarshalTOML accepts "10m", "90s".
-func (d *duration) UnmarshalTOML(v any) error {
+func (d *duration) UnmarshalTOML(raw []byte) error { return decodeWith(raw, d.set) }
+
+func (d *duration) set(v any) error {
 	s, ok := v.(string)
 	if !ok {
 		return fmt.Errorf("want a duration string like \"10m\", got %T", v)

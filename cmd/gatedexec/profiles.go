@@ -191,7 +191,8 @@ func newProfilesLintCmd() *cobra.Command {
 		Use:   "lint FILE...",
 		Short: "Check profile files: unknown keys, missing paths, what this host cannot enforce",
 		Long: `Lint checks each FILE and prints its problems on stderr, one a line,
-as "FILE:LINE: message (error|warning)", and "ok FILE" on stdout for a file
+as "FILE:LINE: message (error|warning)" (FILE:LINE:COL where the column
+is known), and "ok FILE" on stdout for a file
 without errors. It exits 78 if any FILE has an error; warnings alone exit 0.`,
 		Args: func(_ *cobra.Command, files []string) error {
 			if len(files) == 0 {

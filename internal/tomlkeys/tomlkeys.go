@@ -1,83 +1,101 @@
-// Package tomlkeys holds TOML files to the exact key spellings of their
-// schema.
+// Package tomlkeys decodes TOML files into their schema, holding them to
+// the exact key spellings of that schema, and knows where each key is
+// written.
 //
 // The TOML library falls back to a case-insensitive match when no struct
 // field has a key's exact name, and keys are case-sensitive in TOML: so
 // "[Filesystem] Write = [':all']" below "[filesystem] write = [...]" is
 // two tables to a reader and one to the decoder, which takes whichever it
-// meets last in a map's random order. A security file must mean one thing.
+// meets last. A security file must mean one thing, so Decode refuses a key
+// that reaches a field only by that fallback.
+//
+// The library reports where a syntax error is, but neither where a key it
+// did not know is written nor where the value a custom type refused is:
+// this package reads the document's keys with the library's own parser
+// (unstable.Parser), which gives every key's exact position, and checks
+// them against the schema before the library decodes.
 package tomlkeys
 
 import (
-	"reflect"
+	"fmt"
 	"strings"
-
-	"github.com/BurntSushi/toml"
 )
 
-// Inexact returns the first of keys (toml.MetaData.Keys of a decode into
-// v) that reached a field of v's type only by the library's
-// case-insensitive fallback, with the field's spelling; nil when every key
-// is spelt as its field. Keys that match no field at all are left to
-// toml.MetaData.Undecoded.
-func Inexact(v any, keys []toml.Key) (key toml.Key, want string) {
-	root := reflect.TypeOf(v)
-	for _, k := range keys {
-		t := root
-		for i, part := range k {
-			t = elem(t)
-			if t.Kind() != reflect.Struct {
-				break // a map's keys are data, a leaf has none
-			}
-			f, name, ok := field(t, part)
-			if !ok {
-				break
-			}
-			if name != part {
-				return k[:i+1], name
-			}
-			t = f.Type
-		}
-	}
-	return nil, ""
-}
+// Key is a key of a document with the tables it is in: ["network", "mode"]
+// for mode under [network], or for network.mode = ... at the top.
+type Key []string
 
-// elem strips the pointers, slices and arrays around t: what a table, or
-// an array of tables, decodes into.
-func elem(t reflect.Type) reflect.Type {
-	for {
-		switch t.Kind() {
-		case reflect.Pointer, reflect.Slice, reflect.Array:
-			t = t.Elem()
-		default:
-			return t
+// String returns the key as TOML writes it: parts joined by dots, a part
+// that is not a bare key quoted.
+func (k Key) String() string {
+	var b strings.Builder
+	for i, part := range k {
+		if i > 0 {
+			b.WriteByte('.')
 		}
-	}
-}
-
-// field finds the field of struct type t that key decodes into, as the
-// library does: the exact name first, else a case-insensitive one. It
-// returns the field and its name.
-func field(t reflect.Type, key string) (reflect.StructField, string, bool) {
-	var folded reflect.StructField
-	foldedName, found := "", false
-	for i := range t.NumField() {
-		f := t.Field(i)
-		if !f.IsExported() {
+		if isBare(part) {
+			b.WriteString(part)
 			continue
 		}
-		name := f.Name
-		if tag, _, _ := strings.Cut(f.Tag.Get("toml"), ","); tag == "-" {
-			continue
-		} else if tag != "" {
-			name = tag
+		b.WriteByte('"')
+		for _, r := range part {
+			switch {
+			case r == '"' || r == '\\':
+				b.WriteByte('\\')
+				b.WriteRune(r)
+			case r < 0x20 || r == 0x7f:
+				fmt.Fprintf(&b, `\u%04X`, r)
+			default:
+				b.WriteRune(r)
+			}
 		}
-		if name == key {
-			return f, name, true
-		}
-		if !found && strings.EqualFold(name, key) {
-			folded, foldedName, found = f, name, true
+		b.WriteByte('"')
+	}
+	return b.String()
+}
+
+// isBare reports whether s can be written as a bare key.
+func isBare(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i := range len(s) {
+		c := s[i]
+		if (c < 'a' || c > 'z') && (c < 'A' || c > 'Z') && (c < '0' || c > '9') && c != '_' && c != '-' {
+			return false
 		}
 	}
-	return folded, foldedName, found
+	return true
+}
+
+// Pos is a position in a document: a 1-based line and a 1-based column,
+// counted in bytes as the TOML library counts it. The zero Pos is no
+// position.
+type Pos struct {
+	Line, Col int
+}
+
+// Error is a problem with a document, at a position when it has one.
+type Error struct {
+	File string
+	Pos
+	Err error
+}
+
+func (e *Error) Error() string {
+	switch {
+	case e.Line > 0 && e.Col > 0:
+		return fmt.Sprintf("%s:%d:%d: %v", e.File, e.Line, e.Col, e.Err)
+	case e.Line > 0:
+		return fmt.Sprintf("%s:%d: %v", e.File, e.Line, e.Err)
+	}
+	return fmt.Sprintf("%s: %v", e.File, e.Err)
+}
+
+func (e *Error) Unwrap() error { return e.Err }
+
+// UnknownKey is the error for an entry the schema does not know
+// (Doc.Unknown).
+func UnknownKey(file string, e Entry) *Error {
+	return &Error{File: file, Pos: e.Pos, Err: fmt.Errorf("unknown key %q", e.Key.String())}
 }
