@@ -6,7 +6,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 )
 
 // unwrapKind says how a wrapper runs what it wraps.
@@ -182,23 +181,39 @@ func lookupWrapper(program string) (*wrapper, bool) {
 	return w, w != nil
 }
 
-// shortOptNames holds "-c" and "+c" for every byte c, so that splitting an
-// option cluster into options does not allocate. Built on first use.
-var shortOptNames = sync.OnceValue(func() (t *[2][256]string) {
-	t = new([2][256]string)
-	for c := range 256 {
-		t[0][c] = string([]byte{'-', byte(c)})
-		t[1][c] = string([]byte{'+', byte(c)})
-	}
-	return t
-})
+// dashOpts and plusOpts hold "-c" and "+c" for every ASCII letter and
+// digit c, in the order of alnumIndex, so that splitting an option cluster
+// into options cuts each from a constant rather than allocating it (or
+// building a table of every byte when the first cluster is met).
+const (
+	dashOpts = "-0-1-2-3-4-5-6-7-8-9-A-B-C-D-E-F-G-H-I-J-K-L-M-N-O-P-Q-R-S-T-U-V-W-X-Y-Z-a-b-c-d-e-f-g-h-i-j-k-l-m-n-o-p-q-r-s-t-u-v-w-x-y-z"
+	plusOpts = "+0+1+2+3+4+5+6+7+8+9+A+B+C+D+E+F+G+H+I+J+K+L+M+N+O+P+Q+R+S+T+U+V+W+X+Y+Z+a+b+c+d+e+f+g+h+i+j+k+l+m+n+o+p+q+r+s+t+u+v+w+x+y+z"
+)
 
 // shortOpt returns sign (- or +) followed by c.
 func shortOpt(sign, c byte) string {
-	if sign == '+' {
-		return shortOptNames()[1][c]
+	i := alnumIndex(c)
+	switch {
+	case i < 0:
+		return string([]byte{sign, c})
+	case sign == '+':
+		return plusOpts[2*i : 2*i+2]
 	}
-	return shortOptNames()[0][c]
+	return dashOpts[2*i : 2*i+2]
+}
+
+// alnumIndex returns the place of c among the digits, upper-case and then
+// lower-case ASCII letters, or -1.
+func alnumIndex(c byte) int {
+	switch {
+	case c >= '0' && c <= '9':
+		return int(c - '0')
+	case c >= 'A' && c <= 'Z':
+		return 10 + int(c-'A')
+	case c >= 'a' && c <= 'z':
+		return 36 + int(c-'a')
+	}
+	return -1
 }
 
 // unwrapped is what one wrapper invocation runs.
