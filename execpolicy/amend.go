@@ -4,7 +4,6 @@ import (
 	"path"
 	"slices"
 	"strings"
-	"sync"
 )
 
 // neverBare are programs that run other programs or code given to them:
@@ -17,26 +16,22 @@ var neverBare = []string{
 	"source", ".",
 }
 
-// subcommands are the nested subcommands of a tool in subcommandDepth.
-type subcommands struct{ nested []string }
-
 // interpreterPrefixes catch versioned interpreters (python3.12, perl5.36).
 var interpreterPrefixes = []string{"python", "perl", "ruby", "node", "php", "lua", "pypy"}
 
-// subcommandDepth is how many words after the program name a proposed
-// prefix needs for tools with subcommands; nested lists the subcommands
-// that need one more (npm run test). Built on first use, as every table
-// of this package: a table built at package initialisation is paid by
-// every start of every gatedexec command, most of which never use it.
-var subcommandDepth = sync.OnceValue(func() map[string]subcommands {
-	return map[string]subcommands{
-		"git": {nested: []string{"submodule", "bisect", "stash", "remote", "worktree"}}, "npm": {nested: []string{"run", "run-script"}},
-		"pnpm": {nested: []string{"run"}}, "yarn": {nested: []string{"run"}}, "cargo": {}, "go": {nested: []string{"mod", "tool"}},
-		"docker": {nested: []string{"compose", "image", "container"}}, "podman": {}, "kubectl": {}, "pip": {}, "pip3": {}, "uv": {nested: []string{"pip"}},
-		"poetry": {}, "make": {}, "gh": {nested: []string{"pr", "issue", "repo"}}, "terraform": {}, "dotnet": {}, "rustup": {}, "apt": {}, "apt-get": {}, "brew": {},
-		"systemctl": {}, "helm": {}, "mvn": {}, "gradle": {}, "bundle": {}, "composer": {},
-	}
-})
+// subcommandDepth holds the tools with subcommands, for which a proposed
+// prefix needs the word after the program name (cargo build), and the
+// nested subcommands of each, which need one more (npm run test).
+var subcommandDepth = nameTable[[]string]{
+	{"apt", nil}, {"apt-get", nil}, {"brew", nil}, {"bundle", nil}, {"cargo", nil}, {"composer", nil},
+	{"docker", []string{"compose", "image", "container"}}, {"dotnet", nil},
+	{"gh", []string{"pr", "issue", "repo"}},
+	{"git", []string{"submodule", "bisect", "stash", "remote", "worktree"}}, {"go", []string{"mod", "tool"}},
+	{"gradle", nil}, {"helm", nil}, {"kubectl", nil}, {"make", nil}, {"mvn", nil},
+	{"npm", []string{"run", "run-script"}}, {"pip", nil}, {"pip3", nil}, {"pnpm", []string{"run"}},
+	{"podman", nil}, {"poetry", nil}, {"rustup", nil}, {"systemctl", nil}, {"terraform", nil},
+	{"uv", []string{"pip"}}, {"yarn", []string{"run"}},
+}
 
 // runsAnything are subcommand prefixes that run an arbitrary command given
 // after them, so they are never proposed.
@@ -74,12 +69,12 @@ func proposedPrefix(argv []string) ([]string, bool) {
 			return nil, false
 		}
 	}
-	sub, ok := subcommandDepth()[base]
+	nested, ok := subcommandDepth.lookup(base)
 	if !ok {
 		return []string{prog}, true
 	}
 	n := 2
-	if len(argv) > 1 && slices.Contains(sub.nested, argv[1]) {
+	if len(argv) > 1 && slices.Contains(nested, argv[1]) {
 		n = 3
 	}
 	if base == "make" && (len(argv) < 2 || strings.HasPrefix(argv[1], "-") || strings.Contains(argv[1], "=")) {

@@ -3,7 +3,6 @@ package execpolicy
 import (
 	"slices"
 	"strings"
-	"sync"
 
 	"mvdan.cc/sh/v3/syntax"
 )
@@ -13,130 +12,152 @@ import (
 // rule for the builtin's name says nothing about those.
 type builtinCheck func(a *analysis, ws []word, depth int) Decision
 
-// shellBuiltins maps a builtin's name to its check. Builtins are found by
-// their bare name only; /usr/bin/printf is another program.
-var shellBuiltins = sync.OnceValue(func() map[string]builtinCheck {
-	return map[string]builtinCheck{
-		"printf": func(a *analysis, ws []word, depth int) Decision {
-			// printf -v NAME or -vNAME, the only option printf takes, may be
-			// given more than once: the last one wins, so every one counts.
-			names, _, _ := builtinOperands(ws, "v", "v", "")
-			return a.assigned(ws[0].value, names, depth)
-		},
-		"read": func(a *analysis, ws []word, depth int) Decision {
-			arrays, names, _ := builtinOperands(ws, "adinNptu", "a", "")
-			return Max(a.assigned(ws[0].value, arrays, depth), a.assigned(ws[0].value, names, depth))
-		},
-		"mapfile":   mapfileArgs,
-		"readarray": mapfileArgs,
-		"getopts": func(a *analysis, ws []word, depth int) Decision {
-			return a.assigned(ws[0].value, ws[min(2, len(ws)):min(3, len(ws))], depth)
-		},
-		"wait": func(a *analysis, ws []word, depth int) Decision {
-			names, _, _ := builtinOperands(ws, "p", "p", "")
-			return a.assigned(ws[0].value, names, depth)
-		},
-		"unset": func(a *analysis, ws []word, depth int) Decision {
-			_, names, _ := builtinOperands(ws, "", "", "")
-			return a.assigned(ws[0].value, names, depth)
-		},
-		"test": testNames,
-		"[":    testNames,
-		"fc": func(a *analysis, ws []word, depth int) Decision {
-			if len(ws) > 1 && ws[1].static && ws[1].value == "-l" {
-				return 0
-			}
-			return a.unanalysable("fc runs commands from the history or an editor")
-		},
-		"set": func(a *analysis, ws []word, depth int) Decision {
-			for i := 1; i < len(ws); i++ {
-				v := ws[i].value
-				if !ws[i].static || v == "--" || v == "-" || len(v) < 2 || v[0] != '-' && v[0] != '+' {
-					break // the rest are the positional parameters
-				}
-				// Every o of a cluster takes the next word as an option name,
-				// wherever it is in the cluster (set -eo keyword).
-				names := strings.Count(v, "o")
-				if v[0] == '+' {
-					i += names
-					continue
-				}
-				if strings.IndexByte(v, 'k') >= 0 {
-					return a.unanalysable("set " + keywordOption)
-				}
-				if strings.IndexByte(v, 'H') >= 0 {
-					return a.unanalysable("set -H: " + histExpandOption)
-				}
-				for ; names > 0 && i+1 < len(ws); names-- {
-					i++
-					if d := a.rewritingOption("set -o", ws[i].value); d != 0 {
-						return d
-					}
-				}
-			}
-			return 0
-		},
-		"shopt": func(a *analysis, ws []word, depth int) Decision {
-			if !hasOptLetter(ws[1:], 'o') {
-				return 0
-			}
-			for _, w := range ws[1:] {
-				if d := a.rewritingOption("shopt -o", w.value); d != 0 {
-					return d
-				}
-			}
-			return 0
-		},
-		"source": sourceFile,
-		".":      sourceFile,
-		"compgen": func(a *analysis, ws []word, depth int) Decision {
-			// -C COMMAND runs COMMAND to generate the completions; -W WORDLIST
-			// expands each word of WORDLIST, running its substitutions.
-			wordlists, _, commands := builtinOperands(ws, "ACFGPSWXo", "W", "C")
-			d := Decision(0)
-			for _, w := range wordlists {
-				if w.static && !strings.ContainsAny(w.value, "$`<>") {
-					continue // nothing there to expand but globs and tildes
-				}
-				d = Max(d, a.unanalysable("compgen -W expands "+w.src))
-				if w.static {
-					d = Max(d, a.forbiddenIn(": "+w.value, depth))
-				}
-			}
-			for _, c := range commands {
-				d = Max(d, a.unanalysable("compgen -C runs "+c.src))
-				if c.static {
-					d = Max(d, a.forbiddenIn(c.value, depth))
-				}
-			}
-			return d
-		},
-		"hash": func(a *analysis, ws []word, depth int) Decision {
-			if hasOptLetter(ws[1:], 'p') {
-				return a.unanalysable("hash -p sets the program a later command word runs")
-			}
-			return 0
-		},
-		"enable": func(a *analysis, ws []word, depth int) Decision {
-			if hasOptLetter(ws[1:], 'f') {
-				return a.unanalysable("enable -f loads a builtin from a shared object")
-			}
-			return 0
-		},
-		"alias": func(a *analysis, ws []word, depth int) Decision {
-			d := Decision(0)
-			for _, w := range ws[1:] {
-				name, value, ok := strings.Cut(w.value, "=")
-				if !w.static || !ok || name == "" {
-					continue
-				}
-				d = Max(d, a.unanalysable("alias "+name+" changes what a later command word runs"))
-				d = Max(d, a.forbiddenIn(value, depth))
-			}
-			return d
-		},
+// shellBuiltins holds each builtin's check. Builtins are found by their
+// bare name only; /usr/bin/printf is another program.
+var shellBuiltins = nameTable[builtinCheck]{
+	{".", sourceFile}, {"[", testNames}, {"alias", aliasArgs}, {"compgen", compgenArgs}, {"enable", enableArgs},
+	{"fc", fcArgs}, {"getopts", getoptsArgs}, {"hash", hashArgs}, {"mapfile", mapfileArgs}, {"printf", printfArgs},
+	{"read", readArgs}, {"readarray", mapfileArgs}, {"set", setArgs}, {"shopt", shoptArgs}, {"source", sourceFile},
+	{"test", testNames}, {"unset", unsetArgs}, {"wait", waitArgs},
+}
+
+// printfArgs checks the variables printf -v NAME or -vNAME sets. It is
+// the only option printf takes, and may be given more than once: the last
+// one wins, so every one counts.
+func printfArgs(a *analysis, ws []word, depth int) Decision {
+	names, _, _ := builtinOperands(ws, "v", "v", "")
+	return a.assigned(ws[0].value, names, depth)
+}
+
+// readArgs checks the array (-a) and the variables read sets.
+func readArgs(a *analysis, ws []word, depth int) Decision {
+	arrays, names, _ := builtinOperands(ws, "adinNptu", "a", "")
+	return Max(a.assigned(ws[0].value, arrays, depth), a.assigned(ws[0].value, names, depth))
+}
+
+// getoptsArgs checks the variable getopts OPTSTRING NAME sets.
+func getoptsArgs(a *analysis, ws []word, depth int) Decision {
+	return a.assigned(ws[0].value, ws[min(2, len(ws)):min(3, len(ws))], depth)
+}
+
+// waitArgs checks the variable wait -p sets.
+func waitArgs(a *analysis, ws []word, depth int) Decision {
+	names, _, _ := builtinOperands(ws, "p", "p", "")
+	return a.assigned(ws[0].value, names, depth)
+}
+
+// unsetArgs checks the variables unset unsets.
+func unsetArgs(a *analysis, ws []word, depth int) Decision {
+	_, names, _ := builtinOperands(ws, "", "", "")
+	return a.assigned(ws[0].value, names, depth)
+}
+
+// fcArgs leaves fc unanalysable but for its listing (fc -l).
+func fcArgs(a *analysis, ws []word, depth int) Decision {
+	if len(ws) > 1 && ws[1].static && ws[1].value == "-l" {
+		return 0
 	}
-})
+	return a.unanalysable("fc runs commands from the history or an editor")
+}
+
+// setArgs judges the shell options set turns on that make the shell run
+// later lines otherwise than they read.
+func setArgs(a *analysis, ws []word, depth int) Decision {
+	for i := 1; i < len(ws); i++ {
+		v := ws[i].value
+		if !ws[i].static || v == "--" || v == "-" || len(v) < 2 || v[0] != '-' && v[0] != '+' {
+			break // the rest are the positional parameters
+		}
+		// Every o of a cluster takes the next word as an option name,
+		// wherever it is in the cluster (set -eo keyword).
+		names := strings.Count(v, "o")
+		if v[0] == '+' {
+			i += names
+			continue
+		}
+		if strings.IndexByte(v, 'k') >= 0 {
+			return a.unanalysable("set " + keywordOption)
+		}
+		if strings.IndexByte(v, 'H') >= 0 {
+			return a.unanalysable("set -H: " + histExpandOption)
+		}
+		for ; names > 0 && i+1 < len(ws); names-- {
+			i++
+			if d := a.rewritingOption("set -o", ws[i].value); d != 0 {
+				return d
+			}
+		}
+	}
+	return 0
+}
+
+// shoptArgs judges the options shopt -o turns on, as setArgs does.
+func shoptArgs(a *analysis, ws []word, depth int) Decision {
+	if !hasOptLetter(ws[1:], 'o') {
+		return 0
+	}
+	for _, w := range ws[1:] {
+		if d := a.rewritingOption("shopt -o", w.value); d != 0 {
+			return d
+		}
+	}
+	return 0
+}
+
+// compgenArgs judges what compgen runs: -C COMMAND runs COMMAND to
+// generate the completions; -W WORDLIST expands each word of WORDLIST,
+// running its substitutions.
+func compgenArgs(a *analysis, ws []word, depth int) Decision {
+	wordlists, _, commands := builtinOperands(ws, "ACFGPSWXo", "W", "C")
+	d := Decision(0)
+	for _, w := range wordlists {
+		if w.static && !strings.ContainsAny(w.value, "$`<>") {
+			continue // nothing there to expand but globs and tildes
+		}
+		d = Max(d, a.unanalysable("compgen -W expands "+w.src))
+		if w.static {
+			d = Max(d, a.forbiddenIn(": "+w.value, depth))
+		}
+	}
+	for _, c := range commands {
+		d = Max(d, a.unanalysable("compgen -C runs "+c.src))
+		if c.static {
+			d = Max(d, a.forbiddenIn(c.value, depth))
+		}
+	}
+	return d
+}
+
+// hashArgs leaves hash -p unanalysable.
+func hashArgs(a *analysis, ws []word, depth int) Decision {
+	if hasOptLetter(ws[1:], 'p') {
+		return a.unanalysable("hash -p sets the program a later command word runs")
+	}
+	return 0
+}
+
+// enableArgs leaves enable -f unanalysable.
+func enableArgs(a *analysis, ws []word, depth int) Decision {
+	if hasOptLetter(ws[1:], 'f') {
+		return a.unanalysable("enable -f loads a builtin from a shared object")
+	}
+	return 0
+}
+
+// aliasArgs leaves an alias definition unanalysable and searches its
+// value for forbidden commands.
+func aliasArgs(a *analysis, ws []word, depth int) Decision {
+	d := Decision(0)
+	for _, w := range ws[1:] {
+		name, value, ok := strings.Cut(w.value, "=")
+		if !w.static || !ok || name == "" {
+			continue
+		}
+		d = Max(d, a.unanalysable("alias "+name+" changes what a later command word runs"))
+		d = Max(d, a.forbiddenIn(value, depth))
+	}
+	return d
+}
 
 // histExpandOption is why enabling bash's history expansion leaves the
 // script unanalysable: even in a script, bash then expands !! and the like

@@ -8,7 +8,6 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"sync"
 
 	"mvdan.cc/sh/v3/syntax"
 )
@@ -352,7 +351,7 @@ func (a *analysis) command(ws []word, depth int) Decision {
 	}
 	// One lookup for the floor, the known-safe list and the wrappers.
 	prog := path.Base(ws[0].value)
-	facts := programTable()[prog]
+	facts := lookupProgram(prog)
 	if name := dangerousAmong(ws, prog, facts.danger); name != "" {
 		d = Max(d, a.danger(name+": "+QuoteArgv(argv)))
 	}
@@ -397,48 +396,14 @@ func (a *analysis) newArgv(n int) []string {
 }
 
 // programFacts is what the built-in tables say about one program
-// basename.
+// basename, as lookupProgram (programs_gen.go) finds it.
 type programFacts struct {
 	wrapper *wrapper     // as lookupWrapper
-	danger  []int        // the dangerFloor entries naming it exactly, as dangerIndex
+	danger  []int        // the dangerFloor entries naming it exactly, its row of dangerIndex
 	safe    []safeEntry  // its knownSafeList entries
 	builtin builtinCheck // its shellBuiltins check
 	exec    *execOptions // its programExecOptions
 }
-
-// programTable joins wrapperIndex, dangerIndex, knownSafeList,
-// shellBuiltins and programExecOptions by basename, so that judging a
-// command looks its program up once. It is built on first use and never
-// changed; a missing program reads as the zero programFacts.
-var programTable = sync.OnceValue(func() map[string]programFacts {
-	m := map[string]programFacts{}
-	for name, w := range wrapperIndex() {
-		f := m[name]
-		f.wrapper = w
-		m[name] = f
-	}
-	for name, l := range dangerIndex() {
-		f := m[name]
-		f.danger = l
-		m[name] = f
-	}
-	for name, l := range knownSafeList() {
-		f := m[name]
-		f.safe = l
-		m[name] = f
-	}
-	for name, c := range shellBuiltins() {
-		f := m[name]
-		f.builtin = c
-		m[name] = f
-	}
-	for name, e := range programExecOptions() {
-		f := m[name]
-		f.exec = e
-		m[name] = f
-	}
-	return m
-})
 
 // wrapped judges what the wrapper at ws[0] runs.
 func (a *analysis) wrapped(spec *wrapper, ws []word, depth int) Decision {

@@ -4,7 +4,6 @@ import (
 	"path"
 	"slices"
 	"strings"
-	"sync"
 )
 
 // dangerEntry is one entry of the dangerous-command floor: a command that
@@ -34,36 +33,28 @@ var dangerFloor = []dangerEntry{
 	{name: "recursive chmod/chown of a system root", programs: []string{"chmod", "chown", "chgrp"}, match: recursiveOnRoot},
 }
 
-// dangerTables holds dangerIndex, for each program named exactly by a
-// floor entry the entries (in floor order) that apply to it, and
-// dangerPatterns, the entries with a wildcard program. Built on first use and never changed,
-// they spare every command a scan of the whole floor; a gatedexec process
-// that evaluates nothing does not build them.
-var dangerTables = sync.OnceValues(func() (map[string][]int, []int) {
-	exact := map[string][]int{}
-	var patterns []int
-	for i, e := range dangerFloor {
-		for _, p := range e.programs {
-			if strings.HasSuffix(p, "*") {
-				if !slices.Contains(patterns, i) {
-					patterns = append(patterns, i)
-				}
-			} else if l := exact[p]; len(l) == 0 || l[len(l)-1] != i {
-				exact[p] = append(l, i)
-			}
-		}
+// dangerIndex lists, for each program named exactly by a dangerFloor
+// entry, the entries (by index, in floor order) that apply to it, and
+// dangerPatterns the entries with a wildcard program. They spare every
+// command a scan of the whole floor, and are written out rather than
+// derived from dangerFloor so that no gatedexec start builds them;
+// TestDangerIndex checks them against the floor, and prints what they
+// should be after an edit of it.
+var (
+	dangerIndex = nameTable[[]int]{
+		{"chgrp", []int{9}}, {"chmod", []int{9}}, {"chown", []int{9}}, {"dd", []int{2}}, {"git", []int{6, 7}},
+		{"halt", []int{3}}, {"init", []int{4}}, {"kill", []int{8}}, {"mke2fs", []int{1}}, {"mkswap", []int{1}},
+		{"poweroff", []int{3}}, {"reboot", []int{3}}, {"rm", []int{0}}, {"shutdown", []int{3}}, {"systemctl", []int{5}},
+		{"telinit", []int{4}}, {"wipefs", []int{1}},
 	}
-	return exact, patterns
-})
-
-func dangerIndex() map[string][]int { m, _ := dangerTables(); return m }
-func dangerPatterns() []int         { _, p := dangerTables(); return p }
+	dangerPatterns = []int{1}
+)
 
 // dangerousAmong returns the name of the floor entry the static ws hits,
 // or "": ws's program has basename prog and is named exactly by the floor
-// entries candidates (dangerIndex()[prog]).
+// entries candidates (its row of dangerIndex).
 func dangerousAmong(ws []word, prog string, candidates []int) string {
-	for _, i := range dangerPatterns() {
+	for _, i := range dangerPatterns {
 		if programMatches(dangerFloor[i].programs, prog) {
 			// Rare (mkfs.ext4): keep floor order with a full scan.
 			candidates = nil

@@ -10,14 +10,15 @@ import (
 )
 
 // dangerous returns the name of the floor entry ws hits, or "": the
-// lookup Policy.Evaluate does through programTable, for testing the floor
-// alone.
+// lookup Policy.Evaluate does through lookupProgram, for testing the
+// floor alone.
 func dangerous(ws []word) string {
 	if len(ws) == 0 || !ws[0].static {
 		return ""
 	}
 	prog := path.Base(ws[0].value)
-	return dangerousAmong(ws, prog, dangerIndex()[prog])
+	candidates, _ := dangerIndex.lookup(prog)
+	return dangerousAmong(ws, prog, candidates)
 }
 
 // TestDangerFloor has at least one hit and one near miss per entry of

@@ -3,7 +3,6 @@ package execpolicy
 import (
 	"slices"
 	"strings"
-	"sync"
 )
 
 // execOptions lists programs that are no wrappers but have options whose
@@ -19,9 +18,9 @@ type execOptions struct {
 	// oldStyle: a first argument without a dash is a cluster of short
 	// options whose values are later arguments (tar cIf PROG FILE).
 	oldStyle bool
-	// valuePrefix, for a long option, is what its value must start with to
-	// run something, which is cut off (--checkpoint-action=exec=CMD).
-	valuePrefix map[string]string
+	// valuePrefix holds, for a long option, what its value must start with
+	// to run something, which is cut off (--checkpoint-action=exec=CMD).
+	valuePrefix nameTable[string]
 	// global: the options are read only before the first operand, the
 	// subcommand (git -c KEY=VALUE log, not git log -c); skip are the
 	// options there whose value is the next word (git -C DIR); one that
@@ -33,48 +32,44 @@ type execOptions struct {
 	configValue bool
 	// sub, for a global spec, are the subcommands with options of their
 	// own that run a command (git rebase -x CMD).
-	sub map[string]*execOptions
+	sub nameTable[*execOptions]
 	// runsAfter is an operand after which the rest is a command the
 	// program runs (git bisect run CMD, git submodule foreach CMD).
 	runsAfter string
 }
 
-// programExecOptions maps a program's basename to its options that run a
-// command.
-var programExecOptions = sync.OnceValue(func() map[string]*execOptions {
-	return map[string]*execOptions{
-		"tar": {short: "IF", oldStyle: true,
-			long:        []string{"--use-compress-program", "--to-command", "--checkpoint-action", "--info-script", "--new-volume-script", "--rsh-command", "--rmt-command"},
-			valuePrefix: map[string]string{"--checkpoint-action": "exec="}},
-		"sort":  {long: []string{"--compress-program"}},
-		"rsync": {short: "e", long: []string{"--rsh"}},
-		// Many git settings are commands git runs (alias.*, core.pager,
-		// core.sshCommand, core.fsmonitor, diff.external, ...); --exec-path
-		// picks the directory of the programs its subcommands run.
-		"git": {short: "c", long: []string{"--config-env", "--exec-path"}, global: true, configValue: true,
-			skip: gitGlobalValue, sub: gitSubcommandExecOptions()},
-	}
-})
+// programExecOptions holds, by basename, the options of a program that
+// run a command.
+var programExecOptions = nameTable[*execOptions]{
+	// Many git settings are commands git runs (alias.*, core.pager,
+	// core.sshCommand, core.fsmonitor, diff.external, ...); --exec-path
+	// picks the directory of the programs its subcommands run.
+	{"git", &execOptions{short: "c", long: []string{"--config-env", "--exec-path"}, global: true, configValue: true,
+		skip: gitGlobalValue, sub: gitSubcommandExecOptions}},
+	{"rsync", &execOptions{short: "e", long: []string{"--rsh"}}},
+	{"sort", &execOptions{long: []string{"--compress-program"}}},
+	{"tar", &execOptions{short: "IF", oldStyle: true,
+		long:        []string{"--use-compress-program", "--to-command", "--checkpoint-action", "--info-script", "--new-volume-script", "--rsh-command", "--rmt-command"},
+		valuePrefix: nameTable[string]{{"--checkpoint-action", "exec="}}}},
+}
 
 // gitSubcommandExecOptions are the git subcommands whose options or
 // operands name a command git runs: a git allow rule says nothing about
 // that command.
-var gitSubcommandExecOptions = sync.OnceValue(func() map[string]*execOptions {
-	return map[string]*execOptions{
-		"rebase":    {short: "x", long: []string{"--exec"}},
-		"difftool":  {short: "x", long: []string{"--extcmd", "--tool"}},
-		"mergetool": {long: []string{"--tool"}},
-		"grep":      {short: "O", long: []string{"--open-files-in-pager"}},
-		"clone":     {short: "u", long: []string{"--upload-pack"}},
-		"fetch":     {long: []string{"--upload-pack"}},
-		"pull":      {long: []string{"--upload-pack"}},
-		"ls-remote": {long: []string{"--upload-pack"}},
-		"archive":   {long: []string{"--exec"}},
-		"push":      {long: []string{"--receive-pack", "--exec"}},
-		"bisect":    {runsAfter: "run"},
-		"submodule": {runsAfter: "foreach"},
-	}
-})
+var gitSubcommandExecOptions = nameTable[*execOptions]{
+	{"archive", &execOptions{long: []string{"--exec"}}},
+	{"bisect", &execOptions{runsAfter: "run"}},
+	{"clone", &execOptions{short: "u", long: []string{"--upload-pack"}}},
+	{"difftool", &execOptions{short: "x", long: []string{"--extcmd", "--tool"}}},
+	{"fetch", &execOptions{long: []string{"--upload-pack"}}},
+	{"grep", &execOptions{short: "O", long: []string{"--open-files-in-pager"}}},
+	{"ls-remote", &execOptions{long: []string{"--upload-pack"}}},
+	{"mergetool", &execOptions{long: []string{"--tool"}}},
+	{"pull", &execOptions{long: []string{"--upload-pack"}}},
+	{"push", &execOptions{long: []string{"--receive-pack", "--exec"}}},
+	{"rebase", &execOptions{short: "x", long: []string{"--exec"}}},
+	{"submodule", &execOptions{runsAfter: "foreach"}},
+}
 
 // minLongPrefix is the shortest long option name, dashes included, taken
 // as an abbreviation; a shorter one is ambiguous for every program here.
@@ -105,7 +100,7 @@ func (a *analysis) execOptionsIn(spec *execOptions, ws []word, depth int) Decisi
 		switch {
 		case spec.global && !strings.HasPrefix(v, "-"):
 			// The subcommand: its options are its own.
-			if sub := spec.sub[v]; sub != nil {
+			if sub, _ := spec.sub.lookup(v); sub != nil {
 				d = Max(d, a.execOptionsIn(sub, ws[i:], depth))
 			}
 			return d
@@ -140,7 +135,7 @@ func (a *analysis) execOptionsIn(spec *execOptions, ws []word, depth int) Decisi
 					value = &ws[i]
 				}
 			}
-			if p, ok := spec.valuePrefix[opt]; ok && value != nil && value.static {
+			if p, ok := spec.valuePrefix.lookup(opt); ok && value != nil && value.static {
 				rest, runs := strings.CutPrefix(value.value, p)
 				if !runs {
 					continue

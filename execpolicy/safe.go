@@ -3,7 +3,6 @@ package execpolicy
 import (
 	"slices"
 	"strings"
-	"sync"
 )
 
 // safeEntry is one read-only program of the known-safe list, with the
@@ -27,33 +26,36 @@ type safeEntry struct {
 // knownSafeList is the known-safe read-only list (DESIGN §3): with these,
 // the untrusted approval policy runs an unmatched plain command without
 // asking. awk is absent: its programs can write files and run commands.
-var knownSafeList = sync.OnceValue(func() map[string][]safeEntry {
-	return map[string][]safeEntry{
-		"cat": {{maxOperands: -1}}, "ls": {{maxOperands: -1}}, "head": {{maxOperands: -1}}, "tail": {{maxOperands: -1}},
-		"wc": {{maxOperands: -1}}, "grep": {{maxOperands: -1}}, "cut": {{maxOperands: -1}}, "tr": {{maxOperands: -1}},
-		"echo": {{maxOperands: -1}}, "printf": {{maxOperands: -1}}, "pwd": {{maxOperands: -1}}, "which": {{maxOperands: -1}},
-		"stat": {{maxOperands: -1}}, "du": {{maxOperands: -1}}, "df": {{maxOperands: -1}}, "diff": {{maxOperands: -1}},
-		"cmp": {{maxOperands: -1}}, "basename": {{maxOperands: -1}}, "dirname": {{maxOperands: -1}},
-		"realpath": {{maxOperands: -1}}, "readlink": {{maxOperands: -1}}, "true": {{maxOperands: -1}},
-		"false": {{maxOperands: -1}}, "id": {{maxOperands: -1}}, "whoami": {{maxOperands: -1}}, "uname": {{maxOperands: -1}},
-		"nl": {{maxOperands: -1}}, "od": {{maxOperands: -1}}, "sha256sum": {{maxOperands: -1}}, "md5sum": {{maxOperands: -1}},
-		"uniq": {{maxOperands: 1}},
-		"file": {{denyShort: "C", denyLong: []string{"--compile"}, maxOperands: -1}},
-		"date": {{denyShort: "s", denyLong: []string{"--set"}, maxOperands: -1}},
-		"sort": {{denyShort: "o", denyLong: []string{"--output", "--compress-program"}, maxOperands: -1}},
-		"rg":   {{denyShort: "z", denyLong: []string{"--pre", "--pre-glob", "--search-zip", "--hostname-bin"}, maxOperands: -1}},
-		"find": {{denyLong: []string{"-exec", "-execdir", "-ok", "-okdir", "-delete", "-fprint", "-fprint0", "-fprintf", "-fls"}, maxOperands: -1}},
-		// sed -l takes a value, which sedReadOnly would take for the script.
-		"sed": {{denyShort: "ifsl", denyLong: []string{"--in-place", "--file", "--separate", "--line-length"}, maxOperands: -1, check: sedReadOnly}},
-		"git": {
-			{sub: "status", maxOperands: -1},
-			{sub: "log", denyLong: []string{"--output", "--ext-diff"}, maxOperands: -1},
-			{sub: "diff", denyLong: []string{"--output", "--ext-diff"}, maxOperands: -1},
-			{sub: "show", denyLong: []string{"--output", "--ext-diff"}, maxOperands: -1},
-			{sub: "branch", maxOperands: 0, check: gitBranchListing},
-		},
-	}
-})
+var knownSafeList = nameTable[[]safeEntry]{
+	{"basename", readsAny}, {"cat", readsAny}, {"cmp", readsAny}, {"cut", readsAny},
+	{"date", []safeEntry{{denyShort: "s", denyLong: []string{"--set"}, maxOperands: -1}}},
+	{"df", readsAny}, {"diff", readsAny}, {"dirname", readsAny}, {"du", readsAny}, {"echo", readsAny},
+	{"false", readsAny},
+	{"file", []safeEntry{{denyShort: "C", denyLong: []string{"--compile"}, maxOperands: -1}}},
+	{"find", []safeEntry{{denyLong: []string{"-exec", "-execdir", "-ok", "-okdir", "-delete", "-fprint", "-fprint0", "-fprintf", "-fls"}, maxOperands: -1}}},
+	{"git", []safeEntry{
+		{sub: "status", maxOperands: -1},
+		{sub: "log", denyLong: []string{"--output", "--ext-diff"}, maxOperands: -1},
+		{sub: "diff", denyLong: []string{"--output", "--ext-diff"}, maxOperands: -1},
+		{sub: "show", denyLong: []string{"--output", "--ext-diff"}, maxOperands: -1},
+		{sub: "branch", maxOperands: 0, check: gitBranchListing},
+	}},
+	{"grep", readsAny}, {"head", readsAny}, {"id", readsAny}, {"ls", readsAny}, {"md5sum", readsAny},
+	{"nl", readsAny}, {"od", readsAny}, {"printf", readsAny}, {"pwd", readsAny}, {"readlink", readsAny},
+	{"realpath", readsAny},
+	{"rg", []safeEntry{{denyShort: "z", denyLong: []string{"--pre", "--pre-glob", "--search-zip", "--hostname-bin"}, maxOperands: -1}}},
+	// sed -l takes a value, which sedReadOnly would take for the script.
+	{"sed", []safeEntry{{denyShort: "ifsl", denyLong: []string{"--in-place", "--file", "--separate", "--line-length"}, maxOperands: -1, check: sedReadOnly}}},
+	{"sha256sum", readsAny},
+	{"sort", []safeEntry{{denyShort: "o", denyLong: []string{"--output", "--compress-program"}, maxOperands: -1}}},
+	{"stat", readsAny}, {"tail", readsAny}, {"tr", readsAny}, {"true", readsAny}, {"uname", readsAny},
+	{"uniq", []safeEntry{{maxOperands: 1}}},
+	{"wc", readsAny}, {"which", readsAny}, {"whoami", readsAny},
+}
+
+// readsAny is the entry of a program that only reads, whatever its
+// options and operands.
+var readsAny = []safeEntry{{maxOperands: -1}}
 
 // knownSafeAmong reports whether argv (literal words) is allowed by one of
 // entries, the known-safe list entries for its program, named exactly.

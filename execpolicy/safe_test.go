@@ -6,13 +6,14 @@ import (
 )
 
 // knownSafe reports whether argv (literal words) is on the known-safe
-// list, as Policy.Evaluate looks it up through programTable. The program
+// list, as Policy.Evaluate looks it up through lookupProgram. The program
 // must be named exactly, not by path.
 func knownSafe(argv []string) bool {
 	if len(argv) == 0 {
 		return false
 	}
-	return knownSafeAmong(argv, knownSafeList()[argv[0]])
+	entries, _ := knownSafeList.lookup(argv[0])
+	return knownSafeAmong(argv, entries)
 }
 
 // safeCases has a safe and, where the entry restricts options, an unsafe
@@ -62,9 +63,9 @@ func TestKnownSafe(t *testing.T) {
 }
 
 func TestKnownSafeCovered(t *testing.T) {
-	for prog := range knownSafeList() {
-		if _, ok := safeCases[prog]; !ok {
-			t.Errorf("known-safe %q has no test", prog)
+	for _, r := range knownSafeList {
+		if _, ok := safeCases[r.name]; !ok {
+			t.Errorf("known-safe %q has no test", r.name)
 		}
 	}
 }

@@ -6,7 +6,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 )
 
 // unwrapKind says how a wrapper runs what it wraps.
@@ -82,81 +81,81 @@ type wrapper struct {
 	inputCommands bool
 }
 
-// wrappers maps a program's basename to how it wraps another command.
-// Unknown options make the wrapper unanalysable rather than guessed.
-var wrappers = sync.OnceValue(func() map[string]wrapper {
-	return map[string]wrapper{
-		"sudo": {kind: runsArgv, assignments: true,
-			value:     []string{"-u", "--user", "-g", "--group", "-h", "--host", "-p", "--prompt", "-C", "--close-from", "-D", "--chdir", "-r", "--role", "-t", "--type", "-U", "--other-user", "-T", "--command-timeout", "-R", "--chroot"},
-			flag:      []string{"-A", "--askpass", "-b", "--background", "-E", "--preserve-env", "-H", "--set-home", "-i", "--login", "-k", "--reset-timestamp", "-K", "--remove-timestamp", "-n", "--non-interactive", "-P", "--preserve-groups", "-S", "--stdin", "-s", "--shell", "-B", "--bell", "-N", "--no-update"},
-			noExec:    []string{"-e", "--edit", "-l", "--list", "-V", "--version", "-v", "--validate", "--help"},
-			shellOpts: []string{"-i", "--login", "-s", "--shell"}},
-		"doas":    {kind: runsArgv, value: []string{"-u", "-C"}, flag: []string{"-n", "-s"}, noExec: []string{"-L"}, shellOpts: []string{"-s"}},
-		"env":     {kind: runsArgv, assignments: true, value: []string{"-u", "--unset", "-C", "--chdir"}, flag: []string{"-i", "-", "--ignore-environment", "-0", "--null", "-v", "--debug", "--default-signal", "--ignore-signal", "--block-signal", "--list-signal-handling"}, script: []string{"-S", "--split-string"}, noExec: []string{"--help", "--version"}},
-		"nice":    {kind: runsArgv, numeric: true, value: []string{"-n", "--adjustment"}},
-		"nohup":   {kind: runsArgv},
-		"timeout": {kind: runsArgv, operands: 1, value: []string{"-k", "--kill-after", "-s", "--signal"}, flag: []string{"--preserve-status", "--foreground", "-v", "--verbose"}},
-		"stdbuf":  {kind: runsArgv, value: []string{"-i", "--input", "-o", "--output", "-e", "--error"}},
-		"time":    {kind: runsArgv, value: []string{"-f", "--format", "-o", "--output"}, flag: []string{"-p", "--portability", "-a", "--append", "-v", "--verbose", "-q", "--quiet"}},
-		"setsid":  {kind: runsArgv, flag: []string{"-c", "--ctty", "-f", "--fork", "-w", "--wait"}},
-		"command": {kind: runsArgv, flag: []string{"-p"}, noExec: []string{"-v", "-V"}},
-		"exec":    {kind: runsArgv, value: []string{"-a"}, flag: []string{"-c", "-l"}},
-		"builtin": {kind: runsArgv},
-		"busybox": {kind: runsArgv, noExec: []string{"--list", "--list-full", "--help"}},
-		"xargs": {kind: runsArgv,
-			value:    []string{"-a", "--arg-file", "-d", "--delimiter", "-E", "-I", "-L", "-n", "--max-args", "-P", "--max-procs", "-s", "--max-chars", "--process-slot-var"},
-			optValue: []string{"--eof", "--replace", "--max-lines"},
-			flag:     []string{"-0", "--null", "-o", "--open-tty", "-p", "--interactive", "-r", "--no-run-if-empty", "-t", "--verbose", "-x", "--exit", "-e", "-i", "-l"}},
-		"ionice":  {kind: runsArgv, value: []string{"-c", "--class", "-n", "--classdata"}, flag: []string{"-t", "--ignore"}, noExec: []string{"-p", "--pid", "-P", "--pgid", "-u", "--uid"}},
-		"chrt":    {kind: runsArgv, numeric: true, numOperand: true, flag: []string{"-b", "-d", "-f", "-i", "-o", "-r", "-R", "-v", "--batch", "--fifo", "--idle", "--other", "--rr", "--reset-on-fork", "--verbose", "-a", "--all-tasks"}, value: []string{"-T", "-P", "-D"}, noExec: []string{"-p", "--pid", "-m", "--max"}},
-		"taskset": {kind: runsArgv, operands: 1, flag: []string{"-a", "--all-tasks", "-c", "--cpu-list"}, noExec: []string{"-p", "--pid"}},
-		"unshare": {kind: runsArgv, flag: []string{"-m", "-u", "-i", "-n", "-p", "-U", "-C", "-T", "-f", "-r", "-c", "--mount", "--uts", "--ipc", "--net", "--pid", "--user", "--cgroup", "--time", "--fork", "--map-root-user", "--map-current-user", "--kill-child", "--mount-proc"}, value: []string{"-S", "--setuid", "-G", "--setgid", "-R", "--root", "-w", "--wd", "--propagation"}},
-		"watch": {kind: runsJoined, value: []string{"-n", "--interval", "-q", "--equexit"},
-			flag:     []string{"-b", "--beep", "-c", "--color", "-C", "--no-color", "-d", "--differences", "-e", "--errexit", "-g", "--chgexit", "-t", "--no-title", "-w", "--no-wrap", "-p", "--precise", "-r", "--no-rerun"},
-			argvMode: []string{"-x", "--exec"}},
-		// Less common wrappers: an option not listed makes them uncertain,
-		// and probe still finds a forbidden command after it.
-		"chroot":           {kind: runsArgv, operands: 1, value: []string{"--userspec", "--groups"}, flag: []string{"--skip-chdir"}},
-		"flock":            {kind: runsArgv, operands: 1, value: []string{"-w", "--timeout", "-E", "--conflict-exit-code"}, flag: []string{"-s", "--shared", "-x", "-e", "--exclusive", "-n", "--nb", "--nonblock", "-u", "--unlock", "-o", "--close", "-F", "--no-fork", "--verbose"}, script: []string{"-c", "--command"}},
-		"strace":           {kind: runsArgv, value: []string{"-o", "--output", "-e", "-s", "--string-limit", "-u", "--user", "-E", "--env", "-a", "-S", "-P", "-I", "-O", "-X", "-b"}, flag: []string{"-f", "-ff", "-c", "-C", "-d", "-D", "-i", "-k", "-q", "-qq", "-r", "-t", "-tt", "-ttt", "-T", "-v", "-w", "-x", "-xx", "-y", "-yy", "-z", "-Z", "-n", "-A", "-F"}, noExec: []string{"-p", "--attach", "-V", "--version", "-h", "--help"}},
-		"ltrace":           {kind: runsArgv, value: []string{"-o", "--output", "-e", "-s", "-u", "-a", "-n", "-l", "--library"}, flag: []string{"-f", "-c", "-C", "-d", "-i", "-r", "-S", "-t", "-tt", "-ttt", "-T", "-w"}, noExec: []string{"-p", "-V", "--version", "-h", "--help"}},
-		"pkexec":           {kind: runsArgv, value: []string{"--user"}, flag: []string{"--disable-internal-agent", "--keep-cwd"}, noExec: []string{"--version", "--help"}},
-		"nsenter":          {kind: runsArgv, value: []string{"-t", "--target", "-S", "--setuid", "-G", "--setgid", "-R", "--root", "-W", "--wd"}, flag: []string{"-a", "--all", "-m", "--mount", "-u", "--uts", "-i", "--ipc", "-n", "--net", "-p", "--pid", "-U", "--user", "-C", "--cgroup", "-T", "--time", "-r", "-w", "-F", "--no-fork", "--preserve-credentials"}},
-		"systemd-run":      {kind: runsArgv, value: []string{"-u", "--unit", "-p", "--property", "-E", "--setenv", "-M", "--machine", "--description", "--slice", "--working-directory"}, flag: []string{"--user", "--system", "--scope", "-P", "--pipe", "-q", "--quiet", "--wait", "-G", "--collect", "-t", "--pty", "-d", "--same-dir", "--no-block"}},
-		"fakeroot":         {kind: runsArgv, value: []string{"-l", "--lib", "--faked", "-s", "-i", "-b"}, flag: []string{"-u", "--unknown-is-real"}},
-		"firejail":         {kind: runsArgv},
-		"valgrind":         {kind: runsArgv},
-		"unbuffer":         {kind: runsArgv, flag: []string{"-p"}},
-		"numactl":          {kind: runsArgv},
-		"prlimit":          {kind: runsArgv, noExec: []string{"-p", "--pid"}},
-		"xvfb-run":         {kind: runsArgv, value: []string{"-n", "--server-num", "-e", "--error-file", "-f", "--auth-file", "-p", "--xauth-protocol", "-s", "--server-args", "-w", "--wait"}, flag: []string{"-a", "--auto-servernum", "-l", "--listen-tcp"}},
-		"torsocks":         {kind: runsArgv, flag: []string{"-i", "--isolate", "-q", "--quiet", "-d", "--debug"}, value: []string{"-u", "--user", "-p", "--pass", "-a", "--address", "-P", "--port"}},
-		"proxychains":      {kind: runsArgv, flag: []string{"-q"}, value: []string{"-f"}},
-		"proxychains4":     {kind: runsArgv, flag: []string{"-q"}, value: []string{"-f"}},
-		"dbus-run-session": {kind: runsArgv},
-		// toybox is a multi-call binary as busybox is; run0 is systemd's sudo;
-		// runuser -u USER runs a command as su -c runs a script.
-		"toybox": {kind: runsArgv, noExec: []string{"--help", "--version", "--long"}},
-		"run0": {kind: runsArgv, value: []string{"-u", "--user", "-g", "--group", "-D", "--chdir", "--setenv", "--nice", "--unit", "--property", "--description", "--slice", "--machine", "--background"},
-			flag: []string{"--no-ask-password", "--slice-inherit"}},
-		"runuser": {kind: runsArgv, value: []string{"-u", "--user", "-g", "--group", "-G", "--supp-group", "-s", "--shell", "-w", "--whitelist-environment"},
-			flag:   []string{"-", "-l", "--login", "-m", "-p", "--preserve-environment", "-P", "--pty", "-f", "--fast"},
-			script: []string{"-c", "--command", "--session-command"}},
-		"catchsegv": {kind: runsArgv},
-		// parallel runs its command words, joined, through a shell.
-		"parallel": {kind: runsJoined, inputCommands: true, value: []string{"-j", "--jobs", "-S", "--sshlogin", "-a", "--arg-file"}, flag: []string{"-k", "--keep-order", "-q", "--quote"}},
-		// script -c runs a command; without it, an interactive shell.
-		"script": {kind: runsNone, permute: true, value: []string{"-O", "--log-out", "-I", "--log-in", "-B", "--log-io", "-T", "--log-timing", "-E", "--echo", "-m", "--logging-format"},
-			flag: []string{"-a", "--append", "-e", "--return", "-f", "--flush", "-q", "--quiet"}, script: []string{"-c", "--command"}},
-		"eval": {kind: runsJoined},
-		"trap": {kind: runsTrap, noExec: []string{"-l", "-p", "-P"}},
-		"jobs": {kind: runsJobs},
-		"find": {kind: runsFindExec},
-		"su": {kind: runsNone, permute: true, shellArgs: true, value: []string{"-s", "--shell", "-g", "--group", "-G", "--supp-group", "-w", "--whitelist-environment"},
-			flag:   []string{"-", "-l", "--login", "-m", "-p", "--preserve-environment", "-f", "--fast", "-P", "--pty"},
-			script: []string{"-c", "--command", "--session-command"}},
-	}
-})
+// wrappers holds, by basename, how each program that wraps another
+// command does it; the shells share one grammar (shells, shellWrapper).
+// Unknown options make the wrapper unanalysable rather than guessed: for
+// the less common wrappers too, an option not listed makes them
+// uncertain, and probe still finds a forbidden command after it.
+var wrappers = nameTable[*wrapper]{
+	{"builtin", &wrapper{kind: runsArgv}},
+	{"busybox", &wrapper{kind: runsArgv, noExec: []string{"--list", "--list-full", "--help"}}},
+	{"catchsegv", &wrapper{kind: runsArgv}},
+	{"chroot", &wrapper{kind: runsArgv, operands: 1, value: []string{"--userspec", "--groups"}, flag: []string{"--skip-chdir"}}},
+	{"chrt", &wrapper{kind: runsArgv, numeric: true, numOperand: true, flag: []string{"-b", "-d", "-f", "-i", "-o", "-r", "-R", "-v", "--batch", "--fifo", "--idle", "--other", "--rr", "--reset-on-fork", "--verbose", "-a", "--all-tasks"}, value: []string{"-T", "-P", "-D"}, noExec: []string{"-p", "--pid", "-m", "--max"}}},
+	{"command", &wrapper{kind: runsArgv, flag: []string{"-p"}, noExec: []string{"-v", "-V"}}},
+	{"dbus-run-session", &wrapper{kind: runsArgv}},
+	{"doas", &wrapper{kind: runsArgv, value: []string{"-u", "-C"}, flag: []string{"-n", "-s"}, noExec: []string{"-L"}, shellOpts: []string{"-s"}}},
+	{"env", &wrapper{kind: runsArgv, assignments: true, value: []string{"-u", "--unset", "-C", "--chdir"}, flag: []string{"-i", "-", "--ignore-environment", "-0", "--null", "-v", "--debug", "--default-signal", "--ignore-signal", "--block-signal", "--list-signal-handling"}, script: []string{"-S", "--split-string"}, noExec: []string{"--help", "--version"}}},
+	{"eval", &wrapper{kind: runsJoined}},
+	{"exec", &wrapper{kind: runsArgv, value: []string{"-a"}, flag: []string{"-c", "-l"}}},
+	{"fakeroot", &wrapper{kind: runsArgv, value: []string{"-l", "--lib", "--faked", "-s", "-i", "-b"}, flag: []string{"-u", "--unknown-is-real"}}},
+	{"find", &wrapper{kind: runsFindExec}},
+	{"firejail", &wrapper{kind: runsArgv}},
+	{"flock", &wrapper{kind: runsArgv, operands: 1, value: []string{"-w", "--timeout", "-E", "--conflict-exit-code"}, flag: []string{"-s", "--shared", "-x", "-e", "--exclusive", "-n", "--nb", "--nonblock", "-u", "--unlock", "-o", "--close", "-F", "--no-fork", "--verbose"}, script: []string{"-c", "--command"}}},
+	{"ionice", &wrapper{kind: runsArgv, value: []string{"-c", "--class", "-n", "--classdata"}, flag: []string{"-t", "--ignore"}, noExec: []string{"-p", "--pid", "-P", "--pgid", "-u", "--uid"}}},
+	{"jobs", &wrapper{kind: runsJobs}},
+	{"ltrace", &wrapper{kind: runsArgv, value: []string{"-o", "--output", "-e", "-s", "-u", "-a", "-n", "-l", "--library"}, flag: []string{"-f", "-c", "-C", "-d", "-i", "-r", "-S", "-t", "-tt", "-ttt", "-T", "-w"}, noExec: []string{"-p", "-V", "--version", "-h", "--help"}}},
+	{"nice", &wrapper{kind: runsArgv, numeric: true, value: []string{"-n", "--adjustment"}}},
+	{"nohup", &wrapper{kind: runsArgv}},
+	{"nsenter", &wrapper{kind: runsArgv, value: []string{"-t", "--target", "-S", "--setuid", "-G", "--setgid", "-R", "--root", "-W", "--wd"}, flag: []string{"-a", "--all", "-m", "--mount", "-u", "--uts", "-i", "--ipc", "-n", "--net", "-p", "--pid", "-U", "--user", "-C", "--cgroup", "-T", "--time", "-r", "-w", "-F", "--no-fork", "--preserve-credentials"}}},
+	{"numactl", &wrapper{kind: runsArgv}},
+	// parallel runs its command words, joined, through a shell.
+	{"parallel", &wrapper{kind: runsJoined, inputCommands: true, value: []string{"-j", "--jobs", "-S", "--sshlogin", "-a", "--arg-file"}, flag: []string{"-k", "--keep-order", "-q", "--quote"}}},
+	{"pkexec", &wrapper{kind: runsArgv, value: []string{"--user"}, flag: []string{"--disable-internal-agent", "--keep-cwd"}, noExec: []string{"--version", "--help"}}},
+	{"prlimit", &wrapper{kind: runsArgv, noExec: []string{"-p", "--pid"}}},
+	{"proxychains", &wrapper{kind: runsArgv, flag: []string{"-q"}, value: []string{"-f"}}},
+	{"proxychains4", &wrapper{kind: runsArgv, flag: []string{"-q"}, value: []string{"-f"}}},
+	// run0 is systemd's sudo.
+	{"run0", &wrapper{kind: runsArgv, value: []string{"-u", "--user", "-g", "--group", "-D", "--chdir", "--setenv", "--nice", "--unit", "--property", "--description", "--slice", "--machine", "--background"},
+		flag: []string{"--no-ask-password", "--slice-inherit"}}},
+	// runuser -u USER runs a command as su -c runs a script.
+	{"runuser", &wrapper{kind: runsArgv, value: []string{"-u", "--user", "-g", "--group", "-G", "--supp-group", "-s", "--shell", "-w", "--whitelist-environment"},
+		flag:   []string{"-", "-l", "--login", "-m", "-p", "--preserve-environment", "-P", "--pty", "-f", "--fast"},
+		script: []string{"-c", "--command", "--session-command"}}},
+	// script -c runs a command; without it, an interactive shell.
+	{"script", &wrapper{kind: runsNone, permute: true, value: []string{"-O", "--log-out", "-I", "--log-in", "-B", "--log-io", "-T", "--log-timing", "-E", "--echo", "-m", "--logging-format"},
+		flag: []string{"-a", "--append", "-e", "--return", "-f", "--flush", "-q", "--quiet"}, script: []string{"-c", "--command"}}},
+	{"setsid", &wrapper{kind: runsArgv, flag: []string{"-c", "--ctty", "-f", "--fork", "-w", "--wait"}}},
+	{"stdbuf", &wrapper{kind: runsArgv, value: []string{"-i", "--input", "-o", "--output", "-e", "--error"}}},
+	{"strace", &wrapper{kind: runsArgv, value: []string{"-o", "--output", "-e", "-s", "--string-limit", "-u", "--user", "-E", "--env", "-a", "-S", "-P", "-I", "-O", "-X", "-b"}, flag: []string{"-f", "-ff", "-c", "-C", "-d", "-D", "-i", "-k", "-q", "-qq", "-r", "-t", "-tt", "-ttt", "-T", "-v", "-w", "-x", "-xx", "-y", "-yy", "-z", "-Z", "-n", "-A", "-F"}, noExec: []string{"-p", "--attach", "-V", "--version", "-h", "--help"}}},
+	{"su", &wrapper{kind: runsNone, permute: true, shellArgs: true, value: []string{"-s", "--shell", "-g", "--group", "-G", "--supp-group", "-w", "--whitelist-environment"},
+		flag:   []string{"-", "-l", "--login", "-m", "-p", "--preserve-environment", "-f", "--fast", "-P", "--pty"},
+		script: []string{"-c", "--command", "--session-command"}}},
+	{"sudo", &wrapper{kind: runsArgv, assignments: true,
+		value:     []string{"-u", "--user", "-g", "--group", "-h", "--host", "-p", "--prompt", "-C", "--close-from", "-D", "--chdir", "-r", "--role", "-t", "--type", "-U", "--other-user", "-T", "--command-timeout", "-R", "--chroot"},
+		flag:      []string{"-A", "--askpass", "-b", "--background", "-E", "--preserve-env", "-H", "--set-home", "-i", "--login", "-k", "--reset-timestamp", "-K", "--remove-timestamp", "-n", "--non-interactive", "-P", "--preserve-groups", "-S", "--stdin", "-s", "--shell", "-B", "--bell", "-N", "--no-update"},
+		noExec:    []string{"-e", "--edit", "-l", "--list", "-V", "--version", "-v", "--validate", "--help"},
+		shellOpts: []string{"-i", "--login", "-s", "--shell"}}},
+	{"systemd-run", &wrapper{kind: runsArgv, value: []string{"-u", "--unit", "-p", "--property", "-E", "--setenv", "-M", "--machine", "--description", "--slice", "--working-directory"}, flag: []string{"--user", "--system", "--scope", "-P", "--pipe", "-q", "--quiet", "--wait", "-G", "--collect", "-t", "--pty", "-d", "--same-dir", "--no-block"}}},
+	{"taskset", &wrapper{kind: runsArgv, operands: 1, flag: []string{"-a", "--all-tasks", "-c", "--cpu-list"}, noExec: []string{"-p", "--pid"}}},
+	{"time", &wrapper{kind: runsArgv, value: []string{"-f", "--format", "-o", "--output"}, flag: []string{"-p", "--portability", "-a", "--append", "-v", "--verbose", "-q", "--quiet"}}},
+	{"timeout", &wrapper{kind: runsArgv, operands: 1, value: []string{"-k", "--kill-after", "-s", "--signal"}, flag: []string{"--preserve-status", "--foreground", "-v", "--verbose"}}},
+	{"torsocks", &wrapper{kind: runsArgv, flag: []string{"-i", "--isolate", "-q", "--quiet", "-d", "--debug"}, value: []string{"-u", "--user", "-p", "--pass", "-a", "--address", "-P", "--port"}}},
+	// toybox is a multi-call binary as busybox is.
+	{"toybox", &wrapper{kind: runsArgv, noExec: []string{"--help", "--version", "--long"}}},
+	{"trap", &wrapper{kind: runsTrap, noExec: []string{"-l", "-p", "-P"}}},
+	{"unbuffer", &wrapper{kind: runsArgv, flag: []string{"-p"}}},
+	{"unshare", &wrapper{kind: runsArgv, flag: []string{"-m", "-u", "-i", "-n", "-p", "-U", "-C", "-T", "-f", "-r", "-c", "--mount", "--uts", "--ipc", "--net", "--pid", "--user", "--cgroup", "--time", "--fork", "--map-root-user", "--map-current-user", "--kill-child", "--mount-proc"}, value: []string{"-S", "--setuid", "-G", "--setgid", "-R", "--root", "-w", "--wd", "--propagation"}}},
+	{"valgrind", &wrapper{kind: runsArgv}},
+	{"watch", &wrapper{kind: runsJoined, value: []string{"-n", "--interval", "-q", "--equexit"},
+		flag:     []string{"-b", "--beep", "-c", "--color", "-C", "--no-color", "-d", "--differences", "-e", "--errexit", "-g", "--chgexit", "-t", "--no-title", "-w", "--no-wrap", "-p", "--precise", "-r", "--no-rerun"},
+		argvMode: []string{"-x", "--exec"}}},
+	{"xargs", &wrapper{kind: runsArgv,
+		value:    []string{"-a", "--arg-file", "-d", "--delimiter", "-E", "-I", "-L", "-n", "--max-args", "-P", "--max-procs", "-s", "--max-chars", "--process-slot-var"},
+		optValue: []string{"--eof", "--replace", "--max-lines"},
+		flag:     []string{"-0", "--null", "-o", "--open-tty", "-p", "--interactive", "-r", "--no-run-if-empty", "-t", "--verbose", "-x", "--exit", "-e", "-i", "-l"}}},
+	{"xvfb-run", &wrapper{kind: runsArgv, value: []string{"-n", "--server-num", "-e", "--error-file", "-f", "--auth-file", "-p", "--xauth-protocol", "-s", "--server-args", "-w", "--wait"}, flag: []string{"-a", "--auto-servernum", "-l", "--listen-tcp"}}},
+}
 
 // shells are the programs whose -c runs a script; they share one option
 // grammar (bash and its relatives).
@@ -176,44 +175,45 @@ var shellWrapper = wrapper{kind: runsShell, anyShort: true, plusOpts: true,
 	noExec:   []string{"--help", "--version"},
 	fileOpts: []string{"--rcfile", "--init-file"}}
 
-// wrapperIndex maps a basename to its wrapper, shells included, so that
-// the lookup for every command is one map access. It is built on first
-// use and never changed.
-var wrapperIndex = sync.OnceValue(func() map[string]*wrapper {
-	ws := wrappers()
-	m := make(map[string]*wrapper, len(ws)+len(shells))
-	for name, w := range ws {
-		m[name] = &w
-	}
-	for _, name := range shells {
-		m[name] = &shellWrapper
-	}
-	return m
-})
-
 // lookupWrapper returns how program (by basename) wraps another command.
 func lookupWrapper(program string) (*wrapper, bool) {
-	w, ok := wrapperIndex()[path.Base(program)]
-	return w, ok
+	w := lookupProgram(path.Base(program)).wrapper
+	return w, w != nil
 }
 
-// shortOptNames holds "-c" and "+c" for every byte c, so that splitting an
-// option cluster into options does not allocate. Built on first use.
-var shortOptNames = sync.OnceValue(func() (t *[2][256]string) {
-	t = new([2][256]string)
-	for c := range 256 {
-		t[0][c] = string([]byte{'-', byte(c)})
-		t[1][c] = string([]byte{'+', byte(c)})
-	}
-	return t
-})
+// dashOpts and plusOpts hold "-c" and "+c" for every ASCII letter and
+// digit c, in the order of alnumIndex, so that splitting an option cluster
+// into options cuts each from a constant rather than allocating it (or
+// building a table of every byte when the first cluster is met).
+const (
+	dashOpts = "-0-1-2-3-4-5-6-7-8-9-A-B-C-D-E-F-G-H-I-J-K-L-M-N-O-P-Q-R-S-T-U-V-W-X-Y-Z-a-b-c-d-e-f-g-h-i-j-k-l-m-n-o-p-q-r-s-t-u-v-w-x-y-z"
+	plusOpts = "+0+1+2+3+4+5+6+7+8+9+A+B+C+D+E+F+G+H+I+J+K+L+M+N+O+P+Q+R+S+T+U+V+W+X+Y+Z+a+b+c+d+e+f+g+h+i+j+k+l+m+n+o+p+q+r+s+t+u+v+w+x+y+z"
+)
 
 // shortOpt returns sign (- or +) followed by c.
 func shortOpt(sign, c byte) string {
-	if sign == '+' {
-		return shortOptNames()[1][c]
+	i := alnumIndex(c)
+	switch {
+	case i < 0:
+		return string([]byte{sign, c})
+	case sign == '+':
+		return plusOpts[2*i : 2*i+2]
 	}
-	return shortOptNames()[0][c]
+	return dashOpts[2*i : 2*i+2]
+}
+
+// alnumIndex returns the place of c among the digits, upper-case and then
+// lower-case ASCII letters, or -1.
+func alnumIndex(c byte) int {
+	switch {
+	case c >= '0' && c <= '9':
+		return int(c - '0')
+	case c >= 'A' && c <= 'Z':
+		return 10 + int(c-'A')
+	case c >= 'a' && c <= 'z':
+		return 36 + int(c-'a')
+	}
+	return -1
 }
 
 // unwrapped is what one wrapper invocation runs.

@@ -111,3 +111,23 @@ func joinText(ws []word) string {
 		}
 	}), " ")
 }
+
+// TestShortOpt checks shortOpt for every byte, and that it allocates
+// nothing for the letters and digits options are made of.
+func TestShortOpt(t *testing.T) {
+	for _, sign := range []byte{'-', '+'} {
+		for c := range 256 {
+			if got, want := shortOpt(sign, byte(c)), string([]byte{sign, byte(c)}); got != want {
+				t.Errorf("shortOpt(%q, %#x) = %q, want %q", sign, c, got, want)
+			}
+		}
+	}
+	if n := testing.AllocsPerRun(10, func() {
+		for _, c := range []byte("09AZaz") {
+			_ = shortOpt('-', c)
+			_ = shortOpt('+', c)
+		}
+	}); n != 0 {
+		t.Errorf("shortOpt allocates %v times for letters and digits", n)
+	}
+}

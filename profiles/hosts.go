@@ -30,7 +30,7 @@ func hostPolicy(m *File, src source) (egress.Policy, error) {
 		}
 		for _, e := range *l.list {
 			if strings.HasPrefix(e, ":") {
-				hosts, ok := egress.Presets[e]
+				hosts, ok := egress.Preset(e)
 				if !ok {
 					return pol, src.elemErrorf(l.key, e, "unknown preset %q (presets: %s)", e, strings.Join(egress.PresetNames(), ", "))
 				}

@@ -6,6 +6,7 @@ import (
 	"crypto/tls"
 	"net"
 	"net/netip"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -42,12 +43,41 @@ func TestParsePattern(t *testing.T) {
 			t.Errorf("ParsePattern(%q) = %q, %v; want %q", in, got, err, want)
 		}
 	}
-	for name, hosts := range Presets {
-		for _, h := range hosts {
+	for _, p := range presets {
+		for _, h := range p.hosts {
 			if _, err := ParsePattern(h); err != nil {
-				t.Errorf("preset %s: %v", name, err)
+				t.Errorf("preset %s: %v", p.name, err)
 			}
 		}
+	}
+}
+
+func TestPresets(t *testing.T) {
+	names := PresetNames()
+	if len(names) != len(presets) || !slices.IsSorted(names) {
+		t.Errorf("PresetNames() = %q, want the %d preset names sorted", names, len(presets))
+	}
+	seen := map[string]bool{}
+	for _, p := range presets {
+		if seen[p.name] {
+			t.Errorf("preset %s is listed twice", p.name)
+		}
+		seen[p.name] = true
+		if hosts, ok := Preset(p.name); !ok || !slices.Equal(hosts, p.hosts) {
+			t.Errorf("Preset(%q) = %q, %v, want %q", p.name, hosts, ok, p.hosts)
+		}
+	}
+	for _, name := range []string{":nope", "npm", ""} {
+		if hosts, ok := Preset(name); ok {
+			t.Errorf("Preset(%q) = %q, want none", name, hosts)
+		}
+	}
+}
+
+// TestStandIns checks the range StandIns is put together as.
+func TestStandIns(t *testing.T) {
+	if want := netip.MustParsePrefix("198.18.0.0/15"); StandIns != want {
+		t.Errorf("StandIns = %v, want %v", StandIns, want)
 	}
 }
 

@@ -5,6 +5,7 @@ package linux
 import (
 	"encoding/binary"
 	"fmt"
+	"slices"
 
 	"golang.org/x/sys/unix"
 )
@@ -117,9 +118,9 @@ func buildBPF(rules []SyscallRule) ([]byte, error) {
 	var order []uint32
 	byNr := map[uint32][]SyscallRule{}
 	for _, r := range rules {
-		nr, ok := syscallNumbers[r.Syscall]
+		nr, ok := syscallNumbers()[r.Syscall]
 		if !ok {
-			if absentSyscalls[r.Syscall] {
+			if slices.Contains(absentSyscalls, r.Syscall) {
 				// The kernel has no such call here: nothing to deny.
 				continue
 			}

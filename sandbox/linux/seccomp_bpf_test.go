@@ -89,7 +89,7 @@ func wantAction(rules []SyscallRule, d seccompData) uint32 {
 		return unix.SECCOMP_RET_KILL_PROCESS
 	}
 	for _, r := range rules {
-		nr, ok := syscallNumbers[r.Syscall]
+		nr, ok := syscallNumbers()[r.Syscall]
 		if !ok || nr != d.nr {
 			continue
 		}
@@ -152,7 +152,7 @@ func TestBuildBPFMatchesTable(t *testing.T) {
 			}
 			vals := argValues(rules)
 			var nrs []uint32
-			for _, nr := range syscallNumbers {
+			for _, nr := range syscallNumbers() {
 				nrs = append(nrs, nr)
 			}
 			// Calls the table does not name.
@@ -213,7 +213,7 @@ func TestBuildBPFConditions(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		d := seccompData{nr: syscallNumbers["clone"], arch: nativeAuditArch}
+		d := seccompData{nr: syscallNumbers()["clone"], arch: nativeAuditArch}
 		d.args[tt.cond.Arg] = tt.arg
 		got, err := runBPF(prog, d)
 		if err != nil {
@@ -239,9 +239,9 @@ func TestBuildBPFLongBlock(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, d := range []seccompData{
-		{nr: syscallNumbers["ptrace"], arch: nativeAuditArch},
-		{nr: syscallNumbers["ioctl"], arch: nativeAuditArch, args: [6]uint64{0, 1299}},
-		{nr: syscallNumbers["ioctl"], arch: nativeAuditArch, args: [6]uint64{0, 1300}},
+		{nr: syscallNumbers()["ptrace"], arch: nativeAuditArch},
+		{nr: syscallNumbers()["ioctl"], arch: nativeAuditArch, args: [6]uint64{0, 1299}},
+		{nr: syscallNumbers()["ioctl"], arch: nativeAuditArch, args: [6]uint64{0, 1300}},
 	} {
 		got, err := runBPF(prog, d)
 		if err != nil {

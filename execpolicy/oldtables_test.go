@@ -1,0 +1,265 @@
+package execpolicy
+
+import (
+	"slices"
+	"strings"
+)
+
+// The built-in tables as they were before they became static nameTables
+// (at df8355f): maps built at run time, kept verbatim but for their names
+// so that TestTablesMatchOld can check that the nameTables say exactly
+// what the maps did. Only shellBuiltins differs in form: its inline
+// closures became the named functions they were moved to unchanged.
+
+// oldExecOptions is execOptions with the maps it had.
+type oldExecOptions struct {
+	short       string
+	long        []string
+	oldStyle    bool
+	valuePrefix map[string]string
+	global      bool
+	skip        []string
+	configValue bool
+	sub         map[string]*oldExecOptions
+	runsAfter   string
+}
+
+// oldSubcommands is what subcommandDepth held for a tool.
+type oldSubcommands struct{ nested []string }
+
+// oldProgramFacts is programFacts with an oldExecOptions.
+type oldProgramFacts struct {
+	wrapper *wrapper
+	danger  []int
+	safe    []safeEntry
+	builtin builtinCheck
+	exec    *oldExecOptions
+}
+
+func oldWrappers() map[string]wrapper {
+	return map[string]wrapper{
+		"sudo": {kind: runsArgv, assignments: true,
+			value:     []string{"-u", "--user", "-g", "--group", "-h", "--host", "-p", "--prompt", "-C", "--close-from", "-D", "--chdir", "-r", "--role", "-t", "--type", "-U", "--other-user", "-T", "--command-timeout", "-R", "--chroot"},
+			flag:      []string{"-A", "--askpass", "-b", "--background", "-E", "--preserve-env", "-H", "--set-home", "-i", "--login", "-k", "--reset-timestamp", "-K", "--remove-timestamp", "-n", "--non-interactive", "-P", "--preserve-groups", "-S", "--stdin", "-s", "--shell", "-B", "--bell", "-N", "--no-update"},
+			noExec:    []string{"-e", "--edit", "-l", "--list", "-V", "--version", "-v", "--validate", "--help"},
+			shellOpts: []string{"-i", "--login", "-s", "--shell"}},
+		"doas":    {kind: runsArgv, value: []string{"-u", "-C"}, flag: []string{"-n", "-s"}, noExec: []string{"-L"}, shellOpts: []string{"-s"}},
+		"env":     {kind: runsArgv, assignments: true, value: []string{"-u", "--unset", "-C", "--chdir"}, flag: []string{"-i", "-", "--ignore-environment", "-0", "--null", "-v", "--debug", "--default-signal", "--ignore-signal", "--block-signal", "--list-signal-handling"}, script: []string{"-S", "--split-string"}, noExec: []string{"--help", "--version"}},
+		"nice":    {kind: runsArgv, numeric: true, value: []string{"-n", "--adjustment"}},
+		"nohup":   {kind: runsArgv},
+		"timeout": {kind: runsArgv, operands: 1, value: []string{"-k", "--kill-after", "-s", "--signal"}, flag: []string{"--preserve-status", "--foreground", "-v", "--verbose"}},
+		"stdbuf":  {kind: runsArgv, value: []string{"-i", "--input", "-o", "--output", "-e", "--error"}},
+		"time":    {kind: runsArgv, value: []string{"-f", "--format", "-o", "--output"}, flag: []string{"-p", "--portability", "-a", "--append", "-v", "--verbose", "-q", "--quiet"}},
+		"setsid":  {kind: runsArgv, flag: []string{"-c", "--ctty", "-f", "--fork", "-w", "--wait"}},
+		"command": {kind: runsArgv, flag: []string{"-p"}, noExec: []string{"-v", "-V"}},
+		"exec":    {kind: runsArgv, value: []string{"-a"}, flag: []string{"-c", "-l"}},
+		"builtin": {kind: runsArgv},
+		"busybox": {kind: runsArgv, noExec: []string{"--list", "--list-full", "--help"}},
+		"xargs": {kind: runsArgv,
+			value:    []string{"-a", "--arg-file", "-d", "--delimiter", "-E", "-I", "-L", "-n", "--max-args", "-P", "--max-procs", "-s", "--max-chars", "--process-slot-var"},
+			optValue: []string{"--eof", "--replace", "--max-lines"},
+			flag:     []string{"-0", "--null", "-o", "--open-tty", "-p", "--interactive", "-r", "--no-run-if-empty", "-t", "--verbose", "-x", "--exit", "-e", "-i", "-l"}},
+		"ionice":  {kind: runsArgv, value: []string{"-c", "--class", "-n", "--classdata"}, flag: []string{"-t", "--ignore"}, noExec: []string{"-p", "--pid", "-P", "--pgid", "-u", "--uid"}},
+		"chrt":    {kind: runsArgv, numeric: true, numOperand: true, flag: []string{"-b", "-d", "-f", "-i", "-o", "-r", "-R", "-v", "--batch", "--fifo", "--idle", "--other", "--rr", "--reset-on-fork", "--verbose", "-a", "--all-tasks"}, value: []string{"-T", "-P", "-D"}, noExec: []string{"-p", "--pid", "-m", "--max"}},
+		"taskset": {kind: runsArgv, operands: 1, flag: []string{"-a", "--all-tasks", "-c", "--cpu-list"}, noExec: []string{"-p", "--pid"}},
+		"unshare": {kind: runsArgv, flag: []string{"-m", "-u", "-i", "-n", "-p", "-U", "-C", "-T", "-f", "-r", "-c", "--mount", "--uts", "--ipc", "--net", "--pid", "--user", "--cgroup", "--time", "--fork", "--map-root-user", "--map-current-user", "--kill-child", "--mount-proc"}, value: []string{"-S", "--setuid", "-G", "--setgid", "-R", "--root", "-w", "--wd", "--propagation"}},
+		"watch": {kind: runsJoined, value: []string{"-n", "--interval", "-q", "--equexit"},
+			flag:     []string{"-b", "--beep", "-c", "--color", "-C", "--no-color", "-d", "--differences", "-e", "--errexit", "-g", "--chgexit", "-t", "--no-title", "-w", "--no-wrap", "-p", "--precise", "-r", "--no-rerun"},
+			argvMode: []string{"-x", "--exec"}},
+		// Less common wrappers: an option not listed makes them uncertain,
+		// and probe still finds a forbidden command after it.
+		"chroot":           {kind: runsArgv, operands: 1, value: []string{"--userspec", "--groups"}, flag: []string{"--skip-chdir"}},
+		"flock":            {kind: runsArgv, operands: 1, value: []string{"-w", "--timeout", "-E", "--conflict-exit-code"}, flag: []string{"-s", "--shared", "-x", "-e", "--exclusive", "-n", "--nb", "--nonblock", "-u", "--unlock", "-o", "--close", "-F", "--no-fork", "--verbose"}, script: []string{"-c", "--command"}},
+		"strace":           {kind: runsArgv, value: []string{"-o", "--output", "-e", "-s", "--string-limit", "-u", "--user", "-E", "--env", "-a", "-S", "-P", "-I", "-O", "-X", "-b"}, flag: []string{"-f", "-ff", "-c", "-C", "-d", "-D", "-i", "-k", "-q", "-qq", "-r", "-t", "-tt", "-ttt", "-T", "-v", "-w", "-x", "-xx", "-y", "-yy", "-z", "-Z", "-n", "-A", "-F"}, noExec: []string{"-p", "--attach", "-V", "--version", "-h", "--help"}},
+		"ltrace":           {kind: runsArgv, value: []string{"-o", "--output", "-e", "-s", "-u", "-a", "-n", "-l", "--library"}, flag: []string{"-f", "-c", "-C", "-d", "-i", "-r", "-S", "-t", "-tt", "-ttt", "-T", "-w"}, noExec: []string{"-p", "-V", "--version", "-h", "--help"}},
+		"pkexec":           {kind: runsArgv, value: []string{"--user"}, flag: []string{"--disable-internal-agent", "--keep-cwd"}, noExec: []string{"--version", "--help"}},
+		"nsenter":          {kind: runsArgv, value: []string{"-t", "--target", "-S", "--setuid", "-G", "--setgid", "-R", "--root", "-W", "--wd"}, flag: []string{"-a", "--all", "-m", "--mount", "-u", "--uts", "-i", "--ipc", "-n", "--net", "-p", "--pid", "-U", "--user", "-C", "--cgroup", "-T", "--time", "-r", "-w", "-F", "--no-fork", "--preserve-credentials"}},
+		"systemd-run":      {kind: runsArgv, value: []string{"-u", "--unit", "-p", "--property", "-E", "--setenv", "-M", "--machine", "--description", "--slice", "--working-directory"}, flag: []string{"--user", "--system", "--scope", "-P", "--pipe", "-q", "--quiet", "--wait", "-G", "--collect", "-t", "--pty", "-d", "--same-dir", "--no-block"}},
+		"fakeroot":         {kind: runsArgv, value: []string{"-l", "--lib", "--faked", "-s", "-i", "-b"}, flag: []string{"-u", "--unknown-is-real"}},
+		"firejail":         {kind: runsArgv},
+		"valgrind":         {kind: runsArgv},
+		"unbuffer":         {kind: runsArgv, flag: []string{"-p"}},
+		"numactl":          {kind: runsArgv},
+		"prlimit":          {kind: runsArgv, noExec: []string{"-p", "--pid"}},
+		"xvfb-run":         {kind: runsArgv, value: []string{"-n", "--server-num", "-e", "--error-file", "-f", "--auth-file", "-p", "--xauth-protocol", "-s", "--server-args", "-w", "--wait"}, flag: []string{"-a", "--auto-servernum", "-l", "--listen-tcp"}},
+		"torsocks":         {kind: runsArgv, flag: []string{"-i", "--isolate", "-q", "--quiet", "-d", "--debug"}, value: []string{"-u", "--user", "-p", "--pass", "-a", "--address", "-P", "--port"}},
+		"proxychains":      {kind: runsArgv, flag: []string{"-q"}, value: []string{"-f"}},
+		"proxychains4":     {kind: runsArgv, flag: []string{"-q"}, value: []string{"-f"}},
+		"dbus-run-session": {kind: runsArgv},
+		// toybox is a multi-call binary as busybox is; run0 is systemd's sudo;
+		// runuser -u USER runs a command as su -c runs a script.
+		"toybox": {kind: runsArgv, noExec: []string{"--help", "--version", "--long"}},
+		"run0": {kind: runsArgv, value: []string{"-u", "--user", "-g", "--group", "-D", "--chdir", "--setenv", "--nice", "--unit", "--property", "--description", "--slice", "--machine", "--background"},
+			flag: []string{"--no-ask-password", "--slice-inherit"}},
+		"runuser": {kind: runsArgv, value: []string{"-u", "--user", "-g", "--group", "-G", "--supp-group", "-s", "--shell", "-w", "--whitelist-environment"},
+			flag:   []string{"-", "-l", "--login", "-m", "-p", "--preserve-environment", "-P", "--pty", "-f", "--fast"},
+			script: []string{"-c", "--command", "--session-command"}},
+		"catchsegv": {kind: runsArgv},
+		// parallel runs its command words, joined, through a shell.
+		"parallel": {kind: runsJoined, inputCommands: true, value: []string{"-j", "--jobs", "-S", "--sshlogin", "-a", "--arg-file"}, flag: []string{"-k", "--keep-order", "-q", "--quote"}},
+		// script -c runs a command; without it, an interactive shell.
+		"script": {kind: runsNone, permute: true, value: []string{"-O", "--log-out", "-I", "--log-in", "-B", "--log-io", "-T", "--log-timing", "-E", "--echo", "-m", "--logging-format"},
+			flag: []string{"-a", "--append", "-e", "--return", "-f", "--flush", "-q", "--quiet"}, script: []string{"-c", "--command"}},
+		"eval": {kind: runsJoined},
+		"trap": {kind: runsTrap, noExec: []string{"-l", "-p", "-P"}},
+		"jobs": {kind: runsJobs},
+		"find": {kind: runsFindExec},
+		"su": {kind: runsNone, permute: true, shellArgs: true, value: []string{"-s", "--shell", "-g", "--group", "-G", "--supp-group", "-w", "--whitelist-environment"},
+			flag:   []string{"-", "-l", "--login", "-m", "-p", "--preserve-environment", "-f", "--fast", "-P", "--pty"},
+			script: []string{"-c", "--command", "--session-command"}},
+	}
+}
+
+func oldWrapperIndex() map[string]*wrapper {
+	ws := oldWrappers()
+	m := make(map[string]*wrapper, len(ws)+len(shells))
+	for name, w := range ws {
+		m[name] = &w
+	}
+	for _, name := range shells {
+		m[name] = &shellWrapper
+	}
+	return m
+}
+
+func oldDangerTables() (map[string][]int, []int) {
+	exact := map[string][]int{}
+	var patterns []int
+	for i, e := range dangerFloor {
+		for _, p := range e.programs {
+			if strings.HasSuffix(p, "*") {
+				if !slices.Contains(patterns, i) {
+					patterns = append(patterns, i)
+				}
+			} else if l := exact[p]; len(l) == 0 || l[len(l)-1] != i {
+				exact[p] = append(l, i)
+			}
+		}
+	}
+	return exact, patterns
+}
+
+func oldDangerIndex() map[string][]int { m, _ := oldDangerTables(); return m }
+
+func oldKnownSafeList() map[string][]safeEntry {
+	return map[string][]safeEntry{
+		"cat": {{maxOperands: -1}}, "ls": {{maxOperands: -1}}, "head": {{maxOperands: -1}}, "tail": {{maxOperands: -1}},
+		"wc": {{maxOperands: -1}}, "grep": {{maxOperands: -1}}, "cut": {{maxOperands: -1}}, "tr": {{maxOperands: -1}},
+		"echo": {{maxOperands: -1}}, "printf": {{maxOperands: -1}}, "pwd": {{maxOperands: -1}}, "which": {{maxOperands: -1}},
+		"stat": {{maxOperands: -1}}, "du": {{maxOperands: -1}}, "df": {{maxOperands: -1}}, "diff": {{maxOperands: -1}},
+		"cmp": {{maxOperands: -1}}, "basename": {{maxOperands: -1}}, "dirname": {{maxOperands: -1}},
+		"realpath": {{maxOperands: -1}}, "readlink": {{maxOperands: -1}}, "true": {{maxOperands: -1}},
+		"false": {{maxOperands: -1}}, "id": {{maxOperands: -1}}, "whoami": {{maxOperands: -1}}, "uname": {{maxOperands: -1}},
+		"nl": {{maxOperands: -1}}, "od": {{maxOperands: -1}}, "sha256sum": {{maxOperands: -1}}, "md5sum": {{maxOperands: -1}},
+		"uniq": {{maxOperands: 1}},
+		"file": {{denyShort: "C", denyLong: []string{"--compile"}, maxOperands: -1}},
+		"date": {{denyShort: "s", denyLong: []string{"--set"}, maxOperands: -1}},
+		"sort": {{denyShort: "o", denyLong: []string{"--output", "--compress-program"}, maxOperands: -1}},
+		"rg":   {{denyShort: "z", denyLong: []string{"--pre", "--pre-glob", "--search-zip", "--hostname-bin"}, maxOperands: -1}},
+		"find": {{denyLong: []string{"-exec", "-execdir", "-ok", "-okdir", "-delete", "-fprint", "-fprint0", "-fprintf", "-fls"}, maxOperands: -1}},
+		// sed -l takes a value, which sedReadOnly would take for the script.
+		"sed": {{denyShort: "ifsl", denyLong: []string{"--in-place", "--file", "--separate", "--line-length"}, maxOperands: -1, check: sedReadOnly}},
+		"git": {
+			{sub: "status", maxOperands: -1},
+			{sub: "log", denyLong: []string{"--output", "--ext-diff"}, maxOperands: -1},
+			{sub: "diff", denyLong: []string{"--output", "--ext-diff"}, maxOperands: -1},
+			{sub: "show", denyLong: []string{"--output", "--ext-diff"}, maxOperands: -1},
+			{sub: "branch", maxOperands: 0, check: gitBranchListing},
+		},
+	}
+}
+
+func oldShellBuiltins() map[string]builtinCheck {
+	return map[string]builtinCheck{
+		"printf":    printfArgs,
+		"read":      readArgs,
+		"mapfile":   mapfileArgs,
+		"readarray": mapfileArgs,
+		"getopts":   getoptsArgs,
+		"wait":      waitArgs,
+		"unset":     unsetArgs,
+		"test":      testNames,
+		"[":         testNames,
+		"fc":        fcArgs,
+		"set":       setArgs,
+		"shopt":     shoptArgs,
+		"source":    sourceFile,
+		".":         sourceFile,
+		"compgen":   compgenArgs,
+		"hash":      hashArgs,
+		"enable":    enableArgs,
+		"alias":     aliasArgs,
+	}
+}
+
+func oldProgramExecOptions() map[string]*oldExecOptions {
+	return map[string]*oldExecOptions{
+		"tar": {short: "IF", oldStyle: true,
+			long:        []string{"--use-compress-program", "--to-command", "--checkpoint-action", "--info-script", "--new-volume-script", "--rsh-command", "--rmt-command"},
+			valuePrefix: map[string]string{"--checkpoint-action": "exec="}},
+		"sort":  {long: []string{"--compress-program"}},
+		"rsync": {short: "e", long: []string{"--rsh"}},
+		// Many git settings are commands git runs (alias.*, core.pager,
+		// core.sshCommand, core.fsmonitor, diff.external, ...); --exec-path
+		// picks the directory of the programs its subcommands run.
+		"git": {short: "c", long: []string{"--config-env", "--exec-path"}, global: true, configValue: true,
+			skip: gitGlobalValue, sub: oldGitSubcommandExecOptions()},
+	}
+}
+
+func oldGitSubcommandExecOptions() map[string]*oldExecOptions {
+	return map[string]*oldExecOptions{
+		"rebase":    {short: "x", long: []string{"--exec"}},
+		"difftool":  {short: "x", long: []string{"--extcmd", "--tool"}},
+		"mergetool": {long: []string{"--tool"}},
+		"grep":      {short: "O", long: []string{"--open-files-in-pager"}},
+		"clone":     {short: "u", long: []string{"--upload-pack"}},
+		"fetch":     {long: []string{"--upload-pack"}},
+		"pull":      {long: []string{"--upload-pack"}},
+		"ls-remote": {long: []string{"--upload-pack"}},
+		"archive":   {long: []string{"--exec"}},
+		"push":      {long: []string{"--receive-pack", "--exec"}},
+		"bisect":    {runsAfter: "run"},
+		"submodule": {runsAfter: "foreach"},
+	}
+}
+
+func oldSubcommandDepth() map[string]oldSubcommands {
+	return map[string]oldSubcommands{
+		"git": {nested: []string{"submodule", "bisect", "stash", "remote", "worktree"}}, "npm": {nested: []string{"run", "run-script"}},
+		"pnpm": {nested: []string{"run"}}, "yarn": {nested: []string{"run"}}, "cargo": {}, "go": {nested: []string{"mod", "tool"}},
+		"docker": {nested: []string{"compose", "image", "container"}}, "podman": {}, "kubectl": {}, "pip": {}, "pip3": {}, "uv": {nested: []string{"pip"}},
+		"poetry": {}, "make": {}, "gh": {nested: []string{"pr", "issue", "repo"}}, "terraform": {}, "dotnet": {}, "rustup": {}, "apt": {}, "apt-get": {}, "brew": {},
+		"systemctl": {}, "helm": {}, "mvn": {}, "gradle": {}, "bundle": {}, "composer": {},
+	}
+}
+
+func oldProgramTable() map[string]oldProgramFacts {
+	m := map[string]oldProgramFacts{}
+	for name, w := range oldWrapperIndex() {
+		f := m[name]
+		f.wrapper = w
+		m[name] = f
+	}
+	for name, l := range oldDangerIndex() {
+		f := m[name]
+		f.danger = l
+		m[name] = f
+	}
+	for name, l := range oldKnownSafeList() {
+		f := m[name]
+		f.safe = l
+		m[name] = f
+	}
+	for name, c := range oldShellBuiltins() {
+		f := m[name]
+		f.builtin = c
+		m[name] = f
+	}
+	for name, e := range oldProgramExecOptions() {
+		f := m[name]
+		f.exec = e
+		m[name] = f
+	}
+	return m
+}
