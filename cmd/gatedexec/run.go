@@ -182,7 +182,10 @@ func approvalContext() (context.Context, func()) {
 		}
 	}()
 	return ctx, func() {
-		signal.Stop(sigs)
+		// Stopped in the background, as the supervisor stops its own:
+		// each signal is disabled by a round trip to a runtime thread,
+		// and the run is over.
+		go signal.Stop(sigs)
 		close(done)
 		cancel(nil)
 	}
