@@ -1,6 +1,10 @@
 package profiles
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/gatedexec/gatedexec/internal/tomlkeys"
+)
 
 // Error is a problem in a profile file, located by file, line and column.
 // Line is 0 when the problem is the file as a whole (it cannot be read);
@@ -12,14 +16,10 @@ type Error struct {
 	Err       error
 }
 
+// Error says file:line:col as tomlkeys.Error does, for one format of
+// positions in every message about a TOML file.
 func (e *Error) Error() string {
-	switch {
-	case e.Line > 0 && e.Col > 0:
-		return fmt.Sprintf("%s:%d:%d: %v", e.File, e.Line, e.Col, e.Err)
-	case e.Line > 0:
-		return fmt.Sprintf("%s:%d: %v", e.File, e.Line, e.Err)
-	}
-	return fmt.Sprintf("%s: %v", e.File, e.Err)
+	return (&tomlkeys.Error{File: e.File, Pos: tomlkeys.Pos{Line: e.Line, Col: e.Col}, Err: e.Err}).Error()
 }
 
 func (e *Error) Unwrap() error { return e.Err }

@@ -70,13 +70,7 @@ var codexFlags = [][]string{nil, {"--pretty"}, {"--resolve-host-executables"}}
 // files written from it once. Rules files Codex refuses are refused by
 // gatedexec too.
 func TestCheckMatchesCodex(t *testing.T) {
-	codex := os.Getenv("GATEDEXEC_CODEX")
-	if codex == "" {
-		if os.Getenv("CI") != "" {
-			t.Fatal("GATEDEXEC_CODEX is not set: make unit sets it from scripts/codex.sh, and CI must compare with Codex")
-		}
-		t.Skip("GATEDEXEC_CODEX is not set (scripts/codex.sh installs codex and prints its path)")
-	}
+	codex := codexBin(t)
 	dir := t.TempDir()
 	for name, src := range codexRules {
 		if err := os.WriteFile(filepath.Join(dir, name), []byte(src), 0o644); err != nil {
@@ -125,13 +119,7 @@ func TestCheckMatchesCodex(t *testing.T) {
 // TestCheckRefusesWhatCodexRefuses: a rules file Codex will not load,
 // gatedexec will not judge with either (it never guesses at a policy).
 func TestCheckRefusesWhatCodexRefuses(t *testing.T) {
-	codex := os.Getenv("GATEDEXEC_CODEX")
-	if codex == "" {
-		if os.Getenv("CI") != "" {
-			t.Fatal("GATEDEXEC_CODEX is not set: make unit sets it from scripts/codex.sh, and CI must compare with Codex")
-		}
-		t.Skip("GATEDEXEC_CODEX is not set (scripts/codex.sh installs codex and prints its path)")
-	}
+	codex := codexBin(t)
 	bad := []string{
 		`prefix_rule(pattern = ["git"], decision = "maybe")`,
 		`prefix_rule(pattern = [], decision = "allow")`,
@@ -160,6 +148,19 @@ func TestCheckRefusesWhatCodexRefuses(t *testing.T) {
 		}
 		return nil
 	})
+}
+
+// codexBin returns Codex's binary, GATEDEXEC_CODEX. Without it the
+// comparison is skipped, except under CI, which must make it.
+func codexBin(t *testing.T) string {
+	codex := os.Getenv("GATEDEXEC_CODEX")
+	if codex == "" {
+		if os.Getenv("CI") != "" {
+			t.Fatal("GATEDEXEC_CODEX is not set: make unit sets it from scripts/codex.sh, and CI must compare with Codex")
+		}
+		t.Skip("GATEDEXEC_CODEX is not set (scripts/codex.sh installs codex and prints its path)")
+	}
+	return codex
 }
 
 // codexCorpusArgvs returns the bypass corpus's commands as argvs, split
