@@ -35,11 +35,11 @@ func TestParseSettings(t *testing.T) {
 		{name: "syntax", src: "profile = \n", wantErr: "c.toml:1:11: "},
 		{name: "key in another case", src: "approver = \"deny\"\nAPPROVER = \"exec:/bin/true\"\n", wantErr: `c.toml:2:1: key "APPROVER" is not spelt "approver"`},
 		{name: "origin is not a key", src: "Origin = \"x\"\n", wantErr: `c.toml:1:1: unknown key "Origin"`},
-		{name: "relative audit log", src: "profile = \"p\"\naudit_log = \"logs/a.jsonl\"\n", wantErr: `c.toml:2: audit_log "logs/a.jsonl" is not an absolute path`},
+		{name: "relative audit log", src: "profile = \"p\"\naudit_log = \"logs/a.jsonl\"\n", wantErr: `c.toml:2:1: audit_log "logs/a.jsonl" is not an absolute path`},
 		{name: "approver timeout", src: "approver_timeout = \"10s\"\n", want: Settings{ApproverTimeout: "10s"}},
-		{name: "zero approver timeout", src: "approver = \"deny\"\napprover_timeout = \"0s\"\n", wantErr: `c.toml:2: approver_timeout: timeout "0s" is not positive`},
-		{name: "bad approver timeout", src: "approver_timeout = \"soon\"\n", wantErr: `c.toml:1: approver_timeout: time: invalid duration`},
-		{name: "relative profile file", src: "approver = \"deny\"\nprofile = \"tools/p.toml\"\n", wantErr: `c.toml:2: profile "tools/p.toml" is a file but not an absolute path`},
+		{name: "zero approver timeout", src: "approver = \"deny\"\napprover_timeout = \"0s\"\n", wantErr: `c.toml:2:1: approver_timeout: timeout "0s" is not positive`},
+		{name: "bad approver timeout", src: "approver_timeout = \"soon\"\n", wantErr: `c.toml:1:1: approver_timeout: time: invalid duration`},
+		{name: "relative profile file", src: "approver = \"deny\"\nprofile = \"tools/p.toml\"\n", wantErr: `c.toml:2:1: profile "tools/p.toml" is a file but not an absolute path`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -76,11 +76,11 @@ func TestSettingsOrigin(t *testing.T) {
 		t.Fatal(err)
 	}
 	got := lo.Over(hi)
-	want := map[string]string{"profile": "lo.toml:1", "approver": "hi.toml:3", "audit_fsync": "hi.toml:4"}
+	want := map[string]string{"profile": "lo.toml:1:1", "approver": "hi.toml:3:1", "audit_fsync": "hi.toml:4:1"}
 	if !reflect.DeepEqual(got.Origin, want) {
 		t.Errorf("Origin = %v, want %v", got.Origin, want)
 	}
-	if lo.Origin["approver"] != "lo.toml:2" {
+	if lo.Origin["approver"] != "lo.toml:2:1" {
 		t.Errorf("Over changed the lower layer's Origin: %v", lo.Origin)
 	}
 	if none := (Settings{}).Over(Settings{Profile: "p"}); none.Origin["profile"] != "" {
@@ -292,7 +292,7 @@ func TestWorkspaceProfileIsAName(t *testing.T) {
 	write(t, file, "extends = \"workspace-write\"\n")
 	for _, tt := range []struct{ profile, wantErr string }{
 		{"p", ""},
-		{file, `config.toml:1: profile "` + file + `": a workspace layer names a profile of its profiles directory, not a file`},
+		{file, `config.toml:1:1: profile "` + file + `": a workspace layer names a profile of its profiles directory, not a file`},
 	} {
 		write(t, filepath.Join(WorkspaceLayerDir(d.Workspace), "config.toml"), "profile = \""+tt.profile+"\"\n")
 		_, err := store.Trust(d.Workspace, "")

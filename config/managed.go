@@ -33,7 +33,7 @@ type Managed struct {
 	// AllowUserRules and AllowWorkspaceRules say whether the allow rules
 	// of those layers count; false keeps their prompt and forbidden rules.
 	AllowUserRules, AllowWorkspaceRules bool
-	// Origin says where each key was set ("file:line"), for messages.
+	// Origin says where each key was set ("file:line:col"), for messages.
 	Origin map[string]string
 	// Digest is the digest of the managed layer's snapshot (every entry
 	// and file, symlinks followed), recorded with every decision so that

@@ -45,7 +45,7 @@ type Settings struct {
 	// workspace's rules files (default true).
 	AllowUserRules      *bool `toml:"allow_user_rules"`
 	AllowWorkspaceRules *bool `toml:"allow_workspace_rules"`
-	// Origin says where each key set here came from, as "file:line", so
+	// Origin says where each key set here came from, as "file:line:col", so
 	// that an error about its value can name it. Keys not set are absent.
 	Origin map[string]string `toml:"-"`
 }
@@ -186,7 +186,7 @@ func ParseSettings(name string, src []byte) (Settings, error) {
 		if s.Origin == nil {
 			s.Origin = map[string]string{}
 		}
-		s.Origin[e.Key.String()] = fmt.Sprintf("%s:%d", name, e.Pos.Line)
+		s.Origin[e.Key.String()] = fmt.Sprintf("%s:%d:%d", name, e.Pos.Line, e.Pos.Col)
 	}
 	// Relative to what? The directory gatedexec happens to run in would
 	// put the log somewhere else for every command, and take the profile

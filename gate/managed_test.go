@@ -133,7 +133,7 @@ func TestManagedCeilingHoldsAgainstEveryLooseningPath(t *testing.T) {
 				c.Flags.ConfigFile = filepath.Join(h.env["HOME"], "c.toml")
 				h.write(t, c.Flags.ConfigFile, "approval_policy = \"never\"\n")
 			},
-			req: unanalysable, wantBy: "policy", wantReason: DenyApproverReason, wantRefused: "c.toml:1: approval_policy (looser than the managed approval_policy"},
+			req: unanalysable, wantBy: "policy", wantReason: DenyApproverReason, wantRefused: "c.toml:1:1: approval_policy (looser than the managed approval_policy"},
 		{name: "-p full-access",
 			setup: func(_ *managedHost, _ *testing.T, c *Config) { c.Flags.Profile = "full-access" },
 			req:   Request{Argv: []string{"ls"}}, wantBy: "managed", wantReason: "allow_full_access"},

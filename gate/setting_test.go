@@ -10,14 +10,14 @@ import (
 // One key names the flag, the variable and the config.toml key, and the
 // setting says which of them it came from.
 func TestPick(t *testing.T) {
-	s := config.Settings{ApproverTimeout: "5s", Origin: map[string]string{config.KeyApproverTimeout: "c.toml:2"}}
+	s := config.Settings{ApproverTimeout: "5s", Origin: map[string]string{config.KeyApproverTimeout: "c.toml:2:1"}}
 	tests := []struct {
 		flag, env string
 		want      setting
 	}{
 		{"1s", "2s", setting{"1s", "--approver-timeout", ErrUsage}},
 		{"", "2s", setting{"2s", "GATEDEXEC_APPROVER_TIMEOUT", ErrConfig}},
-		{"", "", setting{"5s", "c.toml:2: approver_timeout", ErrConfig}},
+		{"", "", setting{"5s", "c.toml:2:1: approver_timeout", ErrConfig}},
 	}
 	for _, tt := range tests {
 		getenv := func(k string) string {

@@ -93,12 +93,11 @@ func (l *Loader) resolveFile(name string, f *File, at where, m *parseMemo) (*san
 	seen := map[where]bool{at: true}
 	for cur, curAt := f, at; cur.Extends != nil; {
 		parent := *cur.Extends
-		// The line is found only for an error: finding it scans the
-		// source with a regexp, which a start that succeeds need not
-		// compile.
+		// The position is found only for an error: finding it parses
+		// the source again, which a start that succeeds need not do.
 		here := cur
 		errorf := func(format string, args ...any) error {
-			return errorf(here.Name, here.Line("extends"), format, args...)
+			return errorAt(here.Name, here.Pos("extends"), format, args...)
 		}
 		if IsFile(parent) || !validName(parent) {
 			return nil, errorf("extends: want a profile name, got %q", parent)

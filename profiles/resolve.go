@@ -1,6 +1,8 @@
 package profiles
 
 import (
+	"github.com/gatedexec/gatedexec/internal/tomlkeys"
+
 	"fmt"
 	"path/filepath"
 	"slices"
@@ -78,11 +80,11 @@ func (s source) elemErrorf(key, elem, format string, args ...any) error {
 	if f == nil {
 		return s.errorf(key, format, args...)
 	}
-	line := 1
-	if p, ok := f.keys().Elem(strings.Split(key, "."), elem); ok {
-		line = p.Line
+	p, ok := f.keys().Elem(strings.Split(key, "."), elem)
+	if !ok {
+		p = tomlkeys.Pos{Line: 1}
 	}
-	return errorf(f.Name, line, "%s: "+format, append([]any{key}, args...)...)
+	return errorAt(f.Name, p, "%s: "+format, append([]any{key}, args...)...)
 }
 
 func (s source) errorf(key, format string, args ...any) error {
@@ -90,7 +92,7 @@ func (s source) errorf(key, format string, args ...any) error {
 	if f == nil {
 		return fmt.Errorf("%s: "+format, append([]any{key}, args...)...)
 	}
-	return errorf(f.Name, f.Line(key), "%s: "+format, append([]any{key}, args...)...)
+	return errorAt(f.Name, f.Pos(key), "%s: "+format, append([]any{key}, args...)...)
 }
 
 // build turns a merged file into a resolved profile. Unset keys take the

@@ -67,11 +67,15 @@ type File struct {
 
 // Line returns the line on which key (dotted, "network.mode") is set, or 1
 // when it cannot be found.
-func (f *File) Line(key string) int {
+func (f *File) Line(key string) int { return f.Pos(key).Line }
+
+// Pos returns where key (dotted, "network.mode") is written, or line 1
+// with no column when it cannot be found.
+func (f *File) Pos(key string) tomlkeys.Pos {
 	if p, ok := f.keys().Find(strings.Split(key, ".")...); ok {
-		return p.Line
+		return p
 	}
-	return 1
+	return tomlkeys.Pos{Line: 1}
 }
 
 // keys returns the keys of the file and where each is written. It reads
