@@ -104,6 +104,11 @@ type Request struct {
 	// control on a terminal, on to the command (sandbox.Command): the CLI
 	// sets it; a library caller ends the command through Run's context.
 	ForwardSignals bool
+	// Signals, with ForwardSignals, is the CLI's subscription to those
+	// signals, made with WatchSignals at its start so that its cost
+	// overlaps the loading of rules and profiles; nil subscribes when the
+	// command starts.
+	Signals *sandbox.SignalWatch
 	// Approver, when set, is asked for this request instead of the
 	// configured approver (the MCP server asks its client's user through
 	// elicitation); ApproverID names it in results and the audit log.

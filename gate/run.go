@@ -281,7 +281,7 @@ func (o *call) execute(ctx context.Context, prof *sandbox.Profile, rec *approval
 	run, runErr := o.Runner.Run(ctx, &sandbox.Command{
 		Argv: o.argv(), Dir: o.Cwd, Env: o.Env,
 		Stdin: o.Stdin, Stdout: o.Stdout, Stderr: o.Stderr, Profile: prof, Net: o.net,
-		ForwardSignals: o.ForwardSignals,
+		ForwardSignals: o.ForwardSignals, Signals: o.Signals,
 	})
 	if run != nil {
 		res.Ran = true

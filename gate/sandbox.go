@@ -24,8 +24,9 @@ type SandboxRequest struct {
 	// Runner is the sandbox backend; nil is this host's.
 	Runner sandbox.Runner
 	// ForwardSignals passes gatedexec's signals on to the command, as
-	// Request.ForwardSignals.
+	// Request.ForwardSignals; Signals as Request.Signals.
 	ForwardSignals bool
+	Signals        *sandbox.SignalWatch
 	// Version identifies this build in the profile cache, as
 	// Config.Version.
 	Version string
@@ -84,7 +85,7 @@ func Sandbox(ctx context.Context, req SandboxRequest) (*SandboxResult, error) {
 	res, err := runner.Run(ctx, &sandbox.Command{
 		Argv: req.Argv, Dir: req.Place.Cwd, Env: req.Env,
 		Stdin: req.Stdin, Stdout: req.Stdout, Stderr: req.Stderr,
-		Profile: p, ForwardSignals: req.ForwardSignals,
+		Profile: p, ForwardSignals: req.ForwardSignals, Signals: req.Signals,
 	})
 	if res == nil {
 		if err == nil {
@@ -104,3 +105,8 @@ func Sandbox(ctx context.Context, req SandboxRequest) (*SandboxResult, error) {
 	}
 	return r, err
 }
+
+// WatchSignals starts the CLI's subscription to the signals its command
+// is forwarded (Request.Signals, SandboxRequest.Signals), in the
+// background: a CLI calls it first, before loading anything.
+func WatchSignals() *sandbox.SignalWatch { return sandbox.WatchSignals() }

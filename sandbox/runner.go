@@ -27,6 +27,9 @@ type Command struct {
 	// terminal, job control) on to the command (Supervisor): a CLI sets
 	// it; a library caller ends the command through the context instead.
 	ForwardSignals bool
+	// Signals, with ForwardSignals, is the caller's earlier subscription
+	// to them (Supervisor.Watch); nil subscribes when the command starts.
+	Signals *SignalWatch
 }
 
 // NetHooks are what the network proxy of a run asks of its caller.

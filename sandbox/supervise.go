@@ -56,6 +56,49 @@ type Supervisor struct {
 	// (SIGTSTP, SIGCONT, SIGWINCH) and the command's stops. Without it a
 	// stopped command is continued at once: no terminal waits for it.
 	Job JobControl
+	// Watch, when set with ForwardSignals, is where the forwarded
+	// signals come from: a subscription the caller made earlier
+	// (WatchSignals), which Run waits for before the start and leaves
+	// subscribed. Without it Run subscribes, and unsubscribes, itself.
+	Watch *SignalWatch
+}
+
+// forwarded are the signals a supervisor passes on to its command's
+// group; jobSignals those it handles for job control on a terminal.
+var (
+	forwarded  = []os.Signal{syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGQUIT}
+	jobSignals = []os.Signal{syscall.SIGTSTP, syscall.SIGCONT, syscall.SIGWINCH}
+)
+
+// SignalWatch is a subscription to the signals a supervised command is
+// forwarded (SIGINT, SIGTERM, SIGHUP, SIGQUIT), made by a CLI at its
+// start. The Go runtime enables each signal with a round trip to a thread
+// of its own, which it starts for the first: about 2 ms of a sandboxed
+// start on a slow VM (6%). Made in the background while the CLI reads its
+// configuration, that cost overlaps other work. A signal that arrives
+// before the command starts waits in the watch and is forwarded once the
+// command has started, where before a subscription it would have ended
+// gatedexec, and after an approval it was lost. A watch is never
+// stopped: the CLI exits after its command.
+type SignalWatch struct {
+	c     chan os.Signal
+	ready chan struct{}
+}
+
+// WatchSignals starts subscribing a new watch, in the background.
+func WatchSignals() *SignalWatch {
+	w := &SignalWatch{c: make(chan os.Signal, 4), ready: make(chan struct{})}
+	go func() {
+		signal.Notify(w.c, forwarded...)
+		close(w.ready)
+	}()
+	return w
+}
+
+// wait returns the watch's channel once it is subscribed.
+func (w *SignalWatch) wait() chan os.Signal {
+	<-w.ready
+	return w.c
 }
 
 // Run starts cmd with start (cmd.Start when nil) and waits until the
@@ -80,22 +123,29 @@ func (s *Supervisor) Run(ctx context.Context, cmd *exec.Cmd, start func() error)
 	if grace <= 0 {
 		grace = KillGrace
 	}
-	var sigs chan os.Signal
+	var sigs, jobSigs chan os.Signal
 	job := s.Job
-	if s.ForwardSignals {
-		sigs = make(chan os.Signal, 4)
-		watched := []os.Signal{syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGQUIT}
-		if job != nil {
-			watched = append([]os.Signal{syscall.SIGTSTP, syscall.SIGCONT, syscall.SIGWINCH}, watched...)
-		}
-		signal.Notify(sigs, watched...)
-		// Stopped in the background: the runtime disables each signal
-		// with a round trip to a thread of its own, and a CLI exits
-		// meanwhile. One that comes in between goes to sigs, unread,
-		// as one after the group ended did before.
-		defer func() { go signal.Stop(sigs) }()
-	} else {
+	// Stopped in the background: the runtime disables each signal with a
+	// round trip to a thread of its own, and a CLI exits meanwhile. One
+	// that comes in between goes to its channel, unread, as one after the
+	// group ended did before.
+	subscribe := func(list []os.Signal) chan os.Signal {
+		c := make(chan os.Signal, 4)
+		signal.Notify(c, list...)
+		return c
+	}
+	switch {
+	case !s.ForwardSignals:
 		job = nil
+	case s.Watch != nil:
+		sigs = s.Watch.wait()
+	default:
+		sigs = subscribe(forwarded)
+		defer func() { go signal.Stop(sigs) }()
+	}
+	if job != nil {
+		jobSigs = subscribe(jobSignals)
+		defer func() { go signal.Stop(jobSigs) }()
 	}
 	// Watched before the start: a signal in between is the command's too.
 	// Locked after signal.Notify, whose first call starts a thread of the
@@ -138,6 +188,20 @@ func (s *Supervisor) Run(ctx context.Context, cmd *exec.Cmd, start func() error)
 		syscall.Kill(-pgid, syscall.SIGTERM)
 		kill = time.After(grace)
 	}
+	// The job-control signals come only with a Job.
+	forward := func(sig os.Signal) {
+		switch sig {
+		case syscall.SIGTSTP:
+			job.Suspend(pgid)
+		case syscall.SIGCONT:
+			job.Resume()
+			syscall.Kill(-pgid, syscall.SIGCONT)
+		case syscall.SIGWINCH:
+			job.Resize()
+		default:
+			syscall.Kill(-pgid, sig.(syscall.Signal))
+		}
+	}
 	for {
 		select {
 		case <-done:
@@ -150,18 +214,10 @@ func (s *Supervisor) Run(ctx context.Context, cmd *exec.Cmd, start func() error)
 				job.Stopped()
 			}
 			syscall.Kill(-pgid, syscall.SIGCONT)
+		case sig := <-jobSigs:
+			forward(sig)
 		case sig := <-sigs:
-			switch sig {
-			case syscall.SIGTSTP:
-				job.Suspend(pgid)
-			case syscall.SIGCONT:
-				job.Resume()
-				syscall.Kill(-pgid, syscall.SIGCONT)
-			case syscall.SIGWINCH:
-				job.Resize()
-			default:
-				syscall.Kill(-pgid, sig.(syscall.Signal))
-			}
+			forward(sig)
 		case <-ctx.Done():
 			ctx = context.Background()
 			end()

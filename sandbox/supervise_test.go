@@ -8,6 +8,7 @@ import (
 	"errors"
 	"os"
 	"os/exec"
+	"os/signal"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -143,4 +144,45 @@ func alive(pid int) bool {
 	}
 	_, after, _ := strings.Cut(string(b), ") ")
 	return !strings.HasPrefix(after, "Z")
+}
+
+// TestSupervisorWatch: a signal that arrives after the CLI's watch is
+// subscribed but before the command starts neither ends this process
+// nor is lost: the command gets it once started. And the supervisor
+// leaves the watch subscribed.
+func TestSupervisorWatch(t *testing.T) {
+	w := WatchSignals()
+	c := w.wait()
+	t.Cleanup(func() { signal.Stop(c) })
+	if err := syscall.Kill(os.Getpid(), syscall.SIGINT); err != nil {
+		t.Fatal(err)
+	}
+	// Delivered to the watch, not acted on by anyone yet.
+	deadline := time.Now().Add(5 * time.Second)
+	for len(c) == 0 && time.Now().Before(deadline) {
+		time.Sleep(time.Millisecond)
+	}
+	if len(c) == 0 {
+		t.Fatal("SIGINT did not reach the watch")
+	}
+	var out bytes.Buffer
+	cmd := shell("sleep 30", &out)
+	s := &Supervisor{ForwardSignals: true, Watch: w, Grace: 500 * time.Millisecond}
+	begin := time.Now()
+	if _, err := s.Run(context.Background(), cmd, nil); err != nil {
+		t.Fatal(err)
+	}
+	if code, sig := ExitStatus(cmd.ProcessState); sig != int(syscall.SIGINT) {
+		t.Errorf("command ended with %d (signal %d), want SIGINT, forwarded from before its start", code, sig)
+	}
+	if d := time.Since(begin); d > 10*time.Second {
+		t.Errorf("the command ran %v: the early signal was lost", d)
+	}
+	// Still subscribed: another SIGINT comes to the watch again.
+	syscall.Kill(os.Getpid(), syscall.SIGINT)
+	select {
+	case <-c:
+	case <-time.After(5 * time.Second):
+		t.Fatal("the supervisor unsubscribed the caller's watch")
+	}
 }

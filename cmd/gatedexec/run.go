@@ -120,6 +120,8 @@ type denyHint struct {
 // gatedRun builds the engine from the flags and runs the command through
 // it. The error carries its exit status.
 func gatedRun(cmd *cobra.Command, f *runFlags, args []string) (*gate.Result, denyHint, error) {
+	// First, so that subscribing overlaps loading the rules.
+	sigs := gate.WatchSignals()
 	var hint denyHint
 	pl, err := f.place.resolve()
 	if err != nil {
@@ -156,7 +158,7 @@ func gatedRun(cmd *cobra.Command, f *runFlags, args []string) (*gate.Result, den
 		Approve:                f.approve, Deny: f.deny,
 		Timeout:        f.timeout,
 		ResultFile:     f.resultFile,
-		ForwardSignals: true,
+		ForwardSignals: true, Signals: sigs,
 	})
 	return res, hint, runExit(res, err, hint)
 }

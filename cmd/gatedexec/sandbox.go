@@ -89,13 +89,15 @@ func newSandboxCmd() *cobra.Command {
 // runSandbox runs args in the profile named profile; the error carries
 // its exit status.
 func runSandbox(pf *placeFlags, profile string, timeout time.Duration, resultFile string, args []string) (*gate.SandboxResult, error) {
+	// First, so that subscribing overlaps resolving the profile.
+	sigs := gate.WatchSignals()
 	pl, err := pf.resolve()
 	if err != nil {
 		return nil, withCode(exitUsage, err)
 	}
 	res, err := gate.Sandbox(context.Background(), gate.SandboxRequest{
 		Place: pl, Argv: args, Env: os.Environ(), Profile: profile, Timeout: timeout, ResultFile: resultFile,
-		Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr, ForwardSignals: true, Version: version,
+		Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr, ForwardSignals: true, Signals: sigs, Version: version,
 	})
 	return res, engineExit(err)
 }

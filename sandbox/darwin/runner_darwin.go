@@ -120,7 +120,7 @@ func (Runner) run(ctx context.Context, c *sandbox.Command) (*sandbox.Result, err
 		res.Layers = append(res.Layers, sandbox.LayerSetsid)
 	}
 
-	sup := &sandbox.Supervisor{Timeout: p.Limits.Timeout, ForwardSignals: c.ForwardSignals}
+	sup := &sandbox.Supervisor{Timeout: p.Limits.Timeout, ForwardSignals: c.ForwardSignals, Watch: c.Signals}
 	start := time.Now()
 	timedOut, err := sup.Run(ctx, cmd, func() error {
 		if err := cmd.Start(); err != nil {

@@ -44,7 +44,7 @@ func (r *Runner) startDirect(ctx context.Context, c *Command, p *sandbox.Profile
 		Stdin: io3.stdin, Stdout: io3.stdout, Stderr: io3.stderr,
 		SysProcAttr: &syscall.SysProcAttr{Setsid: !p.NoSetsid, Setpgid: p.NoSetsid, Pdeathsig: syscall.SIGKILL},
 	}
-	sup := &sandbox.Supervisor{Timeout: p.Limits.Timeout, ForwardSignals: c.ForwardSignals}
+	sup := &sandbox.Supervisor{Timeout: p.Limits.Timeout, ForwardSignals: c.ForwardSignals, Watch: c.Signals}
 	if c.ForwardSignals && onTerminal() {
 		sup.Job = &termJob{io3: io3}
 	}

@@ -337,7 +337,7 @@ func (r *Runner) start(ctx context.Context, c *Command, p *sandbox.Profile, spec
 			io3.finish()
 		}
 	}()
-	sup := &sandbox.Supervisor{Timeout: p.Limits.Timeout, ForwardSignals: c.ForwardSignals}
+	sup := &sandbox.Supervisor{Timeout: p.Limits.Timeout, ForwardSignals: c.ForwardSignals, Watch: c.Signals}
 	if c.ForwardSignals && onTerminal() {
 		// The helper supervises the command when it forks an init or a
 		// job-control parent; otherwise it is the command.
