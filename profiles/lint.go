@@ -4,6 +4,7 @@ import (
 	"errors"
 	"os"
 
+	"github.com/gatedexec/gatedexec/internal/tomlkeys"
 	"github.com/gatedexec/gatedexec/sandbox"
 )
 
@@ -27,7 +28,7 @@ type Problem struct {
 }
 
 func (p Problem) String() string {
-	e := &Error{File: p.File, Line: p.Line, Col: p.Col, Err: errors.New(p.Message)}
+	e := &Error{File: p.File, Pos: tomlkeys.Pos{Line: p.Line, Col: p.Col}, Err: errors.New(p.Message)}
 	return e.Error() + " (" + string(p.Severity) + ")"
 }
 

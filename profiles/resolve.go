@@ -1,14 +1,13 @@
 package profiles
 
 import (
-	"github.com/gatedexec/gatedexec/internal/tomlkeys"
-
 	"fmt"
 	"path/filepath"
 	"slices"
 	"strings"
 	"time"
 
+	"github.com/gatedexec/gatedexec/internal/tomlkeys"
 	"github.com/gatedexec/gatedexec/sandbox"
 )
 

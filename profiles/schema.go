@@ -108,7 +108,7 @@ func ParseLax(name string, src []byte) (*File, error) {
 	f := &File{Name: name, src: src}
 	doc, err := tomlkeys.Decode(name, src, f)
 	if err != nil {
-		return nil, errorOf(name, err)
+		return nil, asError(name, err)
 	}
 	f.unknown = doc.Unknown
 	return f, nil
@@ -124,15 +124,15 @@ func (f *File) UnknownKeys() []*Error {
 }
 
 func (f *File) unknownError(e tomlkeys.Entry) *Error {
-	return errorOf(f.Name, tomlkeys.UnknownKey(f.Name, e))
+	return tomlkeys.UnknownKey(f.Name, e)
 }
 
-// errorOf turns an error of package tomlkeys about file name into an
-// *Error with its position.
-func errorOf(name string, err error) *Error {
-	var te *tomlkeys.Error
+// asError returns err, an error of tomlkeys.Decode about file name, as
+// the *Error it is (every one of them is).
+func asError(name string, err error) *Error {
+	var te *Error
 	if errors.As(err, &te) {
-		return &Error{File: te.File, Line: te.Line, Col: te.Col, Err: te.Err}
+		return te
 	}
 	return &Error{File: name, Err: err}
 }
