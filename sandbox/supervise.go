@@ -125,10 +125,10 @@ func (s *Supervisor) Run(ctx context.Context, cmd *exec.Cmd, start func() error)
 	}
 	var sigs, jobSigs chan os.Signal
 	job := s.Job
-	// Stopped in the background: the runtime disables each signal with a
-	// round trip to a thread of its own, and a CLI exits meanwhile. One
-	// that comes in between goes to its channel, unread, as one after the
-	// group ended did before.
+	// Run's own subscriptions are stopped in the background: the runtime
+	// disables each signal with a round trip to a thread of its own, and
+	// a CLI exits meanwhile. One that comes in between goes to its
+	// channel, unread, as one after the group ended did before.
 	subscribe := func(list []os.Signal) chan os.Signal {
 		c := make(chan os.Signal, 4)
 		signal.Notify(c, list...)
