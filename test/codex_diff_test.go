@@ -1,7 +1,6 @@
 package test
 
 import (
-	"bufio"
 	"bytes"
 	"errors"
 	"fmt"
@@ -11,6 +10,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"unicode/utf8"
 )
 
 // codexRules are the rules files both tools load in TestCheckMatchesCodex:
@@ -165,26 +165,14 @@ func codexBin(t *testing.T) string {
 
 // codexCorpusArgvs returns the bypass corpus's commands as argvs, split
 // at blanks: both tools judge an argv, whatever shell words it came from.
+// Argvs that are not valid UTF-8 are left out, as in codexCommands, and
+// so are those holding a NUL byte, which no argv can.
 func codexCorpusArgvs(t *testing.T) [][]string {
-	f, err := os.Open(oracleCorpusPath)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
 	var rows [][]string
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		line := sc.Text()
-		if line == "" || strings.HasPrefix(line, "#") {
-			continue
-		}
-		cmd, _, _ := strings.Cut(line, "\t")
-		if argv := strings.Fields(cmd); len(argv) > 0 {
+	for _, cmd := range oracleCorpus(t) {
+		if argv := strings.Fields(cmd); len(argv) > 0 && utf8.ValidString(cmd) && !strings.ContainsRune(cmd, 0) {
 			rows = append(rows, argv)
 		}
-	}
-	if err := sc.Err(); err != nil {
-		t.Fatal(err)
 	}
 	if len(rows) < 100 {
 		t.Fatalf("%s: %d rows, want the whole corpus", oracleCorpusPath, len(rows))
