@@ -4,8 +4,12 @@ package linux
 
 import (
 	"errors"
+	"fmt"
+	"io/fs"
+	"math/rand/v2"
 	"os"
 	"slices"
+	"time"
 
 	"golang.org/x/sys/unix"
 
@@ -26,21 +30,37 @@ const holderMark = "user.gatedexec.holder"
 // read-only mount (rmdir of a mount point in another namespace succeeds),
 // hence the lock; a run waiting for it while one is being removed finds it
 // gone once it has its lock and plans again.
+//
+// Everything is decided about the directory locked, not its path: the
+// path may name another run's holder by then, made after this run's was
+// removed, and that one must stay while its run holds it.
 type holders struct {
 	dirs []*os.File
-	made map[string]bool // made by this run, marked or not
+	made map[dirID]bool // made by this run, marked or not
 }
 
-// lockHolders takes the shared lock on every holder in held. stale is
-// true when one was removed before its lock was taken: the plan must be
-// made again.
-func lockHolders(held, created []string) (h *holders, stale bool) {
-	h = &holders{made: map[string]bool{}}
-	for _, d := range created {
-		h.made[d] = true
-		// Best effort: without the mark, only this run removes it.
+// dirID names a directory independently of its path.
+type dirID struct{ dev, ino uint64 }
+
+func idOf(st *unix.Stat_t) dirID { return dirID{uint64(st.Dev), st.Ino} }
+
+// adopt marks the directories this run made and remembers them, so that
+// they are removed after the run when still empty. The mark is best
+// effort: without it, only this run removes one.
+func (h *holders) adopt(made []string) {
+	for _, d := range made {
 		unix.Setxattr(d, holderMark, []byte("1"), 0)
+		var st unix.Stat_t
+		if unix.Lstat(d, &st) == nil {
+			h.made[idOf(&st)] = true
+		}
 	}
+}
+
+// lock takes the shared lock on every holder in held. It reports false
+// when one was removed before its lock was taken, with no lock left
+// taken: the plan must be made again.
+func (h *holders) lock(held []string) bool {
 	seen := map[string]bool{}
 	for _, d := range held {
 		if seen[d] {
@@ -48,19 +68,27 @@ func lockHolders(held, created []string) (h *holders, stale bool) {
 		}
 		seen[d] = true
 		f, err := os.Open(d)
+		if errors.Is(err, fs.ErrNotExist) {
+			h.release(false)
+			return false
+		}
 		if err != nil {
-			return h, true
+			// Not a holder: a directory of the user's that this
+			// user may not read, which no run can lock, so none
+			// removes it.
+			continue
 		}
 		for unix.Flock(int(f.Fd()), unix.LOCK_SH) == unix.EINTR {
 		}
 		var st unix.Stat_t
 		if unix.Fstat(int(f.Fd()), &st) != nil || st.Nlink == 0 {
 			f.Close()
-			return h, true
+			h.release(false)
+			return false
 		}
 		h.dirs = append(h.dirs, f)
 	}
-	return h, false
+	return true
 }
 
 // release drops the locks and removes what no other run holds, when
@@ -71,19 +99,38 @@ func (h *holders) release(remove bool) {
 		return
 	}
 	for _, f := range slices.Backward(h.dirs) {
-		d := f.Name()
-		// Only a holder is ever removed: the user's own directories
-		// (most of those held) are told apart first, by the mark.
-		if remove && (h.made[d] || marked(d)) && unix.Flock(int(f.Fd()), unix.LOCK_EX|unix.LOCK_NB) == nil && sandbox.IsEmptyDir(d) {
-			os.Remove(d)
+		if remove {
+			h.removeIfFree(f)
 		}
 		f.Close()
 	}
 	h.dirs = nil
 }
 
-func marked(dir string) bool {
-	_, err := unix.Getxattr(dir, holderMark, nil)
+// removeIfFree removes the holder f when it is free: made by gatedexec
+// (the user's own directories, most of those held, are told apart by the
+// mark), held by no other run, empty, and still at its path. Once this
+// run has the exclusive lock, no other run removes it, so the path keeps
+// naming it until the rmdir.
+func (h *holders) removeIfFree(f *os.File) {
+	fd := int(f.Fd())
+	var st, at unix.Stat_t
+	if unix.Fstat(fd, &st) != nil || !h.made[idOf(&st)] && !marked(fd) {
+		return
+	}
+	if unix.Flock(fd, unix.LOCK_EX|unix.LOCK_NB) != nil {
+		return
+	}
+	if unix.Lstat(f.Name(), &at) != nil || idOf(&at) != idOf(&st) {
+		return
+	}
+	if names, _ := f.Readdirnames(1); len(names) == 0 {
+		os.Remove(f.Name())
+	}
+}
+
+func marked(fd int) bool {
+	_, err := unix.Fgetxattr(fd, holderMark, nil)
 	return err == nil || errors.Is(err, unix.ERANGE)
 }
 
@@ -101,4 +148,43 @@ func cannotCreate(err error, dir string) bool {
 	}
 	var st unix.Stat_t
 	return unix.Lstat(dir, &st) == nil && int(st.Uid) != os.Geteuid()
+}
+
+// errHolderGone is planMounts' error when a directory it was to make a
+// holder in was removed meanwhile by a run ending: the plan is made again.
+var errHolderGone = errors.New("a placeholder was removed by a run that ended meanwhile")
+
+// holdTries bounds how often holdMounts plans again: each retry means a
+// concurrent run removed a holder while this one planned, which takes
+// far fewer than this even with hundreds of runs in one workspace.
+const holdTries = 32
+
+// holdMounts plans the mounts for p (planMounts) and takes the lock on
+// every holder of the plan. A holder removed by a run ending meanwhile,
+// while the plan was made or before its lock was taken, is made again by
+// planning again; when that keeps happening the command does not run,
+// since its protect paths would not all be held.
+func holdMounts(p *sandbox.Profile, cwd string) ([]mountOp, *holders, error) {
+	// A directory made by a plan that was dropped is this run's too, so
+	// no retry leaves one behind.
+	h := &holders{made: map[dirID]bool{}}
+	for try := 1; ; try++ {
+		ops, created, held, err := planMounts(p, cwd)
+		h.adopt(created)
+		if err == nil {
+			if h.lock(held) {
+				return ops, h, nil
+			}
+			err = errHolderGone
+		}
+		if !errors.Is(err, errHolderGone) {
+			return nil, nil, err
+		}
+		if try == holdTries {
+			return nil, nil, fmt.Errorf("profile %s: protect paths: %w, %d times in a row", p.Name, errHolderGone, holdTries)
+		}
+		// Runs ending at the rate this one plans would keep winning:
+		// wait a little longer each time, at random, to let them end.
+		time.Sleep(rand.N(time.Duration(try) * 200 * time.Microsecond))
+	}
 }

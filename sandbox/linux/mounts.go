@@ -81,7 +81,8 @@ func planMounts(p *sandbox.Profile, cwd string) (ops []mountOp, created, held []
 			continue // an ancestor is already mounted read-only
 		}
 		target := prot
-		if _, err := os.Lstat(prot); os.IsNotExist(err) {
+		fi, err := os.Lstat(prot)
+		if os.IsNotExist(err) {
 			// A mount needs an existing target: an empty directory the
 			// command cannot write, rename or remove holds the path (see
 			// holderOf), so that nothing that exists becomes read-only
@@ -100,6 +101,11 @@ func planMounts(p *sandbox.Profile, cwd string) (ops []mountOp, created, held []
 					// Nor can the command: nothing to hold.
 					continue
 				}
+				if errors.Is(err, fs.ErrNotExist) {
+					// A run ending meanwhile removed the holder
+					// this one was to be made in.
+					err = errHolderGone
+				}
 				if err != nil {
 					return nil, created, held, fmt.Errorf("protect %s: %w", prot, err)
 				}
@@ -107,9 +113,10 @@ func planMounts(p *sandbox.Profile, cwd string) (ops []mountOp, created, held []
 			held = append(held, target)
 		} else if err != nil {
 			return nil, created, held, fmt.Errorf("protect %s: %w", prot, err)
-		} else if sandbox.IsEmptyDir(prot) {
+		} else if fi.IsDir() {
 			// Maybe another run's holder (.gatedexec): held too, so
-			// that run leaves it while this one has it mounted.
+			// that run leaves it while this one has it mounted. Which
+			// one it is can change until it is locked (holders.lock).
 			held = append(held, prot)
 		}
 		if planned[target] {

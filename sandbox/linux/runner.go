@@ -147,19 +147,8 @@ func (r *Runner) run(ctx context.Context, c *Command) (*sandbox.Result, error) {
 			q.Read = append(slices.Clip(p.Read), visible...)
 			plan = &q
 		}
-		// A holder removed by a run ending meanwhile is made again.
-		for try := 0; ; try++ {
-			var created, held []string
-			spec.Mounts, created, held, err = planMounts(plan, cwd)
-			if err != nil {
-				hold.release(false)
-				return nil, err
-			}
-			var stale bool
-			if hold, stale = lockHolders(held, created); !stale || try == 3 {
-				break
-			}
-			hold.release(false)
+		if spec.Mounts, hold, err = holdMounts(plan, cwd); err != nil {
+			return nil, err
 		}
 		defer func() { hold.release(spec.Unshare&unix.CLONE_NEWPID != 0) }()
 		for _, d := range p.PrivateTmp {
