@@ -40,7 +40,8 @@ func encodePolicy(key [cacheKeySize]byte, p *Policy) []byte {
 	buf := append([]byte(cacheMagic), key[:]...)
 	buf = binary.AppendUvarint(buf, uint64(p.nexamples))
 	var nrules, nrest, nalts int
-	for _, rules := range p.byProgram {
+	for _, b := range p.byProgram {
+		rules := b.all()
 		nrules += len(rules)
 		for _, r := range rules {
 			nrest += len(r.Rest)
@@ -55,7 +56,7 @@ func encodePolicy(key [cacheKeySize]byte, p *Policy) []byte {
 	progs := slices.Sorted(maps.Keys(p.byProgram))
 	buf = binary.AppendUvarint(buf, uint64(len(progs)))
 	for _, prog := range progs {
-		rules := p.byProgram[prog]
+		rules := p.byProgram[prog].all()
 		buf = appendString(buf, prog)
 		buf = binary.AppendUvarint(buf, uint64(len(rules)))
 		for _, r := range rules {
@@ -128,21 +129,24 @@ func decodePolicy(key [cacheKeySize]byte, entry []byte) (*Policy, error) {
 	d := &decoder{s: unsafe.String(&entry[head], end-head)}
 	p := NewPolicy()
 	p.nexamples = d.count()
-	// The rules, their positions and their alternatives are carved out of
-	// one array each; the totals are checked against what the rules use.
-	rules := make([]PrefixRule, d.count())
-	ptrs := make([]*PrefixRule, len(rules))
-	rests := make([][]string, d.count())
-	alts := make([]string, d.count())
+	// The whole body is checked here, but each program's rules are only
+	// decoded when it is looked up (bucket): their totals, checked against
+	// the header's, size the arrays they are carved from then.
+	nrules, nrest, nalts := d.count(), d.count(), d.count()
 	nprogs := d.count()
-	if nprogs > len(rules) {
-		d.fail("%d programs for %d rules", nprogs, len(rules))
+	if nprogs > nrules {
+		d.fail("%d programs for %d rules", nprogs, nrules)
 	}
-	p.byProgram = make(map[string][]*PrefixRule, nprogs)
-	for range nprogs {
+	var sumRest, sumAlts int
+	// One array each for the buckets, their pieces and their blocks: a
+	// policy of many programs costs a few allocations, not three each.
+	buckets := make([]bucket, nprogs)
+	pieces := make([]piece, nprogs)
+	blocks := make([]encodedRules, nprogs)
+	for i := range nprogs {
 		prog := d.string()
 		n := d.count()
-		if n == 0 || n > len(rules)-p.nrules {
+		if n == 0 || n > nrules-p.nrules {
 			d.fail("program %q has %d rules", prog, n)
 		}
 		if _, dup := p.byProgram[prog]; dup {
@@ -151,28 +155,19 @@ func decodePolicy(key [cacheKeySize]byte, entry []byte) (*Policy, error) {
 		if d.err != nil {
 			break
 		}
-		bucket := ptrs[p.nrules : p.nrules+n : p.nrules+n]
-		for i := range bucket {
-			r := &rules[p.nrules+i]
-			r.Program = prog
-			if nrest := d.count(); nrest > len(rests) {
-				d.fail("rule uses %d positions of %d left", nrest, len(rests))
-			} else if nrest > 0 {
-				r.Rest, rests = rests[:nrest:nrest], rests[nrest:]
-				for j := range r.Rest {
-					r.Rest[j], alts = d.carve(alts)
-				}
-			}
-			r.Decision = d.decision()
-			r.Justification = d.string()
-			r.Profile = d.string()
-			r.Source = d.string()
-			bucket[i] = r
-		}
-		p.byProgram[prog] = bucket
+		start := d.off
+		blk := &blocks[i]
+		blk.prog, blk.n = prog, n
+		blk.nrest, blk.nalts, blk.refs = d.skimRules(n)
+		blk.body = d.s[start:d.off]
+		sumRest += blk.nrest
+		sumAlts += blk.nalts
+		pieces[i].block = blk
+		buckets[i].pending = pieces[i : i+1 : i+1]
+		p.byProgram[prog] = &buckets[i]
 		p.nrules += n
 	}
-	if d.err == nil && (p.nrules != len(rules) || len(rests) != 0 || len(alts) != 0) {
+	if d.err == nil && (p.nrules != nrules || sumRest != nrest || sumAlts != nalts) {
 		d.fail("totals do not match the rules")
 	}
 	nhosts := d.count()
@@ -198,6 +193,85 @@ func decodePolicy(key [cacheKeySize]byte, entry []byte) (*Policy, error) {
 		return nil, d.err
 	}
 	return p, nil
+}
+
+// encodedRules is one program's rules in a cache entry, checked by
+// skimRules and decoded on first use.
+type encodedRules struct {
+	prog string
+	// n, nrest and nalts are the rules' count and the totals of their
+	// positions and alternatives.
+	n, nrest, nalts int
+	body            string
+	// refs are the profiles the rules name, each with its first rule.
+	refs []ProfileRef
+}
+
+// skimRules checks the n rules that follow, as decodeRules reads them,
+// without keeping any: it returns the totals of their positions and
+// alternatives and the profiles they name.
+func (d *decoder) skimRules(n int) (nrest, nalts int, refs []ProfileRef) {
+	var first map[string]string
+	for range n {
+		k := d.count()
+		nrest += k
+		for range k {
+			m := d.count()
+			if m == 0 {
+				d.fail("empty list of alternatives")
+			}
+			nalts += m
+			for range m {
+				d.string()
+			}
+		}
+		d.decision()
+		d.string() // justification
+		profile, source := d.string(), d.string()
+		if profile != "" {
+			if first == nil {
+				first = map[string]string{}
+			}
+			keepFirst(first, profile, source)
+		}
+	}
+	for name, src := range first {
+		refs = append(refs, ProfileRef{Name: name, Source: src})
+	}
+	return nrest, nalts, refs
+}
+
+// decode returns the rules of e. The body was checked when the entry was
+// read (skimRules), so that decoding cannot fail; were it to fail anyway,
+// the program's commands are forbidden rather than judged by part of its
+// rules.
+func (e *encodedRules) decode() []*PrefixRule {
+	d := &decoder{s: e.body}
+	rules := make([]PrefixRule, e.n)
+	ptrs := make([]*PrefixRule, e.n)
+	rests := make([][]string, e.nrest)
+	alts := make([]string, e.nalts)
+	for i := range rules {
+		r := &rules[i]
+		r.Program = e.prog
+		if nrest := d.count(); nrest > len(rests) {
+			d.fail("rule uses %d positions of %d left", nrest, len(rests))
+		} else if nrest > 0 {
+			r.Rest, rests = rests[:nrest:nrest], rests[nrest:]
+			for j := range r.Rest {
+				r.Rest[j], alts = d.carve(alts)
+			}
+		}
+		r.Decision = d.decision()
+		r.Justification = d.string()
+		r.Profile = d.string()
+		r.Source = d.string()
+		ptrs[i] = r
+	}
+	if d.err != nil || d.off != len(d.s) || len(rests) != 0 || len(alts) != 0 {
+		return []*PrefixRule{{Program: e.prog, Decision: Forbidden, Justification: "gatedexec: damaged rules cache entry"}}
+	}
+	return ptrs
 }
 
 // decoder reads the body of a cache entry. After the first error every

@@ -84,24 +84,36 @@ func entryPath(t *testing.T, l Loader) string {
 	return filepath.Join(l.CacheDir, entries[0].Name())
 }
 
-// rulesOf returns a copy of p without its scratch pool, which holds
-// nothing of what p decides, for comparing policies.
-func rulesOf(p *Policy) Policy {
-	c := *p
-	c.scratch = nil
-	return c
+// policyView is what a policy decides with, for comparing policies: its
+// rules decoded, whether they were loaded or come from a cache entry.
+type policyView struct {
+	Rules       map[string][]PrefixRule
+	NRules      int
+	Hosts       map[string][]string
+	Network     []NetworkRule
+	Sources     []source
+	Examples    int
+	ProfileRefs []ProfileRef
+}
+
+// rulesOf returns p's view. It takes the profile references first, so
+// that those of rules still encoded are compared too.
+func rulesOf(p *Policy) policyView {
+	v := policyView{Rules: map[string][]PrefixRule{}, NRules: p.nrules, Hosts: p.hostExecutables,
+		Network: p.network, Sources: p.sources, Examples: p.nexamples, ProfileRefs: p.ProfileRefs()}
+	for prog, b := range p.byProgram {
+		for _, r := range b.all() {
+			v.Rules[prog] = append(v.Rules[prog], *r)
+		}
+	}
+	return v
 }
 
 // assertSamePolicy fails unless got and want hold the same rules, digest
 // and decisions.
 func assertSamePolicy(t *testing.T, got, want *Policy) {
 	t.Helper()
-	if !reflect.DeepEqual(rulesOf(got), rulesOf(want)) {
-		t.Fatalf("policies differ:\n got %+v\nwant %+v", got, want)
-	}
-	if got.Digest() != want.Digest() {
-		t.Errorf("Digest %s, want %s", got.Digest(), want.Digest())
-	}
+	// Evaluations first, while a cached policy's rules are still encoded.
 	for _, argv := range cacheTestCommands {
 		for _, opts := range []EvalOptions{{}, {ResolveHostExecutables: true}} {
 			g, w := got.Evaluate(argv, opts), want.Evaluate(argv, opts)
@@ -109,6 +121,56 @@ func assertSamePolicy(t *testing.T, got, want *Policy) {
 				t.Errorf("Evaluate(%q, %+v) = %+v, want %+v", argv, opts, g, w)
 			}
 		}
+	}
+	if !reflect.DeepEqual(rulesOf(got), rulesOf(want)) {
+		t.Fatalf("policies differ:\n got %+v\nwant %+v", rulesOf(got), rulesOf(want))
+	}
+	if got.Digest() != want.Digest() {
+		t.Errorf("Digest %s, want %s", got.Digest(), want.Digest())
+	}
+}
+
+// TestCachedRulesDecodeOnUse: a policy read from the cache decodes a
+// program's rules when a command names it, and no others; merged between
+// rules loaded from files, they keep their place in load order.
+func TestCachedRulesDecodeOnUse(t *testing.T) {
+	paths, _ := cacheFixture(t)
+	l := cacheLoader(t)
+	if _, err := l.LoadFiles(paths...); err != nil {
+		t.Fatal(err)
+	}
+	hit := cached(t, l, paths...)
+	if hit == nil {
+		t.Fatal("no cache entry after a load")
+	}
+	encoded := func(p *Policy, prog string) bool {
+		b := p.byProgram[prog]
+		b.mu.Lock()
+		defer b.mu.Unlock()
+		return len(b.pending) > 0
+	}
+	for _, prog := range []string{"git", "npm", "tool4"} {
+		if !encoded(hit, prog) {
+			t.Fatalf("%s decoded before any lookup", prog)
+		}
+	}
+	if d := hit.Evaluate([]string{"git", "status"}, EvalOptions{}).Decision; d != Allow {
+		t.Fatalf("git status: %v, want allow", d)
+	}
+	if encoded(hit, "git") || !encoded(hit, "npm") || !encoded(hit, "tool4") {
+		t.Error("a lookup of git decoded other programs' rules, or not git's")
+	}
+
+	merged := NewPolicy()
+	merged.AddPrefixRule(PrefixRule{Program: "npm", Decision: Allow, Source: "before"})
+	merged.Merge(hit)
+	merged.AddPrefixRule(PrefixRule{Program: "npm", Decision: Allow, Source: "after"})
+	var sources []string
+	for _, m := range merged.MatchArgv([]string{"npm", "ci"}, MatchOptions{}) {
+		sources = append(sources, filepath.Base(m.Source))
+	}
+	if want := []string{"before", "10-base.rules:5:1", "after"}; !reflect.DeepEqual(sources, want) {
+		t.Errorf("npm ci matched %q, want %q", sources, want)
 	}
 }
 

@@ -125,9 +125,8 @@ func (b *fileBuilder) prefixRule(thread *starlark.Thread, fn *starlark.Builtin, 
 	rules := make([]PrefixRule, len(first))
 	for i, prog := range first {
 		rules[i] = PrefixRule{Program: prog, Rest: rest, Decision: decision, Justification: justification, Profile: profile, Source: src}
-		b.policy.byProgram[prog] = append(b.policy.byProgram[prog], &rules[i])
+		b.policy.add(&rules[i])
 	}
-	b.policy.nrules += len(rules)
 	b.policy.nexamples += len(matches) + len(notMatches)
 	if len(matches)+len(notMatches) > 0 {
 		b.pending = append(b.pending, pendingExamples{pos: pos, rules: rules, matches: matches, notMatches: notMatches})

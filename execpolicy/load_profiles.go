@@ -18,20 +18,13 @@ type ProfileRef struct {
 // file naming an unknown one fails where it is loaded (rules test, run)
 // with its file:line:col, not only when the rule happens to match.
 func (p *Policy) ProfileRefs() []ProfileRef {
-	first := map[string]*PrefixRule{}
-	for _, rules := range p.byProgram {
-		for _, r := range rules {
-			if r.Profile == "" {
-				continue
-			}
-			if f, ok := first[r.Profile]; !ok || sourceLess(r.Source, f.Source) {
-				first[r.Profile] = r
-			}
-		}
+	first := map[string]string{}
+	for _, b := range p.byProgram {
+		b.eachProfile(func(profile, source string) { keepFirst(first, profile, source) })
 	}
 	out := make([]ProfileRef, 0, len(first))
-	for name, r := range first {
-		out = append(out, ProfileRef{Name: name, Source: r.Source})
+	for name, src := range first {
+		out = append(out, ProfileRef{Name: name, Source: src})
 	}
 	slices.SortFunc(out, func(a, b ProfileRef) int {
 		if sourceLess(a.Source, b.Source) {
@@ -43,6 +36,14 @@ func (p *Policy) ProfileRefs() []ProfileRef {
 		return cmp.Compare(a.Name, b.Name)
 	})
 	return out
+}
+
+// keepFirst records source for profile in first unless first holds an
+// earlier one.
+func keepFirst(first map[string]string, profile, source string) {
+	if f, ok := first[profile]; !ok || sourceLess(source, f) {
+		first[profile] = source
+	}
 }
 
 // sourceLess orders "file:line:col" sources by file, then line and column

@@ -60,7 +60,7 @@ type Policy struct {
 	// byProgram indexes prefix rules by their first token, each bucket in
 	// load order, so that matching costs one map lookup plus the rules of
 	// that one program.
-	byProgram map[string][]*PrefixRule
+	byProgram map[string]*bucket
 	nrules    int
 	// hostExecutables maps a basename to the absolute paths declared for it
 	// with host_executable. A present key with no paths means "never".
@@ -90,13 +90,36 @@ type NetworkRule struct {
 
 // NewPolicy returns an empty policy.
 func NewPolicy() *Policy {
-	return &Policy{byProgram: map[string][]*PrefixRule{}, hostExecutables: map[string][]string{}, scratch: &scratchPool{}}
+	return &Policy{byProgram: map[string]*bucket{}, hostExecutables: map[string][]string{}, scratch: &scratchPool{}}
 }
 
 // AddPrefixRule appends r to p, after every rule already in p.
 func (p *Policy) AddPrefixRule(r PrefixRule) {
-	p.byProgram[r.Program] = append(p.byProgram[r.Program], &r)
+	p.add(&r)
+}
+
+// add appends r to its program's bucket.
+func (p *Policy) add(r *PrefixRule) {
+	p.bucket(r.Program).add(r)
 	p.nrules++
+}
+
+// bucket returns prog's bucket, made empty when p has none.
+func (p *Policy) bucket(prog string) *bucket {
+	b := p.byProgram[prog]
+	if b == nil {
+		b = &bucket{}
+		p.byProgram[prog] = b
+	}
+	return b
+}
+
+// rulesOf returns prog's rules in load order.
+func (p *Policy) rulesOf(prog string) []*PrefixRule {
+	if b := p.byProgram[prog]; b != nil {
+		return b.all()
+	}
+	return nil
 }
 
 // AddHostExecutable records that name may be resolved to any of paths.
@@ -110,8 +133,8 @@ func (p *Policy) AddHostExecutable(name string, paths []string) {
 // Host-executable paths accumulate: a later layer can add paths for a name
 // but cannot withdraw the ones an earlier layer declared.
 func (p *Policy) Merge(other *Policy) {
-	for prog, rules := range other.byProgram {
-		p.byProgram[prog] = append(p.byProgram[prog], rules...)
+	for prog, b := range other.byProgram {
+		p.bucket(prog).appendAll(b)
 	}
 	p.nrules += other.nrules
 	for name, paths := range other.hostExecutables {
@@ -188,7 +211,7 @@ func (p *Policy) MatchArgv(argv []string, opts MatchOptions) []RuleMatch {
 // prefix starts with program (the basename) and carries resolved.
 func (p *Policy) matchProgram(program string, argv []string, resolved string) []RuleMatch {
 	var out []RuleMatch
-	for _, r := range p.byProgram[program] {
+	for _, r := range p.rulesOf(program) {
 		if !r.matches(argv) {
 			continue
 		}

@@ -8,8 +8,8 @@ package execpolicy
 // /tmp/evil/git match a trusted layer's allow rules for git.
 func (p *Policy) RestrictOnly() *Policy {
 	q := NewPolicy()
-	for prog, rules := range p.byProgram {
-		for _, r := range rules {
+	for _, b := range p.byProgram {
+		for _, r := range b.all() {
 			if r.Decision == Allow {
 				continue
 			}
@@ -17,8 +17,7 @@ func (p *Policy) RestrictOnly() *Policy {
 			// of a command once it is approved.
 			c := *r
 			c.Profile = ""
-			q.byProgram[prog] = append(q.byProgram[prog], &c)
-			q.nrules++
+			q.add(&c)
 		}
 	}
 	for _, n := range p.network {
