@@ -6,6 +6,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"unicode/utf8"
+
+	"github.com/gatedexec/gatedexec/internal/jsonstr"
 )
 
 // Argv is an argument vector as gatedexec's JSON records hold it
@@ -80,25 +82,17 @@ func (b *Bytes) UnmarshalJSON(data []byte) error {
 	return nil
 }
 
-// rawBytes is the JSON form of a string that is not valid UTF-8.
-type rawBytes struct {
-	B64 string `json:"b64"`
-}
-
 // encodeBytes writes s without HTML escaping, so that "a<b" in an argv
-// reads as itself, as the rest of gatedexec's JSON does.
+// reads as itself, as the rest of gatedexec's JSON does; a string that is
+// not valid UTF-8 is {"b64": "..."}. It writes by hand what encoding/json
+// would, without its first-use cost (jsonstr).
 func encodeBytes(s string) ([]byte, error) {
-	var v any = s
-	if !utf8.ValidString(s) {
-		v = rawBytes{B64: base64.StdEncoding.EncodeToString([]byte(s))}
+	if utf8.ValidString(s) {
+		return jsonstr.Append(nil, s), nil
 	}
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		return nil, err
-	}
-	return bytes.TrimSuffix(b.Bytes(), []byte("\n")), nil
+	b := append([]byte(nil), `{"b64":`...)
+	b = jsonstr.Append(b, base64.StdEncoding.EncodeToString([]byte(s)))
+	return append(b, '}'), nil
 }
 
 // decodeBytes reads a JSON string, or an object with exactly the one key

@@ -30,6 +30,16 @@ func TestArgvJSON(t *testing.T) {
 	}
 }
 
+// TestArgvJSONNoHTMLEscaping: Argv writes no HTML escapes itself (an
+// Encoder with SetEscapeHTML(false) keeps them out), and escapes what
+// must be escaped as encoding/json does.
+func TestArgvJSONNoHTMLEscaping(t *testing.T) {
+	b, err := Argv{"a<b>&c", "x\"\\\n\x01", "\u2028"}.MarshalJSON()
+	if want := `["a<b>&c","x\"\\\n\u0001","\u2028"]`; err != nil || string(b) != want {
+		t.Errorf("MarshalJSON = %s, %v; want %s", b, err, want)
+	}
+}
+
 func TestArgvJSONRejects(t *testing.T) {
 	for _, in := range []string{
 		`[1]`, `[{}]`, `[{"b64":"aP8=","x":1}]`, `[{"B64":"aP8="}]`, `[{"b64":"aP8"}]`, `[{"b64":1}]`, `{"b64":"aP8="}`,

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -117,13 +118,20 @@ func runCheck(w, stderr io.Writer, f *checkFlags, argv []string) error {
 	return writeCheckJSON(w, res, f.pretty)
 }
 
-// writeCheckJSON writes v as one JSON document. HTML escaping is off so
-// that "a>b" in an argv reads as itself.
-func writeCheckJSON(w io.Writer, v any, pretty bool) error {
-	enc := json.NewEncoder(w)
-	enc.SetEscapeHTML(false)
-	if pretty {
-		enc.SetIndent("", "  ")
+// writeCheckJSON writes res as one JSON document, as encoding/json's
+// Encoder with HTML escaping off would (CheckResult.MarshalJSON).
+func writeCheckJSON(w io.Writer, res *gate.CheckResult, pretty bool) error {
+	b, err := res.MarshalJSON()
+	if err != nil {
+		return err
 	}
-	return enc.Encode(v)
+	if pretty {
+		var buf bytes.Buffer
+		if err := json.Indent(&buf, b, "", "  "); err != nil {
+			return err
+		}
+		b = buf.Bytes()
+	}
+	_, err = w.Write(append(b, '\n'))
+	return err
 }
