@@ -13,6 +13,8 @@ import (
 	"io"
 	"path/filepath"
 	"strings"
+
+	"github.com/gatedexec/gatedexec/internal/jsonstr"
 )
 
 // MaxEvent bounds the event read from stdin: a command is text a model
@@ -47,13 +49,21 @@ func parseEvent(r io.Reader) (*event, error) {
 	if len(data) > MaxEvent {
 		return nil, fmt.Errorf("event larger than %d bytes", MaxEvent)
 	}
-	dec := json.NewDecoder(bytes.NewReader(data))
-	var ev event
-	if err := dec.Decode(&ev); err != nil {
+	members, err := objectMembers(data)
+	if err != nil {
 		return nil, fmt.Errorf("event is not a JSON object: %w", err)
 	}
-	if _, err := dec.Token(); err != io.EOF {
-		return nil, errors.New("event: more than one JSON value")
+	ev := event{ToolInput: members["tool_input"]}
+	for _, f := range []struct {
+		key string
+		dst *string
+	}{
+		{"session_id", &ev.SessionID}, {"cwd", &ev.Cwd}, {"hook_event_name", &ev.HookEventName},
+		{"permission_mode", &ev.PermissionMode}, {"tool_name", &ev.ToolName},
+	} {
+		if raw, ok := members[f.key]; ok && json.Unmarshal(raw, f.dst) != nil {
+			return nil, fmt.Errorf("event: %s is not a string", f.key)
+		}
 	}
 	switch {
 	case ev.HookEventName == "":
@@ -70,11 +80,49 @@ func parseEvent(r io.Reader) (*event, error) {
 	return &ev, nil
 }
 
+// objectMembers reads data, which must be exactly one JSON object, into
+// its members, each value kept as sent; a repeated key keeps its last
+// value, as JSON.parse does. Keys match exactly. It reads token by token:
+// decoding into a struct or a map reflects over the type first, which was
+// most of what reading an event cost a hook's start.
+func objectMembers(data []byte) (map[string]json.RawMessage, error) {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	if tok, err := dec.Token(); err != nil {
+		return nil, err
+	} else if tok != json.Delim('{') {
+		return nil, fmt.Errorf("%v is not an object", tok)
+	}
+	members := map[string]json.RawMessage{}
+	for dec.More() {
+		tok, err := dec.Token()
+		if err != nil {
+			return nil, err
+		}
+		key, ok := tok.(string)
+		if !ok {
+			return nil, fmt.Errorf("key %v is not a string", tok)
+		}
+		var raw json.RawMessage
+		if err := dec.Decode(&raw); err != nil {
+			return nil, err
+		}
+		members[key] = raw
+	}
+	if _, err := dec.Token(); err != nil {
+		return nil, err
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return nil, errors.New("more than one JSON value")
+	}
+	return members, nil
+}
+
 // shell reads the tool input of a shell tool: an object whose command is
 // a non-empty string.
 func (ev *event) shell() (*shellInput, error) {
 	var in shellInput
-	if len(ev.ToolInput) == 0 || json.Unmarshal(ev.ToolInput, &in.fields) != nil || in.fields == nil {
+	var err error
+	if in.fields, err = objectMembers(ev.ToolInput); err != nil {
 		return nil, fmt.Errorf("%s: tool_input is not a JSON object", ev.ToolName)
 	}
 	raw, ok := in.fields["command"]
@@ -101,11 +149,7 @@ func (in *shellInput) with(command string) (map[string]json.RawMessage, error) {
 	for k, v := range in.fields {
 		out[k] = v
 	}
-	b, err := marshal(command)
-	if err != nil {
-		return nil, err
-	}
-	out["command"] = b
+	out["command"] = jsonstr.Append(nil, command)
 	return out, nil
 }
 
