@@ -207,9 +207,9 @@ type encodedRules struct {
 	refs []ProfileRef
 }
 
-// skimRules checks the n rules that follow, as decodeRules reads them,
-// without keeping any: it returns the totals of their positions and
-// alternatives and the profiles they name.
+// skimRules checks the n rules that follow, read as encodedRules.decode
+// reads them, without keeping any: it returns the totals of their
+// positions and alternatives and the profiles they name.
 func (d *decoder) skimRules(n int) (nrest, nalts int, refs []ProfileRef) {
 	var first map[string]string
 	for range n {

@@ -7,8 +7,9 @@ import (
 )
 
 // One Policy serves many evaluations at once (a Gate's requests): the
-// race detector checks its pools and tables, and every goroutine gets
-// the answer a lone evaluation gets.
+// race detector checks its pools, its tables and the decoding of cached
+// rules on first lookup, and every goroutine gets the answer a lone
+// evaluation gets.
 func TestEvaluateConcurrent(t *testing.T) {
 	p, err := Loader{}.Load("c.rules", []byte(`
 prefix_rule(pattern=["git", "status"], decision="allow")
@@ -32,6 +33,13 @@ host_executable(name="git", paths=["/usr/bin/git"])
 	want := make([]string, len(cases))
 	for i, c := range cases {
 		want[i] = fmt.Sprint(p.Evaluate(c.argv, c.opts).Decision)
+	}
+	// The same rules as a compiled-rules cache entry gives them, still
+	// encoded: the goroutines below are the first to look them up, and
+	// decode them as they race.
+	key := [cacheKeySize]byte{1}
+	if p, err = decodePolicy(key, encodePolicy(key, p)); err != nil {
+		t.Fatal(err)
 	}
 	var wg sync.WaitGroup
 	for g := range 8 {
