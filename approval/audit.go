@@ -67,15 +67,6 @@ type Record struct {
 	Version       string `json:"version,omitempty"`
 }
 
-// MarshalJSON writes Time as RFC 3339 with nanoseconds, in UTC.
-func (r Record) MarshalJSON() ([]byte, error) {
-	type plain Record
-	return json.Marshal(struct {
-		Time string `json:"time"`
-		plain
-	}{r.Time.UTC().Format(time.RFC3339Nano), plain(r)})
-}
-
 // Log is an append-only JSON-lines audit log. A record is whole or
 // absent: each is one write system call on a file opened with O_APPEND,
 // under an exclusive flock that every gatedexec process takes, so records
