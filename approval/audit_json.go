@@ -176,6 +176,26 @@ func (o *object) int(k string, v int64) {
 	o.b = strconv.AppendInt(o.b, v, 10)
 }
 
+func (o *object) uint(k string, v uint64) {
+	o.key(k)
+	o.b = strconv.AppendUint(o.b, v, 10)
+}
+
+func (o *object) bool(k string, v bool) {
+	o.key(k)
+	o.b = strconv.AppendBool(o.b, v)
+}
+
+// strings writes ss as an array, or null when it is nil.
+func (o *object) strings(k string, ss []string) {
+	o.key(k)
+	if ss == nil {
+		o.b = append(o.b, "null"...)
+		return
+	}
+	o.b = appendStrings(o.b, ss)
+}
+
 func (o *object) boolOmit(k string, v bool) {
 	if v {
 		o.key(k)

@@ -2,11 +2,15 @@ package approval
 
 import (
 	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
+	"net/netip"
 	"reflect"
 	"testing"
 	"time"
 
+	"github.com/gatedexec/gatedexec/sandbox"
 	"github.com/gatedexec/gatedexec/sandbox/egress"
 )
 
@@ -108,4 +112,33 @@ func FuzzRecordJSON(f *testing.F) {
 	f.Fuzz(func(t *testing.T, s string, n int64) {
 		checkRecordJSON(t, filled(s, n))
 	})
+}
+
+// TestProfileJSON: the profile ProfileDigest hashes is byte for byte what
+// json.Marshal wrote for it, so digests, and the approvals bound to
+// them, stay what they were: for a profile whose every field, nested ones
+// included, is set by reflection (a field added later and not written
+// fails it), for an empty one, and with host rules and pins.
+func TestProfileJSON(t *testing.T) {
+	full := &sandbox.Profile{}
+	fill(reflect.ValueOf(full).Elem(), "a<b>&c \"q\" \\ \n é \u2028 \xff", 9)
+	pinned := &sandbox.Profile{Name: "p", Read: []string{}, Hosts: egress.Policy{
+		Rules: []egress.Rule{{Pattern: "*.example.com", Decision: egress.Allow, Source: "x:1:1"}},
+		Pins:  []egress.Pin{{Host: "a.example", Port: 443, To: netip.MustParseAddrPort("[::1]:8443")}},
+	}, Limits: sandbox.Limits{Timeout: 3 * time.Second}}
+	for _, p := range []*sandbox.Profile{full, {}, pinned} {
+		want, err := json.Marshal(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got bytes.Buffer
+		json.HTMLEscape(&got, appendProfile(nil, p))
+		if !bytes.Equal(got.Bytes(), want) {
+			t.Errorf("profile JSON:\n got %s\nwant %s", got.Bytes(), want)
+		}
+		sum := sha256.Sum256(want)
+		if d := ProfileDigest(p); d != hex.EncodeToString(sum[:]) {
+			t.Errorf("ProfileDigest = %s, want the SHA-256 of json.Marshal's %s", d, want)
+		}
+	}
 }

@@ -1,11 +1,11 @@
 package approval
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"encoding/binary"
 	"encoding/hex"
 	"encoding/json"
-	"fmt"
 
 	"github.com/gatedexec/gatedexec/execpolicy"
 	"github.com/gatedexec/gatedexec/sandbox"
@@ -176,17 +176,15 @@ func RequestID(p IDParts) string {
 
 // ProfileDigest returns a hex digest of everything the resolved profile p
 // grants and denies. Two profiles with one name differ in it when they
-// resolve to other paths (another workspace) or other settings. An error
-// means no digest, so no approval can be bound: the command must not run.
-func ProfileDigest(p *sandbox.Profile) (string, error) {
+// resolve to other paths (another workspace) or other settings.
+func ProfileDigest(p *sandbox.Profile) string {
 	// Profile holds only plain exported data, so its JSON form is
-	// deterministic and complete.
-	data, err := json.Marshal(p)
-	if err != nil {
-		return "", fmt.Errorf("profile %s: digest: %w", p.Name, err)
-	}
-	sum := sha256.Sum256(data)
-	return hex.EncodeToString(sum[:]), nil
+	// deterministic and complete: the digest is of what json.Marshal
+	// writes, HTML escaping included, as it always was.
+	var data bytes.Buffer
+	json.HTMLEscape(&data, appendProfile(nil, p))
+	sum := sha256.Sum256(data.Bytes())
+	return hex.EncodeToString(sum[:])
 }
 
 // MarshalJSON writes absent lists as [] rather than null, except

@@ -86,11 +86,7 @@ func (g *Gate) Register(_ context.Context, req Request) (*Registration, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrConfig, err)
 	}
-	pd, err := approval.ProfileDigest(prof)
-	if err != nil {
-		return nil, err
-	}
-	id := o.request(ev, prof.Name, pd, o.Policy.Digest()).ID
+	id := o.request(ev, prof.Name, approval.ProfileDigest(prof), o.Policy.Digest()).ID
 	dir := preapprovedDir(st)
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, fmt.Errorf("registering request %s: %w", id, err)

@@ -128,12 +128,7 @@ func (o *call) run(ctx context.Context) (*Result, error) {
 	// resuming a deferred request may pass what is left of its budget)
 	// and before gatedexec's own files are carved out of it (they depend
 	// on the approver and the audit log chosen, and only take access away).
-	pd, err := approval.ProfileDigest(prof)
-	if err != nil {
-		rec.Error = err.Error()
-		return nil, errors.Join(err, o.audit(rec))
-	}
-	rec.ProfileDigest = pd
+	rec.ProfileDigest = approval.ProfileDigest(prof)
 	if o.Timeout > 0 {
 		prof.Limits.Timeout = o.Timeout
 	}
@@ -146,7 +141,7 @@ func (o *call) run(ctx context.Context) (*Result, error) {
 		return res, errors.Join(err, o.audit(rec))
 	}
 
-	req := o.request(ev, prof.Name, pd, digest)
+	req := o.request(ev, prof.Name, rec.ProfileDigest, digest)
 	res.RequestID = req.ID
 	rec.RequestID, rec.Kind, rec.Profile = req.ID, req.Kind, prof.Name
 
