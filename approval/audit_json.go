@@ -26,19 +26,7 @@ func (r Record) MarshalJSON() ([]byte, error) {
 	o.marshaler("argv", r.Argv)
 	o.boolOmit("shell", r.Shell)
 	o.marshaler("cwd", r.Cwd)
-	o.key("rules_matched")
-	if r.Rules == nil {
-		o.b = append(o.b, "null"...)
-	} else {
-		o.b = append(o.b, '[')
-		for i, m := range r.Rules {
-			if i > 0 {
-				o.b = append(o.b, ',')
-			}
-			o.b = appendMatchedRule(o.b, m)
-		}
-		o.b = append(o.b, ']')
-	}
+	list(&o, "rules_matched", r.Rules, appendMatchedRule)
 	o.string("decision", r.Decision)
 	o.stringOmit("action", r.Action)
 	o.stringOmit("approver", r.Approver)
@@ -47,8 +35,7 @@ func (r Record) MarshalJSON() ([]byte, error) {
 	o.stringOmit("escalation", r.Escalation)
 	o.stringOmit("profile", r.Profile)
 	if len(r.Layers) > 0 {
-		o.key("layers")
-		o.b = appendStrings(o.b, r.Layers)
+		list(&o, "layers", r.Layers, jsonstr.Append)
 	}
 	o.key("exit")
 	if r.Exit == nil {
@@ -58,19 +45,10 @@ func (r Record) MarshalJSON() ([]byte, error) {
 	}
 	o.int("duration_ms", r.DurationMS)
 	if len(r.Denials) > 0 {
-		o.key("denials")
-		o.b = append(o.b, '[')
-		for i, d := range r.Denials {
-			if i > 0 {
-				o.b = append(o.b, ',')
-			}
-			o.b = appendDenial(o.b, d)
-		}
-		o.b = append(o.b, ']')
+		list(&o, "denials", r.Denials, appendDenial)
 	}
 	if len(r.Tampered) > 0 {
-		o.key("tampered")
-		o.b = appendStrings(o.b, r.Tampered)
+		list(&o, "tampered", r.Tampered, jsonstr.Append)
 	}
 	o.stringOmit("error", r.Error)
 	if r.Connection != nil {
@@ -87,12 +65,7 @@ func (r Record) MarshalJSON() ([]byte, error) {
 
 func appendMatchedRule(b []byte, m MatchedRule) []byte {
 	o := object{b: b}
-	o.key("matched_prefix")
-	if m.MatchedPrefix == nil {
-		o.b = append(o.b, "null"...)
-	} else {
-		o.b = appendStrings(o.b, m.MatchedPrefix)
-	}
+	list(&o, "matched_prefix", m.MatchedPrefix, jsonstr.Append)
 	o.string("decision", m.Decision)
 	o.stringOmit("justification", m.Justification)
 	o.stringOmit("resolved_program", m.ResolvedProgram)
@@ -130,16 +103,26 @@ func appendConnection(b []byte, c *egress.Record) []byte {
 	return b
 }
 
-// appendStrings appends ss as a JSON array of strings.
-func appendStrings(b []byte, ss []string) []byte {
+// appendList appends xs as encoding/json writes a slice: null when it is
+// nil, else an array of its elements, each written by elem.
+func appendList[T any](b []byte, xs []T, elem func([]byte, T) []byte) []byte {
+	if xs == nil {
+		return append(b, "null"...)
+	}
 	b = append(b, '[')
-	for i, s := range ss {
+	for i, x := range xs {
 		if i > 0 {
 			b = append(b, ',')
 		}
-		b = jsonstr.Append(b, s)
+		b = elem(b, x)
 	}
 	return append(b, ']')
+}
+
+// list writes the member k of o: the list xs (appendList).
+func list[T any](o *object, k string, xs []T, elem func([]byte, T) []byte) {
+	o.key(k)
+	o.b = appendList(o.b, xs, elem)
 }
 
 // object appends the members of one JSON object, in the order written.
@@ -184,16 +167,6 @@ func (o *object) uint(k string, v uint64) {
 func (o *object) bool(k string, v bool) {
 	o.key(k)
 	o.b = strconv.AppendBool(o.b, v)
-}
-
-// strings writes ss as an array, or null when it is nil.
-func (o *object) strings(k string, ss []string) {
-	o.key(k)
-	if ss == nil {
-		o.b = append(o.b, "null"...)
-		return
-	}
-	o.b = appendStrings(o.b, ss)
 }
 
 func (o *object) boolOmit(k string, v bool) {

@@ -1,6 +1,7 @@
 package approval
 
 import (
+	"github.com/gatedexec/gatedexec/internal/jsonstr"
 	"github.com/gatedexec/gatedexec/sandbox"
 	"github.com/gatedexec/gatedexec/sandbox/egress"
 )
@@ -18,79 +19,69 @@ func appendProfile(b []byte, p *sandbox.Profile) []byte {
 	o.string("Enforcement", string(p.Enforcement))
 	o.bool("Unrestricted", p.Unrestricted)
 	o.bool("ReadAll", p.ReadAll)
-	o.strings("Read", p.Read)
-	o.strings("Write", p.Write)
-	o.strings("Protect", p.Protect)
-	o.strings("Hide", p.Hide)
-	o.strings("MakeDirs", p.MakeDirs)
-	o.strings("Control", p.Control)
-	o.strings("PrivateTmp", p.PrivateTmp)
+	list(&o, "Read", p.Read, jsonstr.Append)
+	list(&o, "Write", p.Write, jsonstr.Append)
+	list(&o, "Protect", p.Protect, jsonstr.Append)
+	list(&o, "Hide", p.Hide, jsonstr.Append)
+	list(&o, "MakeDirs", p.MakeDirs, jsonstr.Append)
+	list(&o, "Control", p.Control, jsonstr.Append)
+	list(&o, "PrivateTmp", p.PrivateTmp, jsonstr.Append)
 	o.string("Network", string(p.Network))
 	o.key("Hosts")
 	o.b = appendHosts(o.b, &p.Hosts)
 	o.bool("UnixSockets", p.UnixSockets)
-	o.strings("Sockets", p.Sockets)
-	o.strings("EnvDeny", p.EnvDeny)
+	list(&o, "Sockets", p.Sockets, jsonstr.Append)
+	list(&o, "EnvDeny", p.EnvDeny, jsonstr.Append)
 	o.bool("NoSetsid", p.NoSetsid)
 	o.bool("SharePIDs", p.SharePIDs)
 	o.bool("NoPty", p.NoPty)
 	o.key("Limits")
-	l := p.Limits
-	lo := object{b: o.b}
-	lo.uint("NoFile", l.NoFile)
-	lo.uint("NProc", l.NProc)
-	lo.uint("FSize", l.FSize)
-	lo.uint("CPU", l.CPU)
-	lo.uint("AS", l.AS)
-	lo.uint("Memory", l.Memory)
-	lo.int("MemoryPercent", int64(l.MemoryPercent))
-	lo.int("Timeout", int64(l.Timeout))
-	o.b, _ = lo.close()
+	o.b = appendLimits(o.b, p.Limits)
 	o.string("Workspace", p.Workspace)
+	b, _ = o.close()
+	return b
+}
+
+func appendLimits(b []byte, l sandbox.Limits) []byte {
+	o := object{b: b}
+	o.uint("NoFile", l.NoFile)
+	o.uint("NProc", l.NProc)
+	o.uint("FSize", l.FSize)
+	o.uint("CPU", l.CPU)
+	o.uint("AS", l.AS)
+	o.uint("Memory", l.Memory)
+	o.int("MemoryPercent", int64(l.MemoryPercent))
+	o.int("Timeout", int64(l.Timeout))
 	b, _ = o.close()
 	return b
 }
 
 func appendHosts(b []byte, h *egress.Policy) []byte {
 	o := object{b: b}
-	o.key("Rules")
-	if h.Rules == nil {
-		o.b = append(o.b, "null"...)
-	} else {
-		o.b = append(o.b, '[')
-		for i, r := range h.Rules {
-			if i > 0 {
-				o.b = append(o.b, ',')
-			}
-			ro := object{b: o.b}
-			ro.string("Pattern", r.Pattern)
-			ro.int("Decision", int64(r.Decision))
-			ro.string("Source", r.Source)
-			ro.bool("Private", r.Private)
-			o.b, _ = ro.close()
-		}
-		o.b = append(o.b, ']')
-	}
-	o.key("Pins")
-	if h.Pins == nil {
-		o.b = append(o.b, "null"...)
-	} else {
-		o.b = append(o.b, '[')
-		for i, p := range h.Pins {
-			if i > 0 {
-				o.b = append(o.b, ',')
-			}
-			po := object{b: o.b}
-			po.string("Host", p.Host)
-			po.uint("Port", uint64(p.Port))
-			// As encoding/json writes it: its text form, which for
-			// the zero AddrPort is "", not String's "invalid AddrPort".
-			to, _ := p.To.MarshalText()
-			po.string("To", string(to))
-			o.b, _ = po.close()
-		}
-		o.b = append(o.b, ']')
-	}
+	list(&o, "Rules", h.Rules, appendHostRule)
+	list(&o, "Pins", h.Pins, appendPin)
+	b, _ = o.close()
+	return b
+}
+
+func appendHostRule(b []byte, r egress.Rule) []byte {
+	o := object{b: b}
+	o.string("Pattern", r.Pattern)
+	o.int("Decision", int64(r.Decision))
+	o.string("Source", r.Source)
+	o.bool("Private", r.Private)
+	b, _ = o.close()
+	return b
+}
+
+func appendPin(b []byte, p egress.Pin) []byte {
+	o := object{b: b}
+	o.string("Host", p.Host)
+	o.uint("Port", uint64(p.Port))
+	// As encoding/json writes it: its text form, which for the zero
+	// AddrPort is "", not String's "invalid AddrPort".
+	to, _ := p.To.MarshalText()
+	o.string("To", string(to))
 	b, _ = o.close()
 	return b
 }
