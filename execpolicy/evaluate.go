@@ -166,6 +166,8 @@ type analysis struct {
 	lang        syntax.LangVariant
 	dialectOnly bool
 	parsed      int
+	parses      int
+	parseWork   int
 	ncommands   int
 	// hdocRounds counts the scripts rewritten for their heredocs.
 	hdocRounds int

@@ -96,6 +96,27 @@ func TestEvaluateAroundSyntaxError(t *testing.T) {
 	wantScriptDecisions(t, corpusPolicy(), tests)
 }
 
+// TestEvaluateReparseBudget: judging around syntax errors re-parses the
+// pieces, and brackets that never close make every piece fail again:
+// "rm 0 0 0 (((…" with 60 of them took some 40 000 parses (a FuzzAnalyse
+// input that hung CI's fuzzing), and seconds with hundreds. The parse
+// budgets end it, counted here, and the rm found first still forbids.
+func TestEvaluateReparseBudget(t *testing.T) {
+	p := corpusPolicy()
+	for _, n := range []int{60, 200, 900} {
+		script := "rm 0 0 0 " + strings.Repeat("(", n)
+		a := &analysis{p: p, safe: true, scratch: p.scratch.get()}
+		d := a.script(script, 0)
+		p.scratch.put(a.scratch)
+		if d != Forbidden {
+			t.Errorf("%d brackets: %v, want forbidden (rm)", n, d)
+		}
+		if a.parses > maxParses || a.parseWork > maxParseWork {
+			t.Errorf("%d brackets: %d parses, work %d: over the budgets (%d, %d)", n, a.parses, a.parseWork, maxParses, maxParseWork)
+		}
+	}
+}
+
 // TestEvaluateOddAssignment: GNU env takes any operand holding "=" for an
 // assignment, a name or not, and runs the word after it (env = rm runs
 // rm; FuzzAnalyseVsBash); other readings take that operand for the

@@ -13,8 +13,16 @@ import (
 const (
 	maxScriptBytes = 1 << 20 // one script
 	maxTotalBytes  = 4 << 20 // all scripts re-parsed for one evaluation
-	maxCommands    = 10000
-	maxDepth       = 64 // nesting of constructs and of wrappers/re-parses
+	// maxParses and maxParseWork bound the parses of one evaluation by
+	// their number and by their size times their rough nesting, which
+	// the parser's work grows with: judging around a syntax error
+	// re-parses the pieces, which may fail again, and "rm (((…" took 40
+	// 000 small parses for 60 brackets, and seconds for 900, under the
+	// byte budget. The test suites need fewer than 600 parses.
+	maxParses    = 2048
+	maxParseWork = 32 << 20
+	maxCommands  = 10000
+	maxDepth     = 64 // nesting of constructs and of wrappers/re-parses
 	// maxRoughNesting bounds roughNesting before parsing: the parser
 	// recurses once per nesting level and a deep enough input overflows
 	// the goroutine stack, which is fatal, not a panic.
@@ -139,6 +147,12 @@ func (a *analysis) scriptIn(lang syntax.LangVariant, src string, depth int) Deci
 	if a.parsed > maxTotalBytes {
 		return a.exhaust("re-parsed scripts larger than 4 MiB")
 	}
+	work := len(src) * max(nesting, 1)
+	if a.parses == maxParses || a.parseWork+work > maxParseWork {
+		return a.exhaust("re-parsed too often")
+	}
+	a.parses++
+	a.parseWork += work
 	// Scripts are parsed one after the other, never while another parse
 	// runs, so one parser serves the whole evaluation. Comments are kept
 	// only where lineQuirks needs them.
