@@ -52,7 +52,9 @@ type Config struct {
 	Version string
 	// Watch makes every Run and Check first Refresh the configuration,
 	// for a long-lived front end (the MCP server); a one-shot caller
-	// leaves it off and saves the stat calls.
+	// leaves it off and saves the stat calls. The host's runner then also
+	// keeps the placeholder directories of protect paths between runs,
+	// until Close.
 	Watch bool
 	// Runner is the sandbox backend; nil is this host's.
 	Runner sandbox.Runner
@@ -137,6 +139,8 @@ type Gate struct {
 	// running on a replaced state keeps writing to its log.
 	logsMu sync.Mutex
 	logs   map[string]*approval.Log
+	// ownRunner is set when the Gate made its runner, which Close closes.
+	ownRunner bool
 }
 
 // New reads the configuration cfg names and builds a Gate. Errors wrap
@@ -147,7 +151,8 @@ func New(cfg Config) (*Gate, error) {
 		g.getenv = os.Getenv
 	}
 	if g.runner == nil {
-		g.runner = hostRunner()
+		g.runner = hostRunner(cfg.Watch)
+		g.ownRunner = true
 	}
 	st, err := g.load()
 	if err != nil {
@@ -226,11 +231,15 @@ func (g *Gate) Refresh() (bool, error) {
 	return true, nil
 }
 
-// Close closes the audit logs the Gate opened.
+// Close closes the audit logs the Gate opened and the runner it made;
+// call it once every request has ended.
 func (g *Gate) Close() error {
 	g.logsMu.Lock()
 	defer g.logsMu.Unlock()
 	var first error
+	if c, ok := g.runner.(io.Closer); ok && g.ownRunner {
+		first = c.Close()
+	}
 	for k, l := range g.logs {
 		if err := l.Close(); err != nil && first == nil {
 			first = err

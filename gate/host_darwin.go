@@ -14,7 +14,7 @@ import (
 func StopStrayHelper([]string) {}
 
 // hostRunner returns this host's sandbox backend: sandbox-exec.
-func hostRunner() sandbox.Runner { return darwin.Runner{} }
+func hostRunner(bool) sandbox.Runner { return darwin.Runner{} }
 
 // HostLayers reports the layers p would get on this host and the ones it
 // needs that are missing.

@@ -18,8 +18,10 @@ func StopStrayHelper(args []string) {
 	}
 }
 
-// hostRunner returns this host's sandbox backend: Landlock, seccomp and namespaces.
-func hostRunner() sandbox.Runner { return &linux.Runner{} }
+// hostRunner returns this host's sandbox backend: Landlock, seccomp and
+// namespaces. A long-lived engine keeps the placeholder directories of
+// its runs until it is closed.
+func hostRunner(longLived bool) sandbox.Runner { return &linux.Runner{KeepHolders: longLived} }
 
 // HostLayers reports the layers p would get on this host and the ones it
 // needs that are missing.

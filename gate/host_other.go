@@ -16,7 +16,7 @@ func StopStrayHelper([]string) {}
 
 // hostRunner returns a backend that refuses every profile: this OS has no
 // sandbox backend.
-func hostRunner() sandbox.Runner { return noBackend{} }
+func hostRunner(bool) sandbox.Runner { return noBackend{} }
 
 // HostLayers reports that every layer is missing on this OS.
 func HostLayers(p *sandbox.Profile) (layers, missing []string) {

@@ -80,7 +80,7 @@ func Sandbox(ctx context.Context, req SandboxRequest) (*SandboxResult, error) {
 	p = sandbox.WithControl(p, control)
 	runner := req.Runner
 	if runner == nil {
-		runner = hostRunner()
+		runner = hostRunner(false)
 	}
 	res, err := runner.Run(ctx, &sandbox.Command{
 		Argv: req.Argv, Dir: req.Place.Cwd, Env: req.Env,

@@ -34,6 +34,9 @@ type runnerCache struct {
 	helperOnce sync.Once
 	helper     *os.File
 	helperErr  error
+
+	// kept are the placeholder directories of KeepHolders.
+	kept keptHolders
 }
 
 // cgroupHost returns this process's cgroups, read at the first run that

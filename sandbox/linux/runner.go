@@ -40,6 +40,11 @@ type Runner struct {
 	// Exe is the helper program to start; empty means the one built into
 	// gatedexec (helperbin.go).
 	Exe string
+	// KeepHolders keeps the placeholder directories the runs make for
+	// missing protect paths (.gatedexec, .git/hooks) until Close instead
+	// of removing each after its run: for a long-lived engine, whose next
+	// run in the same workspace then neither makes nor removes them.
+	KeepHolders bool
 
 	// cache holds what every run on this Runner shares: the host's
 	// facts, probed once, and the seccomp programs built so far.
@@ -56,6 +61,14 @@ func (r *Runner) Run(ctx context.Context, c *Command) (*sandbox.Result, error) {
 		return nil, errors.New("sandbox: command has no profile")
 	}
 	return sandbox.WatchGit(c.Profile, r.warn(), func() (*sandbox.Result, error) { return r.run(ctx, c) })
+}
+
+// Close lets go of what the Runner keeps between runs: the placeholder
+// directories of KeepHolders, removed when still empty and held by no
+// other run. Call it once every run has ended.
+func (r *Runner) Close() error {
+	r.cache.kept.release()
+	return nil
 }
 
 func (r *Runner) warn() io.Writer {
@@ -149,6 +162,9 @@ func (r *Runner) run(ctx context.Context, c *Command) (*sandbox.Result, error) {
 		}
 		if spec.Mounts, hold, err = holdMounts(plan, cwd); err != nil {
 			return nil, err
+		}
+		if r.KeepHolders {
+			r.cache.kept.keep(hold)
 		}
 		defer func() { hold.release(spec.Unshare&unix.CLONE_NEWPID != 0) }()
 		for _, d := range p.PrivateTmp {

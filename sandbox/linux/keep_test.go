@@ -1,0 +1,78 @@
+//go:build linux
+
+package linux
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/gatedexec/gatedexec/sandbox"
+)
+
+// TestRunnerKeepHolders: a Runner with KeepHolders makes the holders of
+// missing protect paths once and keeps them between its runs, while they
+// still protect; another run in the workspace does not remove them; Close
+// removes them, leaving the workspace as it was. A Runner without it
+// leaves nothing after each run.
+func TestRunnerKeepHolders(t *testing.T) {
+	if landlockABI() == 0 && os.Getenv("CI") == "" {
+		t.Skip("no landlock")
+	}
+	ws, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	layer := filepath.Join(ws, ".gatedexec")
+	p := &sandbox.Profile{Name: "t", Enforcement: sandbox.Strict, ReadAll: true, Write: []string{ws},
+		Protect: []string{layer, filepath.Join(ws, ".git", "hooks")}, Network: sandbox.NetworkOff, UnixSockets: true}
+	run := func(r *Runner, script string) int {
+		t.Helper()
+		res, err := r.Run(context.Background(), &Command{Argv: []string{"sh", "-c", script}, Dir: ws, Env: []string{"PATH=/usr/bin:/bin"}, Profile: p})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res.ExitCode
+	}
+	inode := func() uint64 {
+		t.Helper()
+		var st unix.Stat_t
+		if err := unix.Lstat(layer, &st); err != nil {
+			t.Fatalf("the holder of %s: %v", layer, err)
+		}
+		return st.Ino
+	}
+	empty := func(when string) {
+		t.Helper()
+		if entries, err := os.ReadDir(ws); err != nil || len(entries) != 0 {
+			t.Errorf("%s: the workspace holds %v (%v), want nothing", when, entries, err)
+		}
+	}
+
+	if code := run(&Runner{}, "true"); code != 0 {
+		t.Fatalf("exit %d", code)
+	}
+	empty("after a run of a Runner without KeepHolders")
+
+	kept := &Runner{KeepHolders: true}
+	if code := run(kept, "mkdir .gatedexec/rules"); code == 0 {
+		t.Error("the command wrote into the kept holder of .gatedexec")
+	}
+	first := inode()
+	if code := run(&Runner{}, "true"); code != 0 {
+		t.Fatalf("exit %d", code)
+	}
+	if code := run(kept, "mkdir -p .git/hooks/x || exit 0; exit 1"); code != 0 {
+		t.Error("the command wrote into the kept holder of .git/hooks")
+	}
+	if got := inode(); got != first {
+		t.Errorf("the holder was made again (inode %d, then %d), want it kept", first, got)
+	}
+	if err := kept.Close(); err != nil {
+		t.Fatal(err)
+	}
+	empty("after Close")
+}
