@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -159,6 +160,55 @@ func TestMCPRunCommand(t *testing.T) {
 	out = c.call(t, map[string]any{"command": "sleep 5", "timeout": 0.2})
 	if !out.TimedOut {
 		t.Errorf("timeout: %+v", out)
+	}
+	n = auditRecords(t, f.audit)
+	for _, args := range []map[string]any{
+		{"command": "touch bad", "approve": "yes"},
+		{"Command": "touch bad"},
+		{"command": []string{"touch", "bad"}},
+		{"command": "touch bad", "timeout": "5"},
+		{"cwd": "."},
+	} {
+		res, err := c.cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "run_command", Arguments: args})
+		if err != nil || !res.IsError || res.StructuredContent != nil {
+			t.Errorf("arguments %v: %v %+v; want a tool error", args, err, res)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(f.ws, "bad")); err == nil || auditRecords(t, f.audit) != n {
+		t.Error("a call with bad arguments ran or was judged")
+	}
+}
+
+// TestMCPKeepsHolders: the server makes the placeholder directories of
+// missing protect paths (.gatedexec, .git/hooks) at its first command and
+// keeps them for the next ones, which they still protect, and removes
+// them when it exits: the workspace is left as it was.
+func TestMCPKeepsHolders(t *testing.T) {
+	f := newGateFixture(t, agentRules)
+	c := startMCP(t, f, nil)
+	layer := filepath.Join(f.ws, ".gatedexec")
+	var first uint64
+	for i := range 3 {
+		out := c.call(t, map[string]any{"command": "touch .gatedexec/config.toml"})
+		if !out.Ran || out.ExitCode == 0 {
+			t.Errorf("call %d wrote in the protected .gatedexec: %+v", i, out)
+		}
+		fi, err := os.Lstat(layer)
+		if err != nil {
+			t.Fatalf("after call %d: %v", i, err)
+		}
+		ino := fi.Sys().(*syscall.Stat_t).Ino
+		if i == 0 {
+			first = ino
+		} else if ino != first {
+			t.Errorf("call %d made the holder again (inode %d, was %d)", i, ino, first)
+		}
+	}
+	if err := c.cs.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if entries, err := os.ReadDir(f.ws); err != nil || len(entries) != 0 {
+		t.Errorf("the workspace holds %v (%v) after the server exited, want nothing", entries, err)
 	}
 }
 

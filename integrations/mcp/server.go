@@ -10,6 +10,7 @@ package mcp
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"path/filepath"
@@ -18,6 +19,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/gatedexec/gatedexec/approval"
@@ -102,13 +104,47 @@ func New(opts Options) *Server {
 	}
 	s := &Server{opts: opts}
 	s.srv = mcp.NewServer(&mcp.Implementation{Name: "gatedexec", Version: opts.Version}, nil)
-	mcp.AddTool(s.srv, &mcp.Tool{
+	// The tool is added with its schemas made once here, and its
+	// arguments decoded by decodeInput: the SDK's typed tools validate
+	// input and output against the schemas on every call, by reflection.
+	inSchema, err := jsonschema.For[Input](nil)
+	if err != nil {
+		panic(fmt.Sprintf("mcp: the schema of %s's input: %v", ToolName, err))
+	}
+	outSchema, err := jsonschema.For[Output](nil)
+	if err != nil {
+		panic(fmt.Sprintf("mcp: the schema of %s's output: %v", ToolName, err))
+	}
+	s.srv.AddTool(&mcp.Tool{
 		Name: ToolName,
 		Description: "Run a shell command (bash) through gatedexec: the exec-policy rules decide whether it may run, " +
 			"a person approves what they mark for approval, and it runs inside the OS sandbox. " +
 			"Returns the decision, the exit code, stdout and stderr (bounded), and what the sandbox denied.",
-	}, s.runCommand)
+		InputSchema:  inSchema,
+		OutputSchema: outSchema,
+	}, s.handle)
 	return s
+}
+
+// handle answers a call of run_command: its arguments decoded, the
+// command carried through the engine, its Output as structured content
+// (none when the call waits for the client's user).
+func (s *Server) handle(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+	in, err := decodeInput(req.Params.Arguments)
+	if err != nil {
+		res := &mcp.CallToolResult{}
+		res.SetError(fmt.Errorf("validating \"arguments\": %w", err))
+		return res, nil
+	}
+	res, out := s.runCommand(ctx, req, in)
+	if res.InputRequests == nil {
+		b, err := json.Marshal(out)
+		if err != nil {
+			return nil, fmt.Errorf("marshaling output: %w", err)
+		}
+		res.StructuredContent = json.RawMessage(b)
+	}
+	return res, nil
 }
 
 // Serve answers the client on t until it disconnects or ctx ends, and
@@ -123,7 +159,7 @@ func (s *Server) Serve(ctx context.Context, t mcp.Transport) error {
 	return err
 }
 
-func (s *Server) runCommand(ctx context.Context, req *mcp.CallToolRequest, in Input) (*mcp.CallToolResult, Output, error) {
+func (s *Server) runCommand(ctx context.Context, req *mcp.CallToolRequest, in Input) (*mcp.CallToolResult, Output) {
 	s.calls.Add(1)
 	defer s.calls.Done()
 	var (
@@ -141,11 +177,11 @@ func (s *Server) runCommand(ctx context.Context, req *mcp.CallToolRequest, in In
 	switch {
 	case err != nil:
 		out.Error = err.Error()
-		return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: "gatedexec: " + err.Error()}}}, out, nil
+		return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: "gatedexec: " + err.Error()}}}, out
 	case ask != nil:
-		return &mcp.CallToolResult{InputRequests: ask, RequestState: state}, out, nil
+		return &mcp.CallToolResult{InputRequests: ask, RequestState: state}, out
 	}
-	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: summary(out)}}}, out, nil
+	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: summary(out)}}}, out
 }
 
 // elicited carries a call through the engine for a client that can ask
