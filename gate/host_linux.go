@@ -21,7 +21,7 @@ func StopStrayHelper(args []string) {
 // hostRunner returns this host's sandbox backend: Landlock, seccomp and
 // namespaces. A long-lived engine keeps the placeholder directories of
 // its runs until it is closed.
-func hostRunner(longLived bool) sandbox.Runner { return &linux.Runner{KeepHolders: longLived} }
+func hostRunner(longLived bool) sandbox.Runner { return &linux.Runner{LongLived: longLived} }
 
 // HostLayers reports the layers p would get on this host and the ones it
 // needs that are missing.

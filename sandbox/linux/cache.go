@@ -35,8 +35,10 @@ type runnerCache struct {
 	helper     *os.File
 	helperErr  error
 
-	// kept are the placeholder directories of KeepHolders.
-	kept keptHolders
+	// kept are the placeholder directories of LongLived; background are
+	// its runs' cgroup removals under way.
+	kept       keptHolders
+	background sync.WaitGroup
 }
 
 // cgroupHost returns this process's cgroups, read at the first run that

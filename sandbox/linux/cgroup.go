@@ -11,7 +11,10 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
+
+	"github.com/gatedexec/gatedexec/sandbox"
 )
 
 // cgroupRoot is where the cgroup hierarchies are mounted.
@@ -160,4 +163,57 @@ func (g *runCgroups) remove() {
 			time.Sleep(2 * time.Millisecond)
 		}
 	}
+}
+
+// aheadCgroups are a run's cgroups, made in the background while the run
+// is prepared: their mkdirs and limit writes cost as much as planning the
+// mounts, and neither waits for the other.
+type aheadCgroups struct {
+	done chan struct{}
+	cg   *runCgroups
+	// background removes them after the run without holding up its
+	// result (a LongLived Runner's); nil removes them before.
+	background *sync.WaitGroup
+}
+
+// cgroupsAhead starts making the cgroups of a run of p: root is exempt
+// from RLIMIT_NPROC, and memory has no rlimit that runtimes bear, so
+// cgroups of the run bound both where the host has the controllers (best
+// effort: not every host does). Nil when p sets none.
+func (r *Runner) cgroupsAhead(p *sandbox.Profile) *aheadCgroups {
+	if os.Geteuid() != 0 || p.Unrestricted {
+		return nil
+	}
+	a := &aheadCgroups{done: make(chan struct{})}
+	if r.LongLived {
+		a.background = &r.cache.background
+	}
+	host, limits := r.cgroupHost(), cgroupLimits(p.Limits)
+	go func() {
+		defer close(a.done)
+		a.cg = newRunCgroups(host, limits)
+	}()
+	return a
+}
+
+// wait returns the cgroups once made, nil when none could be.
+func (a *aheadCgroups) wait() *runCgroups {
+	if a == nil {
+		return nil
+	}
+	<-a.done
+	return a.cg
+}
+
+// release removes the cgroups once the run's tasks are gone.
+func (a *aheadCgroups) release() {
+	cg := a.wait()
+	if cg == nil {
+		return
+	}
+	if a.background == nil {
+		cg.remove()
+		return
+	}
+	a.background.Go(cg.remove)
 }

@@ -13,7 +13,7 @@ import (
 	"github.com/gatedexec/gatedexec/sandbox"
 )
 
-// TestRunnerKeepHolders: a Runner with KeepHolders makes the holders of
+// TestRunnerKeepHolders: a LongLived Runner makes the holders of
 // missing protect paths once and keeps them between its runs, while they
 // still protect; another run in the workspace does not remove them; Close
 // removes them, leaving the workspace as it was. A Runner without it
@@ -55,9 +55,9 @@ func TestRunnerKeepHolders(t *testing.T) {
 	if code := run(&Runner{}, "true"); code != 0 {
 		t.Fatalf("exit %d", code)
 	}
-	empty("after a run of a Runner without KeepHolders")
+	empty("after a run of a Runner not LongLived")
 
-	kept := &Runner{KeepHolders: true}
+	kept := &Runner{LongLived: true}
 	if code := run(kept, "mkdir .gatedexec/rules"); code == 0 {
 		t.Error("the command wrote into the kept holder of .gatedexec")
 	}

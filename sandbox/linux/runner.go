@@ -40,11 +40,14 @@ type Runner struct {
 	// Exe is the helper program to start; empty means the one built into
 	// gatedexec (helperbin.go).
 	Exe string
-	// KeepHolders keeps the placeholder directories the runs make for
+	// LongLived says the Runner serves run after run, for a long-lived
+	// engine: it keeps the placeholder directories the runs make for
 	// missing protect paths (.gatedexec, .git/hooks) until Close instead
-	// of removing each after its run: for a long-lived engine, whose next
-	// run in the same workspace then neither makes nor removes them.
-	KeepHolders bool
+	// of removing each after its run, so that the next run in the same
+	// workspace neither makes nor removes them, and it removes each run's
+	// cgroups in the background after the run instead of before
+	// returning its result. Close ends both.
+	LongLived bool
 
 	// cache holds what every run on this Runner shares: the host's
 	// facts, probed once, and the seccomp programs built so far.
@@ -63,11 +66,13 @@ func (r *Runner) Run(ctx context.Context, c *Command) (*sandbox.Result, error) {
 	return sandbox.WatchGit(c.Profile, r.warn(), func() (*sandbox.Result, error) { return r.run(ctx, c) })
 }
 
-// Close lets go of what the Runner keeps between runs: the placeholder
-// directories of KeepHolders, removed when still empty and held by no
-// other run. Call it once every run has ended.
+// Close ends what a LongLived Runner keeps or does between runs: it
+// removes the placeholder directories still empty and held by no other
+// run, and waits for the cgroups of the runs to be removed. Call it once
+// every run has ended.
 func (r *Runner) Close() error {
 	r.cache.kept.release()
+	r.cache.background.Wait()
 	return nil
 }
 
@@ -96,6 +101,9 @@ func (r *Runner) run(ctx context.Context, c *Command) (*sandbox.Result, error) {
 	}
 	// After the refusal above: a run that does not happen makes nothing.
 	p.MakeMissingDirs()
+	// The run's cgroups are made while the rest is prepared.
+	cgs := r.cgroupsAhead(p)
+	defer cgs.release()
 	env := sandbox.ScrubEnv(c.Env, p.EnvDeny)
 	path, err := sandbox.LookPath(c.Argv[0], c.Dir, env)
 	if err != nil {
@@ -163,7 +171,7 @@ func (r *Runner) run(ctx context.Context, c *Command) (*sandbox.Result, error) {
 		if spec.Mounts, hold, err = holdMounts(plan, cwd); err != nil {
 			return nil, err
 		}
-		if r.KeepHolders {
+		if r.LongLived {
 			r.cache.kept.keep(hold)
 		}
 		defer func() { hold.release(spec.Unshare&unix.CLONE_NEWPID != 0) }()
@@ -212,7 +220,7 @@ func (r *Runner) run(ctx context.Context, c *Command) (*sandbox.Result, error) {
 	if spec.Unshare != 0 && !caps.Root {
 		spec.Unshare |= unix.CLONE_NEWUSER
 	}
-	res, err := r.start(ctx, c, p, &spec, ruleset)
+	res, err := r.start(ctx, c, p, &spec, ruleset, cgs)
 	if err != nil && errors.Is(err, errNamespaces) {
 		if p.Enforcement != sandbox.BestEffort {
 			return nil, fmt.Errorf("profile %s: %v: %w", p.Name, err, sandbox.ErrLayerUnavailable)
@@ -228,10 +236,10 @@ func (r *Runner) run(ctx context.Context, c *Command) (*sandbox.Result, error) {
 		spec.Unshare, spec.Mounts, spec.LoopbackUp, spec.ParentMntNS = 0, nil, false, 0
 		spec.Tmp, spec.Keep, spec.Reopen, spec.Dev = nil, nil, nil, false
 		if len(spec.Egress) == 0 {
-			res, err = r.start(ctx, c, p, &spec, ruleset)
+			res, err = r.start(ctx, c, p, &spec, ruleset, cgs)
 		} else {
 			spec.Egress = nil
-			res, err = r.startFallback(ctx, c, p, &spec, env, caps)
+			res, err = r.startFallback(ctx, c, p, &spec, env, caps, cgs)
 		}
 	}
 	if len(missing) > 0 {
@@ -250,7 +258,7 @@ type Command = sandbox.Command
 // the mounts in them, and ran nothing.
 var errNamespaces = errors.New("cannot set up namespaces")
 
-func (r *Runner) start(ctx context.Context, c *Command, p *sandbox.Profile, spec *helperSpec, ruleset *os.File) (*sandbox.Result, error) {
+func (r *Runner) start(ctx context.Context, c *Command, p *sandbox.Profile, spec *helperSpec, ruleset *os.File, cgs *aheadCgroups) (*sandbox.Result, error) {
 	var data []byte
 	specR, specW, err := os.Pipe()
 	if err != nil {
@@ -321,15 +329,7 @@ func (r *Runner) start(ctx context.Context, c *Command, p *sandbox.Profile, spec
 			Pdeathsig: syscall.SIGKILL,
 		},
 	}
-	// Root is exempt from RLIMIT_NPROC, and memory has no rlimit that
-	// runtimes bear: cgroups of the run bound both where the host has the
-	// controllers (best effort: not every host does).
-	var cg *runCgroups
-	if os.Geteuid() == 0 && !p.Unrestricted {
-		if cg = newRunCgroups(r.cgroupHost(), cgroupLimits(p.Limits)); cg != nil {
-			defer cg.remove()
-		}
-	}
+	cg := cgs.wait()
 	var begin time.Time
 	var started func(int) error
 	if cg != nil {
