@@ -1,7 +1,9 @@
 package gate
 
 import (
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -61,8 +63,13 @@ func profileFile(nameOrFile string) string {
 func resolveExisting(p string) string {
 	rest := ""
 	for dir := p; ; dir = filepath.Dir(dir) {
-		if r, err := filepath.EvalSymlinks(dir); err == nil {
-			return filepath.Join(r, rest)
+		// A name Lstat does not find, EvalSymlinks cannot resolve:
+		// one system call instead of a walk from the root, for each
+		// missing level of a state directory not made yet.
+		if _, err := os.Lstat(dir); !errors.Is(err, fs.ErrNotExist) {
+			if r, err := filepath.EvalSymlinks(dir); err == nil {
+				return filepath.Join(r, rest)
+			}
 		}
 		if dir == filepath.Dir(dir) {
 			return p

@@ -80,3 +80,50 @@ func TestControlPathsCoverTheCaches(t *testing.T) {
 		}
 	}
 }
+
+// TestResolveExisting compares resolveExisting with resolving every
+// prefix with EvalSymlinks, longest first, which it shortcuts, on a tree
+// of links: to directories, chained, relative with "..", dangling, to a
+// file, and paths missing one or several levels.
+func TestResolveExisting(t *testing.T) {
+	root, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range []string{"a/b/c", "x"} {
+		if err := os.MkdirAll(filepath.Join(root, d), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.WriteFile(filepath.Join(root, "a", "file"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for link, target := range map[string]string{
+		"l1": "a/b", "l2": "l1", "x/up": "../a", "dangling": "nowhere/deeper", "lf": "a/file", "loop": "loop",
+	} {
+		if err := os.Symlink(target, filepath.Join(root, link)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	slow := func(p string) string {
+		rest := ""
+		for dir := p; ; dir = filepath.Dir(dir) {
+			if r, err := filepath.EvalSymlinks(dir); err == nil {
+				return filepath.Join(r, rest)
+			}
+			if dir == filepath.Dir(dir) {
+				return p
+			}
+			rest = filepath.Join(filepath.Base(dir), rest)
+		}
+	}
+	for _, rel := range []string{
+		"a/b/c", "a/b/c/missing", "a/m1/m2/m3", "l1/c", "l2/c/new/deeper", "x/up/b/c/q", "dangling", "dangling/sub",
+		"lf", "lf/sub", "a/file/sub/deeper", "loop/sub", "m1/m2", ".",
+	} {
+		p := filepath.Join(root, rel)
+		if got, want := resolveExisting(p), slow(p); got != want {
+			t.Errorf("resolveExisting(%s) = %s, want %s", rel, got, want)
+		}
+	}
+}

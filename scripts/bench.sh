@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Benchmarks, all in one run so the figures are comparable:
-#   1. Go benchmarks (rule evaluation at 10/1000/10000 rules, shell analysis).
+#   1. Go benchmarks (rule evaluation at 10/1000/10000 rules, shell analysis,
+#      the engine's own cost per request of a long-lived front end).
 #   2. Whole-process wall time with hyperfine: an empty static C program,
 #      bare /bin/true, an empty Go program built as gatedexec is (no cgo),
 #      the sandbox helper's own start and `gatedexec version` (the start-up
@@ -38,7 +39,7 @@ if [ ${#need[@]} -gt 0 ]; then
 fi
 
 echo "== Go benchmarks"
-go test -run '^$' -bench . -benchmem -count 1 ./execpolicy/ ./auditlog/ ./sandbox/egress/ | tee "$out/go-bench.txt"
+go test -run '^$' -bench . -benchmem -count 1 ./execpolicy/ ./auditlog/ ./sandbox/egress/ ./gate/ | tee "$out/go-bench.txt"
 
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
