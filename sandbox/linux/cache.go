@@ -28,6 +28,8 @@ type runnerCache struct {
 
 	cgroupOnce sync.Once
 	cgroups    *cgroupHost
+	// sweepOnce sweeps stale cgroups (sweepStale) at the first run.
+	sweepOnce sync.Once
 
 	// helper is the sealed memfd of the helper program, made at the
 	// first run that needs it and kept for the Runner's life.

@@ -14,6 +14,8 @@ import (
 	"sync"
 	"time"
 
+	"golang.org/x/sys/unix"
+
 	"github.com/gatedexec/gatedexec/sandbox"
 )
 
@@ -53,21 +55,18 @@ func newRunCgroups(h *cgroupHost, limits []cgroupLimit) *runCgroups {
 	if h.err != nil || !slices.ContainsFunc(limits, func(l cgroupLimit) bool { return l.value != 0 }) {
 		return nil
 	}
-	name := fmt.Sprintf("gatedexec-%d-%d", os.Getpid(), time.Now().UnixNano())
+	name := fmt.Sprintf("%s%d-%d", cgroupPrefix, os.Getpid(), time.Now().UnixNano())
 	g := &runCgroups{}
 	made := map[string]bool{}
 	for _, l := range limits {
 		if l.value == 0 {
 			continue
 		}
-		dir, file := "", l.v1File
-		if p, ok := h.v1[l.controller]; ok && isDir(filepath.Join(cgroupRoot, l.controller, p)) {
-			dir = filepath.Join(cgroupRoot, l.controller, p, name)
-		} else if h.v2 != "" && slices.Contains(h.v2Controllers, l.controller) {
-			dir, file = filepath.Join(cgroupRoot, h.v2, name), l.v2File
-		} else {
+		parent, file, ok := h.parentOf(l)
+		if !ok {
 			continue
 		}
+		dir := filepath.Join(parent, name)
 		if !made[dir] {
 			if err := os.Mkdir(dir, 0o755); err != nil {
 				continue
@@ -84,6 +83,77 @@ func newRunCgroups(h *cgroupHost, limits []cgroupLimit) *runCgroups {
 		return nil
 	}
 	return g
+}
+
+// cgroupPrefix starts the name of every run's cgroup, which goes on with
+// the pid of the gatedexec that made it and the time it did, in
+// nanoseconds since the epoch.
+const cgroupPrefix = "gatedexec-"
+
+// parentOf returns the cgroup directory a run's cgroup for limit l is made
+// in (this process's own, in the hierarchy that has l's controller) and
+// the file that holds the limit there; false when the host has no such
+// hierarchy.
+func (h *cgroupHost) parentOf(l cgroupLimit) (parent, file string, ok bool) {
+	if p, ok := h.v1[l.controller]; ok && isDir(filepath.Join(cgroupRoot, l.controller, p)) {
+		return filepath.Join(cgroupRoot, l.controller, p), l.v1File, true
+	}
+	if h.v2 != "" && slices.Contains(h.v2Controllers, l.controller) {
+		return filepath.Join(cgroupRoot, h.v2), l.v2File, true
+	}
+	return "", "", false
+}
+
+// staleCgroupAge is how long ago a run's cgroup must have been made for
+// sweepStale to take it for one its gatedexec left behind: longer than a
+// run takes from making its cgroup to moving its helper into it.
+const staleCgroupAge = time.Minute
+
+// sweepStale removes, from the directories the runs' cgroups for limits
+// are made in, the cgroups that a gatedexec killed before it could remove
+// them left behind (SIGKILL, a crash): each holds nothing, but they pile
+// up. One is stale when the pid its name carries is gone and it was made
+// more than staleCgroupAge ago; the kernel refuses to remove one that
+// still has tasks (a gatedexec of another PID namespace, whose pid this
+// one cannot see, whose command still runs). Best effort.
+func sweepStale(h *cgroupHost, limits []cgroupLimit, now time.Time) {
+	if h.err != nil {
+		return
+	}
+	seen := map[string]bool{}
+	for _, l := range limits {
+		parent, _, ok := h.parentOf(l)
+		if !ok || seen[parent] {
+			continue
+		}
+		seen[parent] = true
+		entries, err := os.ReadDir(parent)
+		if err != nil {
+			continue
+		}
+		for _, e := range entries {
+			pid, made, ok := parseCgroupName(e.Name())
+			if ok && e.IsDir() && now.Sub(made) > staleCgroupAge && unix.Kill(pid, 0) == unix.ESRCH {
+				os.Remove(filepath.Join(parent, e.Name()))
+			}
+		}
+	}
+}
+
+// parseCgroupName reads the pid and the time of making from the name of
+// a run's cgroup.
+func parseCgroupName(name string) (pid int, made time.Time, ok bool) {
+	rest, found := strings.CutPrefix(name, cgroupPrefix)
+	if !found {
+		return 0, time.Time{}, false
+	}
+	p, t, found := strings.Cut(rest, "-")
+	pid, err1 := strconv.Atoi(p)
+	ns, err2 := strconv.ParseInt(t, 10, 64)
+	if !found || err1 != nil || err2 != nil || pid <= 0 {
+		return 0, time.Time{}, false
+	}
+	return pid, time.Unix(0, ns), true
 }
 
 // cgroupHost is where this process's cgroups are and what the unified one
@@ -193,6 +263,9 @@ func (r *Runner) cgroupsAhead(p *sandbox.Profile) *aheadCgroups {
 		defer close(a.done)
 		a.cg = newRunCgroups(host, limits)
 	}()
+	r.cache.sweepOnce.Do(func() {
+		r.cache.background.Go(func() { sweepStale(host, limits, time.Now()) })
+	})
 	return a
 }
 
