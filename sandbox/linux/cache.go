@@ -37,8 +37,9 @@ type runnerCache struct {
 	helper     *os.File
 	helperErr  error
 
-	// kept are the placeholder directories of LongLived; background are
-	// its runs' cgroup removals under way.
+	// kept are the placeholder directories of LongLived; background is
+	// the cgroup work under way off the runs' paths (making ahead, the
+	// sweep, a LongLived Runner's removals), which Close waits for.
 	kept       keptHolders
 	background sync.WaitGroup
 }

@@ -68,8 +68,8 @@ func (r *Runner) Run(ctx context.Context, c *Command) (*sandbox.Result, error) {
 
 // Close ends what a LongLived Runner keeps or does between runs: it
 // removes the placeholder directories still empty and held by no other
-// run, and waits for the cgroups of the runs to be removed. Call it once
-// every run has ended.
+// run, and waits for the cgroup work of the runs (their removal, the
+// sweep of stale ones) to end. Call it once every run has ended.
 func (r *Runner) Close() error {
 	r.cache.kept.release()
 	r.cache.background.Wait()
@@ -101,8 +101,7 @@ func (r *Runner) run(ctx context.Context, c *Command) (*sandbox.Result, error) {
 	}
 	// After the refusal above: a run that does not happen makes nothing.
 	p.MakeMissingDirs()
-	// The run's cgroups are made while the rest is prepared.
-	cgs := r.cgroupsAhead(p)
+	cgs := r.cgroupsFor(p)
 	defer cgs.release()
 	env := sandbox.ScrubEnv(c.Env, p.EnvDeny)
 	path, err := sandbox.LookPath(c.Argv[0], c.Dir, env)
@@ -258,7 +257,7 @@ type Command = sandbox.Command
 // the mounts in them, and ran nothing.
 var errNamespaces = errors.New("cannot set up namespaces")
 
-func (r *Runner) start(ctx context.Context, c *Command, p *sandbox.Profile, spec *helperSpec, ruleset *os.File, cgs *aheadCgroups) (*sandbox.Result, error) {
+func (r *Runner) start(ctx context.Context, c *Command, p *sandbox.Profile, spec *helperSpec, ruleset *os.File, cgs *runCgroupsFor) (*sandbox.Result, error) {
 	var data []byte
 	specR, specW, err := os.Pipe()
 	if err != nil {
@@ -356,6 +355,7 @@ func (r *Runner) start(ctx context.Context, c *Command, p *sandbox.Profile, spec
 			return err
 		}
 		io3.started()
+		r.sweep(p)
 		if eg != nil {
 			eg.start(ctx)
 		}
