@@ -52,9 +52,8 @@ type Config struct {
 	Version string
 	// Watch makes every Run and Check first Refresh the configuration,
 	// for a long-lived front end (the MCP server); a one-shot caller
-	// leaves it off and saves the stat calls. The host's runner then also
-	// keeps the placeholder directories of protect paths between runs,
-	// until Close.
+	// leaves it off and saves the stat calls. The host's runner is then a
+	// long-lived one (linux.Runner.LongLived), until Close.
 	Watch bool
 	// Runner is the sandbox backend; nil is this host's.
 	Runner sandbox.Runner

@@ -19,8 +19,8 @@ func StopStrayHelper(args []string) {
 }
 
 // hostRunner returns this host's sandbox backend: Landlock, seccomp and
-// namespaces. A long-lived engine keeps the placeholder directories of
-// its runs until it is closed.
+// namespaces; a long-lived engine's keeps between runs what a one-shot
+// run makes and removes (Runner.LongLived).
 func hostRunner(longLived bool) sandbox.Runner { return &linux.Runner{LongLived: longLived} }
 
 // HostLayers reports the layers p would get on this host and the ones it

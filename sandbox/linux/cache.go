@@ -28,7 +28,8 @@ type runnerCache struct {
 
 	cgroupOnce sync.Once
 	cgroups    *cgroupHost
-	// sweepOnce sweeps stale cgroups (sweepStale) at the first run.
+	// sweepOnce sweeps stale cgroups (sweepStale) at a LongLived
+	// Runner's first run.
 	sweepOnce sync.Once
 
 	// helper is the sealed memfd of the helper program, made at the

@@ -186,7 +186,7 @@ func (e *egressRun) stop() ([]sandbox.Denial, error) {
 // alone, and seccomp refuses it UDP and raw sockets. Without a Landlock ABI
 // that handles TCP (4) nothing would hold the command to the proxy, and it
 // does not run.
-func (r *Runner) startFallback(ctx context.Context, c *Command, p *sandbox.Profile, spec *helperSpec, env []string, caps Capabilities, cgs *runCgroupsFor) (*sandbox.Result, error) {
+func (r *Runner) startFallback(ctx context.Context, c *Command, p *sandbox.Profile, spec *helperSpec, env []string, caps Capabilities, cgs *pendingCgroups) (*sandbox.Result, error) {
 	if !spec.Landlock || caps.LandlockABI < 4 {
 		return nil, fmt.Errorf("profile %s: network mode \"proxy\" without a network namespace needs Landlock ABI 4 (TCP rules); this host has %d: %w",
 			p.Name, caps.LandlockABI, sandbox.ErrLayerUnavailable)

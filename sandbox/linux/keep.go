@@ -11,8 +11,8 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// keptHolders are the placeholder directories a LongLived Runner
-// has made, each held with a shared flock of its own until Close: no run
+// keptHolders are the placeholder directories a LongLived Runner has
+// made, each held with a shared flock of its own until Close: no run
 // removes a directory another holder has locked (holders.removeIfFree),
 // so the next runs find them there and neither make nor remove them. A
 // long-lived engine running command after command in one workspace thus

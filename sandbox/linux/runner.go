@@ -44,9 +44,10 @@ type Runner struct {
 	// engine: it keeps the placeholder directories the runs make for
 	// missing protect paths (.gatedexec, .git/hooks) until Close instead
 	// of removing each after its run, so that the next run in the same
-	// workspace neither makes nor removes them, and it removes each run's
+	// workspace neither makes nor removes them; it removes each run's
 	// cgroups in the background after the run instead of before
-	// returning its result. Close ends both.
+	// returning its result; and its first run sweeps the cgroups killed
+	// gatedexecs left (sweepStale). Close ends all three.
 	LongLived bool
 
 	// cache holds what every run on this Runner shares: the host's
@@ -257,7 +258,7 @@ type Command = sandbox.Command
 // the mounts in them, and ran nothing.
 var errNamespaces = errors.New("cannot set up namespaces")
 
-func (r *Runner) start(ctx context.Context, c *Command, p *sandbox.Profile, spec *helperSpec, ruleset *os.File, cgs *runCgroupsFor) (*sandbox.Result, error) {
+func (r *Runner) start(ctx context.Context, c *Command, p *sandbox.Profile, spec *helperSpec, ruleset *os.File, cgs *pendingCgroups) (*sandbox.Result, error) {
 	var data []byte
 	specR, specW, err := os.Pipe()
 	if err != nil {
