@@ -52,13 +52,14 @@ test: unit
 	$(MAKE) --no-print-directory fuzz
 
 # The concurrent tests run again under the race detector: the engine
-# serving many requests, the policy's shared pools, the network proxy.
+# serving many requests, the policy's shared pools, the network proxy, a
+# long-lived runner's shared holders and cgroups.
 # GATEDEXEC_CODEX is Codex's own binary (scripts/codex.sh installs it with
 # npm), the reference `check --format codex` is compared with.
 unit: build
 	@scripts/deps.sh test
 	GATEDEXEC_BIN=$(CURDIR)/$(BIN) GATEDEXEC_CODEX=$$(scripts/codex.sh) $(GO) test -count=1 ./...
-	$(GO) test -race -count=1 -run 'Concurrent|TestEndpoint|TestDNSAnswer|TestLargeTransfer' ./execpolicy ./gate ./sandbox/egress
+	$(GO) test -race -count=1 -run 'Concurrent|TestEndpoint|TestDNSAnswer|TestLargeTransfer' ./execpolicy ./gate ./sandbox/egress ./sandbox/linux
 
 # FuzzAnalyseVsBash (test/) runs scripts in the sandbox of the binary
 # `make build` made.

@@ -4,8 +4,12 @@ package linux
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
 	"testing"
 
 	"golang.org/x/sys/unix"
@@ -75,4 +79,63 @@ func TestRunnerKeepHolders(t *testing.T) {
 		t.Fatal(err)
 	}
 	empty("after Close")
+}
+
+// TestRunnerLongLivedConcurrent runs commands at once through one
+// LongLived Runner in one workspace, as an MCP server's concurrent calls
+// do (make test runs it under the race detector): every run succeeds and
+// is protected, and once Close returns nothing is left of the runs, in
+// the workspace or among the cgroups.
+func TestRunnerLongLivedConcurrent(t *testing.T) {
+	if landlockABI() == 0 && os.Getenv("CI") == "" {
+		t.Skip("no landlock")
+	}
+	ws, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := &sandbox.Profile{Name: "t", Enforcement: sandbox.Strict, ReadAll: true, Write: []string{ws},
+		Protect: []string{filepath.Join(ws, ".gatedexec"), filepath.Join(ws, ".git", "hooks")},
+		Network: sandbox.NetworkOff, UnixSockets: true, Limits: sandbox.Limits{NProc: 64}}
+	r := &Runner{LongLived: true}
+	const workers, runs = 4, 5
+	var wg sync.WaitGroup
+	for w := range workers {
+		wg.Go(func() {
+			for i := range runs {
+				res, err := r.Run(context.Background(), &Command{
+					Argv: []string{"sh", "-c", "touch w" + strconv.Itoa(w*runs+i) + " && ! mkdir .gatedexec/x 2>/dev/null"},
+					Dir:  ws, Env: []string{"PATH=/usr/bin:/bin"}, Profile: p})
+				if err != nil || res.ExitCode != 0 {
+					t.Errorf("run %d/%d: %v %+v", w, i, err, res)
+				}
+			}
+		})
+	}
+	wg.Wait()
+	if err := r.Close(); err != nil {
+		t.Fatal(err)
+	}
+	entries, err := os.ReadDir(ws)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range entries {
+		if !strings.HasPrefix(e.Name(), "w") {
+			t.Errorf("%s is left in the workspace after Close", e.Name())
+		}
+	}
+	if len(entries) != workers*runs {
+		t.Errorf("%d files in the workspace, want the %d the runs made", len(entries), workers*runs)
+	}
+	if os.Geteuid() == 0 {
+		h := readCgroupHost()
+		parent, _, ok := h.parentOf(cgroupLimits(p.Limits)[0])
+		if ok {
+			left, _ := filepath.Glob(filepath.Join(parent, fmt.Sprintf("%s%d-*", cgroupPrefix, os.Getpid())))
+			if len(left) > 0 {
+				t.Errorf("cgroups %v are left after Close", left)
+			}
+		}
+	}
 }
