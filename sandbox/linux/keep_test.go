@@ -139,3 +139,46 @@ func TestRunnerLongLivedConcurrent(t *testing.T) {
 		}
 	}
 }
+
+// TestHolderOwner: as root, a holder made in another user's directory
+// is that user's, so that the user can fill it (`git init` in an empty
+// .git) while a long-lived runner keeps it; one made in root's own stays
+// root's.
+func TestHolderOwner(t *testing.T) {
+	if os.Geteuid() != 0 {
+		if os.Getenv("CI") != "" {
+			t.Fatal("CI runs as root")
+		}
+		t.Skip("only root makes holders for another user")
+	}
+	const nobody = 65534
+	base, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		name string
+		uid  int
+	}{{"user", nobody}, {"root", 0}} {
+		ws := filepath.Join(base, tt.name)
+		if err := os.Mkdir(ws, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Lchown(ws, tt.uid, tt.uid); err != nil {
+			t.Fatal(err)
+		}
+		p := &sandbox.Profile{Name: "t", Write: []string{ws}, Protect: []string{filepath.Join(ws, ".git", "hooks")}}
+		_, hold, err := holdMounts(p, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		var st unix.Stat_t
+		if err := unix.Lstat(filepath.Join(ws, ".git"), &st); err != nil {
+			t.Fatalf("%s: the holder of .git/hooks: %v", tt.name, err)
+		}
+		if int(st.Uid) != tt.uid || int(st.Gid) != tt.uid {
+			t.Errorf("%s: the holder is owned by %d:%d, want %d:%d", tt.name, st.Uid, st.Gid, tt.uid, tt.uid)
+		}
+		hold.release(true)
+	}
+}

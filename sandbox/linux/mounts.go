@@ -12,6 +12,8 @@ import (
 	"sort"
 	"strings"
 
+	"golang.org/x/sys/unix"
+
 	"github.com/gatedexec/gatedexec/sandbox"
 )
 
@@ -254,13 +256,21 @@ func holderOf(root, inner, cwd, path string) (string, bool) {
 }
 
 // mkdirRecord makes dir and returns it, or nothing when a concurrent run
-// made it first.
+// made it first. Made by root, it gets the owner of the directory it is
+// made in: in a user's workspace, the user can fill a holder (`git init`
+// in an empty .git) as if it were the user's own, also while a long-lived
+// server keeps it.
 func mkdirRecord(dir string) ([]string, error) {
 	if err := os.Mkdir(dir, 0o755); err != nil {
 		if errors.Is(err, fs.ErrExist) {
 			return nil, nil
 		}
 		return nil, err
+	}
+	var st unix.Stat_t
+	if os.Geteuid() == 0 && unix.Lstat(filepath.Dir(dir), &st) == nil && st.Uid != 0 {
+		// Best effort: a root-owned holder only keeps the user out.
+		unix.Lchown(dir, int(st.Uid), int(st.Gid))
 	}
 	return []string{dir}, nil
 }
