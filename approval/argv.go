@@ -22,23 +22,7 @@ type Argv []string
 
 // MarshalJSON writes a as a JSON array; a nil Argv is null.
 func (a Argv) MarshalJSON() ([]byte, error) {
-	if a == nil {
-		return []byte("null"), nil
-	}
-	var b bytes.Buffer
-	b.WriteByte('[')
-	for i, s := range a {
-		if i > 0 {
-			b.WriteByte(',')
-		}
-		enc, err := encodeBytes(s)
-		if err != nil {
-			return nil, err
-		}
-		b.Write(enc)
-	}
-	b.WriteByte(']')
-	return b.Bytes(), nil
+	return jsonstr.AppendList(nil, a, appendBytes), nil
 }
 
 // UnmarshalJSON reads what MarshalJSON writes.
@@ -70,7 +54,7 @@ func (a *Argv) UnmarshalJSON(data []byte) error {
 type Bytes string
 
 // MarshalJSON writes b as a JSON string or a {"b64": ...} object.
-func (b Bytes) MarshalJSON() ([]byte, error) { return encodeBytes(string(b)) }
+func (b Bytes) MarshalJSON() ([]byte, error) { return appendBytes(nil, string(b)), nil }
 
 // UnmarshalJSON reads what MarshalJSON writes.
 func (b *Bytes) UnmarshalJSON(data []byte) error {
@@ -82,17 +66,17 @@ func (b *Bytes) UnmarshalJSON(data []byte) error {
 	return nil
 }
 
-// encodeBytes writes s without HTML escaping, so that "a<b" in an argv
+// appendBytes appends s without HTML escaping, so that "a<b" in an argv
 // reads as itself, as the rest of gatedexec's JSON does; a string that is
 // not valid UTF-8 is {"b64": "..."}. It writes by hand what encoding/json
 // would, without its first-use cost (jsonstr).
-func encodeBytes(s string) ([]byte, error) {
+func appendBytes(b []byte, s string) []byte {
 	if utf8.ValidString(s) {
-		return jsonstr.Append(nil, s), nil
+		return jsonstr.Append(b, s)
 	}
-	b := append([]byte(nil), `{"b64":`...)
+	b = append(b, `{"b64":`...)
 	b = jsonstr.Append(b, base64.StdEncoding.EncodeToString([]byte(s)))
-	return append(b, '}'), nil
+	return append(b, '}')
 }
 
 // decodeBytes reads a JSON string, or an object with exactly the one key

@@ -13,75 +13,75 @@ import (
 // types in it, about half a millisecond of a cold start.
 // TestProfileJSON holds it to encoding/json's output.
 func appendProfile(b []byte, p *sandbox.Profile) []byte {
-	o := object{b: b}
-	o.string("Name", p.Name)
-	o.string("Description", p.Description)
-	o.string("Enforcement", string(p.Enforcement))
-	o.bool("Unrestricted", p.Unrestricted)
-	o.bool("ReadAll", p.ReadAll)
-	list(&o, "Read", p.Read, jsonstr.Append)
-	list(&o, "Write", p.Write, jsonstr.Append)
-	list(&o, "Protect", p.Protect, jsonstr.Append)
-	list(&o, "Hide", p.Hide, jsonstr.Append)
-	list(&o, "MakeDirs", p.MakeDirs, jsonstr.Append)
-	list(&o, "Control", p.Control, jsonstr.Append)
-	list(&o, "PrivateTmp", p.PrivateTmp, jsonstr.Append)
-	o.string("Network", string(p.Network))
-	o.key("Hosts")
-	o.b = appendHosts(o.b, &p.Hosts)
-	o.bool("UnixSockets", p.UnixSockets)
-	list(&o, "Sockets", p.Sockets, jsonstr.Append)
-	list(&o, "EnvDeny", p.EnvDeny, jsonstr.Append)
-	o.bool("NoSetsid", p.NoSetsid)
-	o.bool("SharePIDs", p.SharePIDs)
-	o.bool("NoPty", p.NoPty)
-	o.key("Limits")
-	o.b = appendLimits(o.b, p.Limits)
-	o.string("Workspace", p.Workspace)
-	b, _ = o.close()
+	o := jsonstr.Object{B: b}
+	o.String("Name", p.Name)
+	o.String("Description", p.Description)
+	o.String("Enforcement", string(p.Enforcement))
+	o.Bool("Unrestricted", p.Unrestricted)
+	o.Bool("ReadAll", p.ReadAll)
+	jsonstr.List(&o, "Read", p.Read, jsonstr.Append)
+	jsonstr.List(&o, "Write", p.Write, jsonstr.Append)
+	jsonstr.List(&o, "Protect", p.Protect, jsonstr.Append)
+	jsonstr.List(&o, "Hide", p.Hide, jsonstr.Append)
+	jsonstr.List(&o, "MakeDirs", p.MakeDirs, jsonstr.Append)
+	jsonstr.List(&o, "Control", p.Control, jsonstr.Append)
+	jsonstr.List(&o, "PrivateTmp", p.PrivateTmp, jsonstr.Append)
+	o.String("Network", string(p.Network))
+	o.Key("Hosts")
+	o.B = appendHosts(o.B, &p.Hosts)
+	o.Bool("UnixSockets", p.UnixSockets)
+	jsonstr.List(&o, "Sockets", p.Sockets, jsonstr.Append)
+	jsonstr.List(&o, "EnvDeny", p.EnvDeny, jsonstr.Append)
+	o.Bool("NoSetsid", p.NoSetsid)
+	o.Bool("SharePIDs", p.SharePIDs)
+	o.Bool("NoPty", p.NoPty)
+	o.Key("Limits")
+	o.B = appendLimits(o.B, p.Limits)
+	o.String("Workspace", p.Workspace)
+	b, _ = o.Close()
 	return b
 }
 
 func appendLimits(b []byte, l sandbox.Limits) []byte {
-	o := object{b: b}
-	o.uint("NoFile", l.NoFile)
-	o.uint("NProc", l.NProc)
-	o.uint("FSize", l.FSize)
-	o.uint("CPU", l.CPU)
-	o.uint("AS", l.AS)
-	o.uint("Memory", l.Memory)
-	o.int("MemoryPercent", int64(l.MemoryPercent))
-	o.int("Timeout", int64(l.Timeout))
-	b, _ = o.close()
+	o := jsonstr.Object{B: b}
+	o.Uint("NoFile", l.NoFile)
+	o.Uint("NProc", l.NProc)
+	o.Uint("FSize", l.FSize)
+	o.Uint("CPU", l.CPU)
+	o.Uint("AS", l.AS)
+	o.Uint("Memory", l.Memory)
+	o.Int("MemoryPercent", int64(l.MemoryPercent))
+	o.Int("Timeout", int64(l.Timeout))
+	b, _ = o.Close()
 	return b
 }
 
 func appendHosts(b []byte, h *egress.Policy) []byte {
-	o := object{b: b}
-	list(&o, "Rules", h.Rules, appendHostRule)
-	list(&o, "Pins", h.Pins, appendPin)
-	b, _ = o.close()
+	o := jsonstr.Object{B: b}
+	jsonstr.List(&o, "Rules", h.Rules, appendHostRule)
+	jsonstr.List(&o, "Pins", h.Pins, appendPin)
+	b, _ = o.Close()
 	return b
 }
 
 func appendHostRule(b []byte, r egress.Rule) []byte {
-	o := object{b: b}
-	o.string("Pattern", r.Pattern)
-	o.int("Decision", int64(r.Decision))
-	o.string("Source", r.Source)
-	o.bool("Private", r.Private)
-	b, _ = o.close()
+	o := jsonstr.Object{B: b}
+	o.String("Pattern", r.Pattern)
+	o.Int("Decision", int64(r.Decision))
+	o.String("Source", r.Source)
+	o.Bool("Private", r.Private)
+	b, _ = o.Close()
 	return b
 }
 
 func appendPin(b []byte, p egress.Pin) []byte {
-	o := object{b: b}
-	o.string("Host", p.Host)
-	o.uint("Port", uint64(p.Port))
+	o := jsonstr.Object{B: b}
+	o.String("Host", p.Host)
+	o.Uint("Port", uint64(p.Port))
 	// As encoding/json writes it: its text form, which for the zero
 	// AddrPort is "", not String's "invalid AddrPort".
 	to, _ := p.To.MarshalText()
-	o.string("To", string(to))
-	b, _ = o.close()
+	o.String("To", string(to))
+	b, _ = o.Close()
 	return b
 }

@@ -1,6 +1,7 @@
 package gate
 
 import (
+	"github.com/gatedexec/gatedexec/execpolicy"
 	"github.com/gatedexec/gatedexec/internal/jsonstr"
 )
 
@@ -9,62 +10,30 @@ import (
 // on first use, which cost a `gatedexec check` half a millisecond of its
 // start. TestCheckResultJSON holds the two equal.
 func (r CheckResult) MarshalJSON() ([]byte, error) {
-	b := make([]byte, 0, 256)
-	b = append(b, `{"decision":`...)
-	b = jsonstr.Append(b, r.Decision.String())
-	b = append(b, `,"matchedRules":`...)
-	var err error
-	if b, err = appendMarshaled(b, r.MatchedRules); err != nil {
-		return nil, err
-	}
-	b = append(b, `,"commands":`...)
-	if r.Commands == nil {
-		b = append(b, "null"...)
-	} else {
-		b = append(b, '[')
-		for i, c := range r.Commands {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			b = append(b, `{"argv":`...)
-			if b, err = appendMarshaled(b, c.Argv); err != nil {
-				return nil, err
-			}
-			b = append(b, `,"matchedRules":`...)
-			if b, err = appendMarshaled(b, c.MatchedRules); err != nil {
-				return nil, err
-			}
-			b = append(b, `,"decision":`...)
-			b = jsonstr.Append(b, c.Decision.String())
-			b = append(b, '}')
-		}
-		b = append(b, ']')
-	}
-	b = append(b, `,"reasons":`...)
-	if r.Reasons == nil {
-		b = append(b, "null"...)
-	} else {
-		b = append(b, '[')
-		for i, rs := range r.Reasons {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			b = append(b, `{"kind":`...)
-			b = jsonstr.Append(b, string(rs.Kind))
-			b = append(b, `,"detail":`...)
-			b = jsonstr.Append(b, rs.Detail)
-			b = append(b, '}')
-		}
-		b = append(b, ']')
-	}
-	b = append(b, `,"action":`...)
-	b = jsonstr.Append(b, string(r.Action))
-	return append(b, '}'), nil
+	o := jsonstr.Object{B: make([]byte, 0, 256)}
+	o.String("decision", r.Decision.String())
+	o.Marshaler("matchedRules", r.MatchedRules)
+	jsonstr.List(&o, "commands", r.Commands, appendCheckedCommand)
+	jsonstr.List(&o, "reasons", r.Reasons, appendReason)
+	o.String("action", string(r.Action))
+	return o.Close()
 }
 
-// appendMarshaled appends what v's own MarshalJSON writes, which is
-// already compact, as encoding/json would embed it.
-func appendMarshaled(b []byte, v interface{ MarshalJSON() ([]byte, error) }) ([]byte, error) {
-	m, err := v.MarshalJSON()
-	return append(b, m...), err
+// appendCheckedCommand appends c; neither of its lists can fail to
+// marshal (approval.Argv, execpolicy.CodexRules).
+func appendCheckedCommand(b []byte, c CheckedCommand) []byte {
+	o := jsonstr.Object{B: b}
+	o.Marshaler("argv", c.Argv)
+	o.Marshaler("matchedRules", c.MatchedRules)
+	o.String("decision", c.Decision.String())
+	b, _ = o.Close()
+	return b
+}
+
+func appendReason(b []byte, r execpolicy.Reason) []byte {
+	o := jsonstr.Object{B: b}
+	o.String("kind", string(r.Kind))
+	o.String("detail", r.Detail)
+	b, _ = o.Close()
+	return b
 }

@@ -1,5 +1,6 @@
-// Package jsonstr writes JSON strings exactly as encoding/json does with
-// HTML escaping off, for the few outputs gatedexec writes by hand:
+// Package jsonstr writes JSON strings, and objects and lists of them
+// (Object), exactly as encoding/json does with HTML escaping off, for the
+// few outputs gatedexec writes by hand:
 // encoding/json reflects over a type the first time it meets it, which
 // cost a short-lived command half a millisecond.
 package jsonstr
