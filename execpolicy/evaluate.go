@@ -41,7 +41,7 @@ type EvalOptions struct {
 // then rule, dangerous, unanalysable, unmatched), so Reasons[0] explains
 // the decision.
 func (p *Policy) Evaluate(argv []string, opts EvalOptions) Evaluation {
-	a := &analysis{p: p, match: MatchOptions{ResolveHostExecutables: opts.ResolveHostExecutables}, safe: true, scratch: p.scratch.get()}
+	a := newAnalysis(p, MatchOptions{ResolveHostExecutables: opts.ResolveHostExecutables}, p.scratch.get())
 	defer p.scratch.put(a.scratch)
 	ev := Evaluation{Matched: p.MatchArgv(argv, a.match)}
 	var d Decision
@@ -165,10 +165,11 @@ type analysis struct {
 	// judged already.
 	lang        syntax.LangVariant
 	dialectOnly bool
-	parsed      int
-	parses      int
-	parseWork   int
-	ncommands   int
+	// spent is what the evaluation has used of its budgets: the analyses
+	// an aside runs share it, so that none starts them afresh. own holds
+	// it for the analysis that newAnalysis made.
+	spent *spent
+	own   spent
 	// hdocRounds counts the scripts rewritten for their heredocs.
 	hdocRounds int
 	// hdocLexed says the script being judged is one lexedHeredocs
@@ -292,14 +293,29 @@ func (a *analysis) matchesArgv(argv []string) []RuleMatch {
 	return ms
 }
 
+// spent counts what one evaluation has used of the budgets of shell.go.
+type spent struct {
+	bytes    int // of the scripts parsed
+	parses   int
+	work     int // the parses' size times nesting
+	commands int
+}
+
+// newAnalysis starts the analysis of one evaluation, with nothing spent.
+func newAnalysis(p *Policy, match MatchOptions, sc *scratch) *analysis {
+	a := &analysis{p: p, match: match, safe: true, scratch: sc}
+	a.spent = &a.own
+	return a
+}
+
 // command judges one simple command (with its wrapped commands) and
 // records it.
 func (a *analysis) command(ws []word, depth int) Decision {
 	if a.exhausted {
 		return Prompt
 	}
-	a.ncommands++
-	if a.ncommands > maxCommands {
+	a.spent.commands++
+	if a.spent.commands > maxCommands {
 		return a.exhaust("more than 10000 commands")
 	}
 	if depth > maxDepth {

@@ -105,14 +105,14 @@ func TestEvaluateReparseBudget(t *testing.T) {
 	p := corpusPolicy()
 	for _, n := range []int{60, 200, 900} {
 		script := "rm 0 0 0 " + strings.Repeat("(", n)
-		a := &analysis{p: p, safe: true, scratch: p.scratch.get()}
+		a := newAnalysis(p, MatchOptions{}, p.scratch.get())
 		d := a.script(script, 0)
 		p.scratch.put(a.scratch)
 		if d != Forbidden {
 			t.Errorf("%d brackets: %v, want forbidden (rm)", n, d)
 		}
-		if a.parses > maxParses || a.parseWork > maxParseWork {
-			t.Errorf("%d brackets: %d parses, work %d: over the budgets (%d, %d)", n, a.parses, a.parseWork, maxParses, maxParseWork)
+		if sp := a.spent; sp.parses > maxParses || sp.work > maxParseWork {
+			t.Errorf("%d brackets: %d parses, work %d: over the budgets (%d, %d)", n, sp.parses, sp.work, maxParses, maxParseWork)
 		}
 	}
 }

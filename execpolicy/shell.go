@@ -143,16 +143,17 @@ func (a *analysis) scriptIn(lang syntax.LangVariant, src string, depth int) Deci
 	if nesting > maxRoughNesting {
 		return a.exhaust("nesting too deep to parse")
 	}
-	a.parsed += len(src)
-	if a.parsed > maxTotalBytes {
+	sp := a.spent
+	sp.bytes += len(src)
+	if sp.bytes > maxTotalBytes {
 		return a.exhaust("re-parsed scripts larger than 4 MiB")
 	}
 	work := len(src) * max(nesting, 1)
-	if a.parses == maxParses || a.parseWork+work > maxParseWork {
+	if sp.parses == maxParses || sp.work+work > maxParseWork {
 		return a.exhaust("re-parsed too often")
 	}
-	a.parses++
-	a.parseWork += work
+	sp.parses++
+	sp.work += work
 	// Scripts are parsed one after the other, never while another parse
 	// runs, so one parser serves the whole evaluation. Comments are kept
 	// only where lineQuirks needs them.

@@ -101,10 +101,8 @@ func (a *analysis) forbiddenIn(src string, depth int) Decision {
 // stand for least or more are copied into a, and its decision returned;
 // the rest of sub (its commands, its allows) is dropped.
 func (a *analysis) aside(least Decision, judge func(sub *analysis) Decision) Decision {
-	sub := &analysis{p: a.p, match: a.match, parsed: a.parsed, parses: a.parses, parseWork: a.parseWork, ncommands: a.ncommands, scratch: a.scratch, lang: a.lang, safe: true}
+	sub := &analysis{p: a.p, match: a.match, spent: a.spent, scratch: a.scratch, lang: a.lang, safe: true}
 	d := judge(sub)
-	a.ncommands = sub.ncommands
-	a.parsed, a.parses, a.parseWork = sub.parsed, sub.parses, sub.parseWork
 	if d < least {
 		return 0
 	}
