@@ -12,40 +12,28 @@ import (
 // shell script), with a runner that runs nothing and the caches on: what
 // a warm command costs before and after its sandbox.
 func BenchmarkRunWatching(b *testing.B) {
-	root, err := filepath.EvalSymlinks(b.TempDir())
-	if err != nil {
-		b.Fatal(err)
-	}
-	env := map[string]string{
-		"HOME":                 filepath.Join(root, "home"),
-		"XDG_CONFIG_HOME":      filepath.Join(root, "config"),
-		"XDG_STATE_HOME":       filepath.Join(root, "state"),
-		"XDG_CACHE_HOME":       filepath.Join(root, "cache"),
-		"GATEDEXEC_SYSTEM_DIR": filepath.Join(root, "etc"),
-	}
-	ws := filepath.Join(root, "ws")
-	for _, d := range []string{env["HOME"], env["XDG_CACHE_HOME"], filepath.Join(ws, ".git", "hooks")} {
+	h := newTestHost(b)
+	delete(h.env, "GATEDEXEC_NO_RULES_CACHE")
+	// A cache needs its base directory to exist.
+	for _, d := range []string{h.env["XDG_CACHE_HOME"], filepath.Join(h.workspace, ".git", "hooks")} {
 		if err := os.MkdirAll(d, 0o700); err != nil {
 			b.Fatal(err)
 		}
 	}
-	rules := filepath.Join(root, "r.rules")
-	if err := os.WriteFile(rules, []byte(`prefix_rule(pattern=["true"], decision="allow")`+"\n"), 0o600); err != nil {
-		b.Fatal(err)
-	}
-	g, err := New(Config{Workspace: ws, Rules: []string{rules}, Flags: Flags{Approver: "deny"},
-		Getenv: func(k string) string { return env[k] }, Runner: &syncRunner{}, Watch: true, Version: "bench"})
+	h.write(b, filepath.Join(h.user, "rules", "r.rules"), `prefix_rule(pattern=["true"], decision="allow")`+"\n")
+	g, err := New(Config{Workspace: h.workspace, Flags: Flags{Approver: "deny"}, Getenv: h.getenv,
+		Runner: &syncRunner{}, Watch: true, Version: "bench"})
 	if err != nil {
 		b.Fatal(err)
 	}
 	defer g.Close()
-	req := Request{Argv: []string{"true"}, Shell: true, Cwd: ws}
+	req := Request{Argv: []string{"true"}, Shell: true, Cwd: h.workspace}
 	for b.Loop() {
 		if _, err := g.Check(context.Background(), req); err != nil {
 			b.Fatal(err)
 		}
 		res, err := g.Run(context.Background(), req)
-		if err != nil || !res.Ran {
+		if err != nil || !res.Ran || res.Decision != "allow" {
 			b.Fatalf("%v %+v", err, res)
 		}
 	}

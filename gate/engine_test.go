@@ -42,7 +42,7 @@ type testHost struct {
 	sub       string // a directory inside the workspace
 }
 
-func newTestHost(t *testing.T) *testHost {
+func newTestHost(t testing.TB) *testHost {
 	t.Helper()
 	root := realTempDir(t, "host")
 	h := &testHost{
@@ -68,7 +68,7 @@ func newTestHost(t *testing.T) *testHost {
 
 func (h *testHost) getenv(k string) string { return h.env[k] }
 
-func (h *testHost) write(t *testing.T, path, text string) {
+func (h *testHost) write(t testing.TB, path, text string) {
 	t.Helper()
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		t.Fatal(err)

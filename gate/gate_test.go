@@ -272,7 +272,7 @@ func TestRunEscalation(t *testing.T) {
 
 // realTempDir makes a directory named name in a temporary directory and
 // returns its path with symlinks resolved, as escalation plans name it.
-func realTempDir(t *testing.T, name string) string {
+func realTempDir(t testing.TB, name string) string {
 	t.Helper()
 	base, err := filepath.EvalSymlinks(t.TempDir())
 	if err != nil {

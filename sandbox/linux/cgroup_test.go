@@ -24,11 +24,9 @@ import (
 // which are gone once Run returns, or, for a LongLived Runner, once
 // Close returns; the first run sweeps stale cgroups.
 func TestRunnerCgroups(t *testing.T) {
-	if os.Geteuid() != 0 || landlockABI() == 0 {
-		if os.Getenv("CI") != "" {
-			t.Fatal("CI runs as root on a host with Landlock")
-		}
-		t.Skip("cgroups are made as root only")
+	requireRoot(t, "cgroups are made as root only")
+	if landlockABI() == 0 && os.Getenv("CI") == "" {
+		t.Skip("no landlock")
 	}
 	h := readCgroupHost()
 	if h.err != nil {
@@ -118,12 +116,7 @@ func TestParseCgroupName(t *testing.T) {
 // gone for more than a minute left behind, and none of a live process, a
 // recent one, or one with tasks.
 func TestSweepStaleCgroups(t *testing.T) {
-	if os.Geteuid() != 0 {
-		if os.Getenv("CI") != "" {
-			t.Fatal("CI runs as root")
-		}
-		t.Skip("cgroups are made as root only")
-	}
+	requireRoot(t, "cgroups are made as root only")
 	h := readCgroupHost()
 	limits := cgroupLimits(sandbox.Limits{NProc: 64})
 	parent, _, ok := h.parentOf(limits[0])

@@ -145,12 +145,7 @@ func TestRunnerLongLivedConcurrent(t *testing.T) {
 // .git) while a long-lived runner keeps it; one made in root's own stays
 // root's.
 func TestHolderOwner(t *testing.T) {
-	if os.Geteuid() != 0 {
-		if os.Getenv("CI") != "" {
-			t.Fatal("CI runs as root")
-		}
-		t.Skip("only root makes holders for another user")
-	}
+	requireRoot(t, "only root makes holders for another user")
 	const nobody = 65534
 	base, err := filepath.EvalSymlinks(t.TempDir())
 	if err != nil {

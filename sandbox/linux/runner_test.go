@@ -19,6 +19,19 @@ import (
 	"github.com/gatedexec/gatedexec/sandbox"
 )
 
+// requireRoot skips t, for the reason why, unless it runs as root; CI
+// does, so there it fails instead.
+func requireRoot(t *testing.T, why string) {
+	t.Helper()
+	if os.Geteuid() == 0 {
+		return
+	}
+	if os.Getenv("CI") != "" {
+		t.Fatalf("CI runs as root, this test does not: %s", why)
+	}
+	t.Skip(why)
+}
+
 func TestRunnerStatus(t *testing.T) {
 	if landlockABI() == 0 && os.Getenv("CI") == "" {
 		t.Skip("no landlock")
@@ -224,12 +237,7 @@ func TestRunnerOutputComplete(t *testing.T) {
 // TestRunnerProtectCoversSubmounts: a mount below a protect path is
 // read-only too, not only the protect path's own mount.
 func TestRunnerProtectCoversSubmounts(t *testing.T) {
-	if os.Geteuid() != 0 {
-		if os.Getenv("CI") != "" {
-			t.Fatal("CI runs as root; this test mounts on the host")
-		}
-		t.Skip("mounting the test's submount needs root")
-	}
+	requireRoot(t, "mounting the test's submount needs root")
 	ws := t.TempDir()
 	prot := filepath.Join(ws, "prot")
 	sub := filepath.Join(prot, "sub")
