@@ -14,6 +14,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/gatedexec/gatedexec/integrations"
 	"github.com/gatedexec/gatedexec/internal/jsonstr"
 )
 
@@ -49,7 +50,7 @@ func parseEvent(r io.Reader) (*event, error) {
 	if len(data) > MaxEvent {
 		return nil, fmt.Errorf("event larger than %d bytes", MaxEvent)
 	}
-	members, err := objectMembers(data)
+	members, err := integrations.ObjectMembers(data)
 	if err != nil {
 		return nil, fmt.Errorf("event is not a JSON object: %w", err)
 	}
@@ -80,49 +81,12 @@ func parseEvent(r io.Reader) (*event, error) {
 	return &ev, nil
 }
 
-// objectMembers reads data, which must be exactly one JSON object, into
-// its members, each value kept as sent; a repeated key keeps its last
-// value, as JSON.parse does. Keys match exactly. It reads token by token:
-// decoding into a struct or a map reflects over the type first, which was
-// most of what reading an event cost a hook's start.
-func objectMembers(data []byte) (map[string]json.RawMessage, error) {
-	dec := json.NewDecoder(bytes.NewReader(data))
-	if tok, err := dec.Token(); err != nil {
-		return nil, err
-	} else if tok != json.Delim('{') {
-		return nil, fmt.Errorf("%v is not an object", tok)
-	}
-	members := map[string]json.RawMessage{}
-	for dec.More() {
-		tok, err := dec.Token()
-		if err != nil {
-			return nil, err
-		}
-		key, ok := tok.(string)
-		if !ok {
-			return nil, fmt.Errorf("key %v is not a string", tok)
-		}
-		var raw json.RawMessage
-		if err := dec.Decode(&raw); err != nil {
-			return nil, err
-		}
-		members[key] = raw
-	}
-	if _, err := dec.Token(); err != nil {
-		return nil, err
-	}
-	if _, err := dec.Token(); err != io.EOF {
-		return nil, errors.New("more than one JSON value")
-	}
-	return members, nil
-}
-
 // shell reads the tool input of a shell tool: an object whose command is
 // a non-empty string.
 func (ev *event) shell() (*shellInput, error) {
 	var in shellInput
 	var err error
-	if in.fields, err = objectMembers(ev.ToolInput); err != nil {
+	if in.fields, err = integrations.ObjectMembers(ev.ToolInput); err != nil {
 		return nil, fmt.Errorf("%s: tool_input is not a JSON object", ev.ToolName)
 	}
 	raw, ok := in.fields["command"]

@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+
+	"github.com/gatedexec/gatedexec/integrations"
 )
 
 // decodeInput reads run_command's arguments as its input schema has them
@@ -19,8 +21,8 @@ func decodeInput(raw json.RawMessage) (Input, error) {
 	if len(bytes.TrimSpace(raw)) == 0 {
 		return in, errors.New("missing properties: command")
 	}
-	var members map[string]json.RawMessage
-	if err := json.Unmarshal(raw, &members); err != nil || members == nil {
+	members, err := integrations.ObjectMembers(raw)
+	if err != nil {
 		return in, errors.New("arguments: want a JSON object")
 	}
 	haveCommand := false
