@@ -262,23 +262,15 @@ func (r *Runner) cgroupsFor(p *sandbox.Profile) *pendingCgroups {
 	r.cache.background.Go(func() {
 		a.cg = newRunCgroups(host, limits)
 		close(a.done)
+		// Once per LongLived Runner, after the run has its cgroups. A
+		// one-shot run does not sweep: even while it only waited for
+		// its command, the sweep cost a sandboxed start 0.6 ms
+		// (measured), for cgroups that only a killed gatedexec leaves.
+		if r.LongLived {
+			r.cache.sweepOnce.Do(func() { sweepStale(host, limits, time.Now()) })
+		}
 	})
 	return a
-}
-
-// sweep sweeps the stale cgroups of the hierarchies the runs of p use
-// (sweepStale), once per LongLived Runner, in the background. A one-shot
-// run does not: even while it only waits for its command, the sweep cost
-// a sandboxed start 0.6 ms (measured), for cgroups that only a killed
-// gatedexec leaves.
-func (r *Runner) sweep(p *sandbox.Profile) {
-	if !r.LongLived || os.Geteuid() != 0 || p.Unrestricted {
-		return
-	}
-	r.cache.sweepOnce.Do(func() {
-		host, limits := r.cgroupHost(), cgroupLimits(p.Limits)
-		r.cache.background.Go(func() { sweepStale(host, limits, time.Now()) })
-	})
 }
 
 // wait returns the cgroups once made, nil when none could be.

@@ -356,7 +356,6 @@ func (r *Runner) start(ctx context.Context, c *Command, p *sandbox.Profile, spec
 			return err
 		}
 		io3.started()
-		r.sweep(p)
 		if eg != nil {
 			eg.start(ctx)
 		}
