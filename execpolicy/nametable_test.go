@@ -34,6 +34,7 @@ func TestNameTablesSorted(t *testing.T) {
 	checkSorted(t, "dangerIndex", dangerIndex)
 	checkSorted(t, "knownSafeList", knownSafeList)
 	checkSorted(t, "shellBuiltins", shellBuiltins)
+	checkSorted(t, "bashNames", bashNames)
 	checkSorted(t, "programExecOptions", programExecOptions)
 	checkSorted(t, "gitSubcommandExecOptions", gitSubcommandExecOptions)
 	checkSorted(t, "subcommandDepth", subcommandDepth)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/gatedexec/gatedexec/approval"
@@ -57,6 +58,9 @@ type call struct {
 
 	// net is what the network proxy of the run asks of the call.
 	net sandbox.NetHooks
+	// plain is the words of a --shell script the runner may execute
+	// without bash (plainWords).
+	plain []string
 }
 
 // Result is the outcome of a gated run, in the JSON shape of DESIGN §2.
@@ -104,6 +108,7 @@ type ApprovalResult = approval.Settlement
 // sandbox.ErrCannotExec).
 func (o *call) run(ctx context.Context) (*Result, error) {
 	ev := o.Policy.Evaluate(o.Argv, o.EvalOpts)
+	o.plain = plainWords(o.Shell, o.Argv, ev)
 	res := &Result{Decision: ev.Decision.String(), Reasons: ev.Reasons, Layers: []string{}, Denials: []sandbox.Denial{}}
 
 	name := o.DefaultProfile
@@ -274,7 +279,7 @@ func (o *call) execute(ctx context.Context, prof *sandbox.Profile, rec *approval
 	// on the same signal would also kill it with SIGTERM, racing its own
 	// handler (a trap that exits 7 came out as 143).
 	run, runErr := o.Runner.Run(ctx, &sandbox.Command{
-		Argv: o.argv(), Dir: o.Cwd, Env: o.Env,
+		Argv: o.argv(), Plain: o.plain, Dir: o.Cwd, Env: o.Env,
 		Stdin: o.Stdin, Stdout: o.Stdout, Stderr: o.Stderr, Profile: prof, Net: o.net,
 		ForwardSignals: o.ForwardSignals, Signals: o.Signals,
 	})
@@ -317,6 +322,22 @@ func (o *call) argv() []string {
 		return []string{"bash", "-c", o.Argv[0]}
 	}
 	return o.Argv
+}
+
+// plainWords returns the words of a --shell script (argv[0]) that is one
+// plain command (execpolicy.PlainCommand) and was judged as exactly those
+// words, the first and literal command of ev, for the runner to execute
+// without bash; nil otherwise. Approval and audit keep the script: what
+// was asked and judged.
+func plainWords(shell bool, argv []string, ev execpolicy.Evaluation) []string {
+	if !shell || len(argv) != 1 || ev.Dynamic || len(ev.Commands) == 0 {
+		return nil
+	}
+	words, ok := execpolicy.PlainCommand(argv[0])
+	if !ok || ev.Commands[0].Dynamic || !slices.Equal(ev.Commands[0].Argv, words) {
+		return nil
+	}
+	return words
 }
 
 // request builds the approval request for ev under the profile named

@@ -12,6 +12,12 @@ import (
 // Command is one command to run inside a sandbox profile.
 type Command struct {
 	Argv []string
+	// Plain, when Argv is bash -c SCRIPT, may hold SCRIPT's words when it
+	// is one plain command (execpolicy.PlainCommand) judged as exactly
+	// those words: the Linux runner then executes them without bash when
+	// bash would do nothing else (its environment allows it), saving
+	// bash's start. Nil runs Argv.
+	Plain []string
 	// Dir is the working directory; empty means the caller's.
 	Dir string
 	// Env is the environment before the profile's env_deny is applied.

@@ -173,10 +173,12 @@ print(f"hook on 1000 rules {med['hook-1000-rules']:.3f} ms (target < 10 ms), che
 ns = {m.group(1): float(m.group(2)) / 1e6 for m in re.finditer(r"BenchmarkAgentTrue/(\S+?)-\d+\s+\d+\s+([\d.]+) ns/op", open(sys.argv[2]).read())}
 if ns:
     print("/bin/true: " + ", ".join(f"{k} {v:.2f} ms" for k, v in ns.items()))
-    # The MCP tool runs its command as a bash script (bash -c), as
-    # run --shell does: that is the one-shot run of the same work.
+    # The MCP tool runs its command as a bash script, as run --shell
+    # does: that is the one-shot run of the same work. A plain command
+    # runs without bash on both paths, any other script with it (-bash).
     print(f"mcp-warm / run-oneshot-shell: {ns['mcp-warm'] / ns['run-oneshot-shell']:.2f}x (target <= 0.5x); "
-          f"mcp-warm / run-oneshot: {ns['mcp-warm'] / ns['run-oneshot']:.2f}x")
+          f"mcp-warm / run-oneshot: {ns['mcp-warm'] / ns['run-oneshot']:.2f}x; "
+          f"a script bash runs: mcp-warm-bash / run-oneshot-shell-bash: {ns['mcp-warm-bash'] / ns['run-oneshot-shell-bash']:.2f}x")
     if "bwrap" in ns:
         # The warm path still runs one sandboxed start: bwrap's kernel
         # work (bwrap less a C program's start, bare) is its floor.

@@ -71,8 +71,8 @@ func BenchmarkAgentHook(b *testing.B) {
 }
 
 // BenchmarkAgentTrue is the per-command cost of /bin/true: bare, as a
-// one-shot `gatedexec run` (of the command, and of it as a bash script,
-// which is what the MCP tool runs), and through the warm MCP server (the
+// one-shot `gatedexec run` (of the command, and of it as a script, which
+// is what the MCP tool runs, plain and not), and through the warm MCP server (the
 // rules loaded once, one JSON-RPC round trip per command), beside the
 // sandbox alone and bwrap. The target for the warm path: at most half the
 // one-shot run of the same script.
@@ -99,25 +99,30 @@ func BenchmarkAgentTrue(b *testing.B) {
 	b.Run("run-oneshot", func(b *testing.B) {
 		benchExec(b, f.env, f.ws, "", gatedexecBin, "run", "-r", f.rules, "--", "/bin/true")
 	})
-	b.Run("run-oneshot-shell", func(b *testing.B) {
-		// What the MCP tool runs: its command is a bash script, run
-		// with bash -c in the sandbox, as run --shell does.
-		benchExec(b, f.env, f.ws, "", gatedexecBin, "run", "--shell", "-r", f.rules, "--", "/bin/true")
-	})
-	b.Run("mcp-warm", func(b *testing.B) {
-		cmd := exec.Command(gatedexecBin, "mcp", "-r", f.rules, "-w", f.ws)
-		cmd.Env, cmd.Dir = f.env, f.ws
-		cs, err := mcp.NewClient(&mcp.Implementation{Name: "bench", Version: "1"}, nil).Connect(context.Background(), &mcp.CommandTransport{Command: cmd}, nil)
-		if err != nil {
-			b.Fatal(err)
-		}
-		defer cs.Close()
-		args := &mcp.CallToolParams{Name: "run_command", Arguments: map[string]any{"command": "/bin/true"}}
-		for b.Loop() {
-			res, err := cs.CallTool(context.Background(), args)
-			if err != nil || res.IsError {
-				b.Fatalf("run_command: %v %+v", err, res)
+	// What the MCP tool runs: its command is a bash script, run as run
+	// --shell does: a plain command (/bin/true) without bash, any other
+	// script with bash -c in the sandbox: the -bash rows quote the word,
+	// which bash then executes as it would /bin/true.
+	for _, sc := range []struct{ name, script string }{{"", "/bin/true"}, {"-bash", "'/bin/true'"}} {
+		name, script := sc.name, sc.script
+		b.Run("run-oneshot-shell"+name, func(b *testing.B) {
+			benchExec(b, f.env, f.ws, "", gatedexecBin, "run", "--shell", "-r", f.rules, "--", script)
+		})
+		b.Run("mcp-warm"+name, func(b *testing.B) {
+			cmd := exec.Command(gatedexecBin, "mcp", "-r", f.rules, "-w", f.ws)
+			cmd.Env, cmd.Dir = f.env, f.ws
+			cs, err := mcp.NewClient(&mcp.Implementation{Name: "bench", Version: "1"}, nil).Connect(context.Background(), &mcp.CommandTransport{Command: cmd}, nil)
+			if err != nil {
+				b.Fatal(err)
 			}
-		}
-	})
+			defer cs.Close()
+			args := &mcp.CallToolParams{Name: "run_command", Arguments: map[string]any{"command": script}}
+			for b.Loop() {
+				res, err := cs.CallTool(context.Background(), args)
+				if err != nil || res.IsError {
+					b.Fatalf("run_command: %v %+v", err, res)
+				}
+			}
+		})
+	}
 }

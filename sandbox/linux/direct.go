@@ -75,7 +75,7 @@ func (r *Runner) startDirect(ctx context.Context, c *Command, p *sandbox.Profile
 	o := <-done
 	if !o.started {
 		io3.close()
-		return startError(c, o.err)
+		return startError(spec.Argv[0], o.err)
 	}
 	io3.finish()
 	if o.err != nil {
@@ -88,8 +88,9 @@ func (r *Runner) startDirect(ctx context.Context, c *Command, p *sandbox.Profile
 
 // startError is what the helper reports for an exec that failed: 127 and
 // ErrNotFound for a program that is not there, 126 and ErrCannotExec for
-// one that cannot run; anything else is gatedexec's failure.
-func startError(c *Command, err error) (*sandbox.Result, error) {
+// one that cannot run; anything else is gatedexec's failure. name is the
+// program's.
+func startError(name string, err error) (*sandbox.Result, error) {
 	var pe *fs.PathError
 	var errno syscall.Errno
 	switch {
@@ -98,10 +99,10 @@ func startError(c *Command, err error) (*sandbox.Result, error) {
 	case errors.As(err, &pe) && pe.Op == "chdir":
 		return nil, fmt.Errorf("sandbox: %w", err)
 	case !errors.As(err, &errno):
-		return nil, fmt.Errorf("sandbox: starting %s: %w", c.Argv[0], err)
+		return nil, fmt.Errorf("sandbox: starting %s: %w", name, err)
 	case errno == syscall.ENOENT || errno == syscall.ENOTDIR:
-		return &sandbox.Result{ExitCode: 127}, fmt.Errorf("%s: %s: %w", c.Argv[0], errno, sandbox.ErrNotFound)
+		return &sandbox.Result{ExitCode: 127}, fmt.Errorf("%s: %s: %w", name, errno, sandbox.ErrNotFound)
 	default:
-		return &sandbox.Result{ExitCode: 126}, fmt.Errorf("%s: %s: %w", c.Argv[0], errno, sandbox.ErrCannotExec)
+		return &sandbox.Result{ExitCode: 126}, fmt.Errorf("%s: %s: %w", name, errno, sandbox.ErrCannotExec)
 	}
 }

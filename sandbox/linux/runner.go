@@ -105,11 +105,15 @@ func (r *Runner) run(ctx context.Context, c *Command) (*sandbox.Result, error) {
 	cgs := r.cgroupsFor(p)
 	defer cgs.release()
 	env := sandbox.ScrubEnv(c.Env, p.EnvDeny)
-	path, err := sandbox.LookPath(c.Argv[0], c.Dir, env)
-	if err != nil {
+	argv := c.Argv
+	var err error
+	path, penv, plain := plainExec(c, env)
+	if plain {
+		argv, env = c.Plain, penv
+	} else if path, err = sandbox.LookPath(c.Argv[0], c.Dir, env); err != nil {
 		return &sandbox.Result{ExitCode: 127, Layers: layers, Missing: missing}, err
 	}
-	spec := helperSpec{Path: path, Argv: c.Argv, Env: env, Dir: c.Dir, Rlimits: rlimits(p.Limits)}
+	spec := helperSpec{Path: path, Argv: argv, Env: env, Dir: c.Dir, Rlimits: rlimits(p.Limits)}
 	var ruleset *os.File
 	var hold *holders
 	if !p.Unrestricted {
@@ -381,9 +385,9 @@ func (r *Runner) start(ctx context.Context, c *Command, p *sandbox.Profile, spec
 	if hr, ok := parseReport(rep); ok {
 		switch hr.tag {
 		case reportNotFound:
-			return res, fmt.Errorf("%s: %s: %w", c.Argv[0], hr.msg, sandbox.ErrNotFound)
+			return res, fmt.Errorf("%s: %s: %w", spec.Argv[0], hr.msg, sandbox.ErrNotFound)
 		case reportCannotExec:
-			return res, fmt.Errorf("%s: %s: %w", c.Argv[0], hr.msg, sandbox.ErrCannotExec)
+			return res, fmt.Errorf("%s: %s: %w", spec.Argv[0], hr.msg, sandbox.ErrCannotExec)
 		case reportNamespaces:
 			return nil, fmt.Errorf("%w: %s", errNamespaces, hr.msg)
 		default:

@@ -1,0 +1,198 @@
+//go:build linux
+
+package linux
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/gatedexec/gatedexec/sandbox"
+)
+
+// bashVariables are the variables bash's manual names (bash 5.2, "Shell
+// Variables"), each of which a command's environment may hold.
+var bashVariables = strings.Fields(`BASH BASHOPTS BASHPID BASH_ALIASES BASH_ARGC BASH_ARGV BASH_ARGV0 BASH_CMDS
+BASH_COMMAND BASH_EXECUTION_STRING BASH_LINENO BASH_LOADABLES_PATH BASH_REMATCH BASH_SOURCE BASH_SUBSHELL
+BASH_VERSINFO BASH_VERSION COMP_CWORD COMP_KEY COMP_LINE COMP_POINT COMP_TYPE COMP_WORDBREAKS COMP_WORDS COPROC
+DIRSTACK EPOCHREALTIME EPOCHSECONDS EUID FUNCNAME GROUPS HISTCMD HOSTNAME HOSTTYPE LINENO MACHTYPE MAPFILE OLDPWD
+OPTARG OPTIND OSTYPE PIPESTATUS PPID PWD RANDOM READLINE_ARGUMENT READLINE_LINE READLINE_MARK READLINE_POINT REPLY
+SECONDS SHELLOPTS SHLVL SRANDOM UID BASH_COMPAT BASH_ENV BASH_XTRACEFD CDPATH CHILD_MAX COLUMNS COMPREPLY EMACS ENV
+EXECIGNORE FCEDIT FIGNORE FUNCNEST GLOBIGNORE HISTCONTROL HISTFILE HISTFILESIZE HISTIGNORE HISTSIZE HISTTIMEFORMAT
+HOME HOSTFILE IFS IGNOREEOF INPUTRC INSIDE_EMACS LANG LC_ALL LC_COLLATE LC_CTYPE LC_MESSAGES LC_NUMERIC LC_TIME
+LINES MAIL MAILCHECK MAILPATH OPTERR PATH POSIXLY_CORRECT PROMPT_COMMAND PROMPT_DIRTRIM PS0 PS1 PS2 PS3 PS4 SHELL
+TIMEFORMAT TMOUT TMPDIR auto_resume histchars TERM USER`)
+
+// bashEnv is the environment bash -c gives the program of script when
+// started with env in dir: what the program env prints.
+func bashEnv(t *testing.T, bash, dir, script string, env []string) []string {
+	t.Helper()
+	cmd := exec.Command(bash, "-c", script)
+	cmd.Dir, cmd.Env = dir, env
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("bash -c %q with %q: %v", script, env, err)
+	}
+	got := strings.Split(strings.TrimSuffix(string(out), "\n"), "\n")
+	slices.Sort(got)
+	return got
+}
+
+// TestPlainExecMatchesBash is an oracle: wherever plainExec runs a plain
+// command without bash, the program and its environment are those bash
+// -c gives it, here printed by env itself (bash is the host's, 5.2 on
+// the machines gatedexec is tested on). Every variable bash's manual
+// names is tried, alone and in the places PWD, OLDPWD and SHLVL take.
+func TestPlainExecMatchesBash(t *testing.T) {
+	bash, err := exec.LookPath("bash")
+	if err != nil {
+		t.Fatal("bash is not installed")
+	}
+	envPath, err := exec.LookPath("env")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	sub := filepath.Join(dir, "sub")
+	if err := os.Mkdir(sub, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(sub, filepath.Join(dir, "link")); err != nil {
+		t.Fatal(err)
+	}
+	envDir := filepath.Dir(envPath)
+	base := []string{"PATH=" + envDir + ":/usr/bin:/bin", "HOME=/root", "TERM=dumb"}
+	envs := [][]string{
+		base,
+		append(slices.Clone(base), "PWD="+sub),
+		append(slices.Clone(base), "PWD="+filepath.Join(dir, "link")),
+		append(slices.Clone(base), "PWD="+sub+"/"),
+		append(slices.Clone(base), "PWD="+dir),
+		append(slices.Clone(base), "PWD=/nonexistent"),
+		append(slices.Clone(base), "PWD=relative"),
+		append(slices.Clone(base), "OLDPWD="+dir),
+		append(slices.Clone(base), "OLDPWD=/nonexistent"),
+		append(slices.Clone(base), "OLDPWD="+envPath),
+		append(slices.Clone(base), "OLDPWD="),
+		append(slices.Clone(base), "_=/x"),
+		[]string{"PATH=" + envDir + "/", "X=1"},
+		[]string{"PATH=/nonexistent:" + envDir, "X=1"},
+		[]string{"PATH=/nonexistent//:" + envDir + "//"},
+	}
+	for _, v := range []string{"", "0", "1", "3", "007", "998", "999", "1000", "-1", " 4", "x"} {
+		envs = append(envs, append(slices.Clone(base), "SHLVL="+v))
+	}
+	// Every variable, for the program found in PATH.
+	var each [][]string
+	for _, name := range bashVariables {
+		for _, v := range []string{"7", "a b", dir, ""} {
+			each = append(each, append(slices.Clone(base), name+"="+v))
+		}
+	}
+	ran := 0
+	for _, script := range []string{"env", envPath, "./env"} {
+		envs := envs
+		if script == "env" {
+			envs = append(slices.Clip(envs), each...)
+		}
+		scriptDir := sub
+		if script == "./env" {
+			// A relative path, from a directory holding a copy.
+			scriptDir = t.TempDir()
+			data, err := os.ReadFile(envPath)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(filepath.Join(scriptDir, "env"), data, 0o755); err != nil {
+				t.Fatal(err)
+			}
+		}
+		for _, env := range envs {
+			c := &sandbox.Command{Argv: []string{"bash", "-c", script}, Plain: []string{script}, Dir: scriptDir}
+			path, penv, ok := plainExec(c, env)
+			if !ok {
+				continue
+			}
+			ran++
+			want := bashEnv(t, bash, scriptDir, script, env)
+			slices.Sort(penv)
+			if !slices.Equal(penv, want) {
+				t.Errorf("%q with %q: plainExec's environment\n%q\nbash's\n%q", script, env, penv, want)
+			}
+			// The program is the one bash runs: _ (compared above) says
+			// which.
+			under := ""
+			for _, kv := range penv {
+				if v, ok := strings.CutPrefix(kv, "_="); ok {
+					under = v
+				}
+			}
+			if !filepath.IsAbs(under) {
+				under = filepath.Join(scriptDir, under)
+			}
+			if path != under {
+				t.Errorf("%q with %q: plainExec runs %s, bash %s", script, env, path, under)
+			}
+		}
+	}
+	if ran < 250 {
+		t.Fatalf("plainExec ran only %d of the cases without bash", ran)
+	}
+}
+
+// TestPlainExecFallsBack lists what plainExec leaves to bash.
+func TestPlainExecFallsBack(t *testing.T) {
+	dir := t.TempDir()
+	script := filepath.Join(dir, "noshebang")
+	if err := os.WriteFile(script, []byte("echo hi\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	shebang := filepath.Join(dir, "shebang")
+	if err := os.WriteFile(shebang, []byte("#!/bin/sh\necho hi\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	notExec := filepath.Join(dir, "notexec")
+	if err := os.WriteFile(notExec, []byte("#!/bin/sh\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	path := "PATH=/usr/bin:/bin"
+	tests := []struct {
+		name  string
+		plain []string
+		dir   string
+		env   []string
+		ok    bool
+	}{
+		{"plain", []string{"ls"}, dir, []string{path}, true},
+		{"a #! script", []string{shebang}, dir, []string{path}, true},
+		{"no plain words", nil, dir, []string{path}, false},
+		{"no directory", []string{"ls"}, "", []string{path}, false},
+		{"relative directory", []string{"ls"}, "sub", []string{path}, false},
+		{"BASH_ENV", []string{"ls"}, dir, []string{path, "BASH_ENV=/tmp/x"}, false},
+		{"an exported function", []string{"ls"}, dir, []string{path, "BASH_FUNC_ls%%=() { id; }"}, false},
+		{"SHELLOPTS", []string{"ls"}, dir, []string{path, "SHELLOPTS=xtrace"}, false},
+		{"POSIXLY_CORRECT", []string{"ls"}, dir, []string{path, "POSIXLY_CORRECT=1"}, false},
+		{"EXECIGNORE", []string{"ls"}, dir, []string{path, "EXECIGNORE=*"}, false},
+		{"a name twice", []string{"ls"}, dir, []string{path, "X=1", "X=2"}, false},
+		{"PATH twice", []string{"ls"}, dir, []string{path, "PATH=/bin"}, false},
+		{"a name bash may drop", []string{"ls"}, dir, []string{path, "A-B=1"}, false},
+		{"no PATH", []string{"ls"}, dir, []string{"X=1"}, false},
+		{"a relative PATH entry first", []string{"ls"}, dir, []string{"PATH=bin:/usr/bin:/bin"}, false},
+		{"an empty PATH entry first", []string{"ls"}, dir, []string{"PATH=:/usr/bin:/bin"}, false},
+		{"not found", []string{"no-such-program-gatedexec"}, dir, []string{path}, false},
+		{"not executable", []string{notExec}, dir, []string{path}, false},
+		{"neither ELF nor #!", []string{script}, dir, []string{path}, false},
+		{"a directory", []string{dir}, dir, []string{path}, false},
+		{"a relative OLDPWD", []string{"ls"}, dir, []string{path, "OLDPWD=sub"}, false},
+		{"an SHLVL bash rewrites", []string{"ls"}, dir, []string{path, "SHLVL=1000"}, false},
+	}
+	for _, tt := range tests {
+		c := &sandbox.Command{Argv: []string{"bash", "-c", strings.Join(tt.plain, " ")}, Plain: tt.plain, Dir: tt.dir}
+		if _, _, ok := plainExec(c, tt.env); ok != tt.ok {
+			t.Errorf("%s: plainExec ok = %v, want %v", tt.name, ok, tt.ok)
+		}
+	}
+}

@@ -1,0 +1,88 @@
+//go:build linux
+
+package test
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// TestShellPlainCommandSkipsBash: a --shell script that is one plain
+// command runs without bash, in the sandbox, with the environment bash
+// would have given it; anything bash would treat otherwise runs with
+// bash. A bash first in PATH that says it ran tells them apart (gatedexec
+// looks bash up in the command's PATH).
+func TestShellPlainCommandSkipsBash(t *testing.T) {
+	requireFeature(t, doctor(t).Host.LandlockABI > 0, "landlock")
+	bash, err := exec.LookPath("bash")
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := newGateFixture(t, `prefix_rule(pattern=["env"], decision="allow")
+prefix_rule(pattern=["cat"], decision="allow")
+prefix_rule(pattern=[`+"\""+bash+"\""+`, "-c"], decision="allow")
+`)
+	fake := filepath.Join(f.dir, "fakebin")
+	if err := os.Mkdir(fake, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(fake, "bash"), []byte("#!"+bash+"\necho BASH-RAN >&2\nexec "+bash+" \"$@\"\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	env := slices.DeleteFunc(slices.Clone(f.env), func(kv string) bool {
+		name, _, _ := strings.Cut(kv, "=")
+		return name == "PATH" || name == "OLDPWD" || name == "BASH_ENV"
+	})
+	env = append(env, "PATH="+fake+":/usr/bin:/bin")
+	run := func(env []string, args ...string) (stdout, stderr string) {
+		t.Helper()
+		cmd := exec.Command(gatedexecBin, append([]string{"run", "-r", f.rules, "-p", "workspace-write"}, args...)...)
+		cmd.Env, cmd.Dir = env, f.ws
+		var out, errb strings.Builder
+		cmd.Stdout, cmd.Stderr = &out, &errb
+		if err := cmd.Run(); err != nil {
+			t.Fatalf("gatedexec run %q: %v\n%s", args, err, errb.String())
+		}
+		return out.String(), errb.String()
+	}
+	sorted := func(s string) []string {
+		lines := strings.Split(strings.TrimSpace(s), "\n")
+		slices.Sort(lines)
+		return lines
+	}
+
+	plain, stderr := run(env, "--shell", "--", "env")
+	if strings.Contains(stderr, "BASH-RAN") {
+		t.Fatalf("the plain script ran through bash:\n%s", stderr)
+	}
+	// The same program started by bash itself, in the same sandbox.
+	viaBash, stderr := run(env, "--", bash, "-c", "env")
+	if strings.Contains(stderr, "BASH-RAN") {
+		t.Fatalf("the fake bash ran for an argv naming the real one:\n%s", stderr)
+	}
+	if got, want := sorted(plain), sorted(viaBash); !slices.Equal(got, want) {
+		t.Errorf("environment without bash\n%q\nwith bash\n%q", got, want)
+	}
+
+	for _, tt := range []struct {
+		name string
+		env  []string
+		args []string
+	}{
+		{"a script that is not one plain command", env, []string{"--shell", "--", "env | cat"}},
+		{"BASH_ENV set", append(slices.Clone(env), "BASH_ENV=/dev/null"), []string{"--shell", "--", "env"}},
+		{"an exported function", append(slices.Clone(env), "BASH_FUNC_env%%=() { echo function; }"), []string{"--shell", "--", "env"}},
+	} {
+		out, stderr := run(tt.env, tt.args...)
+		if !strings.Contains(stderr, "BASH-RAN") {
+			t.Errorf("%s: ran without bash:\n%s", tt.name, stderr)
+		}
+		if tt.name == "an exported function" && strings.TrimSpace(out) != "function" {
+			t.Errorf("%s: bash did not run the function: %q", tt.name, out)
+		}
+	}
+}
