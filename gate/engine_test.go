@@ -236,6 +236,14 @@ func TestGateReload(t *testing.T) {
 		return res.Decision.String()
 	}
 	g := h.gate(t, Flags{}, &syncRunner{})
+	if g.state.Load().print != "" {
+		t.Fatal("a Gate without Watch took the fingerprint of its files")
+	}
+	// Without Watch nothing was fingerprinted: the first Refresh cannot
+	// tell and reloads, the next one compares.
+	if changed, err := g.Refresh(); !changed || err != nil {
+		t.Fatalf("first Refresh without Watch = %v, %v; want a reload", changed, err)
+	}
 	if changed, err := g.Refresh(); changed || err != nil {
 		t.Fatalf("Refresh of unchanged files = %v, %v", changed, err)
 	}
@@ -257,6 +265,9 @@ func TestGateReload(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer w.Close()
+	if changed, err := w.Refresh(); changed || err != nil {
+		t.Fatalf("Refresh of unchanged files with Watch = %v, %v", changed, err)
+	}
 	h.write(t, filepath.Join(h.user, "rules", "more.rules"), `prefix_rule(pattern=["ship"], decision="prompt")`)
 	res, err := w.Check(context.Background(), Request{Argv: []string{"ship", "it"}})
 	if err != nil || res.Decision.String() != "prompt" {

@@ -153,7 +153,7 @@ func New(cfg Config) (*Gate, error) {
 		g.runner = hostRunner(cfg.Watch)
 		g.ownRunner = true
 	}
-	st, err := g.load()
+	st, err := g.load(cfg.Watch)
 	if err != nil {
 		return nil, err
 	}
@@ -201,7 +201,7 @@ func (g *Gate) ApproverName() string {
 func (g *Gate) Reload() error {
 	g.reload.Lock()
 	defer g.reload.Unlock()
-	st, err := g.load()
+	st, err := g.load(true)
 	if err != nil {
 		return err
 	}
@@ -210,19 +210,21 @@ func (g *Gate) Reload() error {
 }
 
 // Refresh reloads the configuration when a file it came from changed
-// since it was read (see fingerprint), and says whether it did.
+// since it was read (see fingerprint), and says whether it did. A Gate
+// made without Watch did not fingerprint what it read, and its first
+// Refresh reloads.
 func (g *Gate) Refresh() (bool, error) {
 	st := g.state.Load()
-	if fingerprint(st.sources) == st.print {
+	if st.print != "" && fingerprint(st.sources) == st.print {
 		return false, nil
 	}
 	g.reload.Lock()
 	defer g.reload.Unlock()
-	if cur := g.state.Load(); cur != st && fingerprint(cur.sources) == cur.print {
+	if cur := g.state.Load(); cur != st && cur.print != "" && fingerprint(cur.sources) == cur.print {
 		// Another request reloaded it meanwhile.
 		return true, nil
 	}
-	nst, err := g.load()
+	nst, err := g.load(true)
 	if err != nil {
 		return false, err
 	}

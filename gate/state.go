@@ -30,7 +30,8 @@ type state struct {
 	ceiling ceiling
 	refused []string
 	// sources are the files and directories this state was read from,
-	// and print their fingerprint then.
+	// and print their fingerprint then, "" when it was not taken (a
+	// Gate that does not watch its files; see load).
 	sources []string
 	print   string
 
@@ -56,8 +57,10 @@ type runParts struct {
 	auditCopyPath string
 }
 
-// load reads the configuration the Gate's Config names.
-func (g *Gate) load() (*state, error) {
+// load reads the configuration the Gate's Config names. withPrint takes
+// the fingerprint of what it read, which only Refresh compares: a
+// one-shot Gate does not pay its stat calls.
+func (g *Gate) load(withPrint bool) (*state, error) {
 	c := &g.cfg
 	st := &state{configFile: flagOrEnv(g.getenv, "--config", c.Flags.ConfigFile, "GATEDEXEC_CONFIG")}
 	var err error
@@ -85,7 +88,9 @@ func (g *Gate) load() (*state, error) {
 	}
 	st.defaultProfile = pick(g.getenv, c.Flags.Profile, s, config.KeyProfile, profiles.DefaultProfile)
 	st.sources = sourcesOf(st.layers, append(slices.Clip(c.Rules), st.configFile.value, profileFile(st.defaultProfile.value)))
-	st.print = fingerprint(st.sources)
+	if withPrint {
+		st.print = fingerprint(st.sources)
+	}
 	return st, nil
 }
 
