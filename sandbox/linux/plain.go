@@ -18,8 +18,9 @@ import (
 // more than the rest of a sandboxed start on a slow host. It returns the
 // program's path and the environment bash would give it, derived from
 // env (the command's, after env_deny): PWD, SHLVL and _ set as bash sets
-// them, and OLDPWD dropped unless it names a directory. ok is false, and c is run as it is, whenever bash could do
-// otherwise or its doing is not reproduced exactly here:
+// them, and OLDPWD dropped unless it names a directory. ok is false, and
+// c is run as it is, whenever bash could do otherwise or its doing is not
+// reproduced exactly here:
 //   - env holds a name bash reads at start or rewrites (its options,
 //     BASH_ENV, exported functions, the variables it manages: see
 //     bashManaged), a name twice, or a name that is not an identifier;
@@ -63,13 +64,9 @@ func plainExec(c *sandbox.Command, env []string) (path string, penv []string, ok
 	if !ok {
 		return "", nil, false
 	}
-	oldpwd, keepOld := vars["OLDPWD"]
-	if keepOld {
-		if !filepath.IsAbs(oldpwd) {
-			return "", nil, false
-		}
-		st, err := os.Stat(oldpwd)
-		keepOld = err == nil && st.IsDir()
+	keepOld, ok := bashOLDPWD(vars)
+	if !ok {
+		return "", nil, false
 	}
 	penv = make([]string, 0, len(env)+3)
 	for _, kv := range env {
@@ -192,6 +189,21 @@ func bashPWD(vars map[string]string, dir string) (string, bool) {
 		return "", false
 	}
 	return dir, true
+}
+
+// bashOLDPWD says whether bash passes OLDPWD on: when it names a
+// directory. ok is false for a relative one, which bash looks up from the
+// directory it runs in.
+func bashOLDPWD(vars map[string]string) (keep, ok bool) {
+	v, set := vars["OLDPWD"]
+	if !set {
+		return false, true
+	}
+	if !filepath.IsAbs(v) {
+		return false, false
+	}
+	st, err := os.Stat(v)
+	return err == nil && st.IsDir(), true
 }
 
 // bashSHLVL is the SHLVL bash leaves to a program it executes as the
