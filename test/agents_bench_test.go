@@ -72,9 +72,9 @@ func BenchmarkAgentHook(b *testing.B) {
 
 // BenchmarkAgentTrue is the per-command cost of /bin/true: bare, as a
 // one-shot `gatedexec run` (of the command, and of it as a script, which
-// is what the MCP tool runs, plain and not), and through the warm MCP server (the
-// rules loaded once, one JSON-RPC round trip per command), beside the
-// sandbox alone and bwrap. The target for the warm path: at most half the
+// is what the MCP tool runs, plain and not), and through the warm MCP
+// server (the rules loaded once, one JSON-RPC round trip per command),
+// beside the sandbox alone and bwrap. The target for the warm path: at most half the
 // one-shot run of the same script.
 func BenchmarkAgentTrue(b *testing.B) {
 	f := newGateFixture(b, rules1000())
