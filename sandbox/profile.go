@@ -199,6 +199,14 @@ func (p *Profile) HiddenByPrivateTmp(path string) bool {
 	return under(path, p.PrivateTmp) && !under(path, p.KeptRoots())
 }
 
+// ViewDiffers reports whether a command run under p may see path
+// otherwise than the host shows it: in a private tmp directory outside
+// the kept roots, under a hidden path, or in /proc or /dev, which the
+// sandbox mounts anew.
+func (p *Profile) ViewDiffers(path string) bool {
+	return !p.Unrestricted && (p.HiddenByPrivateTmp(path) || under(path, p.Hide) || under(path, []string{"/proc", "/dev"}))
+}
+
 // MakeMissingDirs makes those of p's MakeDirs that do not exist yet, as
 // the tool would on first use, so that the profile's grant covers them. A
 // directory that cannot be made stays missing; the tool then fails as it

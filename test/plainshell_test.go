@@ -15,7 +15,8 @@ import (
 // command runs without bash, in the sandbox, with the environment bash
 // would have given it; anything bash would treat otherwise runs with
 // bash. A bash first in PATH that says it ran tells them apart (gatedexec
-// looks bash up in the command's PATH).
+// looks bash up in the command's PATH); it is an ELF program, since a
+// bash that is a script is never skipped.
 func TestShellPlainCommandSkipsBash(t *testing.T) {
 	requireFeature(t, doctor(t).Host.LandlockABI > 0, "landlock")
 	bash, err := exec.LookPath("bash")
@@ -24,13 +25,18 @@ func TestShellPlainCommandSkipsBash(t *testing.T) {
 	}
 	f := newGateFixture(t, `prefix_rule(pattern=["env"], decision="allow")
 prefix_rule(pattern=["cat"], decision="allow")
+prefix_rule(pattern=["sub/../tool"], decision="allow")
 prefix_rule(pattern=[`+"\""+bash+"\""+`, "-c"], decision="allow")
 `)
 	fake := filepath.Join(f.dir, "fakebin")
 	if err := os.Mkdir(fake, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(filepath.Join(fake, "bash"), []byte("#!"+bash+"\necho BASH-RAN >&2\nexec "+bash+" \"$@\"\n"), 0o755); err != nil {
+	prog, err := os.ReadFile(buildTestdata(t, "fakebash"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(fake, "bash"), prog, 0o755); err != nil {
 		t.Fatal(err)
 	}
 	env := slices.DeleteFunc(slices.Clone(f.env), func(kv string) bool {
@@ -66,6 +72,25 @@ prefix_rule(pattern=[`+"\""+bash+"\""+`, "-c"], decision="allow")
 	}
 	if got, want := sorted(plain), sorted(viaBash); !slices.Equal(got, want) {
 		t.Errorf("environment without bash\n%q\nwith bash\n%q", got, want)
+	}
+
+	// A relative name is the kernel's to resolve from the working
+	// directory, as bash leaves it: sub/../tool goes through the link.
+	other := filepath.Join(f.ws, "other")
+	for path, says := range map[string]string{filepath.Join(other, "sub", "x"): "", filepath.Join(other, "tool"): "other", filepath.Join(f.ws, "tool"): "workspace"} {
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte("#!/bin/sh\necho "+says+"\n"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.Symlink(filepath.Join(other, "sub"), filepath.Join(f.ws, "sub")); err != nil {
+		t.Fatal(err)
+	}
+	out, stderr := run(env, "--shell", "--", "sub/../tool")
+	if strings.Contains(stderr, "BASH-RAN") || strings.TrimSpace(out) != "other" {
+		t.Errorf("sub/../tool: %q, stderr %q; want other's tool, without bash", out, stderr)
 	}
 
 	for _, tt := range []struct {

@@ -16,21 +16,26 @@ import (
 // c.Plain holds SCRIPT's words (execpolicy.PlainCommand): bash would then
 // do nothing but look the program up and execute it, and its start costs
 // more than the rest of a sandboxed start on a slow host. It returns the
-// program's path and the environment bash would give it, derived from
+// program's path, as bash would pass it to execve (relative to c.Dir for
+// a relative name), and the environment bash would give it, derived from
 // env (the command's, after env_deny): PWD, SHLVL and _ set as bash sets
-// them, and OLDPWD dropped unless it names a directory. ok is false, and
-// c is run as it is, whenever bash could do otherwise or its doing is not
-// reproduced exactly here:
+// them, and OLDPWD dropped unless it names a directory. Files are judged
+// as the command will see them in its sandbox (commandView), not as
+// gatedexec sees them. ok is false, and c is run as it is, whenever bash
+// could do otherwise or its doing is not reproduced exactly here:
 //   - env holds a name bash reads at start or rewrites (its options,
 //     BASH_ENV, exported functions, the variables it manages: see
 //     bashManaged), a name twice, or a name that is not an identifier;
-//   - PATH is unset, the program is not found as bash finds it, or only
-//     through a relative PATH entry;
-//   - the program is not an ELF file or a #! script (bash runs other
-//     executable files as scripts itself), or cannot be read;
+//   - bash itself is not found in PATH as an ELF program (a wrapper
+//     script named bash runs);
+//   - the program is not found as bash finds it, or a PATH entry that
+//     decides it is relative or shown otherwise in the sandbox;
+//   - the program is neither an ELF file nor a #! script whose
+//     interpreter is an ELF file (bash runs other executable files as
+//     scripts itself, also after the kernel refuses a #! line);
 //   - the working directory is unknown, or is not the physical path
-//     bash would set PWD to when PWD does not name it, or OLDPWD is
-//     relative.
+//     bash would set PWD to when PWD does not name it, or PWD or OLDPWD
+//     names a place the sandbox shows otherwise, or OLDPWD is relative.
 //
 // A command that would fail to start is thus run by bash, whose message
 // and exit status it then gets. The one difference left: bash's
@@ -52,11 +57,15 @@ func plainExec(c *sandbox.Command, env []string) (path string, penv []string, ok
 	if !set {
 		return "", nil, false
 	}
-	path, under, ok := bashLookPath(c.Plain[0], c.Dir, pathEnv)
-	if !ok || !execFormat(path) {
+	if bash, err := sandbox.LookPath("bash", c.Dir, env); err != nil || fileMagic(bash) != magicELF {
 		return "", nil, false
 	}
-	pwd, ok := bashPWD(vars, c.Dir)
+	v := newCommandView(c.Profile)
+	path, under, ok := v.lookPath(c.Plain[0], c.Dir, pathEnv)
+	if !ok || !v.executes(absIn(c.Dir, path)) {
+		return "", nil, false
+	}
+	pwd, ok := v.bashPWD(vars, c.Dir)
 	if !ok {
 		return "", nil, false
 	}
@@ -64,7 +73,7 @@ func plainExec(c *sandbox.Command, env []string) (path string, penv []string, ok
 	if !ok {
 		return "", nil, false
 	}
-	keepOld, ok := bashOLDPWD(vars)
+	keepOld, ok := v.bashOLDPWD(vars)
 	if !ok {
 		return "", nil, false
 	}
@@ -82,6 +91,15 @@ func plainExec(c *sandbox.Command, env []string) (path string, penv []string, ok
 	}
 	penv = append(penv, "PWD="+pwd, "SHLVL="+shlvl, "_="+under)
 	return path, penv, true
+}
+
+// absIn is path as the kernel resolves it from dir: joined, not cleaned
+// (sub/../x goes through sub, which may be a link).
+func absIn(dir, path string) string {
+	if filepath.IsAbs(path) {
+		return path
+	}
+	return strings.TrimSuffix(dir, "/") + "/" + path
 }
 
 // bashManaged reports the names bash reads at start or rewrites in the
@@ -120,20 +138,37 @@ func isIdentifier(name string) bool {
 	return true
 }
 
-// bashLookPath finds name as bash does in pathEnv: a name with a slash is
-// itself (relative to dir), any other the first executable regular file
-// named so in a PATH entry. under is what bash sets _ to: the name as
-// given, or the entry, a slash unless it ends with one, and the name. ok
-// is false when bash would find nothing, or would search a relative
-// entry (one searched before the program is found makes its result
-// depend on the directory bash looks from).
-func bashLookPath(name, dir, pathEnv string) (path, under string, ok bool) {
+// commandView is how the sandboxed command will see files, as far as
+// plainExec needs to know: which paths its sandbox shows otherwise than
+// the host, and whether it runs as root without capabilities, for whom
+// only the mode bits of files root owns say what it may do.
+type commandView struct {
+	profile *sandbox.Profile // nil: the host's view (tests)
+	capless bool
+}
+
+// newCommandView is the view of a command run under p by this process.
+func newCommandView(p *sandbox.Profile) commandView {
+	// A restricted command holds no capability, also as root.
+	return commandView{profile: p, capless: os.Geteuid() == 0 && p != nil && !p.Unrestricted}
+}
+
+// differs reports whether the command may see path otherwise than this
+// process does.
+func (v commandView) differs(path string) bool {
+	return v.profile != nil && v.profile.ViewDiffers(path)
+}
+
+// lookPath finds name as bash does in pathEnv: a name with a slash is
+// itself, any other the first executable regular file named so in a PATH
+// entry. under is what bash sets _ to: the name as given, or the entry, a
+// slash unless it ends with one, and the name. ok is false when bash
+// would find nothing, or when an entry searched is relative (its result
+// depends on the directory bash looks from) or holds a file named so in a
+// place the sandbox shows otherwise.
+func (v commandView) lookPath(name, dir, pathEnv string) (path, under string, ok bool) {
 	if strings.Contains(name, "/") {
-		path = name
-		if !filepath.IsAbs(path) {
-			path = filepath.Join(dir, path)
-		}
-		return path, name, executable(path)
+		return name, name, v.canExec(absIn(dir, name))
 	}
 	for entry := range strings.SplitSeq(pathEnv, ":") {
 		if !filepath.IsAbs(entry) {
@@ -143,41 +178,129 @@ func bashLookPath(name, dir, pathEnv string) (path, under string, ok bool) {
 		if strings.HasSuffix(entry, "/") {
 			p = entry + name
 		}
-		if executable(p) {
+		if _, err := os.Lstat(p); err != nil {
+			continue
+		}
+		if !v.seenAsHost(p) {
+			return "", "", false
+		}
+		if v.canExec(p) {
 			return p, p, true
 		}
 	}
 	return "", "", false
 }
 
-// executable reports whether path is a regular file this process may
-// execute, bash's test for a command it found.
-func executable(path string) bool {
-	st, err := os.Stat(path)
-	return err == nil && st.Mode().IsRegular() && syscall.Access(path, 1) == nil
+// seenAsHost reports whether the command sees path, and what it links
+// to, where this process does.
+func (v commandView) seenAsHost(path string) bool {
+	real, err := filepath.EvalSymlinks(path)
+	return err == nil && !v.differs(path) && !v.differs(real)
 }
 
-// execFormat reports whether the file at path starts as an ELF program or
-// a #! script, the formats the kernel executes for bash too; bash runs
-// any other executable file as a bash script, in itself.
-func execFormat(path string) bool {
-	f, err := os.Open(path)
+// canExec reports whether path is a regular file the command may execute,
+// bash's test for a command it found (eaccess X_OK). Root without
+// capabilities may when root owns the file and every directory on the way
+// to it with their owner's search or execute bit; anything else root
+// cannot tell here (another owner's group, an ACL) counts as not.
+func (v commandView) canExec(path string) bool {
+	st, err := os.Stat(path)
+	if err != nil || !st.Mode().IsRegular() || !v.seenAsHost(path) {
+		return false
+	}
+	if !v.capless {
+		return syscall.Access(path, 1) == nil
+	}
+	real, err := filepath.EvalSymlinks(path)
 	if err != nil {
 		return false
 	}
-	defer f.Close()
-	var magic [4]byte
-	if _, err := io.ReadFull(f, magic[:]); err != nil {
-		return false
+	for _, p := range []string{real, filepath.Dir(path)} {
+		for ; ; p = filepath.Dir(p) {
+			if st, err := os.Stat(p); err != nil || !rootOwnedWith(st, 0o100) {
+				return false
+			}
+			if p == "/" || p == "." {
+				break
+			}
+		}
 	}
-	return string(magic[:]) == "\x7fELF" || string(magic[:2]) == "#!"
+	return true
+}
+
+// rootOwnedWith reports whether st is owned by root with the owner's
+// permission bits perm.
+func rootOwnedWith(st os.FileInfo, perm os.FileMode) bool {
+	sys, ok := st.Sys().(*syscall.Stat_t)
+	return ok && sys.Uid == 0 && st.Mode().Perm()&perm == perm
+}
+
+// The formats fileMagic tells apart.
+const (
+	magicOther = iota
+	magicELF
+	magicScript // #! and an interpreter named on a whole first line
+)
+
+// fileMagic classes the file at path by its first bytes, as the kernel
+// reads them to execute it (BINPRM_BUF_SIZE, 256).
+func fileMagic(path string) int {
+	_, kind := readMagic(path)
+	return kind
+}
+
+// readMagic returns the interpreter of a #! script at path with
+// magicScript, or the class of the file.
+func readMagic(path string) (interp string, kind int) {
+	f, err := os.Open(path)
+	if err != nil {
+		return "", magicOther
+	}
+	defer f.Close()
+	var buf [256]byte
+	n, _ := io.ReadFull(f, buf[:])
+	head := buf[:n]
+	switch {
+	case len(head) >= 4 && string(head[:4]) == "\x7fELF":
+		return "", magicELF
+	case len(head) >= 2 && string(head[:2]) == "#!":
+		line, _, whole := strings.Cut(string(head[2:]), "\n")
+		if !whole {
+			return "", magicOther
+		}
+		interp, _, _ = strings.Cut(strings.TrimLeft(line, " \t"), " ")
+		interp, _, _ = strings.Cut(interp, "\t")
+		return interp, magicScript
+	}
+	return "", magicOther
+}
+
+// executes reports whether the kernel executes the file at path for bash
+// without bash running it itself: an ELF program, or a #! script whose
+// interpreter, named by an absolute path, is an ELF program the command
+// may execute.
+func (v commandView) executes(path string) bool {
+	interp, kind := readMagic(path)
+	switch kind {
+	case magicELF:
+		return true
+	case magicScript:
+		return filepath.IsAbs(interp) && v.canExec(interp) && fileMagic(interp) == magicELF
+	}
+	return false
 }
 
 // bashPWD is the PWD bash sets for the program: PWD as it is when it is
 // absolute and names dir, otherwise the physical path of dir, which dir
-// must be already (the command runs in dir as gatedexec sees it).
-func bashPWD(vars map[string]string, dir string) (string, bool) {
+// must be already (the command runs in dir as gatedexec sees it: the
+// sandbox keeps its working directory). ok is false for a PWD in a place
+// the sandbox shows otherwise.
+func (v commandView) bashPWD(vars map[string]string, dir string) (string, bool) {
 	if pwd, ok := vars["PWD"]; ok && filepath.IsAbs(pwd) {
+		if pwd != dir && v.differs(pwd) {
+			return "", false
+		}
+		// Naming dir here, through links or not, it names dir there.
 		a, aerr := os.Stat(pwd)
 		b, berr := os.Stat(dir)
 		if aerr == nil && berr == nil && os.SameFile(a, b) {
@@ -193,17 +316,25 @@ func bashPWD(vars map[string]string, dir string) (string, bool) {
 
 // bashOLDPWD says whether bash passes OLDPWD on: when it names a
 // directory. ok is false for a relative one, which bash looks up from the
-// directory it runs in.
-func bashOLDPWD(vars map[string]string) (keep, ok bool) {
-	v, set := vars["OLDPWD"]
+// directory it runs in, and for one the sandbox may show otherwise.
+func (v commandView) bashOLDPWD(vars map[string]string) (keep, ok bool) {
+	old, set := vars["OLDPWD"]
 	if !set {
 		return false, true
 	}
-	if !filepath.IsAbs(v) {
+	if !filepath.IsAbs(old) {
 		return false, false
 	}
-	st, err := os.Stat(v)
-	return err == nil && st.IsDir(), true
+	st, err := os.Stat(old)
+	if err != nil {
+		// Missing here: missing there too, unless the sandbox shows
+		// its place otherwise.
+		return false, !v.differs(old)
+	}
+	if !v.seenAsHost(old) {
+		return false, false
+	}
+	return st.IsDir(), true
 }
 
 // bashSHLVL is the SHLVL bash leaves to a program it executes as the

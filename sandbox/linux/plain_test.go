@@ -122,16 +122,13 @@ func TestPlainExecMatchesBash(t *testing.T) {
 			if !slices.Equal(penv, want) {
 				t.Errorf("%q with %q: plainExec's environment\n%q\nbash's\n%q", script, env, penv, want)
 			}
-			// The program is the one bash runs: _ (compared above) says
-			// which.
+			// The program is the one bash runs, named as bash names it
+			// to execve: _ (compared above) says which.
 			under := ""
 			for _, kv := range penv {
 				if v, ok := strings.CutPrefix(kv, "_="); ok {
 					under = v
 				}
-			}
-			if !filepath.IsAbs(under) {
-				under = filepath.Join(scriptDir, under)
 			}
 			if path != under {
 				t.Errorf("%q with %q: plainExec runs %s, bash %s", script, env, path, under)
@@ -194,5 +191,108 @@ func TestPlainExecFallsBack(t *testing.T) {
 		if _, _, ok := plainExec(c, tt.env); ok != tt.ok {
 			t.Errorf("%s: plainExec ok = %v, want %v", tt.name, ok, tt.ok)
 		}
+	}
+}
+
+// TestPlainExecSandboxView: plainExec judges files as the sandboxed
+// command sees them, and names a relative program as bash does, for the
+// kernel to resolve from the working directory.
+func TestPlainExecSandboxView(t *testing.T) {
+	root := t.TempDir()
+	exe, err := os.ReadFile("/bin/true")
+	if err != nil {
+		t.Fatal(err)
+	}
+	write := func(path string, data []byte, mode os.FileMode) string {
+		t.Helper()
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, data, mode); err != nil {
+			t.Fatal(err)
+		}
+		return path
+	}
+	ws := filepath.Join(root, "ws")
+	other := filepath.Join(root, "other")
+	write(filepath.Join(other, "tool"), exe, 0o755)
+	write(filepath.Join(other, "sub", "keep"), nil, 0o644)
+	write(filepath.Join(ws, "wstool"), exe, 0o755)
+	if err := os.Symlink(filepath.Join(other, "sub"), filepath.Join(ws, "sub")); err != nil {
+		t.Fatal(err)
+	}
+	private := filepath.Join(root, "tmp")
+	write(filepath.Join(private, "hostbin", "ls"), exe, 0o755)
+	hidden := filepath.Join(root, "hidden")
+	write(filepath.Join(hidden, "bin", "ls"), exe, 0o755)
+	write(filepath.Join(ws, "badinterp"), []byte("#!"+filepath.Join(ws, "notelf")+"\n"), 0o755)
+	write(filepath.Join(ws, "notelf"), []byte("echo hi\n"), 0o755)
+	write(filepath.Join(ws, "longline"), []byte("#!/bin/sh "+strings.Repeat("x", 300)+"\n"), 0o755)
+	fakeBashDir := filepath.Join(root, "fakebash")
+	write(filepath.Join(fakeBashDir, "bash"), []byte("#!/bin/sh\nexec /bin/bash \"$@\"\n"), 0o755)
+	prof := &sandbox.Profile{Name: "test", PrivateTmp: []string{private}, Hide: []string{hidden}}
+	sys := "PATH=/usr/bin:/bin"
+
+	tests := []struct {
+		name     string
+		word     string
+		env      []string
+		wantPath string // "": bash runs it
+	}{
+		{"a relative name stays as written", "./wstool", []string{sys}, "./wstool"},
+		// The kernel goes through the link: other/tool, not ws/tool.
+		{"a relative name through a link", "sub/../tool", []string{sys}, "sub/../tool"},
+		{"a relative name the kernel does not find", "sub/../wstool", []string{sys}, ""},
+		{"a trailing slash", "./wstool/", []string{sys}, ""},
+		{"a program in the private tmp", filepath.Join(private, "hostbin", "ls"), []string{sys}, ""},
+		{"a PATH entry in the private tmp holding it", "ls", []string{"PATH=" + filepath.Join(private, "hostbin") + ":/usr/bin:/bin"}, ""},
+		{"a PATH entry in the private tmp without it", "ls", []string{"PATH=" + filepath.Join(private, "nobin") + ":/usr/bin:/bin"}, "/usr/bin/ls"},
+		{"a PATH entry under a hidden path", "ls", []string{"PATH=" + filepath.Join(hidden, "bin") + ":/usr/bin:/bin"}, ""},
+		{"a #! interpreter that is not ELF", "./badinterp", []string{sys}, ""},
+		{"a #! line longer than the kernel reads", "./longline", []string{sys}, ""},
+		{"no bash in PATH", "./wstool", []string{"PATH=" + filepath.Join(root, "nobash")}, ""},
+		{"a bash that is a script", "./wstool", []string{"PATH=" + fakeBashDir + ":/usr/bin:/bin"}, ""},
+		{"OLDPWD in the private tmp", "./wstool", []string{sys, "OLDPWD=" + private}, ""},
+		{"PWD in the private tmp", "./wstool", []string{sys, "PWD=" + filepath.Join(private, "hostbin")}, ""},
+	}
+	for _, tt := range tests {
+		c := &sandbox.Command{Argv: []string{"bash", "-c", tt.word}, Plain: []string{tt.word}, Dir: ws, Profile: prof}
+		path, _, ok := plainExec(c, tt.env)
+		if ok != (tt.wantPath != "") || path != tt.wantPath {
+			t.Errorf("%s: plainExec = %q, %v; want %q", tt.name, path, ok, tt.wantPath)
+		}
+	}
+}
+
+// TestPlainExecCapless: root's command holds no capability, so a program
+// root may execute only by its capabilities is skipped, as bash skips it
+// in the sandbox, and the next one in PATH runs.
+func TestPlainExecCapless(t *testing.T) {
+	requireRoot(t, "only root's access differs with capabilities")
+	dir := t.TempDir()
+	exe, err := os.ReadFile("/bin/true")
+	if err != nil {
+		t.Fatal(err)
+	}
+	first := filepath.Join(dir, "first")
+	if err := os.Mkdir(first, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	prog := filepath.Join(first, "ls")
+	if err := os.WriteFile(prog, exe, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chown(prog, 1000, 1000); err != nil {
+		t.Fatal(err)
+	}
+	env := []string{"PATH=" + first + ":/usr/bin:/bin"}
+	restricted := &sandbox.Profile{Name: "restricted"}
+	c := &sandbox.Command{Argv: []string{"bash", "-c", "ls"}, Plain: []string{"ls"}, Dir: dir, Profile: restricted}
+	if path, _, ok := plainExec(c, env); !ok || path != "/usr/bin/ls" {
+		t.Errorf("restricted: plainExec = %q, %v; want /usr/bin/ls", path, ok)
+	}
+	c.Profile = &sandbox.Profile{Name: "full-access", Unrestricted: true}
+	if path, _, ok := plainExec(c, env); !ok || path != prog {
+		t.Errorf("unrestricted, capabilities kept: plainExec = %q, %v; want %s", path, ok, prog)
 	}
 }
