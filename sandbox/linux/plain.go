@@ -181,39 +181,44 @@ func (v commandView) lookPath(name, dir, pathEnv string) (path, under string, ok
 		if _, err := os.Lstat(p); err != nil {
 			continue
 		}
-		if !v.seenAsHost(p) {
+		real, seen := v.resolve(p)
+		if !seen {
 			return "", "", false
 		}
-		if v.canExec(p) {
+		if v.canExecResolved(p, real) {
 			return p, p, true
 		}
 	}
 	return "", "", false
 }
 
-// seenAsHost reports whether the command sees path, and what it links
-// to, where this process does.
-func (v commandView) seenAsHost(path string) bool {
+// resolve returns what path links to, and whether the command sees path
+// and it where this process does.
+func (v commandView) resolve(path string) (real string, seen bool) {
 	real, err := filepath.EvalSymlinks(path)
-	return err == nil && !v.differs(path) && !v.differs(real)
+	return real, err == nil && !v.differs(path) && !v.differs(real)
 }
 
 // canExec reports whether path is a regular file the command may execute,
-// bash's test for a command it found (eaccess X_OK). Root without
-// capabilities may when root owns the file and every directory on the way
-// to it with their owner's search or execute bit; anything else root
-// cannot tell here (another owner's group, an ACL) counts as not.
+// bash's test for a command it found (eaccess X_OK), where this process
+// sees it too.
 func (v commandView) canExec(path string) bool {
-	st, err := os.Stat(path)
-	if err != nil || !st.Mode().IsRegular() || !v.seenAsHost(path) {
+	real, seen := v.resolve(path)
+	return seen && v.canExecResolved(path, real)
+}
+
+// canExecResolved is canExec of path, which links to real. Root without
+// capabilities may execute a file when root owns it and every directory
+// on the way to it with their owner's search or execute bit; anything
+// else root cannot tell here (another owner's group, an ACL) counts as
+// not.
+func (v commandView) canExecResolved(path, real string) bool {
+	st, err := os.Stat(real)
+	if err != nil || !st.Mode().IsRegular() {
 		return false
 	}
 	if !v.capless {
 		return syscall.Access(path, 1) == nil
-	}
-	real, err := filepath.EvalSymlinks(path)
-	if err != nil {
-		return false
 	}
 	for _, p := range []string{real, filepath.Dir(path)} {
 		for ; ; p = filepath.Dir(p) {
@@ -331,7 +336,7 @@ func (v commandView) bashOLDPWD(vars map[string]string) (keep, ok bool) {
 		// its place otherwise.
 		return false, !v.differs(old)
 	}
-	if !v.seenAsHost(old) {
+	if _, seen := v.resolve(old); !seen {
 		return false, false
 	}
 	return st.IsDir(), true
