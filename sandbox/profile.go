@@ -207,6 +207,13 @@ func (p *Profile) ViewDiffers(path string) bool {
 	return !p.Unrestricted && (p.HiddenByPrivateTmp(path) || under(path, p.Hide) || under(path, []string{"/proc", "/dev"}))
 }
 
+// Readable reports whether a command run under p may read and execute
+// path (a real path) as far as its Landlock rules go: p reads the whole
+// tree, or path lies under a path it reads or writes.
+func (p *Profile) Readable(path string) bool {
+	return p.ReadAll || under(path, p.Read) || under(path, p.Write)
+}
+
 // MakeMissingDirs makes those of p's MakeDirs that do not exist yet, as
 // the tool would on first use, so that the profile's grant covers them. A
 // directory that cannot be made stays missing; the tool then fails as it

@@ -3,6 +3,7 @@
 package test
 
 import (
+	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -26,9 +27,12 @@ func TestShellPlainCommandSkipsBash(t *testing.T) {
 	f := newGateFixture(t, `prefix_rule(pattern=["env"], decision="allow")
 prefix_rule(pattern=["cat"], decision="allow")
 prefix_rule(pattern=["sub/../tool"], decision="allow")
+prefix_rule(pattern=["denied"], decision="allow")
 prefix_rule(pattern=[`+"\""+bash+"\""+`, "-c"], decision="allow")
 `)
-	fake := filepath.Join(f.dir, "fakebin")
+	// In the workspace: a bash in the host's /tmp, which the command's
+	// private /tmp hides, is never skipped.
+	fake := filepath.Join(f.ws, "fakebin")
 	if err := os.Mkdir(fake, 0o755); err != nil {
 		t.Fatal(err)
 	}
@@ -91,6 +95,33 @@ prefix_rule(pattern=[`+"\""+bash+"\""+`, "-c"], decision="allow")
 	out, stderr := run(env, "--shell", "--", "sub/../tool")
 	if strings.Contains(stderr, "BASH-RAN") || strings.TrimSpace(out) != "other" {
 		t.Errorf("sub/../tool: %q, stderr %q; want other's tool, without bash", out, stderr)
+	}
+
+	// A program the profile's Landlock rules do not let it execute: the
+	// exec fails in the sandbox, and bash runs the script instead, as it
+	// would have from the start, with its message, status and denial.
+	// Outside /tmp, which the sandbox shows otherwise.
+	outside, err := os.MkdirTemp("/var/tmp", "gatedexec-plain-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(outside) })
+	if err := os.WriteFile(filepath.Join(outside, "denied"), []byte("#!/bin/sh\necho ran\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	narrow := filepath.Join(f.dir, "narrow.toml")
+	if err := os.WriteFile(narrow, []byte("extends = \"workspace-write\"\n[filesystem]\nread = [\"/usr\", \"/lib\", \"/lib64\", \"/bin\", \"/etc\"]\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(gatedexecBin, "run", "-r", f.rules, "-p", narrow, "--json", "--shell", "--", "denied")
+	cmd.Env, cmd.Dir = append(slices.Clone(env[:len(env)-1]), "PATH="+fake+":"+outside+":/usr/bin:/bin"), f.ws
+	var errb strings.Builder
+	cmd.Stderr = &errb
+	err = cmd.Run()
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) || ee.ExitCode() != 126 || !strings.Contains(errb.String(), "BASH-RAN") ||
+		!strings.Contains(errb.String(), "bash: line 1:") || !strings.Contains(errb.String(), `"denials":[{`) {
+		t.Errorf("a program Landlock does not let run: %v\n%s", err, errb.String())
 	}
 
 	for _, tt := range []struct {

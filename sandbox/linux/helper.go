@@ -21,6 +21,10 @@ type helperSpec struct {
 	Argv []string
 	Env  []string
 	Dir  string
+	// FallbackPath and FallbackArgv, when set, are executed instead when
+	// Path cannot be: a plain command's bash -c (plainExec).
+	FallbackPath string
+	FallbackArgv []string
 	// Unshare holds the namespaces the helper creates for itself
 	// (CLONE_NEW* flags); CLONE_NEWUSER when not root. With CLONE_NEWPID
 	// the helper forks an init for the namespace (helper_linux.h).

@@ -31,25 +31,27 @@ const (
 // The spec's magic, its largest size and its record tags
 // (helper_spec.go).
 const (
-	specMagic      = "GXH1"
-	maxSpec        = 64 << 20
-	tagPath        = 'p'
-	tagArg         = 'a'
-	tagEnv         = 'e'
-	tagDir         = 'd'
-	tagMount       = 'm'
-	tagParentMntNS = 'n'
-	tagLoopback    = 'l'
-	tagRlimit      = 'r'
-	tagLandlock    = 'k'
-	tagBPF         = 'b'
-	tagUnshare     = 'u'
-	tagCloseFDs    = 'c'
-	tagDropCaps    = 'x'
-	tagDev         = 'D'
-	tagReopen      = 'o'
-	tagTmp         = 't'
-	tagKeep        = 'K'
-	tagCtty        = 'T'
-	tagEgress      = 'g'
+	specMagic       = "GXH1"
+	maxSpec         = 64 << 20
+	tagPath         = 'p'
+	tagArg          = 'a'
+	tagEnv          = 'e'
+	tagFallbackPath = 'P'
+	tagFallbackArg  = 'A'
+	tagDir          = 'd'
+	tagMount        = 'm'
+	tagParentMntNS  = 'n'
+	tagLoopback     = 'l'
+	tagRlimit       = 'r'
+	tagLandlock     = 'k'
+	tagBPF          = 'b'
+	tagUnshare      = 'u'
+	tagCloseFDs     = 'c'
+	tagDropCaps     = 'x'
+	tagDev          = 'D'
+	tagReopen       = 'o'
+	tagTmp          = 't'
+	tagKeep         = 'K'
+	tagCtty         = 'T'
+	tagEgress       = 'g'
 )

@@ -37,6 +37,8 @@ func TestHelperABI(t *testing.T) {
 		"GX_REPORT_CANNOTEXEC":   quoted(reportCannotExec),
 		"GX_SPEC_MAGIC":          quoted(specMagic),
 		"GX_TAG_PATH":            chr(tagPath),
+		"GX_TAG_FALLBACK_PATH":   chr(tagFallbackPath),
+		"GX_TAG_FALLBACK_ARG":    chr(tagFallbackArg),
 		"GX_TAG_ARG":             chr(tagArg),
 		"GX_TAG_ENV":             chr(tagEnv),
 		"GX_TAG_DIR":             chr(tagDir),

@@ -48,6 +48,12 @@ func (s *helperSpec) encode() ([]byte, error) {
 	for _, kv := range s.Env {
 		e.str(tagEnv, "environment entry", kv)
 	}
+	if s.FallbackPath != "" {
+		e.str(tagFallbackPath, "fallback executable", s.FallbackPath)
+		for _, a := range s.FallbackArgv {
+			e.str(tagFallbackArg, "fallback argument", a)
+		}
+	}
 	if s.Dir != "" {
 		e.str(tagDir, "directory", s.Dir)
 	}

@@ -79,6 +79,22 @@ func TestHelperSpec(t *testing.T) {
 		{"unshare fails", cat(magic, cmdRecs, record(tagUnshare, string(binary.LittleEndian.AppendUint32(nil, unix.CLONE_PARENT)))),
 			helperFail, reportNamespaces + " unshare: Invalid argument", ""},
 		{"not found", cat(magic, record(tagPath, "/no/such/program"), record(tagArg, "x")), 127, reportNotFound + " ", ""},
+		// A plain command whose exec fails: its bash -c runs instead.
+		{"fallback", cat(magic, record(tagPath, "/no/such/program"), record(tagArg, "x"),
+			record(tagFallbackPath, "/bin/sh"), record(tagFallbackArg, "sh"), record(tagFallbackArg, "-c"),
+			record(tagFallbackArg, `echo fell back > "$0"`), record(tagFallbackArg, out)), 0, "", "fell back\n"},
+		{"fallback not needed", cat(magic, record(tagPath, "/bin/sh"), record(tagArg, "sh"), record(tagArg, "-c"),
+			record(tagArg, `echo ran > "$0"`), record(tagArg, out),
+			record(tagFallbackPath, "/bin/sh"), record(tagFallbackArg, "sh"), record(tagFallbackArg, "-c"),
+			record(tagFallbackArg, `echo fell back > "$0"`), record(tagFallbackArg, out)), 0, "", "ran\n"},
+		{"fallback that fails too", cat(magic, record(tagPath, "/no/such/program"), record(tagArg, "x"),
+			record(tagFallbackPath, "/etc/hostname"), record(tagFallbackArg, "x")), 126, reportCannotExec + " ", ""},
+		{"fallback without arguments", cat(magic, cmdRecs, record(tagFallbackPath, "/bin/sh")), helperFail,
+			"setup decoding spec: a fallback needs both", ""},
+		{"fallback arguments without a path", cat(magic, cmdRecs, record(tagFallbackArg, "sh")), helperFail,
+			"setup decoding spec: a fallback needs both", ""},
+		{"two fallback paths", cat(magic, cmdRecs, record(tagFallbackPath, "/bin/sh"), record(tagFallbackPath, "/bin/sh"),
+			record(tagFallbackArg, "sh")), helperFail, "setup decoding spec: duplicate record P", ""},
 		{"cannot exec", cat(magic, record(tagPath, "/etc/hostname"), record(tagArg, "x")), 126, reportCannotExec + " ", ""},
 	}
 	helper := testHelper(t)
@@ -176,6 +192,7 @@ func TestHelperSpecEncodeRejectsNUL(t *testing.T) {
 // inputs through encode.
 func FuzzHelperSpec(f *testing.F) {
 	good, _ := (&helperSpec{Path: "/bin/true", Argv: []string{"true", "x"}, Env: []string{"A=1"}, Dir: "/tmp",
+		FallbackPath: "/bin/bash", FallbackArgv: []string{"bash", "-c", "true x"},
 		Mounts: []mountOp{{Kind: mountPin, Path: "/tmp"}}, Rlimits: []rlimit{{Resource: 7, Value: 64}},
 		Landlock: true, Unshare: 1, BPF: make([]byte, 16)}).encode()
 	f.Add(good, "arg")

@@ -17,67 +17,74 @@ import (
 // do nothing but look the program up and execute it, and its start costs
 // more than the rest of a sandboxed start on a slow host. It returns the
 // program's path, as bash would pass it to execve (relative to c.Dir for
-// a relative name), and the environment bash would give it, derived from
-// env (the command's, after env_deny): PWD, SHLVL and _ set as bash sets
-// them, and OLDPWD dropped unless it names a directory. Files are judged
-// as the command will see them in its sandbox (commandView), not as
-// gatedexec sees them. ok is false, and c is run as it is, whenever bash
-// could do otherwise or its doing is not reproduced exactly here:
+// a relative name), the environment bash would give it, derived from env
+// (the command's, after env_deny): PWD, SHLVL and _ set as bash sets
+// them, and OLDPWD dropped unless it names a directory; and the bash the
+// helper executes SCRIPT with when the program's exec fails after all (a
+// file changed since, an exec Landlock refuses), so that the command gets
+// bash's message, status and denial. Files are judged as the command will
+// see them in its sandbox (commandView), not as gatedexec sees them. ok
+// is false, and c is run as it is, whenever bash could do otherwise or
+// its doing is not known here:
+//   - the profile is unrestricted (its command may start without the
+//     helper, which alone can fall back to bash);
 //   - env holds a name bash reads at start or rewrites (its options,
 //     BASH_ENV, exported functions, the variables it manages: see
 //     bashManaged), a name twice, or a name that is not an identifier;
-//   - bash itself is not found in PATH as an ELF program (a wrapper
-//     script named bash runs);
-//   - the program is not found as bash finds it, or a PATH entry that
-//     decides it is relative or shown otherwise in the sandbox;
+//   - bash itself is not an ELF program in PATH the command may execute
+//     (a wrapper script named bash runs);
+//   - a file bash would look at for the program is in a relative PATH
+//     entry, lies where the sandbox shows otherwise (a private /tmp, a
+//     hidden path, /proc, /dev: on the way to it included), or may or may
+//     not be executable for root without capabilities;
 //   - the program is neither an ELF file nor a #! script whose
 //     interpreter is an ELF file (bash runs other executable files as
 //     scripts itself, also after the kernel refuses a #! line);
 //   - the working directory is unknown, or is not the physical path
 //     bash would set PWD to when PWD does not name it, or PWD or OLDPWD
-//     names a place the sandbox shows otherwise, or OLDPWD is relative.
+//     leads where the sandbox shows otherwise, or OLDPWD is relative.
 //
-// A command that would fail to start is thus run by bash, whose message
-// and exit status it then gets. The one difference left: bash's
-// warnings at start (an unknown locale in LC_ALL) are not printed. What
-// bash does is bash 5.2's, which the tests compare with the host's bash.
-func plainExec(c *sandbox.Command, env []string) (path string, penv []string, ok bool) {
-	if len(c.Plain) == 0 || c.Dir == "" || !filepath.IsAbs(c.Dir) {
-		return "", nil, false
+// The one difference left: bash's warnings at start (an unknown locale in
+// LC_ALL) are not printed. What bash does is bash 5.2's, which the tests
+// compare with the host's bash.
+func plainExec(c *sandbox.Command, env []string) (plainRun, bool) {
+	if len(c.Plain) == 0 || c.Dir == "" || !filepath.IsAbs(c.Dir) || c.Profile != nil && c.Profile.Unrestricted {
+		return plainRun{}, false
 	}
 	vars := make(map[string]string, len(env))
 	for _, kv := range env {
 		name, value, _ := strings.Cut(kv, "=")
 		if _, dup := vars[name]; dup || !isIdentifier(name) || bashManaged(name) {
-			return "", nil, false
+			return plainRun{}, false
 		}
 		vars[name] = value
 	}
 	pathEnv, set := vars["PATH"]
 	if !set {
-		return "", nil, false
-	}
-	if bash, err := sandbox.LookPath("bash", c.Dir, env); err != nil || fileMagic(bash) != magicELF {
-		return "", nil, false
+		return plainRun{}, false
 	}
 	v := newCommandView(c.Profile)
+	bash, err := sandbox.LookPath("bash", c.Dir, env)
+	if err != nil || v.canExec(bash) != yes || !v.mayExecute(bash) || fileMagic(bash) != magicELF {
+		return plainRun{}, false
+	}
 	path, under, ok := v.lookPath(c.Plain[0], c.Dir, pathEnv)
 	if !ok || !v.executes(absIn(c.Dir, path)) {
-		return "", nil, false
+		return plainRun{}, false
 	}
 	pwd, ok := v.bashPWD(vars, c.Dir)
 	if !ok {
-		return "", nil, false
+		return plainRun{}, false
 	}
 	shlvl, ok := bashSHLVL(vars)
 	if !ok {
-		return "", nil, false
+		return plainRun{}, false
 	}
 	keepOld, ok := v.bashOLDPWD(vars)
 	if !ok {
-		return "", nil, false
+		return plainRun{}, false
 	}
-	penv = make([]string, 0, len(env)+3)
+	penv := make([]string, 0, len(env)+3)
 	for _, kv := range env {
 		switch name, _, _ := strings.Cut(kv, "="); name {
 		case "PWD", "SHLVL", "_":
@@ -90,7 +97,20 @@ func plainExec(c *sandbox.Command, env []string) (path string, penv []string, ok
 		}
 	}
 	penv = append(penv, "PWD="+pwd, "SHLVL="+shlvl, "_="+under)
-	return path, penv, true
+	return plainRun{path: path, env: penv, bash: bash}, true
+}
+
+// plainRun is how plainExec runs a plain command.
+type plainRun struct {
+	// path is the program as bash names it to execve, env its
+	// environment.
+	path string
+	env  []string
+	// bash is the bash the command would have run under: the helper
+	// executes bash -c SCRIPT with it when path's exec fails (a file
+	// changed since it was looked at, an exec Landlock refuses), so that
+	// the command gets bash's message, status and denial.
+	bash string
 }
 
 // absIn is path as the kernel resolves it from dir: joined, not cleaned
@@ -153,22 +173,49 @@ func newCommandView(p *sandbox.Profile) commandView {
 	return commandView{profile: p, capless: os.Geteuid() == 0 && p != nil && !p.Unrestricted}
 }
 
+// mayExecute reports whether the profile's Landlock rules let the
+// command execute path.
+func (v commandView) mayExecute(path string) bool {
+	if v.profile == nil || v.profile.ReadAll {
+		return true
+	}
+	real, err := filepath.EvalSymlinks(path)
+	return err == nil && v.profile.Readable(real)
+}
+
 // differs reports whether the command may see path otherwise than this
 // process does.
 func (v commandView) differs(path string) bool {
 	return v.profile != nil && v.profile.ViewDiffers(path)
 }
 
+// leadsToKept reports whether dir is on the way to a path the sandbox
+// keeps as the host's below a directory it shows otherwise (the workspace
+// in a private /tmp): the command goes through it to the same place, and
+// the next step is judged on its own.
+func (v commandView) leadsToKept(dir string) bool {
+	if v.profile == nil {
+		return false
+	}
+	for _, k := range v.profile.KeptRoots() {
+		if strings.HasPrefix(k, strings.TrimSuffix(dir, "/")+"/") {
+			return true
+		}
+	}
+	return false
+}
+
 // lookPath finds name as bash does in pathEnv: a name with a slash is
 // itself, any other the first executable regular file named so in a PATH
 // entry. under is what bash sets _ to: the name as given, or the entry, a
 // slash unless it ends with one, and the name. ok is false when bash
-// would find nothing, or when an entry searched is relative (its result
-// depends on the directory bash looks from) or holds a file named so in a
-// place the sandbox shows otherwise.
+// would find nothing, or when a candidate bash would look at is in a
+// relative entry (its result depends on the directory bash looks from),
+// lies where the sandbox shows otherwise, or may or may not be executable
+// for the command.
 func (v commandView) lookPath(name, dir, pathEnv string) (path, under string, ok bool) {
 	if strings.Contains(name, "/") {
-		return name, name, v.canExec(absIn(dir, name))
+		return name, name, v.canExec(absIn(dir, name)) == yes
 	}
 	for entry := range strings.SplitSeq(pathEnv, ":") {
 		if !filepath.IsAbs(entry) {
@@ -178,59 +225,113 @@ func (v commandView) lookPath(name, dir, pathEnv string) (path, under string, ok
 		if strings.HasSuffix(entry, "/") {
 			p = entry + name
 		}
-		if _, err := os.Lstat(p); err != nil {
-			continue
-		}
-		real, seen := v.resolve(p)
-		if !seen {
-			return "", "", false
-		}
-		if v.canExecResolved(p, real) {
+		switch v.canExec(p) {
+		case yes:
 			return p, p, true
+		case unknown:
+			return "", "", false
 		}
 	}
 	return "", "", false
 }
 
-// resolve returns what path links to, and whether the command sees path
-// and it where this process does.
-func (v commandView) resolve(path string) (real string, seen bool) {
-	real, err := filepath.EvalSymlinks(path)
-	return real, err == nil && !v.differs(path) && !v.differs(real)
-}
+// answer is what commandView can say of a question about the command.
+type answer int
 
-// canExec reports whether path is a regular file the command may execute,
-// bash's test for a command it found (eaccess X_OK), where this process
-// sees it too.
-func (v commandView) canExec(path string) bool {
-	real, seen := v.resolve(path)
-	return seen && v.canExecResolved(path, real)
-}
+const (
+	no answer = iota
+	yes
+	unknown
+)
 
-// canExecResolved is canExec of path, which links to real. Root without
-// capabilities may execute a file when root owns it and every directory
-// on the way to it with their owner's search or execute bit; anything
-// else root cannot tell here (another owner's group, an ACL) counts as
-// not.
-func (v commandView) canExecResolved(path, real string) bool {
-	st, err := os.Stat(real)
-	if err != nil || !st.Mode().IsRegular() {
-		return false
+// maxLinks is how many symbolic links the kernel follows in one lookup.
+const maxLinks = 40
+
+// resolve follows path (absolute) as the kernel does, one component at a
+// time, through links, and returns where it leads. found is yes when it
+// leads to something, no when it leads nowhere (for anyone: a missing
+// component, a file where a directory should be, too many links), and
+// unknown when it passes through a place the sandbox shows otherwise, a
+// link's target included, or through a directory root without
+// capabilities may or may not search.
+func (v commandView) resolve(path string) (real string, found answer) {
+	if !filepath.IsAbs(path) {
+		return "", unknown
 	}
-	if !v.capless {
-		return syscall.Access(path, 1) == nil
-	}
-	for _, p := range []string{real, filepath.Dir(path)} {
-		for ; ; p = filepath.Dir(p) {
-			if st, err := os.Stat(p); err != nil || !rootOwnedWith(st, 0o100) {
-				return false
+	cur, rest, links := "/", path, 0
+	for {
+		var comp string
+		comp, rest, _ = strings.Cut(strings.TrimLeft(rest, "/"), "/")
+		switch comp {
+		case "":
+			return cur, yes
+		case ".":
+			continue
+		case "..":
+			cur = filepath.Dir(cur)
+			continue
+		}
+		next := filepath.Join(cur, comp)
+		if v.differs(next) && (strings.Trim(rest, "/") == "" || !v.leadsToKept(next)) {
+			return "", unknown
+		}
+		st, err := os.Lstat(next)
+		if err != nil {
+			return "", no
+		}
+		if st.Mode()&os.ModeSymlink != 0 {
+			if links++; links > maxLinks {
+				return "", no
 			}
-			if p == "/" || p == "." {
-				break
+			target, err := os.Readlink(next)
+			if err != nil {
+				return "", unknown
+			}
+			if filepath.IsAbs(target) {
+				cur = "/"
+			}
+			rest = target + "/" + rest
+			continue
+		}
+		if strings.Trim(rest, "/") != "" {
+			if !st.IsDir() {
+				return "", no
+			}
+			if v.capless && !rootOwnedWith(st, 0o100) {
+				return "", unknown
 			}
 		}
+		cur = next
 	}
-	return true
+}
+
+// canExec says whether path is a regular file the command may execute,
+// bash's test for a command it found (eaccess X_OK). Root without
+// capabilities may when root owns the file and every directory on the way
+// with their owner's execute or search bit; it cannot when no one may
+// execute the file; anything else (another owner, a group, an ACL) is
+// unknown here.
+func (v commandView) canExec(path string) answer {
+	if strings.HasSuffix(path, "/") {
+		return no // the kernel wants a directory there
+	}
+	real, found := v.resolve(path)
+	if found != yes {
+		return found
+	}
+	st, err := os.Stat(real)
+	switch {
+	case err != nil || !st.Mode().IsRegular() || st.Mode()&0o111 == 0:
+		return no
+	case !v.capless:
+		if syscall.Access(path, 1) != nil {
+			return no
+		}
+		return yes
+	case rootOwnedWith(st, 0o100):
+		return yes
+	}
+	return unknown
 }
 
 // rootOwnedWith reports whether st is owned by root with the owner's
@@ -290,7 +391,7 @@ func (v commandView) executes(path string) bool {
 	case magicELF:
 		return true
 	case magicScript:
-		return filepath.IsAbs(interp) && v.canExec(interp) && fileMagic(interp) == magicELF
+		return filepath.IsAbs(interp) && v.canExec(interp) == yes && fileMagic(interp) == magicELF
 	}
 	return false
 }
@@ -302,7 +403,7 @@ func (v commandView) executes(path string) bool {
 // the sandbox shows otherwise.
 func (v commandView) bashPWD(vars map[string]string, dir string) (string, bool) {
 	if pwd, ok := vars["PWD"]; ok && filepath.IsAbs(pwd) {
-		if pwd != dir && v.differs(pwd) {
+		if _, found := v.resolve(pwd); pwd != dir && found == unknown {
 			return "", false
 		}
 		// Naming dir here, through links or not, it names dir there.
@@ -330,16 +431,15 @@ func (v commandView) bashOLDPWD(vars map[string]string) (keep, ok bool) {
 	if !filepath.IsAbs(old) {
 		return false, false
 	}
-	st, err := os.Stat(old)
-	if err != nil {
-		// Missing here: missing there too, unless the sandbox shows
-		// its place otherwise.
-		return false, !v.differs(old)
-	}
-	if _, seen := v.resolve(old); !seen {
+	real, found := v.resolve(old)
+	switch found {
+	case no:
+		return false, true
+	case unknown:
 		return false, false
 	}
-	return st.IsDir(), true
+	st, err := os.Stat(real)
+	return err == nil && st.IsDir(), true
 }
 
 // bashSHLVL is the SHLVL bash leaves to a program it executes as the

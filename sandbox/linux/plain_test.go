@@ -112,10 +112,11 @@ func TestPlainExecMatchesBash(t *testing.T) {
 		}
 		for _, env := range envs {
 			c := &sandbox.Command{Argv: []string{"bash", "-c", script}, Plain: []string{script}, Dir: scriptDir}
-			path, penv, ok := plainExec(c, env)
+			pr, ok := plainExec(c, env)
 			if !ok {
 				continue
 			}
+			path, penv := pr.path, pr.env
 			ran++
 			want := bashEnv(t, bash, scriptDir, script, env)
 			slices.Sort(penv)
@@ -188,7 +189,7 @@ func TestPlainExecFallsBack(t *testing.T) {
 	}
 	for _, tt := range tests {
 		c := &sandbox.Command{Argv: []string{"bash", "-c", strings.Join(tt.plain, " ")}, Plain: tt.plain, Dir: tt.dir}
-		if _, _, ok := plainExec(c, tt.env); ok != tt.ok {
+		if _, ok := plainExec(c, tt.env); ok != tt.ok {
 			t.Errorf("%s: plainExec ok = %v, want %v", tt.name, ok, tt.ok)
 		}
 	}
@@ -230,7 +231,7 @@ func TestPlainExecSandboxView(t *testing.T) {
 	write(filepath.Join(ws, "longline"), []byte("#!/bin/sh "+strings.Repeat("x", 300)+"\n"), 0o755)
 	fakeBashDir := filepath.Join(root, "fakebash")
 	write(filepath.Join(fakeBashDir, "bash"), []byte("#!/bin/sh\nexec /bin/bash \"$@\"\n"), 0o755)
-	prof := &sandbox.Profile{Name: "test", PrivateTmp: []string{private}, Hide: []string{hidden}}
+	prof := &sandbox.Profile{Name: "test", ReadAll: true, PrivateTmp: []string{private}, Hide: []string{hidden}}
 	sys := "PATH=/usr/bin:/bin"
 
 	tests := []struct {
@@ -246,7 +247,16 @@ func TestPlainExecSandboxView(t *testing.T) {
 		{"a trailing slash", "./wstool/", []string{sys}, ""},
 		{"a program in the private tmp", filepath.Join(private, "hostbin", "ls"), []string{sys}, ""},
 		{"a PATH entry in the private tmp holding it", "ls", []string{"PATH=" + filepath.Join(private, "hostbin") + ":/usr/bin:/bin"}, ""},
-		{"a PATH entry in the private tmp without it", "ls", []string{"PATH=" + filepath.Join(private, "nobin") + ":/usr/bin:/bin"}, "/usr/bin/ls"},
+		// What the sandbox shows there is not known here, even where
+		// the host has nothing.
+		{"a PATH entry in the private tmp without it", "ls", []string{"PATH=" + filepath.Join(private, "nobin") + ":/usr/bin:/bin"}, ""},
+		{"a PATH entry through a link into /proc", "ls", []string{"PATH=" + filepath.Join(ws, "proclink") + ":/usr/bin:/bin"}, ""},
+		{"a PATH entry spelled through a hidden path", "ls", []string{"PATH=" + hidden + "/bin/../../other:/usr/bin:/bin"}, ""},
+		{"bash where the profile reads nothing", "./wstool", []string{sys}, ""},
+		// A workspace in the private tmp is kept: the way to it is the
+		// host's, what lies beside it is not.
+		{"a workspace in the private tmp", "./tool", []string{sys}, "./tool"},
+		{"beside a workspace in the private tmp", filepath.Join(private, "beside", "tool"), []string{sys}, ""},
 		{"a PATH entry under a hidden path", "ls", []string{"PATH=" + filepath.Join(hidden, "bin") + ":/usr/bin:/bin"}, ""},
 		{"a #! interpreter that is not ELF", "./badinterp", []string{sys}, ""},
 		{"a #! line longer than the kernel reads", "./longline", []string{sys}, ""},
@@ -255,18 +265,35 @@ func TestPlainExecSandboxView(t *testing.T) {
 		{"OLDPWD in the private tmp", "./wstool", []string{sys, "OLDPWD=" + private}, ""},
 		{"PWD in the private tmp", "./wstool", []string{sys, "PWD=" + filepath.Join(private, "hostbin")}, ""},
 	}
+	if err := os.Symlink("/proc/self/cwd", filepath.Join(ws, "proclink")); err != nil {
+		t.Fatal(err)
+	}
+	inTmp := filepath.Join(private, "ws")
+	write(filepath.Join(inTmp, "tool"), exe, 0o755)
+	write(filepath.Join(private, "beside", "tool"), exe, 0o755)
 	for _, tt := range tests {
-		c := &sandbox.Command{Argv: []string{"bash", "-c", tt.word}, Plain: []string{tt.word}, Dir: ws, Profile: prof}
-		path, _, ok := plainExec(c, tt.env)
-		if ok != (tt.wantPath != "") || path != tt.wantPath {
-			t.Errorf("%s: plainExec = %q, %v; want %q", tt.name, path, ok, tt.wantPath)
+		p, dir := prof, ws
+		switch tt.name {
+		case "bash where the profile reads nothing":
+			p = &sandbox.Profile{Name: "reads-nothing"}
+		case "a workspace in the private tmp", "beside a workspace in the private tmp":
+			q := *prof
+			q.Workspace = inTmp
+			p, dir = &q, inTmp
+		}
+		c := &sandbox.Command{Argv: []string{"bash", "-c", tt.word}, Plain: []string{tt.word}, Dir: dir, Profile: p}
+		pr, ok := plainExec(c, tt.env)
+		if ok != (tt.wantPath != "") || pr.path != tt.wantPath {
+			t.Errorf("%s: plainExec = %q, %v; want %q", tt.name, pr.path, ok, tt.wantPath)
 		}
 	}
 }
 
-// TestPlainExecCapless: root's command holds no capability, so a program
-// root may execute only by its capabilities is skipped, as bash skips it
-// in the sandbox, and the next one in PATH runs.
+// TestPlainExecCapless: root's restricted command holds no capability,
+// so root's own access says nothing of what it may execute: a file root
+// owns with the owner's x bit, in directories root owns likewise, is
+// executable, one nobody may execute is not, and anything else is bash's
+// to find.
 func TestPlainExecCapless(t *testing.T) {
 	requireRoot(t, "only root's access differs with capabilities")
 	dir := t.TempDir()
@@ -274,25 +301,48 @@ func TestPlainExecCapless(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	first := filepath.Join(dir, "first")
-	if err := os.Mkdir(first, 0o755); err != nil {
-		t.Fatal(err)
+	bin := func(name string, mode os.FileMode, fileOwner, dirOwner int) string {
+		t.Helper()
+		d := filepath.Join(dir, name)
+		if err := os.Mkdir(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		prog := filepath.Join(d, "ls")
+		if err := os.WriteFile(prog, exe, mode); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Chmod(prog, mode); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Chown(prog, fileOwner, fileOwner); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Chown(d, dirOwner, dirOwner); err != nil {
+			t.Fatal(err)
+		}
+		return d
 	}
-	prog := filepath.Join(first, "ls")
-	if err := os.WriteFile(prog, exe, 0o700); err != nil {
-		t.Fatal(err)
+	tests := []struct {
+		name, entry, want string // want "": bash decides
+	}{
+		{"another user's program", bin("user", 0o700, 1000, 0), ""},
+		{"root's program in another user's directory", bin("userdir", 0o755, 0, 1000), ""},
+		{"another user's file nobody may execute", bin("noexec", 0o600, 1000, 0), "/usr/bin/ls"},
+		{"root's program", bin("root", 0o700, 0, 0), filepath.Join(dir, "root", "ls")},
 	}
-	if err := os.Chown(prog, 1000, 1000); err != nil {
-		t.Fatal(err)
+	restricted := &sandbox.Profile{Name: "restricted", ReadAll: true}
+	for _, tt := range tests {
+		c := &sandbox.Command{Argv: []string{"bash", "-c", "ls"}, Plain: []string{"ls"}, Dir: dir, Profile: restricted}
+		pr, ok := plainExec(c, []string{"PATH=" + tt.entry + ":/usr/bin:/bin"})
+		if ok != (tt.want != "") || pr.path != tt.want {
+			t.Errorf("%s: plainExec = %q, %v; want %q", tt.name, pr.path, ok, tt.want)
+		}
 	}
-	env := []string{"PATH=" + first + ":/usr/bin:/bin"}
-	restricted := &sandbox.Profile{Name: "restricted"}
-	c := &sandbox.Command{Argv: []string{"bash", "-c", "ls"}, Plain: []string{"ls"}, Dir: dir, Profile: restricted}
-	if path, _, ok := plainExec(c, env); !ok || path != "/usr/bin/ls" {
-		t.Errorf("restricted: plainExec = %q, %v; want /usr/bin/ls", path, ok)
-	}
-	c.Profile = &sandbox.Profile{Name: "full-access", Unrestricted: true}
-	if path, _, ok := plainExec(c, env); !ok || path != prog {
-		t.Errorf("unrestricted, capabilities kept: plainExec = %q, %v; want %s", path, ok, prog)
+	// An unrestricted command keeps root's capabilities, and may start
+	// without the helper, which alone can fall back to bash: bash runs it.
+	c := &sandbox.Command{Argv: []string{"bash", "-c", "ls"}, Plain: []string{"ls"}, Dir: dir,
+		Profile: &sandbox.Profile{Name: "full-access", Unrestricted: true}}
+	if pr, ok := plainExec(c, []string{"PATH=/usr/bin:/bin"}); ok {
+		t.Errorf("unrestricted: plainExec = %q, want bash", pr.path)
 	}
 }

@@ -105,15 +105,16 @@ func (r *Runner) run(ctx context.Context, c *Command) (*sandbox.Result, error) {
 	cgs := r.cgroupsFor(p)
 	defer cgs.release()
 	env := sandbox.ScrubEnv(c.Env, p.EnvDeny)
-	argv := c.Argv
+	spec := helperSpec{Argv: c.Argv, Dir: c.Dir, Rlimits: rlimits(p.Limits)}
 	var err error
-	path, penv, plain := plainExec(c, env)
-	if plain {
-		argv, env = c.Plain, penv
+	path := ""
+	if pr, plain := plainExec(c, env); plain {
+		path, spec.Argv, env = pr.path, c.Plain, pr.env
+		spec.FallbackPath, spec.FallbackArgv = pr.bash, c.Argv
 	} else if path, err = sandbox.LookPath(c.Argv[0], c.Dir, env); err != nil {
 		return &sandbox.Result{ExitCode: 127, Layers: layers, Missing: missing}, err
 	}
-	spec := helperSpec{Path: path, Argv: argv, Env: env, Dir: c.Dir, Rlimits: rlimits(p.Limits)}
+	spec.Path, spec.Env = path, env
 	var ruleset *os.File
 	var hold *holders
 	if !p.Unrestricted {

@@ -192,6 +192,11 @@ struct spec {
 	char *path, *dir;
 	char **argv, **envp;
 	size_t argc, envc;
+	// fallback_path and fallback_argv, when set, are exec'd when path's
+	// exec fails (the bash -c a plain command would have run under).
+	char *fallback_path;
+	char **fallback_argv;
+	size_t fallback_argc;
 	struct mount_op *mounts;
 	size_t nmounts;
 	char **tmps, **keeps;
@@ -264,7 +269,7 @@ static void decode(const unsigned char *b, size_t len, struct spec *s) {
 		// Every record but the lists appears at most once: a second
 		// one would silently override what the runner planned.
 		if (tag != GX_TAG_ARG && tag != GX_TAG_ENV && tag != GX_TAG_MOUNT && tag != GX_TAG_RLIMIT && tag != GX_TAG_REOPEN &&
-		    tag != GX_TAG_TMP && tag != GX_TAG_KEEP) {
+		    tag != GX_TAG_TMP && tag != GX_TAG_KEEP && tag != GX_TAG_FALLBACK_ARG) {
 			if (seen[tag]) {
 				decode_fail("duplicate record %c", tag);
 			}
@@ -274,9 +279,16 @@ static void decode(const unsigned char *b, size_t len, struct spec *s) {
 		// Every pointer is stored only once it is valid, so that a
 		// decoding error part-way leaves a spec free_spec can release.
 		case GX_TAG_PATH:
-		case GX_TAG_DIR: {
-			char **dst = tag == GX_TAG_PATH ? &s->path : &s->dir;
+		case GX_TAG_DIR:
+		case GX_TAG_FALLBACK_PATH: {
+			char **dst = tag == GX_TAG_PATH ? &s->path : tag == GX_TAG_DIR ? &s->dir : &s->fallback_path;
 			*dst = cstring(p, n);
+			break;
+		}
+		case GX_TAG_FALLBACK_ARG: {
+			s->fallback_argv = grow(s->fallback_argv, s->fallback_argc, sizeof *s->fallback_argv);
+			char *a = cstring(p, n);
+			s->fallback_argv[s->fallback_argc++] = a;
 			break;
 		}
 		case GX_TAG_ARG: {
@@ -419,6 +431,9 @@ static void decode(const unsigned char *b, size_t len, struct spec *s) {
 	if (s->path == NULL || s->argc == 0) {
 		decode_fail("no command");
 	}
+	if ((s->fallback_path == NULL) != (s->fallback_argc == 0)) {
+		decode_fail("a fallback needs both its path and its arguments");
+	}
 	// The init mounts /proc for its namespace: only in a mount namespace
 	// of its own that it can tell from the caller's.
 	if ((s->unshare_flags & CLONE_NEWPID || s->dev || s->ntmps > 0) &&
@@ -429,11 +444,20 @@ static void decode(const unsigned char *b, size_t len, struct spec *s) {
 	s->argv[s->argc] = NULL;
 	s->envp = grow(s->envp, s->envc, sizeof *s->envp);
 	s->envp[s->envc] = NULL;
+	if (s->fallback_path != NULL) {
+		s->fallback_argv = grow(s->fallback_argv, s->fallback_argc, sizeof *s->fallback_argv);
+		s->fallback_argv[s->fallback_argc] = NULL;
+	}
 }
 
 static void free_spec(struct spec *s) {
 	free(s->path);
 	free(s->dir);
+	free(s->fallback_path);
+	for (size_t i = 0; i < s->fallback_argc; i++) {
+		free(s->fallback_argv[i]);
+	}
+	free(s->fallback_argv);
 	for (size_t i = 0; i < s->argc; i++) {
 		free(s->argv[i]);
 	}
@@ -955,6 +979,12 @@ __attribute__((noreturn)) static void exec_target(const struct spec *s) {
 		}
 	}
 	execve(s->path, s->argv, s->envp);
+	if (s->fallback_path != NULL) {
+		// Nothing happened: bash runs the command instead, as it
+		// would have from the start, with its own message and status
+		// for whatever stopped the exec.
+		execve(s->fallback_path, s->fallback_argv, s->envp);
+	}
 	int e = errno;
 	if (e == ENOENT || e == ENOTDIR) {
 		fail(127, GX_REPORT_NOTFOUND, "%s", strerror(e));

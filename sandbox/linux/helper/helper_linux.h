@@ -40,6 +40,8 @@
 #define GX_TAG_PATH 'p'          // the executable to exec
 #define GX_TAG_ARG 'a'           // one argv element, in order
 #define GX_TAG_ENV 'e'           // one environment entry, in order
+#define GX_TAG_FALLBACK_PATH 'P' // an executable to exec with GX_TAG_FALLBACK_ARGs when GX_TAG_PATH's exec fails
+#define GX_TAG_FALLBACK_ARG 'A'  // one argv element of the fallback, in order
 #define GX_TAG_DIR 'd'           // the working directory
 #define GX_TAG_MOUNT 'm'         // kind byte (GX_MOUNT_*), then the path
 #define GX_TAG_PARENT_MNTNS 'n'  // uint64: the runner's mount namespace inode
