@@ -201,10 +201,12 @@ func (p *Profile) HiddenByPrivateTmp(path string) bool {
 
 // ViewDiffers reports whether a command run under p may see path
 // otherwise than the host shows it: in a private tmp directory outside
-// the kept roots, under a hidden path, or in /proc or /dev, which the
+// the kept roots, under a hidden path, under a protected path (which the
+// run may make as an empty placeholder), or in /proc or /dev, which the
 // sandbox mounts anew.
 func (p *Profile) ViewDiffers(path string) bool {
-	return !p.Unrestricted && (p.HiddenByPrivateTmp(path) || under(path, p.Hide) || under(path, []string{"/proc", "/dev"}))
+	return !p.Unrestricted && (p.HiddenByPrivateTmp(path) || under(path, p.Hide) || under(path, p.Protect) ||
+		under(path, []string{"/proc", "/dev"}))
 }
 
 // Readable reports whether a command run under p may read and execute

@@ -27,7 +27,9 @@ import (
 // is false, and c is run as it is, whenever bash could do otherwise or
 // its doing is not known here:
 //   - the profile is unrestricted (its command may start without the
-//     helper, which alone can fall back to bash);
+//     helper, which alone can fall back to bash), or may keep bash from
+//     starting where the program starts (bashStarts);
+//   - bash would run its rc files first (bashReadsRC);
 //   - env holds a name bash reads at start or rewrites (its options,
 //     BASH_ENV, exported functions, the variables it manages: see
 //     bashManaged), a name twice, or a name that is not an identifier;
@@ -60,7 +62,7 @@ func plainExec(c *sandbox.Command, env []string) (plainRun, bool) {
 		vars[name] = value
 	}
 	pathEnv, set := vars["PATH"]
-	if !set {
+	if !set || bashReadsRC(vars, c.Stdin) || !bashStarts(c) {
 		return plainRun{}, false
 	}
 	v := newCommandView(c.Profile)
@@ -120,6 +122,62 @@ func absIn(dir, path string) string {
 		return path
 	}
 	return strings.TrimSuffix(dir, "/") + "/" + path
+}
+
+// bashReadsRC reports whether bash -c would run /etc/bash.bashrc and
+// ~/.bashrc first: as a top-level shell (SHLVL unset or 0) that thinks sshd
+// or rshd started it (SSH_CLIENT or SSH2_CLIENT set, as Debian builds
+// bash, or its stdin a socket, as a Node parent's often is).
+func bashReadsRC(vars map[string]string, stdin io.Reader) bool {
+	if lvl, set := vars["SHLVL"]; set && lvl != "0" {
+		return false
+	}
+	if _, ok := vars["SSH_CLIENT"]; ok {
+		return true
+	}
+	if _, ok := vars["SSH2_CLIENT"]; ok {
+		return true
+	}
+	f, ok := stdin.(*os.File)
+	if !ok {
+		return false // a pipe, or /dev/null
+	}
+	st, err := f.Stat()
+	return err != nil || st.Mode()&os.ModeSocket != 0
+}
+
+// maxArgStrlen is the kernel's limit on one argument or environment
+// string (MAX_ARG_STRLEN, 32 pages).
+const maxArgStrlen = 32 * 4096
+
+// bashStarts reports whether bash would get to run c's script at all as
+// far as c's profile and argv say: a profile that reads only some of the
+// tree, hides a system directory or bounds address space or descriptors
+// may keep bash (its loader, its libraries) from starting where a static
+// program starts; and the kernel refuses a script longer than one
+// argument may be, while its words fit.
+func bashStarts(c *sandbox.Command) bool {
+	for _, a := range c.Argv {
+		if len(a) >= maxArgStrlen {
+			return false
+		}
+	}
+	p := c.Profile
+	if p == nil {
+		return true
+	}
+	if !p.ReadAll || p.Limits.AS != 0 || p.Limits.NoFile != 0 {
+		return false
+	}
+	system := []string{"/usr", "/lib", "/lib32", "/lib64", "/libx32", "/etc", "/bin", "/sbin"}
+	for _, h := range p.Hide {
+		for _, d := range system {
+			if h == d || strings.HasPrefix(h, d+"/") || strings.HasPrefix(d, strings.TrimSuffix(h, "/")+"/") || h == "/" {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 // bashManaged reports the names bash reads at start or rewrites in the
@@ -403,13 +461,18 @@ func (v commandView) executes(path string) bool {
 // the sandbox shows otherwise.
 func (v commandView) bashPWD(vars map[string]string, dir string) (string, bool) {
 	if pwd, ok := vars["PWD"]; ok && filepath.IsAbs(pwd) {
-		if _, found := v.resolve(pwd); pwd != dir && found == unknown {
-			return "", false
+		if pwd == dir {
+			return pwd, true
 		}
-		// Naming dir here, through links or not, it names dir there.
 		a, aerr := os.Stat(pwd)
 		b, berr := os.Stat(dir)
 		if aerr == nil && berr == nil && os.SameFile(a, b) {
+			// Naming dir here, it names dir there too unless the way
+			// to it is shown otherwise. Not naming it here, it does
+			// not there: the sandbox only takes files away.
+			if _, found := v.resolve(pwd); found == unknown {
+				return "", false
+			}
 			return pwd, true
 		}
 	}

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/gatedexec/gatedexec/sandbox"
@@ -263,11 +264,31 @@ func TestPlainExecSandboxView(t *testing.T) {
 		{"no bash in PATH", "./wstool", []string{"PATH=" + filepath.Join(root, "nobash")}, ""},
 		{"a bash that is a script", "./wstool", []string{"PATH=" + fakeBashDir + ":/usr/bin:/bin"}, ""},
 		{"OLDPWD in the private tmp", "./wstool", []string{sys, "OLDPWD=" + private}, ""},
-		{"PWD in the private tmp", "./wstool", []string{sys, "PWD=" + filepath.Join(private, "hostbin")}, ""},
+		// Not naming the directory here, PWD names nothing there: bash
+		// sets it, as plainExec does.
+		{"PWD in the private tmp, elsewhere", "./wstool", []string{sys, "PWD=" + filepath.Join(private, "hostbin")}, "./wstool"},
+		// Naming it here through a link the sandbox hides: bash resets it.
+		{"PWD in the private tmp, a link to it", "./wstool", []string{sys, "PWD=" + filepath.Join(private, "wslink")}, ""},
+		{"a PATH entry under a protected path", "ls", []string{"PATH=" + filepath.Join(ws, ".git", "bin") + ":/usr/bin:/bin"}, ""},
+		{"bash's libraries hidden", "./wstool", []string{sys}, ""},
+		{"an address space limit", "./wstool", []string{sys}, ""},
+		{"a socket for stdin at SHLVL 0", "./wstool", []string{sys, "SHLVL=0"}, ""},
+		{"a socket for stdin at SHLVL 1", "./wstool", []string{sys, "SHLVL=1"}, "./wstool"},
+		{"SSH_CLIENT, SHLVL unset", "./wstool", []string{sys, "SSH_CLIENT=1.2.3.4 5 22"}, ""},
+		{"SSH_CLIENT, SHLVL 1", "./wstool", []string{sys, "SSH_CLIENT=1.2.3.4 5 22", "SHLVL=1"}, "./wstool"},
 	}
 	if err := os.Symlink("/proc/self/cwd", filepath.Join(ws, "proclink")); err != nil {
 		t.Fatal(err)
 	}
+	if err := os.Symlink(ws, filepath.Join(private, "wslink")); err != nil {
+		t.Fatal(err)
+	}
+	sock, peer, err := socketPair()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sock.Close()
+	defer peer.Close()
 	inTmp := filepath.Join(private, "ws")
 	write(filepath.Join(inTmp, "tool"), exe, 0o755)
 	write(filepath.Join(private, "beside", "tool"), exe, 0o755)
@@ -280,8 +301,23 @@ func TestPlainExecSandboxView(t *testing.T) {
 			q := *prof
 			q.Workspace = inTmp
 			p, dir = &q, inTmp
+		case "a PATH entry under a protected path":
+			q := *prof
+			q.Protect = []string{filepath.Join(ws, ".git")}
+			p = &q
+		case "bash's libraries hidden":
+			q := *prof
+			q.Hide = []string{"/usr/lib/x86_64-linux-gnu/libtinfo.so.6"}
+			p = &q
+		case "an address space limit":
+			q := *prof
+			q.Limits.AS = 1 << 20
+			p = &q
 		}
 		c := &sandbox.Command{Argv: []string{"bash", "-c", tt.word}, Plain: []string{tt.word}, Dir: dir, Profile: p}
+		if strings.HasPrefix(tt.name, "a socket for stdin") {
+			c.Stdin = sock
+		}
 		pr, ok := plainExec(c, tt.env)
 		if ok != (tt.wantPath != "") || pr.path != tt.wantPath {
 			t.Errorf("%s: plainExec = %q, %v; want %q", tt.name, pr.path, ok, tt.wantPath)
@@ -344,5 +380,30 @@ func TestPlainExecCapless(t *testing.T) {
 		Profile: &sandbox.Profile{Name: "full-access", Unrestricted: true}}
 	if pr, ok := plainExec(c, []string{"PATH=/usr/bin:/bin"}); ok {
 		t.Errorf("unrestricted: plainExec = %q, want bash", pr.path)
+	}
+}
+
+// socketPair returns the two ends of a unix socket pair, as a Node parent
+// gives its children for stdin.
+func socketPair() (*os.File, *os.File, error) {
+	fds, err := syscall.Socketpair(syscall.AF_UNIX, syscall.SOCK_STREAM|syscall.SOCK_CLOEXEC, 0)
+	if err != nil {
+		return nil, nil, err
+	}
+	return os.NewFile(uintptr(fds[0]), "sock"), os.NewFile(uintptr(fds[1]), "peer"), nil
+}
+
+// TestPlainExecLongScript: a script longer than one argument may be is
+// refused to bash by the kernel, while its words would each fit.
+func TestPlainExecLongScript(t *testing.T) {
+	words := append([]string{"/bin/true"}, slices.Repeat([]string{"a"}, maxArgStrlen/2)...)
+	script := strings.Join(words, " ")
+	c := &sandbox.Command{Argv: []string{"bash", "-c", script}, Plain: words, Dir: t.TempDir()}
+	if _, ok := plainExec(c, []string{"PATH=/usr/bin:/bin"}); ok {
+		t.Errorf("a %d-byte script ran without bash", len(script))
+	}
+	c.Argv[2], c.Plain = "/bin/true a", []string{"/bin/true", "a"}
+	if _, ok := plainExec(c, []string{"PATH=/usr/bin:/bin"}); !ok {
+		t.Error("a short script did not run without bash")
 	}
 }
