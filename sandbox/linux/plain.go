@@ -46,9 +46,11 @@ import (
 //     bash would set PWD to when PWD does not name it, or PWD or OLDPWD
 //     leads where the sandbox shows otherwise, or OLDPWD is relative.
 //
-// The one difference left: bash's warnings at start (an unknown locale in
-// LC_ALL) are not printed. What bash does is bash 5.2's, which the tests
-// compare with the host's bash.
+// Two differences are left: bash's warnings at start (an unknown locale
+// in LC_ALL) are not printed, and the environment keeps the caller's order
+// (PWD, SHLVL and _ last) where bash's follows its own table; the entries
+// are the same. What bash does is bash 5.2's, which the tests compare with
+// the host's bash.
 func plainExec(c *sandbox.Command, env []string) (plainRun, bool) {
 	if len(c.Plain) == 0 || c.Dir == "" || !filepath.IsAbs(c.Dir) || c.Profile != nil && c.Profile.Unrestricted {
 		return plainRun{}, false
