@@ -42,7 +42,7 @@ func (p *Profile) protectControl() {
 		return
 	}
 	for _, c := range p.Control {
-		if under(c, p.Write) && coveringRoot(c, p.Protect) == "" && !p.HiddenByPrivateTmp(c) {
+		if Under(c, p.Write) && coveringRoot(c, p.Protect) == "" && !p.HiddenByPrivateTmp(c) {
 			p.Protect = append(p.Protect, c)
 		}
 	}
@@ -59,7 +59,7 @@ func (p *Profile) ControlConflict() error {
 			continue
 		}
 		for _, w := range p.Write {
-			if under(w, []string{c}) {
+			if Under(w, []string{c}) {
 				return fmt.Errorf("%s is one of gatedexec's own files (rules, state, approver) and holds %s, which the command may write: keep gatedexec's files and the approver outside its writable paths", c, w)
 			}
 		}

@@ -238,12 +238,12 @@ func (d *detector) classify(path, line string, notFound bool) (string, bool) {
 	}
 	// macOS tools may print the /private form of /tmp, /var and /etc
 	// while the profile names the short one (or the reverse).
-	if alt, ok := unprivate(path); ok && (under(alt, p.Write) || under(alt, p.Hide) || under(alt, p.Read)) {
+	if alt, ok := unprivate(path); ok && (Under(alt, p.Write) || Under(alt, p.Hide) || Under(alt, p.Read)) {
 		path = alt
 	}
 	// Under a hidden path any error, "not found" included, is the
 	// hiding's doing, whether the command read or wrote.
-	if under(path, p.Hide) {
+	if Under(path, p.Hide) {
 		return KindFSHidden, true
 	}
 	if notFound {
@@ -252,10 +252,10 @@ func (d *detector) classify(path, line string, notFound bool) (string, bool) {
 	// A message with no verb is taken as a write, as the sandbox denies
 	// far more writes than reads.
 	write := writeVerbRe().MatchString(line) || !readVerbRe().MatchString(line)
-	if !p.ReadAll && !under(path, p.Read) && !under(path, p.Write) {
+	if !p.ReadAll && !Under(path, p.Read) && !Under(path, p.Write) {
 		return KindFSRead, true
 	}
-	if write && (!under(path, p.Write) || under(path, p.Protect)) {
+	if write && (!Under(path, p.Write) || Under(path, p.Protect)) {
 		return KindFSWrite, true
 	}
 	return "", false
@@ -272,8 +272,9 @@ func implicitDevice(path string) bool {
 		strings.HasPrefix(path, "/dev/ttys") || strings.HasPrefix(path, "/proc/self/fd/")
 }
 
-// under reports whether path is one of roots or lies below one.
-func under(path string, roots []string) bool {
+// Under reports whether path is one of roots or lies below one: the
+// prefix test of whole path components every profile check uses.
+func Under(path string, roots []string) bool {
 	return coveringRoot(path, roots) != ""
 }
 

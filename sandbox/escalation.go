@@ -137,12 +137,12 @@ func Plan(p *Profile, denials []Denial) (*Escalation, bool) {
 			if err != nil {
 				continue
 			}
-			if d.Kind == KindFSWrite && under(path, p.Control) {
+			if d.Kind == KindFSWrite && Under(path, p.Control) {
 				// A command that may write gatedexec's rules or
 				// sessions approves itself from then on.
 				continue
 			}
-			if under(path, p.Hide) {
+			if Under(path, p.Hide) {
 				// Hidden on purpose (and, when it does not exist on the
 				// host, the nearest directory to grant is its parent,
 				// HOME for ~/.ssh/x): reported, never escalated.
@@ -152,10 +152,10 @@ func Plan(p *Profile, denials []Denial) (*Escalation, bool) {
 				if pr := coveringRoot(path, p.Protect); pr != "" {
 					add(Change{Kind: Unprotect, Path: pr})
 				}
-				if !under(path, p.Write) {
+				if !Under(path, p.Write) {
 					add(Change{Kind: GrantWrite, Path: nearestDir(path)})
 				}
-			} else if !p.ReadAll && !under(path, p.Read) && !under(path, p.Write) {
+			} else if !p.ReadAll && !Under(path, p.Read) && !Under(path, p.Write) {
 				add(Change{Kind: GrantRead, Path: nearestExisting(path)})
 			}
 		}
@@ -178,7 +178,7 @@ func dropCovered(cs []Change) []Change {
 				continue
 			}
 			if (o.Kind == GrantWrite && (c.Kind == GrantWrite || c.Kind == GrantRead) ||
-				o.Kind == GrantRead && c.Kind == GrantRead) && under(c.Path, []string{o.Path}) {
+				o.Kind == GrantRead && c.Kind == GrantRead) && Under(c.Path, []string{o.Path}) {
 				covered = true
 			}
 		}

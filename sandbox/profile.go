@@ -111,7 +111,7 @@ type Profile struct {
 // WatchesGit reports whether a run under p is scanned for git control
 // files it changed: a restricted profile that can write its workspace.
 func (p *Profile) WatchesGit() bool {
-	return !p.Unrestricted && p.Workspace != "" && under(p.Workspace, p.Write)
+	return !p.Unrestricted && p.Workspace != "" && Under(p.Workspace, p.Write)
 }
 
 // Limits holds optional resource limits; a zero field means "not set".
@@ -185,7 +185,7 @@ func (p *Profile) IsolatesPIDs() bool {
 func (p *Profile) KeptRoots() []string {
 	var out []string
 	for _, c := range slices.Concat(p.Write, p.Read, []string{p.Workspace}, p.Sockets) {
-		if c != "" && !slices.Contains(p.PrivateTmp, c) && under(c, p.PrivateTmp) {
+		if c != "" && !slices.Contains(p.PrivateTmp, c) && Under(c, p.PrivateTmp) {
 			out = append(out, c)
 		}
 	}
@@ -196,7 +196,7 @@ func (p *Profile) KeptRoots() []string {
 // directories and below none of its KeptRoots: the command cannot reach
 // it at all, so it needs no protect or hide mount.
 func (p *Profile) HiddenByPrivateTmp(path string) bool {
-	return under(path, p.PrivateTmp) && !under(path, p.KeptRoots())
+	return Under(path, p.PrivateTmp) && !Under(path, p.KeptRoots())
 }
 
 // ViewDiffers reports whether a command run under p may see path
@@ -205,15 +205,8 @@ func (p *Profile) HiddenByPrivateTmp(path string) bool {
 // run may make as an empty placeholder), or in /proc or /dev, which the
 // sandbox mounts anew.
 func (p *Profile) ViewDiffers(path string) bool {
-	return !p.Unrestricted && (p.HiddenByPrivateTmp(path) || under(path, p.Hide) || under(path, p.Protect) ||
-		under(path, []string{"/proc", "/dev"}))
-}
-
-// Readable reports whether a command run under p may read and execute
-// path (a real path) as far as its Landlock rules go: p reads the whole
-// tree, or path lies under a path it reads or writes.
-func (p *Profile) Readable(path string) bool {
-	return p.ReadAll || under(path, p.Read) || under(path, p.Write)
+	return !p.Unrestricted && (p.HiddenByPrivateTmp(path) || Under(path, p.Hide) || Under(path, p.Protect) ||
+		Under(path, []string{"/proc", "/dev"}))
 }
 
 // MakeMissingDirs makes those of p's MakeDirs that do not exist yet, as

@@ -6,8 +6,11 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
+
+	"mvdan.cc/sh/v3/syntax"
 
 	"github.com/gatedexec/gatedexec/sandbox"
 )
@@ -58,7 +61,9 @@ func plainExec(c *sandbox.Command, env []string) (plainRun, bool) {
 	vars := make(map[string]string, len(env))
 	for _, kv := range env {
 		name, value, _ := strings.Cut(kv, "=")
-		if _, dup := vars[name]; dup || !isIdentifier(name) || bashManaged(name) {
+		// A name that is not an identifier bash passes on, but not
+		// every bash does.
+		if _, dup := vars[name]; dup || !syntax.ValidName(name) || bashManaged(name) {
 			return plainRun{}, false
 		}
 		vars[name] = value
@@ -69,7 +74,9 @@ func plainExec(c *sandbox.Command, env []string) (plainRun, bool) {
 	}
 	v := newCommandView(c.Profile)
 	bash, err := sandbox.LookPath("bash", c.Dir, env)
-	if err != nil || v.canExec(bash) != yes || !v.mayExecute(bash) || fileMagic(bash) != magicELF {
+	// bashStarts has made sure the profile's Landlock rules read the
+	// whole tree: bash may execute wherever it is.
+	if err != nil || v.canExec(bash) != yes || fileMagic(bash) != magicELF {
 		return plainRun{}, false
 	}
 	path, under, ok := v.lookPath(c.Plain[0], c.Dir, pathEnv)
@@ -173,10 +180,8 @@ func bashStarts(c *sandbox.Command) bool {
 	}
 	system := []string{"/usr", "/lib", "/lib32", "/lib64", "/libx32", "/etc", "/bin", "/sbin"}
 	for _, h := range p.Hide {
-		for _, d := range system {
-			if h == d || strings.HasPrefix(h, d+"/") || strings.HasPrefix(d, strings.TrimSuffix(h, "/")+"/") || h == "/" {
-				return false
-			}
+		if sandbox.Under(h, system) || slices.ContainsFunc(system, func(d string) bool { return sandbox.Under(d, []string{h}) }) {
+			return false
 		}
 	}
 	return true
@@ -202,22 +207,6 @@ func bashManaged(name string) bool {
 	return false
 }
 
-// isIdentifier reports whether name is a shell identifier, which bash
-// imports as a variable; bash passes other names on, but not every bash
-// does.
-func isIdentifier(name string) bool {
-	if name == "" || name[0] >= '0' && name[0] <= '9' {
-		return false
-	}
-	for i := 0; i < len(name); i++ {
-		c := name[i]
-		if !(c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9') {
-			return false
-		}
-	}
-	return true
-}
-
 // commandView is how the sandboxed command will see files, as far as
 // plainExec needs to know: which paths its sandbox shows otherwise than
 // the host, and whether it runs as root without capabilities, for whom
@@ -231,16 +220,6 @@ type commandView struct {
 func newCommandView(p *sandbox.Profile) commandView {
 	// A restricted command holds no capability, also as root.
 	return commandView{profile: p, capless: os.Geteuid() == 0 && p != nil && !p.Unrestricted}
-}
-
-// mayExecute reports whether the profile's Landlock rules let the
-// command execute path.
-func (v commandView) mayExecute(path string) bool {
-	if v.profile == nil || v.profile.ReadAll {
-		return true
-	}
-	real, err := filepath.EvalSymlinks(path)
-	return err == nil && v.profile.Readable(real)
 }
 
 // differs reports whether the command may see path otherwise than this
@@ -258,7 +237,7 @@ func (v commandView) leadsToKept(dir string) bool {
 		return false
 	}
 	for _, k := range v.profile.KeptRoots() {
-		if strings.HasPrefix(k, strings.TrimSuffix(dir, "/")+"/") {
+		if k != dir && sandbox.Under(k, []string{dir}) {
 			return true
 		}
 	}
