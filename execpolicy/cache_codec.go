@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"math"
 	"slices"
 	"unsafe"
 )
@@ -128,7 +129,14 @@ func decodePolicy(key [cacheKeySize]byte, entry []byte) (*Policy, error) {
 	// a copy, which for 1000 rules was ten more fresh pages per start.
 	d := &decoder{s: unsafe.String(&entry[head], end-head)}
 	p := NewPolicy()
-	p.nexamples = d.count()
+	// A number, not a count of what follows: examples leave nothing in
+	// the entry, so count's bound (no more than the bytes left) would
+	// refuse the entry of a file with many examples and few rules.
+	if n := d.uvarint(); n <= math.MaxInt32 {
+		p.nexamples = int(n)
+	} else {
+		d.fail("%d examples", n)
+	}
 	// The whole body is checked here, but each program's rules are only
 	// decoded when it is looked up (bucket): their totals, checked against
 	// the header's, size the arrays they are carved from then.

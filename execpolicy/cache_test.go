@@ -529,3 +529,25 @@ func BenchmarkDecodePolicy(b *testing.B) {
 		}
 	}
 }
+
+// TestCacheManyExamples: the number of examples verified is not backed by
+// bytes of the entry, so a file with many examples and one short rule
+// must still decode from the cache.
+func TestCacheManyExamples(t *testing.T) {
+	src := `prefix_rule(["a"], match=[["a", "x"]` + strings.Repeat(`, ["a", "x"]`, 199) + `])`
+	p, err := Loader{HomeDir: "/h"}.Load("f.rules", []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Examples() != 200 {
+		t.Fatalf("%d examples, want 200", p.Examples())
+	}
+	key := [cacheKeySize]byte{1}
+	got, err := decodePolicy(key, encodePolicy(key, p))
+	if err != nil {
+		t.Fatalf("the entry of a policy with 200 examples does not decode: %v", err)
+	}
+	if got.Examples() != 200 {
+		t.Fatalf("decoded %d examples, want 200", got.Examples())
+	}
+}
