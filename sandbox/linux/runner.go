@@ -118,6 +118,9 @@ func (r *Runner) run(ctx context.Context, c *Command) (*sandbox.Result, error) {
 	var ruleset *os.File
 	var hold *holders
 	if !p.Unrestricted {
+		if err := refuseDirStdio(c); err != nil {
+			return nil, err
+		}
 		spec.CloseFDs, spec.DropCaps = true, true
 		if slices.Contains(layers, sandbox.LayerSeccomp) {
 			if spec.BPF, err = r.seccompProgram(p); err != nil {
@@ -447,6 +450,29 @@ func rlimits(l sandbox.Limits) []rlimit {
 	return out
 }
 
+// refuseDirStdio refuses a directory as one of c's standard descriptors.
+// /proc/self/fd/N/NAME reaches everything below a directory through the
+// caller's open of it, on the host's mounts: past the private /tmp, the
+// hide and protect mounts and the covers of host sockets. No command
+// needs a directory there, so none is passed on, rather than reopened.
+func refuseDirStdio(c *Command) error {
+	for fd, s := range []any{c.Stdin, c.Stdout, c.Stderr} {
+		f, ok := s.(*os.File)
+		if !ok || f == nil {
+			continue
+		}
+		var st unix.Stat_t
+		if err := unix.Fstat(int(f.Fd()), &st); err != nil {
+			return fmt.Errorf("sandbox: descriptor %d: %w", fd, err)
+		}
+		if st.Mode&unix.S_IFMT == unix.S_IFDIR {
+			path, _ := os.Readlink(fmt.Sprintf("/proc/self/fd/%d", f.Fd()))
+			return fmt.Errorf("sandbox: descriptor %d is the directory %s, through which the command would reach every path below it past the sandbox: pass a file or a pipe", fd, path)
+		}
+	}
+	return nil
+}
+
 // reopenStdio returns the standard descriptors of c that are files opened
 // read-only below a protect, control or hide path. Opened on the caller's
 // mounts, they would let the command reopen them for writing through
@@ -457,7 +483,7 @@ func rlimits(l sandbox.Limits) []rlimit {
 func reopenStdio(c *Command, p *sandbox.Profile) []int {
 	guarded := slices.Concat(p.Protect, p.Control, p.Hide)
 	var fds []int
-	for fd, s := range []any{c.Stdin, c.Stdout} {
+	for fd, s := range []any{c.Stdin, c.Stdout, c.Stderr} {
 		f, ok := s.(*os.File)
 		if !ok || f == nil {
 			continue
