@@ -18,12 +18,17 @@ import (
 // controlPaths lists gatedexec's own files for sandbox.WithControl: the
 // system and user layers, the state directory (trust records, sessions),
 // the rules and profile caches (an entry the command wrote would say what
-// the next run's rules or profile are), and extra (the rules files, the audit log). The
-// workspace's .gatedexec is not among them: changing it revokes the
-// workspace's trust, which only makes its rules stricter. A path that
+// the next run's rules or profile are), this program and the gatedexec
+// programs beside it (ownPrograms), and extra (the rules files, the audit
+// log). The workspace's .gatedexec is not among them: changing it revokes
+// the workspace's trust, which only makes its rules stricter. A path that
 // cannot be made absolute is an error, not one fewer protected file.
 func controlPaths(getenv func(string) string, d config.Dirs, extra ...string) ([]string, error) {
-	paths := []string{d.System, d.User, d.State, rulesCacheDir(getenv, d), profilesCacheDir(getenv, d), d.Sessions()}
+	own, err := ownPrograms()
+	if err != nil {
+		return nil, err
+	}
+	paths := append([]string{d.System, d.User, d.State, rulesCacheDir(getenv, d), profilesCacheDir(getenv, d), d.Sessions()}, own...)
 	var out []string
 	for _, p := range append(paths, extra...) {
 		if p == "" {
@@ -34,6 +39,28 @@ func controlPaths(getenv func(string) string, d config.Dirs, extra ...string) ([
 			return nil, fmt.Errorf("control path %s: %w", p, err)
 		}
 		out = append(out, resolveExisting(abs))
+	}
+	return out, nil
+}
+
+// ownPrograms returns the program running and the gatedexec programs
+// beside it that exist (gatedexec, gatedexec-mcp). An agent's hook and MCP
+// settings name them, and the agent runs them outside any sandbox: a
+// command that could rewrite one, kept in a workspace it may write
+// (bin/gatedexec of a checkout), would run unsandboxed at the next hook or
+// server start. The protect mounts also pin every directory between the
+// workspace and the program, so that it cannot be moved aside with them.
+// Not knowing this program is an error: it could not be protected.
+func ownPrograms() ([]string, error) {
+	exe, err := os.Executable()
+	if err != nil {
+		return nil, fmt.Errorf("finding gatedexec's own program: %w", err)
+	}
+	out := []string{exe}
+	for _, name := range []string{"gatedexec", "gatedexec-mcp"} {
+		if p := existing(filepath.Join(filepath.Dir(exe), name)); p != "" && p != exe {
+			out = append(out, p)
+		}
 	}
 	return out, nil
 }

@@ -90,3 +90,48 @@ func TestEscapeInheritedStderr(t *testing.T) {
 		})
 	}
 }
+
+// TestEscapeOwnProgram: gatedexec kept in the workspace (bin/ of a
+// checkout, as README's MCP example has it) is what the agent's hook and
+// MCP settings run outside any sandbox. A command may neither rewrite it,
+// nor replace it or the gatedexec-mcp beside it, nor move their directory
+// aside, while the rest of the workspace stays writable.
+func TestEscapeOwnProgram(t *testing.T) {
+	requireIsolation(t)
+	for _, c := range callers {
+		t.Run(c.name, func(t *testing.T) {
+			f, _ := c.fixture(t, buildProbe(t))
+			bin := filepath.Join(f.ws, "tools", "bin")
+			mkdirAs(t, f, bin)
+			own := filepath.Join(bin, "gatedexec")
+			copyExec(t, gatedexecBin, own)
+			mcp := filepath.Join(bin, "gatedexec-mcp")
+			writeAs(t, f, mcp, "#!/bin/sh\necho mcp\n")
+			if f.cred != nil {
+				os.Lchown(own, int(f.cred.Uid), int(f.cred.Gid))
+			}
+			f.bin = own
+			before, beforeMCP := readFile(t, own), readFile(t, mcp)
+			for _, prof := range restricted {
+				for _, script := range []string{
+					"printf x >> tools/bin/gatedexec",
+					"printf '#!/bin/sh\\n' > tools/bin/new && chmod +x tools/bin/new && mv tools/bin/new tools/bin/gatedexec",
+					"printf '#!/bin/sh\\n' > tools/bin/new && mv tools/bin/new tools/bin/gatedexec-mcp",
+					"printf x >> tools/bin/gatedexec-mcp",
+					"rm -f tools/bin/gatedexec-mcp",
+					"mv tools/bin tools/old && mkdir tools/bin && printf '#!/bin/sh\\n' > tools/bin/gatedexec",
+					"mv tools tools-old && mkdir -p tools/bin && printf '#!/bin/sh\\n' > tools/bin/gatedexec",
+				} {
+					out, _ := f.sandboxed(t, prof, "sh", "-c", script)
+					if readFile(t, own) != before || readFile(t, mcp) != beforeMCP {
+						t.Fatalf("%s: %q changed gatedexec's programs:\n%s", prof, script, out)
+					}
+				}
+			}
+			out, code := f.sandboxed(t, "workspace-write", "sh", "-c", "echo fine > tools/bin/notes && cat tools/bin/notes")
+			if code != 0 || !strings.Contains(out, "fine") {
+				t.Errorf("control: a new file beside the programs: exit %d:\n%s", code, out)
+			}
+		})
+	}
+}
