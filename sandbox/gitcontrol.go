@@ -276,6 +276,11 @@ func gitValue(v string) string {
 // when that has a commondir, the common dir's objects, refs and logs.
 // Their control files stay read-only (GitControl); the common dir itself,
 // with its config and hooks, is not writable.
+//
+// Only a git dir that names this work tree back is made writable
+// (namesWorkTree): a command may write a .git file into any directory of
+// its workspace, and the next run started below it would otherwise take
+// whatever that file names, "/" included, as writable.
 func GitWritable(workspace string) ([]string, error) {
 	dotgit := filepath.Join(workspace, ".git")
 	fi, err := os.Lstat(dotgit)
@@ -289,6 +294,9 @@ func GitWritable(workspace string) ([]string, error) {
 		}
 	} else if gitdir, err = readGitdirFile(dotgit); err != nil {
 		return nil, err
+	}
+	if !namesWorkTree(gitdir, workspace) {
+		return nil, nil
 	}
 	out := []string{gitdir}
 	if b, err := os.ReadFile(filepath.Join(gitdir, "commondir")); err == nil {

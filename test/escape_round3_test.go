@@ -135,3 +135,32 @@ func TestEscapeOwnProgram(t *testing.T) {
 		})
 	}
 }
+
+// TestEscapeGitdirFile: a .git file a command writes into a directory of
+// its workspace makes that directory the workspace of a later run started
+// below it; what the file names (a directory outside, "/") must not become
+// writable for that run.
+func TestEscapeGitdirFile(t *testing.T) {
+	requireIsolation(t)
+	for _, c := range callers {
+		t.Run(c.name, func(t *testing.T) {
+			f, _ := c.fixture(t, buildProbe(t))
+			victim := filepath.Join(f.outside, "victim")
+			for _, target := range []string{f.outside, "/"} {
+				out, code := f.sandboxed(t, "workspace-write", "sh", "-c", "mkdir -p sub && echo 'gitdir: "+target+"' > sub/.git")
+				if code != 0 {
+					t.Fatalf("writing sub/.git: exit %d:\n%s", code, out)
+				}
+				cmd := f.command("sandbox", "-p", "workspace-write", "-C", filepath.Join(f.ws, "sub"), "--",
+					"sh", "-c", "echo pwned > "+victim+"; echo pwned > "+filepath.Join(f.outside, "new"))
+				b, _ := cmd.CombinedOutput()
+				if readFile(t, victim) != "original\n" {
+					t.Errorf("gitdir: %s: the next run below sub/ wrote outside the workspace:\n%s", target, b)
+				}
+				if _, err := os.Stat(filepath.Join(f.outside, "new")); err == nil {
+					t.Errorf("gitdir: %s: the next run below sub/ created a file outside the workspace:\n%s", target, b)
+				}
+			}
+		})
+	}
+}

@@ -1,0 +1,85 @@
+package sandbox
+
+import (
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// namesWorkTree reports whether gitdir is a git directory that names the
+// work tree workspace as its own, the way git records it: a linked
+// worktree's git dir holds a gitdir file with the path of the work tree's
+// .git, a submodule's (and a repository's with core.worktree) config says
+// core.worktree. A git dir that says neither — a .git file the command
+// wrote pointing at another repository, at the home directory or at "/",
+// or a repository made with --separate-git-dir, which records nothing — is
+// not the workspace's, as far as writes outside it go.
+func namesWorkTree(gitdir, workspace string) bool {
+	if !isGitDir(gitdir) {
+		return false
+	}
+	ws, err := filepath.EvalSymlinks(workspace)
+	if err != nil {
+		return false
+	}
+	if b, err := readSmall(filepath.Join(gitdir, "gitdir")); err == nil {
+		if p := strings.TrimSpace(string(b)); p != "" && samePath(joinFrom(gitdir, p), filepath.Join(ws, ".git")) {
+			return true
+		}
+	}
+	if b, err := readSmall(filepath.Join(gitdir, "config")); err == nil {
+		for _, kv := range parseGitConfig(b) {
+			if kv.key == "core.worktree" && kv.value != "" && samePath(joinFrom(gitdir, kv.value), ws) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// isGitDir reports whether dir looks like a git directory to git: a HEAD
+// file, and objects and refs directories of its own or a commondir.
+func isGitDir(dir string) bool {
+	if fi, err := os.Stat(filepath.Join(dir, "HEAD")); err != nil || !fi.Mode().IsRegular() {
+		return false
+	}
+	if _, err := os.Stat(filepath.Join(dir, "commondir")); err == nil {
+		return true
+	}
+	for _, sub := range []string{"objects", "refs"} {
+		if fi, err := os.Stat(filepath.Join(dir, sub)); err != nil || !fi.IsDir() {
+			return false
+		}
+	}
+	return true
+}
+
+// readSmall reads a file of a git dir, up to gitMaxConfigSize bytes.
+func readSmall(path string) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return io.ReadAll(io.LimitReader(f, gitMaxConfigSize))
+}
+
+// joinFrom returns p, relative to dir when it is not absolute.
+func joinFrom(dir, p string) string {
+	if filepath.IsAbs(p) {
+		return filepath.Clean(p)
+	}
+	return filepath.Join(dir, p)
+}
+
+// samePath reports whether a and b name the same path once the symlinks
+// of both are resolved.
+func samePath(a, b string) bool {
+	ra, err := filepath.EvalSymlinks(a)
+	if err != nil {
+		return false
+	}
+	rb, err := filepath.EvalSymlinks(b)
+	return err == nil && ra == rb
+}
