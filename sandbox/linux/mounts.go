@@ -317,11 +317,10 @@ func hostSockets(p *sandbox.Profile, visible []string) []mountOp {
 	seen := map[string]bool{}
 	gone := slices.Concat(p.Write, p.PrivateTmp, p.Hide)
 	for _, line := range strings.Split(string(b), "\n")[1:] {
-		f := strings.Fields(line)
-		if len(f) < 8 || !strings.HasPrefix(f[7], "/") {
+		path, ok := unixSocketPath(line)
+		if !ok || !strings.HasPrefix(path, "/") {
 			continue
 		}
-		path := strings.Join(f[7:], " ")
 		under := func(roots []string) bool {
 			return slices.ContainsFunc(roots, func(r string) bool { return within(path, r) })
 		}
@@ -334,4 +333,22 @@ func hostSockets(p *sandbox.Profile, visible []string) []mountOp {
 		}
 	}
 	return ops
+}
+
+// unixSocketPath returns the path of one line of /proc/net/unix ("Num
+// RefCount Protocol Flags Type St Inode Path"), as the kernel wrote it:
+// the rest of the line after the inode and one space, so that a path with
+// runs of spaces is the socket's own name.
+func unixSocketPath(line string) (string, bool) {
+	rest := line
+	for range 7 {
+		rest = strings.TrimLeft(rest, " ")
+		i := strings.IndexByte(rest, ' ')
+		if i < 0 {
+			return "", false
+		}
+		rest = rest[i:]
+	}
+	path := strings.TrimPrefix(rest, " ")
+	return path, path != ""
 }
