@@ -65,7 +65,7 @@ func TestBuiltinsMatchDesign(t *testing.T) {
 	hide := []string{home + "/.ssh", home + "/.aws", home + "/.gnupg", home + "/.netrc", home + "/.git-credentials",
 		home + "/.config/gh", home + "/.kube", home + "/.docker"}
 	envDeny := []string{"SSH_AUTH_SOCK", "GPG_AGENT_INFO",
-		"*_TOKEN", "*_TOKEN_*", "*_SECRET*", "*PASSWORD*", "*PASSWD*", "*_PWD", "*_PASS",
+		"*_TOKEN", "*_TOKEN_*", "*SECRET*", "*PASSWORD*", "*PASSWD*", "*_PWD", "*_PASS",
 		"*_API_KEY", "*_API_KEY_*", "*_APIKEY", "*_ACCESS_KEY*", "*_PRIVATE_KEY*", "*_AUTH_KEY*", "*_CREDENTIAL*", "*_DSN",
 		"ANTHROPIC_*", "OPENAI_*", "AZURE_OPENAI_*", "GOOGLE_*", "GEMINI_*", "MISTRAL_*", "GROQ_*", "COHERE_*",
 		"DEEPSEEK_*", "XAI_*", "OPENROUTER_*", "TOGETHER_*", "REPLICATE_*", "PERPLEXITY_*", "HF_TOKEN", "HUGGING_FACE_HUB_TOKEN",

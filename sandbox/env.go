@@ -9,8 +9,9 @@ const EnvCredentialURLs = ":credential-urls"
 
 // ScrubEnv returns env without the variables whose names match a pattern
 // in deny. A pattern is a name or a glob where * matches any run of
-// characters (no other metacharacters); matching is case-sensitive, as
-// environment names are. The entry EnvCredentialURLs removes variables by
+// characters (no other metacharacters); matching ignores ASCII case: a
+// github_token is as secret as a GITHUB_TOKEN, and a deny list errs on
+// the side of removing. The entry EnvCredentialURLs removes variables by
 // their value. Entries without "=" are dropped: they are not well-formed
 // and a child could read them in surprising ways.
 func ScrubEnv(env, deny []string) []string {
@@ -31,7 +32,7 @@ func denied(name, value string, deny []string) bool {
 			if hasURLPassword(value) {
 				return true
 			}
-		} else if globMatch(pat, name) {
+		} else if globMatch(strings.ToUpper(pat), strings.ToUpper(name)) {
 			return true
 		}
 	}

@@ -10,8 +10,8 @@ func TestScrubEnv(t *testing.T) {
 	deny := []string{"SSH_AUTH_SOCK", "*_TOKEN", "*_SECRET*", "*_PASSWORD*", "AWS_*", "GITHUB_*", "A*B*C"}
 	env := []string{"PATH=/bin", "SSH_AUTH_SOCK=/s", "GH_TOKEN=x", "TOKEN=keep", "MY_SECRET_KEY=x",
 		"DB_PASSWORD=x", "AWS_REGION=x", "GITHUB_TOKEN=x", "HOME=/h", "broken", "ABC=x", "AXBXC=x", "ACB=keep",
-		"ssh_auth_sock=keep", "X_TOKEN_NOT=keep", "EMPTY="}
-	want := []string{"PATH=/bin", "TOKEN=keep", "HOME=/h", "ACB=keep", "ssh_auth_sock=keep", "X_TOKEN_NOT=keep", "EMPTY="}
+		"ssh_auth_sock=x", "github_token=x", "My_Secret=x", "path_b=keep", "X_TOKEN_NOT=keep", "EMPTY="}
+	want := []string{"PATH=/bin", "TOKEN=keep", "HOME=/h", "ACB=keep", "path_b=keep", "X_TOKEN_NOT=keep", "EMPTY="}
 	if got := ScrubEnv(env, deny); !slices.Equal(got, want) {
 		t.Errorf("got  %q\nwant %q", got, want)
 	}
