@@ -164,3 +164,46 @@ func TestEscapeGitdirFile(t *testing.T) {
 		})
 	}
 }
+
+// TestEscapeSymlinkedGitControl: a .git/hooks or .git/config that is a
+// symbolic link keeps its target read-only, and the link itself can be
+// neither removed nor replaced by a directory or file of the command's,
+// which the host's next git would use.
+func TestEscapeSymlinkedGitControl(t *testing.T) {
+	requireIsolation(t)
+	for _, c := range callers {
+		t.Run(c.name, func(t *testing.T) {
+			f, _ := c.fixture(t, buildProbe(t))
+			base := filepath.Dir(f.ws)
+			dotgit := filepath.Join(f.ws, ".git")
+			for _, name := range []string{"hooks", "config"} {
+				real := filepath.Join(base, name+"-real")
+				if err := os.Rename(filepath.Join(dotgit, name), real); err != nil {
+					t.Fatal(err)
+				}
+				if err := os.Symlink(real, filepath.Join(dotgit, name)); err != nil {
+					t.Fatal(err)
+				}
+			}
+			for _, script := range []string{
+				"rm .git/hooks && mkdir .git/hooks && printf '#!/bin/sh\\necho PWNED\\n' > .git/hooks/pre-commit",
+				"rm .git/config && printf '[core]\\n\\tfsmonitor = echo PWNED\\n' > .git/config",
+				"mv .git/config .git/old; printf '[core]\\n\\tfsmonitor = echo PWNED\\n' > .git/config",
+				"printf x >> .git/config; printf x > .git/hooks/pre-commit",
+			} {
+				out, _ := f.sandboxed(t, "workspace-write", "sh", "-c", script)
+				for _, name := range []string{"hooks", "config"} {
+					if fi, err := os.Lstat(filepath.Join(dotgit, name)); err != nil || fi.Mode()&os.ModeSymlink == 0 {
+						t.Fatalf("%q: .git/%s is no longer the link:\n%s", script, name, out)
+					}
+				}
+				if _, err := os.Stat(filepath.Join(base, "hooks-real", "pre-commit")); err == nil {
+					t.Fatalf("%q: wrote a hook into the link's target:\n%s", script, out)
+				}
+				if strings.Contains(readFile(t, filepath.Join(base, "config-real")), "PWNED") || strings.HasSuffix(readFile(t, filepath.Join(base, "config-real")), "x") {
+					t.Fatalf("%q: changed the config the link names:\n%s", script, out)
+				}
+			}
+		})
+	}
+}

@@ -144,14 +144,17 @@ func planMounts(p *sandbox.Profile, cwd string) (ops []mountOp, created, held []
 	}
 	ops = append(pinOps, ops...)
 	ops = append(readOnlyTree(p), ops...)
-	// A symlinked .git in a writable workspace: the protect mounts hold
-	// the target's files, but the link itself could be replaced by a
-	// directory with hooks of the command's.
+	// A symlinked .git, or a symlinked hooks, config, config.worktree,
+	// info or commondir in a writable .git: the protect mounts hold the
+	// targets' files, but the link itself could be replaced by a directory
+	// or file of the command's, which the host's next git would follow.
 	if ws := p.Workspace; ws != "" {
-		dotgit := filepath.Join(ws, ".git")
-		if fi, err := os.Lstat(dotgit); err == nil && fi.Mode()&fs.ModeSymlink != 0 {
-			if root, _ := writeRoots(p.Write, dotgit); root != "" {
-				ops = append(ops, mountOp{Kind: mountPinLink, Path: dotgit})
+		for _, name := range gitLinkNames {
+			link := filepath.Join(ws, ".git", name)
+			if fi, err := os.Lstat(link); err == nil && fi.Mode()&fs.ModeSymlink != 0 {
+				if root, _ := writeRoots(p.Write, link); root != "" {
+					ops = append(ops, mountOp{Kind: mountPinLink, Path: link})
+				}
 			}
 		}
 	}
@@ -171,6 +174,10 @@ func planMounts(p *sandbox.Profile, cwd string) (ops []mountOp, created, held []
 	}
 	return ops, created, held, nil
 }
+
+// gitLinkNames are the entries of a workspace's .git (and .git itself,
+// "") that are pinned when they are symbolic links (planMounts).
+var gitLinkNames = []string{"", "hooks", "config", "config.worktree", "info", "commondir"}
 
 // readOnlyTree makes the whole tree read-only but the write roots.
 // Landlock has no right for a file's mode, owner, times or attributes:
