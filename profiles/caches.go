@@ -45,8 +45,13 @@ var cacheTokens = sync.OnceValue(func() map[string]func(v *Vars) []string {
 			if c := v.getenv("npm_config_cache"); filepath.IsAbs(c) {
 				return []string{c}
 			}
-			if c := npmrcCache(filepath.Join(v.Home, ".npmrc"), v.Home); c != "" {
-				return []string{c}
+			// An .npmrc in the workspace (a workspace at the home) is the
+			// command's to write: a "cache = /" it left there would make
+			// "/" writable for the next run.
+			if rc := filepath.Join(v.Home, ".npmrc"); !v.inWorkspace(rc) {
+				if c := npmrcCache(rc, v.Home); c != "" {
+					return []string{c}
+				}
 			}
 			return []string{filepath.Join(v.Home, ".npm")}
 		},
@@ -137,6 +142,21 @@ func CacheTokenFor(path string, v *Vars) string {
 		}
 	}
 	return strings.Join(toks, " or ")
+}
+
+// inWorkspace reports whether path lies in v's workspace, symlinks of
+// both resolved where they exist; false when the workspace is not known.
+func (v *Vars) inWorkspace(path string) bool {
+	if !filepath.IsAbs(v.Workspace) {
+		return false
+	}
+	real := func(p string) string {
+		if r, err := filepath.EvalSymlinks(p); err == nil {
+			return r
+		}
+		return p
+	}
+	return within(path, v.Workspace) || within(real(filepath.Dir(path)), real(v.Workspace))
 }
 
 // within reports whether path is dir or below it.

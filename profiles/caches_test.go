@@ -32,6 +32,12 @@ func TestCacheTokens(t *testing.T) {
 			t.Errorf("%s with %v = %q, want %q", tt.token, tt.env, got, tt.want)
 		}
 	}
+	// A workspace at the home: the .npmrc there is the command's to write,
+	// so its cache line is not taken.
+	v := &Vars{Home: home, Workspace: home, Getenv: func(string) string { return "" }}
+	if got := cacheTokens()[":cache:npm"](v); !slices.Equal(got, []string{home + "/.npm"}) {
+		t.Errorf(":cache:npm with the workspace at the home = %q, want the default", got)
+	}
 	if got := CacheTokens(); len(got) != 6 || got[0] != ":cache:cargo" {
 		t.Errorf("CacheTokens() = %q", got)
 	}
