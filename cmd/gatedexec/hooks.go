@@ -81,7 +81,7 @@ func runHooks(cmd *cobra.Command, verb string, f *hooksFlags) error {
 	if err != nil {
 		return withCode(exitInternal, fmt.Errorf("naming the gatedexec binary: %w", err))
 	}
-	t := hooks.Target{Agent: agent, Path: path, Command: hooks.Command(exe, agent)}
+	t := hooks.Target{Agent: agent, Path: path, Command: hooks.Command(exe, agent), Exe: exe}
 	var res *hooks.Result
 	switch verb {
 	case "install":

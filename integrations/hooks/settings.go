@@ -41,6 +41,9 @@ type Target struct {
 	Path string
 	// Command is the hook's command line.
 	Command string
+	// Exe is the gatedexec binary Command runs: a hook running the same
+	// file is this one's, whatever name or link it goes by (see IsOurs).
+	Exe string
 }
 
 // SettingsPath returns the agent's settings file for scope: Claude Code's
@@ -150,7 +153,7 @@ func (t Target) merge(top *object, data []byte, install bool) error {
 	}
 	kept := groups[:0:0]
 	for _, g := range groups {
-		ng, keep, err := withoutOurs(g)
+		ng, keep, err := withoutOurs(g, t.Exe)
 		if err != nil {
 			return t.typeError(data, hooksObj.at["PreToolUse"], err.Error())
 		}
@@ -190,10 +193,10 @@ func (t Target) merge(top *object, data []byte, install bool) error {
 	return nil
 }
 
-// withoutOurs returns the matcher group g without gatedexec's handlers,
-// and whether anything is left of it. A group that held none is returned
+// withoutOurs returns the matcher group g without gatedexec's handlers
+// (IsOurs, for the binary exe), and whether anything is left of it. A group that held none is returned
 // as it was.
-func withoutOurs(g json.RawMessage) (json.RawMessage, bool, error) {
+func withoutOurs(g json.RawMessage, exe string) (json.RawMessage, bool, error) {
 	grp, err := parseObject(g, 0)
 	if err != nil {
 		return nil, false, errors.New(`each entry of "hooks.PreToolUse" must be an object`)
@@ -210,7 +213,7 @@ func withoutOurs(g json.RawMessage) (json.RawMessage, bool, error) {
 			Type    string `json:"type"`
 			Command string `json:"command"`
 		}
-		if json.Unmarshal(h, &hd) == nil && hd.Type == "command" && IsOurs(hd.Command) {
+		if json.Unmarshal(h, &hd) == nil && hd.Type == "command" && IsOurs(hd.Command, exe) {
 			continue
 		}
 		kept = append(kept, h)
@@ -230,10 +233,37 @@ func withoutOurs(g json.RawMessage) (json.RawMessage, bool, error) {
 	return out, true, err
 }
 
-// IsOurs reports whether a hook command line runs `gatedexec hook`.
-func IsOurs(command string) bool {
+// IsOurs reports whether a hook command line runs `gatedexec hook`: its
+// words are PROGRAM hook claude-code|codex, maybe with flags after, and
+// PROGRAM is the binary exe (the same file, through any link to it) or
+// has a name starting "gatedexec" (gatedexec-1.2, an older copy). A
+// name alone would miss a binary installed under another one, and
+// leave its hook behind at uninstall or twice at install; the words
+// keep another program's hook from being taken for ours.
+func IsOurs(command, exe string) bool {
 	words, err := approval.SplitCommand(command)
-	return err == nil && len(words) >= 2 && filepath.Base(words[0]) == "gatedexec" && words[1] == "hook"
+	if err != nil || len(words) < 3 || words[1] != "hook" {
+		return false
+	}
+	if _, err := hook.ParseAgent(words[2]); err != nil {
+		return false
+	}
+	return strings.HasPrefix(filepath.Base(words[0]), "gatedexec") || sameFile(words[0], exe)
+}
+
+// sameFile reports whether the absolute path prog is the file exe, both
+// resolved through their links. A relative path is left out: it depends
+// on the directory the agent runs the hook in, which is not known here.
+func sameFile(prog, exe string) bool {
+	if exe == "" || !filepath.IsAbs(prog) {
+		return false
+	}
+	a, err := os.Stat(prog)
+	if err != nil {
+		return false
+	}
+	b, err := os.Stat(exe)
+	return err == nil && os.SameFile(a, b)
 }
 
 // readSettings reads the settings file; a missing file is no error.

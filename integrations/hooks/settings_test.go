@@ -218,19 +218,78 @@ func TestSettingsPath(t *testing.T) {
 	}
 }
 
-// IsOurs knows gatedexec's hook command however it is quoted, and nothing else.
+// IsOurs knows gatedexec's hook command however it is quoted and
+// whatever the binary is called, and nothing else.
 func TestIsOurs(t *testing.T) {
+	dir := t.TempDir()
+	exe := filepath.Join(dir, "gx")
+	for _, f := range []string{exe, filepath.Join(dir, "other")} {
+		if err := os.WriteFile(f, []byte("#!/bin/sh\n"), 0o700); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.Symlink(exe, filepath.Join(dir, "link")); err != nil {
+		t.Fatal(err)
+	}
 	for cmd, want := range map[string]bool{
-		"gatedexec hook claude-code":           true,
-		"'/opt/my dir/gatedexec' hook codex":   true,
-		"/usr/bin/gatedexec hook claude-code":  true,
-		"gatedexec run -- ls":                  false,
-		"my-gatedexec hook claude-code":        false,
-		"echo gatedexec hook":                  false,
-		"gatedexec hook claude-code $(whoami)": false,
+		"gatedexec hook claude-code":                     true,
+		"'/opt/my dir/gatedexec' hook codex":             true,
+		"/usr/bin/gatedexec hook claude-code":            true,
+		"/opt/gatedexec-1.2 hook claude-code -r x.rules": true,
+		"gatedexec.old hook codex":                       true,
+		"'" + exe + "' hook claude-code":                 true,
+		dir + "/link hook codex":                         true,
+		dir + "/other hook codex":                        false,
+		"gx hook codex":                                  false,
+		"gatedexec run -- ls":                            false,
+		"gatedexec hook":                                 false,
+		"gatedexec hook cursor":                          false,
+		"gatedexec-1.2 hooks install --codex":            false,
+		"my-gatedexec hook claude-code":                  false,
+		"echo gatedexec hook":                            false,
+		"gatedexec hook claude-code $(whoami)":           false,
 	} {
-		if IsOurs(cmd) != want {
+		if IsOurs(cmd, exe) != want {
 			t.Errorf("IsOurs(%q) = %v", cmd, !want)
 		}
+	}
+}
+
+// A binary with another name than gatedexec (a versioned copy, or any
+// name for this very file) still recognises its own hook: install is
+// idempotent and uninstall removes it.
+func TestInstallRenamedBinary(t *testing.T) {
+	for _, name := range []string{"gatedexec-1.2", "gx"} {
+		t.Run(name, func(t *testing.T) {
+			tg := target(t, theirs)
+			exe := filepath.Join(t.TempDir(), name)
+			tg.Exe = exe
+			if err := os.WriteFile(exe, []byte("#!/bin/sh\n"), 0o700); err != nil {
+				t.Fatal(err)
+			}
+			tg.Command = Command(exe, hook.ClaudeCode)
+			if res, err := Install(tg); err != nil || !res.Changed {
+				t.Fatalf("install: changed %v, %v", res != nil && res.Changed, err)
+			}
+			installed, _ := read(t, tg.Path)
+			if again, err := Install(tg); err != nil || again.Changed {
+				t.Errorf("second install: changed %v, %v", again != nil && again.Changed, err)
+			}
+			s, text := read(t, tg.Path)
+			want := []string{"Edit|Write prettier --check", "Bash audit.sh", "Bash " + tg.Command}
+			if got := commands(s); strings.Join(got, "\n") != strings.Join(want, "\n") {
+				t.Errorf("PreToolUse hooks:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+			}
+			if strings.Join(commands(installed), "\n") != strings.Join(commands(s), "\n") {
+				t.Errorf("second install changed the hooks: %s", text)
+			}
+			if res, err := Uninstall(tg); err != nil || !res.Changed {
+				t.Fatalf("uninstall: changed %v, %v", res != nil && res.Changed, err)
+			}
+			s, _ = read(t, tg.Path)
+			if got := commands(s); strings.Join(got, ",") != "Edit|Write prettier --check,Bash audit.sh" {
+				t.Errorf("after uninstall: %q", got)
+			}
+		})
 	}
 }
