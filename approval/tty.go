@@ -183,7 +183,7 @@ func renderPrompt(r *Request, cs []choice) string {
 	line := func(label, text string) { fmt.Fprintf(&b, "| %-10s %s\r\n", label, text) }
 	list := func(label string, n int, item func(i int) string) {
 		for i := range min(n, maxShownItems) {
-			line(label, shortenTo(shown(item(i)), maxShownText))
+			line(label, ShowText(item(i), maxShownText))
 		}
 		if n > maxShownItems {
 			line(label, "...and "+strconv.Itoa(n-maxShownItems)+" more (all are in the request and the audit log)")
@@ -213,15 +213,15 @@ func renderPrompt(r *Request, cs []choice) string {
 		}
 		return text
 	})
-	line("command:", shortenTo(showArgv(r.Argv), maxShownCommand))
-	line("cwd:", shortenTo(shown(string(r.Cwd)), maxShownCommand))
+	line("command:", ShowArgv(r.Argv, MaxShownArg, maxShownCommand))
+	line("cwd:", ShowText(string(r.Cwd), maxShownCommand))
 	if r.Workspace != "" {
 		// The profile's grants are relative to it (workspace-write).
-		line("workspace:", shortenTo(shown(string(r.Workspace)), maxShownCommand))
+		line("workspace:", ShowText(string(r.Workspace), maxShownCommand))
 	}
-	line("profile:", shortenTo(shown(r.Profile), maxShownText))
+	line("profile:", ShowText(r.Profile, maxShownText))
 	if r.Decision != "" {
-		line("decision:", shortenTo(shown(r.Decision), maxShownText))
+		line("decision:", ShowText(r.Decision, maxShownText))
 	}
 	if r.Escalation != "" {
 		// What is granted is shown whole: its paths are existing
@@ -234,25 +234,30 @@ func renderPrompt(r *Request, cs []choice) string {
 	if r.ProposedRule != nil {
 		// Shortening stays inside a quoted token: the rule shown can only
 		// look broader than the one written, never narrower.
-		line("always:", "appends "+shortenTo(shown(execpolicy.FormatAllowRule(r.ProposedRule)), maxShownCommand))
+		line("always:", "appends "+ShowText(execpolicy.FormatAllowRule(r.ProposedRule), maxShownCommand))
 	}
 	b.WriteString("+-- " + choiceLine(cs) + " ? ")
 	return b.String()
 }
 
-// showArgv renders argv as bash would need it typed, shortening long
-// arguments: `touch '$(id)'` is not `touch $(id)`, and a look-alike or
-// escape byte shows as \xHH.
-func showArgv(argv []string) string {
+// ShowArgv renders argv for a person to read, as a prompt shows it: as
+// bash would need it typed, so that `touch '$(id)'` is not `touch $(id)`
+// and a newline, escape or look-alike byte shows as \n or \xHH, on one
+// line of printable ASCII; each argument longer than arg bytes, then the
+// whole longer than limit, keeps its head and tail with a mark saying how
+// long it was.
+func ShowArgv(argv []string, arg, limit int) string {
 	parts := make([]string, len(argv))
 	for i, a := range argv {
-		parts[i] = execpolicy.QuoteWord(shorten(a))
+		parts[i] = execpolicy.QuoteWord(shortenTo(a, arg))
 	}
-	return strings.Join(parts, " ")
+	return shortenTo(strings.Join(parts, " "), limit)
 }
 
-// shorten keeps the head and tail of a long argument.
-func shorten(s string) string { return shortenTo(s, MaxShownArg) }
+// ShowText renders text taken from a request for a person to read, as a
+// prompt shows a field: as it is when printable, else quoted (see
+// shown), and shortened to limit bytes as ShowArgv shortens.
+func ShowText(s string, limit int) string { return shortenTo(shown(s), limit) }
 
 // shortenTo keeps the head and tail of s when it is longer than limit
 // bytes, saying how long it was.

@@ -266,6 +266,9 @@ var zshTied = []string{"path", "cdpath", "fpath", "manpath", "mailpath", "module
 func (a *analysis) assigned(builtin string, names []word, depth int) Decision {
 	d := a.subscripts(builtin, names, depth)
 	for _, w := range names {
+		if w.static {
+			a.sets(w.value)
+		}
 		if !w.static || strings.IndexByte(w.value, '[') >= 0 {
 			continue
 		}

@@ -87,6 +87,7 @@ func (p *Policy) Evaluate(argv []string, opts EvalOptions) Evaluation {
 		ev.Commands = a.commands // else nil, though script made room
 	}
 	ev.Dynamic = a.dynamic
+	ev.Variables = a.variables
 	ev.Dangerous = a.dangerous
 	ev.KnownSafe = a.safe && !a.dangerous && !a.nonPlain && d != Forbidden && len(a.commands) > 0
 	if d != Allow && len(a.reasons) > 0 {
@@ -184,6 +185,8 @@ type analysis struct {
 	argvs []string
 	// reasonSeen has the reasonBit of every reason recorded.
 	reasonSeen [4]uint64
+	// variables are the variables found set (see Evaluation.Variables).
+	variables []string
 }
 
 func kindRank(k ReasonKind) int {
@@ -442,6 +445,9 @@ func (a *analysis) wrapped(spec *wrapper, ws []word, depth int) Decision {
 	}
 	if u.unplain != "" {
 		d = Max(d, a.unanalysable(ws[0].value+": "+u.unplain))
+	}
+	for _, v := range u.sets {
+		a.sets(v)
 	}
 	for _, inner := range u.argvs {
 		d = Max(d, a.command(inner, depth))

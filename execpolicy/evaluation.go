@@ -75,6 +75,15 @@ type Evaluation struct {
 	// Profile is the profile= of the allow rules that decided the command,
 	// empty for the default profile.
 	Profile string
+	// Variables are the names of the variables the command line sets,
+	// exports or unsets, as the shell decodes them (export $'\x41=1'
+	// sets A): assignments, the NAME=VALUE operands of env and sudo, the
+	// names a declaration (export, declare, local, readonly, typeset)
+	// gives and those of builtins such as read and printf -v. A name with
+	// expansions in it is not known, and a declaration builtin run
+	// through a wrapper (command export) has its decoded words in its
+	// Command's Argv instead.
+	Variables []string
 }
 
 // PromptRuleMatched reports whether a prompt rule covers a command of ev.

@@ -30,7 +30,7 @@ func (a *analysis) rejudgeHeredocs(lang syntax.LangVariant, f *syntax.File, src,
 
 // analysisMark is what mark saves of an analysis, for rollback.
 type analysisMark struct {
-	commands, reasons                  int
+	commands, reasons, variables       int
 	reasonSeen                         [4]uint64
 	allowProfiles                      map[string]bool
 	dynamic, dangerous, safe, nonPlain bool
@@ -40,7 +40,7 @@ type analysisMark struct {
 // it; the budgets spent stay spent.
 func (a *analysis) mark() analysisMark {
 	return analysisMark{
-		commands: len(a.commands), reasons: len(a.reasons), reasonSeen: a.reasonSeen,
+		commands: len(a.commands), reasons: len(a.reasons), variables: len(a.variables), reasonSeen: a.reasonSeen,
 		allowProfiles: maps.Clone(a.allowProfiles),
 		dynamic:       a.dynamic, dangerous: a.dangerous, safe: a.safe, nonPlain: a.nonPlain,
 	}
@@ -54,6 +54,7 @@ func (a *analysis) rollback(m analysisMark) {
 	a.reasons = a.reasons[:m.reasons]
 	a.reasonDecisions = a.reasonDecisions[:m.reasons]
 	a.reasonSeen = m.reasonSeen
+	a.variables = a.variables[:m.variables]
 	a.allowProfiles = m.allowProfiles
 	a.dynamic, a.dangerous, a.safe, a.nonPlain = m.dynamic, m.dangerous, m.safe, m.nonPlain
 }

@@ -99,10 +99,13 @@ func (a *analysis) forbiddenIn(src string, depth int) Decision {
 // aside runs judge on a fresh analysis in a's dialect, sharing a's budgets
 // and scratch. When judge decides at least least, the reasons of sub that
 // stand for least or more are copied into a, and its decision returned;
-// the rest of sub (its commands, its allows) is dropped.
+// the rest of sub (its commands, its allows) is dropped. The variables
+// sub found are kept whatever it decides: a reading that sets one the
+// main reading does not is no less a reason for a caller to look.
 func (a *analysis) aside(least Decision, judge func(sub *analysis) Decision) Decision {
 	sub := &analysis{p: a.p, match: a.match, spent: a.spent, scratch: a.scratch, lang: a.lang, safe: true}
 	d := judge(sub)
+	a.variables = append(a.variables, sub.variables...)
 	if d < least {
 		return 0
 	}

@@ -197,6 +197,11 @@ func (w *walker) visit(n syntax.Node) bool {
 			w.d = Max(w.d, a.shellStdin(n, src, depth))
 		}
 	case *syntax.CallExpr:
+		for _, as := range n.Assigns {
+			if as.Name != nil {
+				a.sets(as.Name.Value)
+			}
+		}
 		if len(n.Args) > 0 {
 			mark := len(a.scratch.words)
 			ws := a.analyseWords(n.Args, src)
@@ -209,6 +214,7 @@ func (w *walker) visit(n syntax.Node) bool {
 			return false
 		}
 	case *syntax.DeclClause:
+		a.declared(n, src)
 		ws := []word{{value: n.Variant.Value, src: n.Variant.Value, static: true, literal: true}}
 		for _, as := range n.Args {
 			s := sourceOf(as, src)

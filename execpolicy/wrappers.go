@@ -235,6 +235,9 @@ type unwrapped struct {
 	// it reads (bash -k, env NAME=VALUE): that is analysed, but cannot
 	// allow.
 	unplain string
+	// sets are the NAME=VALUE operands (env, sudo) that set a variable
+	// for what the wrapper runs.
+	sets []string
 }
 
 // keywordOption is why a shell's -k (-o keyword) leaves its script
@@ -548,6 +551,7 @@ func unwrapFind(ws []word) unwrapped {
 func (u *unwrapped) assignment(v string) {
 	if isAssignmentWord(v) {
 		u.unplain = "sets " + v[:strings.IndexByte(v, '=')] + " in the environment of the command"
+		u.sets = append(u.sets, v)
 		return
 	}
 	u.uncertain = "operand " + strconv.Quote(v) + " holds \"=\" without a variable name before it: an assignment or the command"

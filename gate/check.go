@@ -17,6 +17,10 @@ type CheckResult struct {
 	// Action is what the approval policy makes of the decision: run, ask
 	// or deny, as Run would take it.
 	Action approval.Action `json:"action"`
+	// Variables are the names of the variables the command sets, exports
+	// or unsets (execpolicy.Evaluation.Variables), for a front end that
+	// refuses some; not part of check's output.
+	Variables []string `json:"-"`
 }
 
 // CheckedCommand is one command found in what was checked.
@@ -47,6 +51,7 @@ func (st *state) checkResult(ev execpolicy.Evaluation) *CheckResult {
 		Commands:     []CheckedCommand{},
 		Reasons:      ev.Reasons,
 		Action:       st.approval.Action(ev),
+		Variables:    ev.Variables,
 	}
 	if out.Reasons == nil {
 		out.Reasons = []execpolicy.Reason{}

@@ -1,6 +1,7 @@
 package integrations
 
 import (
+	"cmp"
 	"fmt"
 	"os"
 	"os/exec"
@@ -22,14 +23,35 @@ const EnvPrefix = "GATEDEXEC_"
 // commands are looked at, wrappers (env, sudo, xargs) unwrapped by the
 // engine, so quoting does not hide the program; exe is this binary, so
 // that a renamed copy or link is caught too.
+//
+// A variable is looked for in the text, which is cheap and catches a
+// reference ($GATEDEXEC_X) too; in the text with its quote characters
+// and backslashes dropped, which joins up a name quoting split
+// (GATEDEX\EC_X, GATEDEX""EC_X) even where the engine could not parse
+// the script; among the variables the engine found set, decoded as the
+// shell decodes them (export $'\x47ATEDEXEC_X=1'); and in the decoded
+// words of the commands, which hold the operands of wrappers the engine
+// does not read as assignments (command export, run0 --setenv). A name
+// with expansions in it is dynamic: the engine prompts for it, and the
+// person asked reads the script.
 func SelfInvocation(script string, chk *gate.CheckResult, exe string) string {
-	if strings.Contains(script, EnvPrefix) {
-		return "the command names a " + EnvPrefix + "* variable, which would change how gatedexec gates it"
+	if v := cmp.Or(variableIn(script), variableIn(unquoted(script))); v != "" {
+		return "the command names " + v + ", " + ours
+	}
+	for _, v := range chk.Variables {
+		if strings.HasPrefix(v, EnvPrefix) {
+			return "the command sets " + v + ", " + ours
+		}
 	}
 	self, _ := os.Stat(exe)
 	for _, c := range chk.Commands {
 		if len(c.Argv) == 0 {
 			continue
+		}
+		for _, w := range c.Argv {
+			if v := variableIn(w); v != "" {
+				return "the command names " + v + ", " + ours
+			}
 		}
 		prog := c.Argv[0]
 		if base := filepath.Base(prog); base == "gatedexec" || base == "gatedexec-mcp" || sameFile(prog, self) {
@@ -37,6 +59,37 @@ func SelfInvocation(script string, chk *gate.CheckResult, exe string) string {
 		}
 	}
 	return ""
+}
+
+// ours ends the reason of a denial for a variable gatedexec reads.
+const ours = "a " + EnvPrefix + "* variable, which would change how gatedexec gates it"
+
+// variableIn returns the first name starting with EnvPrefix in s, or "".
+// The name is cut from s by its characters, so that a reason quoting it
+// holds no text of the command's but a name.
+func variableIn(s string) string {
+	i := strings.Index(s, EnvPrefix)
+	if i < 0 {
+		return ""
+	}
+	j := i + len(EnvPrefix)
+	for j < len(s) && (s[j] == '_' || 'a' <= s[j] && s[j] <= 'z' || 'A' <= s[j] && s[j] <= 'Z' || '0' <= s[j] && s[j] <= '9') {
+		j++
+	}
+	return s[i:j]
+}
+
+// unquoted is s without the characters that quote (' " \ $ and
+// backslash-newline), for variableIn: it is no reading of s as a shell
+// reads it, only a way to put back together a name they split.
+func unquoted(s string) string {
+	s = strings.ReplaceAll(s, "\\\n", "")
+	return strings.Map(func(r rune) rune {
+		if r == '\'' || r == '"' || r == '\\' || r == '$' {
+			return -1
+		}
+		return r
+	}, s)
 }
 
 // sameFile reports whether the program prog names the file self.

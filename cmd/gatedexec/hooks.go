@@ -27,7 +27,9 @@ runs goes through gatedexec hook: Claude Code's ~/.claude/settings.json
 (--user, the default) or .claude/settings.json of the project (--project);
 Codex's ~/.codex/hooks.json or .codex/hooks.json. The file is merged with
 what is there, the edit is idempotent and atomic, and the previous file is
-kept as FILE.bak. print shows what install would write.`,
+kept as FILE.bak. A FILE that is a symbolic link is edited where the link
+ends, and stays a link; the file keeps its mode; a file the user may not
+write is refused. print shows what install would write.`,
 		Args: usageArgs(func(cmd *cobra.Command, args []string) error {
 			return errors.New("hooks: want install, uninstall or print")
 		}),
@@ -81,7 +83,7 @@ func runHooks(cmd *cobra.Command, verb string, f *hooksFlags) error {
 	if err != nil {
 		return withCode(exitInternal, fmt.Errorf("naming the gatedexec binary: %w", err))
 	}
-	t := hooks.Target{Agent: agent, Path: path, Command: hooks.Command(exe, agent)}
+	t := hooks.Target{Agent: agent, Path: path, Command: hooks.Command(exe, agent), Exe: exe}
 	var res *hooks.Result
 	switch verb {
 	case "install":
@@ -95,6 +97,10 @@ func runHooks(cmd *cobra.Command, verb string, f *hooksFlags) error {
 		return engineExit(err)
 	}
 	w := cmd.ErrOrStderr()
+	if res.Path != "" && res.Path != path {
+		// A link: say which file was edited through it.
+		path += " -> " + res.Path
+	}
 	switch {
 	case verb == "print":
 		_, err = cmd.OutOrStdout().Write(res.Content)

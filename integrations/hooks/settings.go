@@ -20,6 +20,7 @@ import (
 	"github.com/gatedexec/gatedexec/gate"
 	"github.com/gatedexec/gatedexec/integrations/hook"
 	"github.com/gatedexec/gatedexec/internal/atomicfile"
+	"golang.org/x/sys/unix"
 )
 
 // maxSettings bounds a settings file read.
@@ -41,6 +42,9 @@ type Target struct {
 	Path string
 	// Command is the hook's command line.
 	Command string
+	// Exe is the gatedexec binary Command runs: a hook running the same
+	// file is this one's, whatever name or link it goes by (see IsOurs).
+	Exe string
 }
 
 // SettingsPath returns the agent's settings file for scope: Claude Code's
@@ -75,6 +79,9 @@ type Result struct {
 	Changed bool
 	// Backup is where the previous file was kept; "" when none was.
 	Backup string
+	// Path is the file written, or that would be: Target.Path, or the
+	// file its symbolic links end at.
+	Path string
 }
 
 // Install adds the hook to the target's file, replacing any gatedexec
@@ -88,12 +95,17 @@ func Uninstall(t Target) (*Result, error) { return t.edit(false, true) }
 func Print(t Target) (*Result, error) { return t.edit(true, false) }
 
 func (t Target) edit(install, write bool) (*Result, error) {
-	old, exists, err := readSettings(t.Path)
+	path, err := linkTarget(t.Path)
 	if err != nil {
 		return nil, err
 	}
+	old, st, err := readSettings(path)
+	if err != nil {
+		return nil, err
+	}
+	exists := st != nil
 	if !exists && !install {
-		return &Result{}, nil
+		return &Result{Path: path}, nil
 	}
 	top := newObject()
 	if exists && len(bytes.TrimSpace(old)) > 0 {
@@ -113,23 +125,69 @@ func (t Target) edit(install, write bool) (*Result, error) {
 		return nil, err
 	}
 	content.WriteByte('\n')
-	res := &Result{Content: content.Bytes(), Changed: !bytes.Equal(content.Bytes(), old)}
+	res := &Result{Content: content.Bytes(), Changed: !bytes.Equal(content.Bytes(), old), Path: path}
 	if !write || !res.Changed {
 		return res, nil
 	}
-	if err := os.MkdirAll(filepath.Dir(t.Path), 0o700); err != nil {
-		return nil, fmt.Errorf("%s: %w", t.Path, err)
+	// A new file is the user's alone; an edited one keeps its mode.
+	perm := os.FileMode(0o600)
+	if exists {
+		if err := writable(path, st.Mode()); err != nil {
+			return nil, err
+		}
+		perm = st.Mode().Perm()
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	if exists {
+		// Beside the name the user knows, not in a dotfiles directory
+		// the link leads to.
 		res.Backup = t.Path + ".bak"
 		if err := atomicfile.Write(res.Backup, old, true); err != nil {
 			return nil, fmt.Errorf("keeping the previous %s: %w", t.Path, err)
 		}
 	}
-	if err := atomicfile.Write(t.Path, res.Content, true); err != nil {
-		return nil, fmt.Errorf("%s: %w", t.Path, err)
+	if err := atomicfile.WritePerm(path, res.Content, true, perm); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	return res, nil
+}
+
+// linkTarget returns the file the settings file path stands for: path
+// itself, or, when it is a symbolic link (a dotfiles set-up links
+// ~/.claude/settings.json into a repository), the file its links end
+// at, which an edit replaces so that the link stays. A link to nothing
+// is refused: writing a file where it points, or a file in its place,
+// would each guess at what the user meant.
+func linkTarget(path string) (string, error) {
+	st, err := os.Lstat(path)
+	if err != nil || st.Mode()&os.ModeSymlink == 0 {
+		// A missing file is made; any other error is readSettings' to
+		// report.
+		return path, nil
+	}
+	real, err := filepath.EvalSymlinks(path)
+	if err != nil {
+		return "", fmt.Errorf("%w: %s: a symbolic link whose target cannot be found: %w", gate.ErrConfig, path, err)
+	}
+	return real, nil
+}
+
+// writable refuses to replace the settings file at path, of mode mode,
+// when the user may not write it: its write bits are all off (its owner
+// made it read-only, which root too is held to), or access(2) says the
+// user may not. The edit replaces the file by a rename in its directory,
+// which needs no write access to the file itself; without this check it
+// would quietly replace a file the user could not have edited.
+func writable(path string, mode os.FileMode) error {
+	if mode.Perm()&0o222 == 0 {
+		return fmt.Errorf("%w: %s is read-only (mode %04o): make it writable to edit it", gate.ErrConfig, path, mode.Perm())
+	}
+	if err := unix.Faccessat(unix.AT_FDCWD, path, unix.W_OK, unix.AT_EACCESS); err != nil {
+		return fmt.Errorf("%w: %s: not writable by this user: %w", gate.ErrConfig, path, err)
+	}
+	return nil
 }
 
 // merge removes gatedexec's hooks from top's hooks.PreToolUse and, to
@@ -150,7 +208,7 @@ func (t Target) merge(top *object, data []byte, install bool) error {
 	}
 	kept := groups[:0:0]
 	for _, g := range groups {
-		ng, keep, err := withoutOurs(g)
+		ng, keep, err := withoutOurs(g, t.Exe)
 		if err != nil {
 			return t.typeError(data, hooksObj.at["PreToolUse"], err.Error())
 		}
@@ -190,10 +248,10 @@ func (t Target) merge(top *object, data []byte, install bool) error {
 	return nil
 }
 
-// withoutOurs returns the matcher group g without gatedexec's handlers,
-// and whether anything is left of it. A group that held none is returned
+// withoutOurs returns the matcher group g without gatedexec's handlers
+// (IsOurs, for the binary exe), and whether anything is left of it. A group that held none is returned
 // as it was.
-func withoutOurs(g json.RawMessage) (json.RawMessage, bool, error) {
+func withoutOurs(g json.RawMessage, exe string) (json.RawMessage, bool, error) {
 	grp, err := parseObject(g, 0)
 	if err != nil {
 		return nil, false, errors.New(`each entry of "hooks.PreToolUse" must be an object`)
@@ -210,7 +268,7 @@ func withoutOurs(g json.RawMessage) (json.RawMessage, bool, error) {
 			Type    string `json:"type"`
 			Command string `json:"command"`
 		}
-		if json.Unmarshal(h, &hd) == nil && hd.Type == "command" && IsOurs(hd.Command) {
+		if json.Unmarshal(h, &hd) == nil && hd.Type == "command" && IsOurs(hd.Command, exe) {
 			continue
 		}
 		kept = append(kept, h)
@@ -230,33 +288,62 @@ func withoutOurs(g json.RawMessage) (json.RawMessage, bool, error) {
 	return out, true, err
 }
 
-// IsOurs reports whether a hook command line runs `gatedexec hook`.
-func IsOurs(command string) bool {
+// IsOurs reports whether a hook command line runs `gatedexec hook`: its
+// words are PROGRAM hook claude-code|codex, maybe with flags after, and
+// PROGRAM is the binary exe (the same file, through any link to it) or
+// has a name starting "gatedexec" (gatedexec-1.2, an older copy). A
+// name alone would miss a binary installed under another one, and
+// leave its hook behind at uninstall or twice at install; the words
+// keep another program's hook from being taken for ours.
+func IsOurs(command, exe string) bool {
 	words, err := approval.SplitCommand(command)
-	return err == nil && len(words) >= 2 && filepath.Base(words[0]) == "gatedexec" && words[1] == "hook"
+	if err != nil || len(words) < 3 || words[1] != "hook" {
+		return false
+	}
+	if _, err := hook.ParseAgent(words[2]); err != nil {
+		return false
+	}
+	return strings.HasPrefix(filepath.Base(words[0]), "gatedexec") || sameFile(words[0], exe)
 }
 
-// readSettings reads the settings file; a missing file is no error.
-func readSettings(path string) ([]byte, bool, error) {
+// sameFile reports whether the absolute path prog is the file exe, both
+// resolved through their links. A relative path is left out: it depends
+// on the directory the agent runs the hook in, which is not known here.
+func sameFile(prog, exe string) bool {
+	if exe == "" || !filepath.IsAbs(prog) {
+		return false
+	}
+	a, err := os.Stat(prog)
+	if err != nil {
+		return false
+	}
+	b, err := os.Stat(exe)
+	return err == nil && os.SameFile(a, b)
+}
+
+// readSettings reads the settings file and returns it with its
+// FileInfo; a missing file is no error, and has none.
+func readSettings(path string) ([]byte, os.FileInfo, error) {
 	f, err := os.Open(path)
 	if errors.Is(err, os.ErrNotExist) {
-		return nil, false, nil
+		return nil, nil, nil
 	}
 	if err != nil {
-		return nil, false, fmt.Errorf("%s: %w", path, err)
+		return nil, nil, fmt.Errorf("%s: %w", path, err)
 	}
 	defer f.Close()
-	if st, err := f.Stat(); err != nil || !st.Mode().IsRegular() {
-		return nil, false, fmt.Errorf("%w: %s: not a regular file", gate.ErrConfig, path)
+	st, err := f.Stat()
+	if err != nil || !st.Mode().IsRegular() {
+		return nil, nil, fmt.Errorf("%w: %s: not a regular file", gate.ErrConfig, path)
 	}
 	b, err := io.ReadAll(io.LimitReader(f, maxSettings+1))
 	if err != nil {
-		return nil, false, fmt.Errorf("%s: %w", path, err)
+		return nil, nil, fmt.Errorf("%s: %w", path, err)
 	}
 	if len(b) > maxSettings {
-		return nil, false, fmt.Errorf("%w: %s: larger than %d bytes", gate.ErrConfig, path, maxSettings)
+		return nil, nil, fmt.Errorf("%w: %s: larger than %d bytes", gate.ErrConfig, path, maxSettings)
 	}
-	return b, true, nil
+	return b, st, nil
 }
 
 // syntax turns a parse error of the file into ErrConfig naming file:line:col.

@@ -218,19 +218,235 @@ func TestSettingsPath(t *testing.T) {
 	}
 }
 
-// IsOurs knows gatedexec's hook command however it is quoted, and nothing else.
+// IsOurs knows gatedexec's hook command however it is quoted and
+// whatever the binary is called, and nothing else.
 func TestIsOurs(t *testing.T) {
+	dir := t.TempDir()
+	exe := filepath.Join(dir, "gx")
+	for _, f := range []string{exe, filepath.Join(dir, "other")} {
+		if err := os.WriteFile(f, []byte("#!/bin/sh\n"), 0o700); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.Symlink(exe, filepath.Join(dir, "link")); err != nil {
+		t.Fatal(err)
+	}
 	for cmd, want := range map[string]bool{
-		"gatedexec hook claude-code":           true,
-		"'/opt/my dir/gatedexec' hook codex":   true,
-		"/usr/bin/gatedexec hook claude-code":  true,
-		"gatedexec run -- ls":                  false,
-		"my-gatedexec hook claude-code":        false,
-		"echo gatedexec hook":                  false,
-		"gatedexec hook claude-code $(whoami)": false,
+		"gatedexec hook claude-code":                     true,
+		"'/opt/my dir/gatedexec' hook codex":             true,
+		"/usr/bin/gatedexec hook claude-code":            true,
+		"/opt/gatedexec-1.2 hook claude-code -r x.rules": true,
+		"gatedexec.old hook codex":                       true,
+		"'" + exe + "' hook claude-code":                 true,
+		dir + "/link hook codex":                         true,
+		dir + "/other hook codex":                        false,
+		"gx hook codex":                                  false,
+		"gatedexec run -- ls":                            false,
+		"gatedexec hook":                                 false,
+		"gatedexec hook cursor":                          false,
+		"gatedexec-1.2 hooks install --codex":            false,
+		"my-gatedexec hook claude-code":                  false,
+		"echo gatedexec hook":                            false,
+		"gatedexec hook claude-code $(whoami)":           false,
 	} {
-		if IsOurs(cmd) != want {
+		if IsOurs(cmd, exe) != want {
 			t.Errorf("IsOurs(%q) = %v", cmd, !want)
 		}
+	}
+}
+
+// A binary with another name than gatedexec (a versioned copy, or any
+// name for this very file) still recognises its own hook: install is
+// idempotent and uninstall removes it.
+func TestInstallRenamedBinary(t *testing.T) {
+	for _, name := range []string{"gatedexec-1.2", "gx"} {
+		t.Run(name, func(t *testing.T) {
+			tg := target(t, theirs)
+			exe := filepath.Join(t.TempDir(), name)
+			tg.Exe = exe
+			if err := os.WriteFile(exe, []byte("#!/bin/sh\n"), 0o700); err != nil {
+				t.Fatal(err)
+			}
+			tg.Command = Command(exe, hook.ClaudeCode)
+			if res, err := Install(tg); err != nil || !res.Changed {
+				t.Fatalf("install: changed %v, %v", res != nil && res.Changed, err)
+			}
+			installed, _ := read(t, tg.Path)
+			if again, err := Install(tg); err != nil || again.Changed {
+				t.Errorf("second install: changed %v, %v", again != nil && again.Changed, err)
+			}
+			s, text := read(t, tg.Path)
+			want := []string{"Edit|Write prettier --check", "Bash audit.sh", "Bash " + tg.Command}
+			if got := commands(s); strings.Join(got, "\n") != strings.Join(want, "\n") {
+				t.Errorf("PreToolUse hooks:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+			}
+			if strings.Join(commands(installed), "\n") != strings.Join(commands(s), "\n") {
+				t.Errorf("second install changed the hooks: %s", text)
+			}
+			if res, err := Uninstall(tg); err != nil || !res.Changed {
+				t.Fatalf("uninstall: changed %v, %v", res != nil && res.Changed, err)
+			}
+			s, _ = read(t, tg.Path)
+			if got := commands(s); strings.Join(got, ",") != "Edit|Write prettier --check,Bash audit.sh" {
+				t.Errorf("after uninstall: %q", got)
+			}
+		})
+	}
+}
+
+// A settings file that is a link (a dotfiles set-up) is edited where
+// the link ends, in place of that file, and the link stays; the file's
+// permission bits stay too, and the previous content is kept beside the
+// link.
+func TestInstallThroughLink(t *testing.T) {
+	home := t.TempDir()
+	real := filepath.Join(home, "dotfiles", "claude.json")
+	link := filepath.Join(home, ".claude", "settings.json")
+	for _, d := range []string{filepath.Dir(real), filepath.Dir(link)} {
+		if err := os.MkdirAll(d, 0o700); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.WriteFile(real, []byte(theirs), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(real, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(filepath.Join("..", "dotfiles", "claude.json"), link); err != nil {
+		t.Fatal(err)
+	}
+	tg := Target{Agent: hook.ClaudeCode, Path: link, Command: Command("/usr/local/bin/gatedexec", hook.ClaudeCode)}
+	for _, edit := range []func(Target) (*Result, error){Install, Uninstall} {
+		res, err := edit(tg)
+		if err != nil || !res.Changed {
+			t.Fatalf("edit: changed %v, %v", res != nil && res.Changed, err)
+		}
+		if res.Path != real {
+			t.Errorf("wrote %s, want %s", res.Path, real)
+		}
+		if dest, err := os.Readlink(link); err != nil || dest != filepath.Join("..", "dotfiles", "claude.json") {
+			t.Errorf("the link is now %q, %v", dest, err)
+		}
+		if b, err := os.ReadFile(real); err != nil || string(b) != string(res.Content) {
+			t.Errorf("the link's target holds %q, %v", b, err)
+		}
+		if fi, err := os.Stat(real); err != nil || fi.Mode().Perm() != 0o644 {
+			t.Errorf("the target's mode is %v, %v; want 0644 kept", fi.Mode(), err)
+		}
+		if res.Backup != link+".bak" {
+			t.Errorf("backup %q, want beside the link", res.Backup)
+		}
+		if ents, _ := os.ReadDir(filepath.Dir(real)); len(ents) != 1 {
+			t.Errorf("the target's directory holds %d entries, want only the file", len(ents))
+		}
+	}
+	if b, _ := os.ReadFile(link + ".bak"); !strings.Contains(string(b), "/usr/local/bin/gatedexec") {
+		t.Errorf("the backup is not the content before the uninstall: %s", b)
+	}
+}
+
+// A link to nothing is refused rather than replaced by a file.
+func TestRefusesDanglingLink(t *testing.T) {
+	tg := target(t, "")
+	if err := os.MkdirAll(filepath.Dir(tg.Path), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(filepath.Join(t.TempDir(), "missing.json"), tg.Path); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Install(tg); !errors.Is(err, gate.ErrConfig) || !strings.Contains(err.Error(), tg.Path) {
+		t.Errorf("error %v: want ErrConfig naming %s", err, tg.Path)
+	}
+	if fi, err := os.Lstat(tg.Path); err != nil || fi.Mode()&os.ModeSymlink == 0 {
+		t.Errorf("the link was replaced: %v, %v", fi.Mode(), err)
+	}
+}
+
+// An edit keeps the file's permission bits; a new file is the user's
+// alone.
+func TestInstallKeepsMode(t *testing.T) {
+	for _, perm := range []os.FileMode{0o600, 0o640, 0o644, 0o664} {
+		tg := target(t, theirs)
+		if err := os.Chmod(tg.Path, perm); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := Install(tg); err != nil {
+			t.Fatal(err)
+		}
+		if fi, err := os.Stat(tg.Path); err != nil || fi.Mode().Perm() != perm {
+			t.Errorf("mode %v, %v after install; want %v", fi.Mode(), err, perm)
+		}
+	}
+	tg := target(t, "")
+	if _, err := Install(tg); err != nil {
+		t.Fatal(err)
+	}
+	if fi, err := os.Stat(tg.Path); err != nil || fi.Mode().Perm() != 0o600 {
+		t.Errorf("new file's mode %v, %v; want 0600", fi.Mode(), err)
+	}
+}
+
+// A file nobody may write (0444) is refused, naming it, whoever runs the
+// edit: its owner made it read-only, and replacing it would undo that.
+// A file the user may not write though others may is refused too, which
+// only a user other than root can see: root may write any file.
+func TestRefusesUnwritableFile(t *testing.T) {
+	cases := []struct {
+		perm     os.FileMode
+		rootSees bool
+	}{
+		{0o444, true},
+		{0o400, true},
+		{0o464, false}, // the group may write, the owner may not
+	}
+	for _, c := range cases {
+		t.Run(c.perm.String(), func(t *testing.T) {
+			if !c.rootSees && os.Geteuid() == 0 {
+				t.Skip("running as root, which may write any file: access(2) cannot refuse it here")
+			}
+			tg := target(t, theirs)
+			if err := os.Chmod(tg.Path, c.perm); err != nil {
+				t.Fatal(err)
+			}
+			for _, edit := range []func(Target) (*Result, error){Install, Uninstall} {
+				_, err := edit(tg)
+				if !errors.Is(err, gate.ErrConfig) || !strings.Contains(err.Error(), tg.Path) {
+					t.Errorf("error %v: want ErrConfig naming %s", err, tg.Path)
+				}
+			}
+			if b, _ := os.ReadFile(tg.Path); string(b) != theirs {
+				t.Error("a refused file was changed")
+			}
+			if fi, err := os.Stat(tg.Path); err != nil || fi.Mode().Perm() != c.perm {
+				t.Errorf("mode %v, %v", fi.Mode(), err)
+			}
+			if _, err := os.Stat(tg.Path + ".bak"); err == nil {
+				t.Error("a refused edit wrote a backup")
+			}
+			if res, err := Print(tg); err != nil || !res.Changed {
+				t.Errorf("print of a read-only file: %v", err)
+			}
+		})
+	}
+}
+
+// A directory the user may not write fails the edit with an error naming
+// the file, and leaves the file as it was.
+func TestReadOnlyDirectory(t *testing.T) {
+	if os.Geteuid() == 0 {
+		t.Skip("running as root, which may write in any directory: the failure cannot happen here")
+	}
+	tg := target(t, theirs)
+	dir := filepath.Dir(tg.Path)
+	if err := os.Chmod(dir, 0o555); err != nil {
+		t.Fatal(err)
+	}
+	defer os.Chmod(dir, 0o700)
+	if _, err := Install(tg); err == nil || !strings.Contains(err.Error(), tg.Path) {
+		t.Errorf("error %v: want one naming %s", err, tg.Path)
+	}
+	if b, _ := os.ReadFile(tg.Path); string(b) != theirs {
+		t.Error("the file was changed")
 	}
 }

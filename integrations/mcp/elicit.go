@@ -71,27 +71,54 @@ func answer(responses mcp.InputResponseMap, id string) (approve, deny []string, 
 	return nil, []string{id}, "the user denied it at the client"
 }
 
-// describe is what the person reads: the command, where it runs, in
-// which profile and why gatedexec asks.
+// Bounds of what a question shows, so that it stays a short message
+// whose every line the person can read: a model that writes the command
+// could otherwise bury it under its reasons.
+const (
+	// maxShownCommand is the longest command line shown whole.
+	maxShownCommand = 2000
+	// maxShownText is the longest text shown whole in any other field.
+	maxShownText = 300
+	// maxShownItems is how many reasons, rules or denials are listed.
+	maxShownItems = 6
+)
+
+// describe is what the person reads: why gatedexec asks, where the
+// command runs and in which profile, then the command. Every field is
+// shown as a tty prompt shows it (approval.ShowText, approval.ShowArgv):
+// one line each, quoted when it holds a newline or another control
+// character, cut with a mark when long. The command comes last, after
+// the fields it could otherwise be made to look like.
 func describe(r *approval.Request) string {
 	var b strings.Builder
-	if r.Kind == approval.KindEscalation {
-		fmt.Fprintf(&b, "gatedexec: the sandbox stopped this command; re-run it with more access (%s)?\n", r.Escalation)
-		for _, d := range r.Denials {
-			fmt.Fprintf(&b, "  denied: %s\n", d)
+	list := func(label string, n int, item func(i int) string) {
+		for i := range min(n, maxShownItems) {
+			fmt.Fprintf(&b, "%s %s\n", label, approval.ShowText(item(i), maxShownText))
 		}
+		if n > maxShownItems {
+			fmt.Fprintf(&b, "%s ...and %d more\n", label, n-maxShownItems)
+		}
+	}
+	if r.Kind == approval.KindEscalation {
+		fmt.Fprintf(&b, "gatedexec: the sandbox stopped this command; re-run it with more access (%s)?\n", approval.ShowText(r.Escalation, maxShownText))
+		list("  denied:", len(r.Denials), func(i int) string { return r.Denials[i].String() })
 	} else {
 		b.WriteString("gatedexec: run this command?\n")
 	}
-	fmt.Fprintf(&b, "command: %s\ncwd: %s\nprofile: %s\n", strings.Join([]string(r.Argv), " "), string(r.Cwd), r.Profile)
-	for _, why := range r.Reasons {
-		fmt.Fprintf(&b, "why: %s: %s\n", why.Kind, why.Detail)
+	fmt.Fprintf(&b, "cwd: %s\n", approval.ShowText(string(r.Cwd), maxShownText))
+	if r.Workspace != "" {
+		fmt.Fprintf(&b, "workspace: %s\n", approval.ShowText(string(r.Workspace), maxShownText))
 	}
+	fmt.Fprintf(&b, "profile: %s\n", approval.ShowText(r.Profile, maxShownText))
+	list("why:", len(r.Reasons), func(i int) string { return string(r.Reasons[i].Kind) + ": " + r.Reasons[i].Detail })
+	var rules []string
 	for _, m := range r.Matched {
 		if m.Justification != "" {
-			fmt.Fprintf(&b, "rule: %s\n", m.Justification)
+			rules = append(rules, m.Justification)
 		}
 	}
+	list("rule:", len(rules), func(i int) string { return rules[i] })
+	fmt.Fprintf(&b, "command: %s\n", approval.ShowArgv(r.Argv, maxShownCommand, maxShownCommand))
 	return b.String()
 }
 

@@ -117,3 +117,16 @@ func TestTargetWritesIntoTheDirectoryItOpened(t *testing.T) {
 		t.Errorf("the link at the name was followed, not replaced: %v", fi.Mode())
 	}
 }
+
+// WritePerm gives the file the bits asked for, whatever the umask.
+func TestWritePerm(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "f")
+	for _, perm := range []os.FileMode{0o644, 0o640, 0o664, 0o600, 0o444} {
+		if err := WritePerm(path, []byte("x"), false, perm); err != nil {
+			t.Fatal(err)
+		}
+		if fi, err := os.Stat(path); err != nil || fi.Mode().Perm() != perm {
+			t.Errorf("mode %v, %v; want %v", fi.Mode(), err, perm)
+		}
+	}
+}

@@ -60,12 +60,22 @@ func (t *Target) create() (string, int, error) {
 
 // Write replaces the target with data, as Write does.
 func (t *Target) Write(data []byte, sync bool) error {
+	return t.WritePerm(data, sync, 0o600)
+}
+
+// WritePerm replaces the target with data, as WritePerm does.
+func (t *Target) WritePerm(data []byte, sync bool, perm os.FileMode) error {
 	tmp, fd, err := t.create()
 	if err != nil {
 		return err
 	}
 	f := os.NewFile(uintptr(fd), tmp)
-	_, err = f.Write(data)
+	if perm.Perm() != 0o600 {
+		err = f.Chmod(perm.Perm())
+	}
+	if err == nil {
+		_, err = f.Write(data)
+	}
 	if err == nil && sync {
 		err = f.Sync()
 	}
