@@ -53,12 +53,25 @@ func SelfInvocation(script string, chk *gate.CheckResult, exe string) string {
 				return "the command names " + v + ", " + ours
 			}
 		}
-		prog := c.Argv[0]
-		if base := filepath.Base(prog); base == "gatedexec" || base == "gatedexec-mcp" || sameFile(prog, self) {
-			return fmt.Sprintf("the command runs gatedexec itself (%s): the agent's commands are already gated, and may not choose how", prog)
+		progs := c.Argv[:1]
+		if isLoader(filepath.Base(c.Argv[0])) {
+			// ld.so PROGRAM runs PROGRAM: any word of its may be it.
+			progs = c.Argv
+		}
+		for _, prog := range progs {
+			if base := filepath.Base(prog); base == "gatedexec" || base == "gatedexec-mcp" || sameFile(prog, self) {
+				return fmt.Sprintf("the command runs gatedexec itself (%s): the agent's commands are already gated, and may not choose how", prog)
+			}
 		}
 	}
 	return ""
+}
+
+// isLoader reports whether base names a dynamic loader run as a program
+// (ld.so, ld-linux-x86-64.so.2, ld-musl-x86_64.so.1), which runs the
+// program its arguments name.
+func isLoader(base string) bool {
+	return base == "ld.so" || strings.HasPrefix(base, "ld-linux") || strings.HasPrefix(base, "ld-musl")
 }
 
 // ours ends the reason of a denial for a variable gatedexec reads.

@@ -118,6 +118,9 @@ func TestHandleEvents(t *testing.T) {
 		{"codex forbidden", Codex, "codex-bash.json", "rm -rf /", "deny", "rm -rf", false},
 		{"pre-wrapped", ClaudeCode, "claude-bash.json", "gatedexec run --shell -- 'git push'", "deny", "runs gatedexec itself", false},
 		{"pre-wrapped by path", Codex, "codex-bash.json", "$EXE run -- make", "deny", "runs gatedexec itself", false},
+		{"through the dynamic loader", ClaudeCode, "claude-bash.json", "/lib64/ld-linux-x86-64.so.2 $EXE version", "deny", "runs gatedexec itself", false},
+		{"through ld.so, by name", Codex, "codex-bash.json", "ld.so --library-path /x gatedexec run -- make", "deny", "runs gatedexec itself", false},
+		{"the loader running another program", ClaudeCode, "claude-bash.json", "/lib64/ld-linux-x86-64.so.2 /bin/ls", "allow", "", false},
 		{"wrapped in env", ClaudeCode, "claude-bash.json", "env -i gatedexec sandbox -p full-access -- make", "deny", "runs gatedexec itself", false},
 		{"sets GATEDEXEC_", ClaudeCode, "claude-bash.json", "GATEDEXEC_APPROVER=exec:true make", "deny", "GATEDEXEC_", false},
 		// Quoting hides the name from the text, not from the shell: the
