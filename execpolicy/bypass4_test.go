@@ -1,0 +1,89 @@
+package execpolicy
+
+import "testing"
+
+// TestSingleQuotesAsText holds single quotes that mvdan.cc/sh reads as
+// quoting where bash reads them as ordinary characters of text it
+// expands as if double-quoted: the word of ${x-…} and its kin inside
+// double quotes or an unquoted heredoc body, and arithmetic. The
+// substitutions in them run, so a forbidden command there makes the
+// script forbidden. Each forbidden case ran its rm under bash 5.2.15; the
+// controls are places where bash honours the quotes.
+func TestSingleQuotesAsText(t *testing.T) {
+	checkBypass3(t, bypassPolicy(), []bypass3Case{
+		// The word of ${x OP word} inside double quotes.
+		{":- dquoted", `echo "${x:-'$(rm p1)'}"`, Forbidden, 0},
+		{"- dquoted", `echo "${x-'$(rm p1)'}"`, Forbidden, 0},
+		{"+ dquoted", `x=1; echo "${x+'$(rm p3)'}"`, Forbidden, 0},
+		{":+ dquoted", `x=1; echo "${x:+'$(rm p3)'}"`, Forbidden, 0},
+		{"= dquoted", `echo "${x='$(rm p1)'}"`, Forbidden, 0},
+		{":= dquoted", `echo "${x:='$(rm p1)'}"`, Forbidden, 0},
+		// bash 5.2.15 honours the quotes of ${x?…}'s error message, but
+		// it is text like the rest: judging it so is only stricter.
+		{"? dquoted", `echo "${x?'$(rm p1)'}"`, Forbidden, 0},
+		{":? dquoted", `echo "${x:?'$(rm p1)'}"`, Forbidden, 0},
+		{"backquotes", "echo \"${x:-'`rm p15`'}\"", Forbidden, 0},
+		{"text around", `echo "${x:-a'$(rm p1)'b}"`, Forbidden, 0},
+		{"nested in quotes", `echo "${x:-'${y:-$(rm p17)}'}"`, Forbidden, 0},
+		{"nested default", `echo "${x:-${y:-'$(rm p1)'}}"`, Forbidden, 0},
+		{"nested dquotes", `echo ${x:-"${y:-'$(rm p1)'}"}`, Forbidden, 0},
+		{"two levels", `echo "${x:-'${y:-'"'"'$(rm p1)'"'"'}'}"`, Forbidden, 0},
+		// $'…' there is no ANSI-C quoting, and with extquote (on by
+		// default) bash decodes it and expands the result: either
+		// reading runs the substitution.
+		{"$' raw", `echo "${x:-$'$(rm p13)'}"`, Forbidden, 0},
+		{"$' decoded", `echo "${x:-$'\x24(rm p13)'}"`, Forbidden, 0},
+		{"$' decoded backquotes", `echo "${x:-$'\x60rm p13\x60'}"`, Forbidden, 0},
+		{"array", `x=(); echo "${x[@]:-'$(rm p24)'}"`, Forbidden, 0},
+		{"$@", `set --; echo "${@:-'$(rm p25)'}"`, Forbidden, 0},
+		{"$1", `echo "${1:-'$(rm p26)'}"`, Forbidden, 0},
+		{"assignment", `y="${x:-'$(rm p14)'}"`, Forbidden, 0},
+		{"local", `f() { local y="${x:-'$(rm p14)'}"; }`, Forbidden, 0},
+		{"here-string", `cat <<< "${x:-'$(rm p20)'}"`, Forbidden, 0},
+		{"redirect target", `echo hi > "${x:-'$(rm p21)'}"`, Forbidden, 0},
+		{"case subject", `case "${x:-'$(rm p19)'}" in *) ;; esac`, Forbidden, 0},
+		{"curl", `echo "${x:-'$(curl x)'}"`, Forbidden, 0},
+		// Unquoted heredoc bodies are expanded as double-quoted text.
+		{"heredoc", "cat <<EOF\n${x:-'$(rm p8)'}\nEOF", Forbidden, 0},
+		{"heredoc backquotes", "cat <<EOF\n${x:-'`rm p8`'}\nEOF", Forbidden, 0},
+		{"heredoc -", "cat <<EOF\n${x-'$(rm p8)'}\nEOF", Forbidden, 0},
+		{"heredoc <<-", "cat <<-EOF\n\t${x:-'$(rm p8)'}\n\tEOF", Forbidden, 0},
+		{"heredoc $'", "cat <<EOF\n${x:-$'$(rm p8)'}\nEOF", Forbidden, 0},
+		{"heredoc arithmetic", "cat <<EOF\n$(( '$(rm p12)' ))\nEOF", Forbidden, 0},
+		// Arithmetic is expanded as double-quoted text, $'…' decoded.
+		{"$((", `echo $(( '$(rm p22)' ))`, Forbidden, 0},
+		{"$(( dquoted", `echo "$(( '$(rm p22)' ))"`, Forbidden, 0},
+		{"$[", `echo $[ '$(rm p2)' ]`, Forbidden, 0},
+		{"((", `(( '$(rm p1)' ))`, Forbidden, 0},
+		{"(( backquotes", "(( '`rm p1`' ))", Forbidden, 0},
+		{"for ((", `for (( i='$(rm p3)'; 0; )); do :; done`, Forbidden, 0},
+		{"for (( cond", `for (( ; '$(rm p3)'; )); do :; done`, Forbidden, 0},
+		{"for (( post", `for (( i=0; i<1; i='$(rm p3)' )); do :; done`, Forbidden, 0},
+		{"$(( $' decoded", `echo $(( $'\x24(rm p22)' ))`, Forbidden, 0},
+		{"$(( default", `echo $(( ${x:-'$(rm p22)'} ))`, Forbidden, 0},
+		{"slice length dquoted", `x=a; echo "${x:0:'$(rm p17)'}"`, Forbidden, 0},
+		{"slice length", `x=a; echo ${x:0:'$(rm p18)'}`, Forbidden, 0},
+		{"slice offset dquoted", `x=a; echo "${x:'$(rm p19)'}"`, Forbidden, 0},
+		{"slice array", `x=(a); echo "${x[@]:0:'$(rm p1)'}"`, Forbidden, 0},
+		// An indexed array's subscript in an assignment is arithmetic
+		// too (an associative array's is not; the type is unknown).
+		{"assigned subscript", `a['$(rm p1)']=1`, Forbidden, 0},
+		{"declared subscript", `declare -a a; a['$(rm p1)']=1`, Forbidden, 0},
+		{"array element", `a=(['$(rm p1)']=1)`, Forbidden, 0},
+		{"local array element", `f() { local -a a=(['$(rm p1)']=1); }`, Forbidden, 0},
+		// Controls: bash honours the quotes, or nothing is forbidden.
+		{"unquoted default", `echo ${x:-'$(rm x)'}`, Prompt, 0},
+		{"# pattern", `echo "${x#'$(rm x)'}"`, Prompt, 0},
+		{"% pattern", `echo "${x%'$(rm x)'}"`, Prompt, 0},
+		{"/ pattern", `x=a; echo "${x/a/'$(rm x)'}"`, Prompt, 0},
+		{"quoted heredoc", "cat <<'EOF'\n${x:-'$(rm x)'}\nEOF", Allow, 0},
+		{"single quotes", `echo '$(rm x)' "${x:-a}"`, Prompt, 0},
+		{"default ls", `echo "${x:-'$(ls)'}"`, Prompt, 0},
+		{"default text", `echo "${x:-'rm x'}"`, Prompt, 0},
+		{"arithmetic text", `echo $(( '1' ))`, Prompt, 0},
+		{"subshell in default", `echo "$(echo ${y:-'$(rm x)'})"`, Prompt, 0},
+		{"let", `let '$(rm x)'`, Prompt, 0},
+		{"[[ -eq", `[[ '$(rm x)' -eq 1 ]]`, Prompt, 0},
+		{"unquoted subscript text", `a['1']=1`, Prompt, 0},
+	})
+}
