@@ -87,3 +87,33 @@ func TestSingleQuotesAsText(t *testing.T) {
 		{"unquoted subscript text", `a['1']=1`, Prompt, 0},
 	})
 }
+
+// TestShellStdinOperand holds shells given their stdin as the script
+// file: "-" ends their options, as "--" does, so that they read the
+// script from stdin, and /dev/stdin, /dev/fd/0 and /proc/self/fd/0 name
+// stdin. The heredoc or here-string is then the script, as for a shell
+// given no operand; the rest are controls, a file named otherwise.
+func TestShellStdinOperand(t *testing.T) {
+	p := bypassPolicy()
+	for _, prog := range []string{"sh", "bash", "dash"} {
+		p.AddPrefixRule(PrefixRule{Program: prog, Decision: Allow, Source: "bypass4"})
+	}
+	checkBypass3(t, p, []bypass3Case{
+		{"bash -", "bash - <<< 'rm p'", Forbidden, 0},
+		{"bash /dev/stdin", "bash /dev/stdin <<< 'rm p'", Forbidden, 0},
+		{"bash /dev/fd/0", "bash /dev/fd/0 <<< 'rm p'", Forbidden, 0},
+		{"bash /proc/self/fd/0", "bash /proc/self/fd/0 <<< 'rm p'", Forbidden, 0},
+		{"sh - heredoc", "sh - <<EOF\ncurl x\nEOF", Forbidden, 0},
+		{"dash /dev/stdin heredoc", "dash /dev/stdin <<'EOF'\nrm p\nEOF", Forbidden, 0},
+		{"bash -x -", "bash -x - <<< 'rm p'", Forbidden, 0},
+		{"bash - args", "bash - a b <<< 'rm p'", Prompt, 0},
+		{"bash -- /dev/stdin", "bash -- /dev/stdin <<< 'rm p'", Forbidden, 0},
+		{"/bin/sh /dev/./stdin", "/bin/sh /dev/./stdin <<< 'rm p'", Forbidden, 0},
+		{"sudo bash -", "sudo bash - <<< 'rm p'", Forbidden, 0},
+		{"bash - ls", "bash - <<< 'ls'", Prompt, 0},
+		// A file: the here-string is its stdin, not the script.
+		{"bash - file", "bash - x.sh <<< 'rm p'", Prompt, 0},
+		{"bash -- -", "bash -- - <<< 'rm p'", Prompt, 0},
+		{"bash file", "bash x.sh <<< 'rm p'", Prompt, 0},
+	})
+}

@@ -110,4 +110,10 @@ var oracleSeeds = []string{
 	`a=(['$(curl x)']=1)`,
 	`echo ${x:-'$(rm x)'}`,
 	`echo "${x#'$(rm x)'}"`,
+	// A shell's script file that is its stdin.
+	"bash - <<< 'rm x'",
+	"bash /dev/stdin <<< 'rm x'",
+	"sh /dev/fd/0 <<EOF\nrm x\nEOF",
+	"bash /proc/self/fd/0 <<< 'curl x'",
+	"bash -x - <<< 'rm x'",
 }
