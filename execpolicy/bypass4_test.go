@@ -117,3 +117,66 @@ func TestShellStdinOperand(t *testing.T) {
 		{"bash file", "bash x.sh <<< 'rm p'", Prompt, 0},
 	})
 }
+
+// TestProgramRunsCommand holds allowed programs whose options or script
+// make them run another command: GNU sed's e command and s///e flag,
+// sdiff's and diff3's --diff-program, rg's --pre, split's --filter. An
+// allow rule for the program says nothing about that command. The rest
+// are the common forms, which stay allowed.
+func TestProgramRunsCommand(t *testing.T) {
+	p := bypassPolicy()
+	for _, prog := range []string{"sed", "sdiff", "diff3", "rg", "split"} {
+		p.AddPrefixRule(PrefixRule{Program: prog, Decision: Allow, Source: "bypass4"})
+	}
+	checkBypass3(t, p, []bypass3Case{
+		{"sed -n e", "sed -n '1e rm p'", Forbidden, 0},
+		{"sed e", "sed '$e rm p' f", Forbidden, 0},
+		{"sed e after ;", "sed 's/a/b/;e curl x'", Forbidden, 0},
+		{"sed e in block", "sed -n '/x/{e rm p\n}'", Forbidden, 0},
+		{"sed -e", "sed -e '1e rm p'", Forbidden, 0},
+		{"sed -ne", "sed -ne '1e rm p'", Forbidden, 0},
+		{"sed -n -e", "sed -n -e p -e '1e rm p'", Forbidden, 0},
+		{"sed --expression=", "sed --expression='1e rm p'", Forbidden, 0},
+		{"sed --expr", "sed --expr '1e rm p'", Forbidden, 0},
+		{"sed -e after operand", "sed p -e '1e rm p'", Forbidden, 0},
+		{"sed -i.bak -e", "sed -i.bak -e '1e rm p' f", Forbidden, 0},
+		{"sed -e\\'", "sed -e'1e rm p'", Forbidden, 0},
+		{"sed e pattern space", "sed 's/a/touch p/e'", Prompt, 0},
+		{"sed e alone", "sed 'e'", Prompt, 0},
+		{"sed s///ge", "sed -n 's/x/y/ge' f", Prompt, 0},
+		{"sed e ls", "sed '1e ls'", Prompt, 0},
+		{"sed -f", "sed -f script.sed f", Prompt, 0},
+		{"sed --file=", "sed --file=script.sed f", Prompt, 0},
+		{"sed unknown option", "sed --bogus 's/x/y/'", Prompt, 0},
+		{"sed unsure script", "sed '1!!e'", Prompt, 0},
+		{"sed --sandbox after the script", "sed 's/a/b/e' --sandbox", Prompt, 0},
+		{"sed --sandbox", "sed --sandbox 's/a/b/e'", Allow, 0},
+		{"sed --sandbox -f", "sed --sandbox -f script.sed", Allow, 0},
+		{"sed -n s///p", "sed -n 's/foo/bar/p' file", Allow, 0},
+		{"sed -e s///g", "sed -e 's/x/y/g'", Allow, 0},
+		{"sed /re/d", "sed '/end/d'", Allow, 0},
+		{"sed $", "sed -n '$p' file", Allow, 0},
+		{"sed y", "sed 'y/abc/xyz/'", Allow, 0},
+		{"sed e in regex", "sed -n '/e/,/ee/s/e/E/gp' file", Allow, 0},
+		{"sed a text", "sed '1a e rm p'", Allow, 0},
+		{"sed -e a\\ -e text", "sed -e 'a\\' -e 'e rm p'", Allow, 0},
+		{"sed -ie", "sed -ie 's/a/b/' f", Allow, 0},
+		{"sed w file", "sed -n 's/e/E/w out' f", Allow, 0},
+		{"sed label", "sed ':a;N;$!ba;s/\\n/ /g' f", Allow, 0},
+		{"sdiff --diff-program=", "sdiff --diff-program=rm a b", Forbidden, 0},
+		{"sdiff --diff-program", "sdiff --diff-program rm a b", Forbidden, 0},
+		{"sdiff abbreviated", "sdiff --diff-prog=rm a b", Forbidden, 0},
+		{"sdiff other", "sdiff --diff-program=./mydiff a b", Prompt, 0},
+		{"sdiff", "sdiff -s a b", Allow, 0},
+		{"diff3 --diff-program", "diff3 --diff-program=rm a b c", Forbidden, 0},
+		{"diff3", "diff3 -m a b c", Allow, 0},
+		{"rg --pre", "rg --pre rm x", Forbidden, 0},
+		{"rg --pre=", "rg --pre=./conv x", Prompt, 0},
+		{"rg --hostname-bin", "rg --hostname-bin=curl x", Forbidden, 0},
+		{"rg --pre-glob", "rg --pre-glob '*.pdf' x", Allow, 0},
+		{"rg", "rg -n x src", Allow, 0},
+		{"split --filter", "split --filter='rm $FILE' f", Forbidden, 0},
+		{"split --filter other", "split --filter='gzip > $FILE.gz' f", Prompt, 0},
+		{"split", "split -l 5 f", Allow, 0},
+	})
+}
