@@ -22,6 +22,7 @@ type oldExecOptions struct {
 	configValue bool
 	sub         map[string]*oldExecOptions
 	runsAfter   string
+	script      func(a *analysis, ws []word, depth int) Decision
 }
 
 // oldSubcommands is what subcommandDepth held for a tool.
@@ -199,6 +200,12 @@ func oldProgramExecOptions() map[string]*oldExecOptions {
 			valuePrefix: map[string]string{"--checkpoint-action": "exec="}},
 		"sort":  {long: []string{"--compress-program"}},
 		"rsync": {short: "e", long: []string{"--rsh"}},
+		// Added since, as they are in programExecOptions.
+		"diff3": {long: []string{"--diff-program"}},
+		"rg":    {long: []string{"--pre", "--hostname-bin"}},
+		"sdiff": {long: []string{"--diff-program"}},
+		"sed":   {script: sedArgs},
+		"split": {long: []string{"--filter"}},
 		// Many git settings are commands git runs (alias.*, core.pager,
 		// core.sshCommand, core.fsmonitor, diff.external, ...); --exec-path
 		// picks the directory of the programs its subcommands run.

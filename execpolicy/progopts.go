@@ -36,18 +36,30 @@ type execOptions struct {
 	// runsAfter is an operand after which the rest is a command the
 	// program runs (git bisect run CMD, git submodule foreach CMD).
 	runsAfter string
+	// script, when set, judges the arguments instead of the fields
+	// above: they hold a program in the tool's own language, which may
+	// run commands (sed's e).
+	script func(a *analysis, ws []word, depth int) Decision
 }
 
 // programExecOptions holds, by basename, the options of a program that
 // run a command.
 var programExecOptions = nameTable[*execOptions]{
+	{"diff3", &execOptions{long: []string{"--diff-program"}}},
 	// Many git settings are commands git runs (alias.*, core.pager,
 	// core.sshCommand, core.fsmonitor, diff.external, ...); --exec-path
 	// picks the directory of the programs its subcommands run.
 	{"git", &execOptions{short: "c", long: []string{"--config-env", "--exec-path"}, global: true, configValue: true,
 		skip: gitGlobalValue, sub: gitSubcommandExecOptions}},
+	// rg --pre runs a program on every file searched; --hostname-bin
+	// runs one for the hostname of its hyperlinks.
+	{"rg", &execOptions{long: []string{"--pre", "--hostname-bin"}}},
 	{"rsync", &execOptions{short: "e", long: []string{"--rsh"}}},
+	{"sdiff", &execOptions{long: []string{"--diff-program"}}},
+	{"sed", &execOptions{script: sedArgs}},
 	{"sort", &execOptions{long: []string{"--compress-program"}}},
+	// split --filter writes each piece to a shell command.
+	{"split", &execOptions{long: []string{"--filter"}}},
 	{"tar", &execOptions{short: "IF", oldStyle: true,
 		long:        []string{"--use-compress-program", "--to-command", "--checkpoint-action", "--info-script", "--new-volume-script", "--rsh-command", "--rmt-command"},
 		valuePrefix: nameTable[string]{{"--checkpoint-action", "exec="}}}},
@@ -78,6 +90,9 @@ const minLongPrefix = 4
 // execOptionsIn judges the options of ws, a command of a program with spec,
 // that run a command.
 func (a *analysis) execOptionsIn(spec *execOptions, ws []word, depth int) Decision {
+	if spec.script != nil {
+		return spec.script(a, ws, depth)
+	}
 	d := Decision(0)
 	found := func(opt string, value *word) {
 		d = Max(d, a.unanalysable(ws[0].value+" "+opt+" runs a command"))

@@ -61,6 +61,8 @@ func lookupProgram(prog string) programFacts {
 		return programFacts{safe: knownSafeList[5].val}
 	case "diff":
 		return programFacts{safe: knownSafeList[6].val}
+	case "diff3":
+		return programFacts{exec: programExecOptions[0].val}
 	case "dirname":
 		return programFacts{safe: knownSafeList[7].val}
 	case "doas":
@@ -94,7 +96,7 @@ func lookupProgram(prog string) programFacts {
 	case "getopts":
 		return programFacts{builtin: shellBuiltins[6].val}
 	case "git":
-		return programFacts{danger: dangerIndex[4].val, safe: knownSafeList[13].val, exec: programExecOptions[0].val}
+		return programFacts{danger: dangerIndex[4].val, safe: knownSafeList[13].val, exec: programExecOptions[1].val}
 	case "grep":
 		return programFacts{safe: knownSafeList[14].val}
 	case "halt":
@@ -170,19 +172,21 @@ func lookupProgram(prog string) programFacts {
 	case "reboot":
 		return programFacts{danger: dangerIndex[11].val}
 	case "rg":
-		return programFacts{safe: knownSafeList[25].val}
+		return programFacts{safe: knownSafeList[25].val, exec: programExecOptions[2].val}
 	case "rm":
 		return programFacts{danger: dangerIndex[12].val}
 	case "rsync":
-		return programFacts{exec: programExecOptions[1].val}
+		return programFacts{exec: programExecOptions[3].val}
 	case "run0":
 		return programFacts{wrapper: wrappers[27].val}
 	case "runuser":
 		return programFacts{wrapper: wrappers[28].val}
 	case "script":
 		return programFacts{wrapper: wrappers[29].val}
+	case "sdiff":
+		return programFacts{exec: programExecOptions[4].val}
 	case "sed":
-		return programFacts{safe: knownSafeList[26].val}
+		return programFacts{safe: knownSafeList[26].val, exec: programExecOptions[5].val}
 	case "set":
 		return programFacts{builtin: shellBuiltins[12].val}
 	case "setsid":
@@ -196,9 +200,11 @@ func lookupProgram(prog string) programFacts {
 	case "shutdown":
 		return programFacts{danger: dangerIndex[13].val}
 	case "sort":
-		return programFacts{safe: knownSafeList[28].val, exec: programExecOptions[2].val}
+		return programFacts{safe: knownSafeList[28].val, exec: programExecOptions[6].val}
 	case "source":
 		return programFacts{builtin: shellBuiltins[14].val}
+	case "split":
+		return programFacts{exec: programExecOptions[7].val}
 	case "stat":
 		return programFacts{safe: knownSafeList[29].val}
 	case "stdbuf":
@@ -216,7 +222,7 @@ func lookupProgram(prog string) programFacts {
 	case "tail":
 		return programFacts{safe: knownSafeList[30].val}
 	case "tar":
-		return programFacts{exec: programExecOptions[3].val}
+		return programFacts{exec: programExecOptions[8].val}
 	case "taskset":
 		return programFacts{wrapper: wrappers[36].val}
 	case "telinit":

@@ -2,6 +2,7 @@ package execpolicy
 
 import (
 	"slices"
+	"strings"
 
 	"mvdan.cc/sh/v3/syntax"
 )
@@ -11,7 +12,8 @@ import (
 // redirect targets, assignment values and heredoc bodies.
 // It also returns the heredocs it met, for heredocCheck.
 func (a *analysis) walk(f *syntax.File, src string, depth int) (Decision, []hdocRef) {
-	w := &walker{a: a, src: src, depth: depth, path: make([]syntax.Node, 0, 32)}
+	w := &walker{a: a, src: src, depth: depth, path: make([]syntax.Node, 0, 32),
+		quotes: strings.IndexByte(src, '\'') >= 0}
 	newNodeWalker(w).walk(f)
 	return w.d, w.hdocs
 }
@@ -30,6 +32,9 @@ type walker struct {
 	// hdocs are the heredocs met, with the command substitution each
 	// is in.
 	hdocs []hdocRef
+	// quotes: the script holds a single quote, which may be one bash
+	// reads as text (see quotesAsText).
+	quotes bool
 }
 
 // nodeVisitor is called as syntax.Walk calls its function: with each node
@@ -191,6 +196,11 @@ func (w *walker) visit(n syntax.Node) bool {
 	case *syntax.Redirect:
 		if n.Op == syntax.Hdoc || n.Op == syntax.DashHdoc {
 			w.hdocs = append(w.hdocs, hdocRef{r: n, encl: w.substitution()})
+			// An unquoted body is double-quoted text to bash; a quoted
+			// one is a single literal.
+			if w.quotes && n.Hdoc != nil {
+				w.d = Max(w.d, a.quotesAsText(n.Hdoc.Parts, depth+1))
+			}
 		}
 	case *syntax.Stmt:
 		if len(n.Redirs) > 0 { // shellStdin looks only at these
@@ -242,6 +252,15 @@ func (w *walker) visit(n syntax.Node) bool {
 		w.d = Max(w.d, a.testSubscripts(n.X, src, depth+1))
 	case *syntax.ArithmCmd:
 		w.d = Max(w.d, a.arithmSubscripts("((", n.X, false, src, depth+1))
+		if w.quotes {
+			w.d = Max(w.d, a.arithmQuotesAsText(n.X, depth+1))
+		}
+	case *syntax.CStyleLoop:
+		if w.quotes {
+			for _, x := range [...]syntax.ArithmExpr{n.Init, n.Cond, n.Post} {
+				w.d = Max(w.d, a.arithmQuotesAsText(x, depth+1))
+			}
+		}
 	case *syntax.LetClause:
 		for _, x := range n.Exprs {
 			w.d = Max(w.d, a.arithmSubscripts("let", x, false, src, depth+1))
@@ -249,10 +268,30 @@ func (w *walker) visit(n syntax.Node) bool {
 	case *syntax.ArithmExp:
 		a.dynamic = true
 		w.d = Max(w.d, a.arithmSubscripts("$((", n.X, false, src, depth+1))
+		if w.quotes {
+			w.d = Max(w.d, a.arithmQuotesAsText(n.X, depth+1))
+		}
 	case *syntax.ParamExp:
 		a.dynamic = true
 		if n.Index != nil {
 			w.d = Max(w.d, a.arithmSubscripts("${", n.Index, true, src, depth+1))
+		}
+		if w.quotes && n.Slice != nil {
+			w.d = Max(w.d, a.arithmQuotesAsText(n.Slice.Offset, depth+1))
+			w.d = Max(w.d, a.arithmQuotesAsText(n.Slice.Length, depth+1))
+		}
+	case *syntax.Assign:
+		// An indexed array's subscript is arithmetic: a[$(cmd)]=1.
+		if w.quotes && n.Index != nil {
+			w.d = Max(w.d, a.arithmQuotesAsText(n.Index, depth+1))
+		}
+	case *syntax.ArrayElem:
+		if w.quotes && n.Index != nil {
+			w.d = Max(w.d, a.arithmQuotesAsText(n.Index, depth+1))
+		}
+	case *syntax.DblQuoted:
+		if w.quotes {
+			w.d = Max(w.d, a.quotesAsText(n.Parts, depth+1))
 		}
 	case *syntax.BinaryCmd:
 		// A pipe whose statement is a stage of another pipe was checked

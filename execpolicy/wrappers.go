@@ -293,6 +293,11 @@ opts:
 				i++
 			}
 			break opts
+		case v == "-" && spec.kind == runsShell:
+			// A shell's lone "-" ends its options as "--" does (bash -
+			// reads its script from stdin; bash - FILE runs FILE).
+			i++
+			break opts
 		case len(v) > 1 && (v[0] == '-' || spec.plusOpts && v[0] == '+') && (!spec.anyShort || lettersOnly(v[1:])):
 			// A shell rejects an option word with other characters; taking
 			// it as the script judges what it might have meant.
@@ -424,7 +429,7 @@ opts:
 	case kind == runsShell && !hasC:
 		// The script comes from stdin or a file: the analysis sees
 		// neither (a heredoc on stdin is looked at by shellStdin).
-		if startsShell || len(rest) == 0 {
+		if startsShell || len(rest) == 0 || namesStdin(rest[0]) {
 			out.stdinScript = true
 		} else if out.scriptFile == nil {
 			out.scriptFile = &rest[0]
@@ -454,6 +459,17 @@ opts:
 		}
 	}
 	return out
+}
+
+// stdinFiles are the files that are the reader's own stdin, on Linux
+// and the BSDs: a shell given one as its script file reads the script
+// from stdin, as given none.
+var stdinFiles = []string{"/dev/stdin", "/dev/fd/0", "/proc/self/fd/0", "/proc/thread-self/fd/0"}
+
+// namesStdin reports whether w, a shell's script file operand, is one of
+// stdinFiles however its path is spelt (/dev/./stdin, //dev/stdin).
+func namesStdin(w word) bool {
+	return w.static && strings.HasPrefix(w.value, "/") && slices.Contains(stdinFiles, path.Clean(w.value))
 }
 
 // longAbbrev returns the long option of spec that name, not one itself,
