@@ -62,6 +62,18 @@ func GitControl(workspace string) ([]string, error) {
 	return g.list, nil
 }
 
+// gitDirControl is GitControl for a git directory that is not a work
+// tree's `.git` (a bare repository): its control files, its submodules'
+// and worktrees'. Git runs a bare repository's hooks in it, so a relative
+// core.hooksPath is taken from there.
+func gitDirControl(gitdir string) ([]string, error) {
+	g := &gitPaths{seen: map[string]bool{}}
+	if err := g.repo(gitdir, gitdir, 0); err != nil {
+		return nil, err
+	}
+	return g.list, nil
+}
+
 type gitPaths struct {
 	list  []string
 	seen  map[string]bool

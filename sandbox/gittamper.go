@@ -1,7 +1,6 @@
 package sandbox
 
 import (
-	"errors"
 	"fmt"
 	"io"
 	"io/fs"
@@ -20,7 +19,8 @@ const GitScanLimit = 200_000
 const gitHooksMax = 1024
 
 // GitRepos is what a scan of a workspace found before a run: the
-// repositories in it, by the path of their `.git` entry and its inode.
+// repositories in it, by the path of their `.git` entry or git directory
+// and its inode.
 type GitRepos struct {
 	root     string
 	since    time.Time
@@ -29,11 +29,12 @@ type GitRepos struct {
 }
 
 // ScanGitRepos lists the repositories under root (the workspace): every
-// entry named .git, directory, file or link, up to GitScanLimit entries.
-// Call it just before the run; GitTamper compares after it.
+// entry named .git, directory, file or link, and every directory git
+// would take for a git directory (a bare repository), up to GitScanLimit
+// entries. Call it just before the run; GitTamper compares after it.
 func ScanGitRepos(root string) *GitRepos {
 	g := &GitRepos{root: root, since: time.Now(), repos: map[string]uint64{}}
-	g.complete = walkRepos(root, func(dotgit string, ino uint64) { g.repos[dotgit] = ino })
+	g.complete = walkRepos(root, func(r gitRepo) { g.repos[r.path] = r.ino })
 	return g
 }
 
@@ -45,12 +46,8 @@ func ScanGitRepos(root string) *GitRepos {
 // scan stopped at GitScanLimit. Nothing is changed or removed: what to do
 // about it is the user's call.
 func (g *GitRepos) GitTamper() (tampered []string, complete bool) {
-	var repos []string
-	after := map[string]uint64{}
-	complete = walkRepos(g.root, func(dotgit string, ino uint64) {
-		after[dotgit] = ino
-		repos = append(repos, dotgit)
-	}) && g.complete
+	var repos []gitRepo
+	complete = walkRepos(g.root, func(r gitRepo) { repos = append(repos, r) }) && g.complete
 	seen := map[string]bool{}
 	note := func(p string) {
 		if !seen[p] {
@@ -58,25 +55,31 @@ func (g *GitRepos) GitTamper() (tampered []string, complete bool) {
 			tampered = append(tampered, p)
 		}
 	}
-	for _, dotgit := range repos {
-		if ino, ok := g.repos[dotgit]; !ok || ino != after[dotgit] {
+	for _, r := range repos {
+		if ino, ok := g.repos[r.path]; !ok || ino != r.ino {
 			// A new repository: its files are new too. An empty .git is
 			// no repository (it is how a protect path of a workspace
 			// without one is held) and runs nothing.
-			if !IsEmptyDir(dotgit) {
-				note(dotgit)
+			if !IsEmptyDir(r.path) {
+				note(r.path)
 			}
 			continue
 		}
-		paths, err := GitControl(filepath.Dir(dotgit))
+		var paths []string
+		var err error
+		if r.gitdir {
+			paths, err = gitDirControl(r.path)
+		} else {
+			paths, err = GitControl(filepath.Dir(r.path))
+		}
 		if err != nil {
-			note(dotgit) // unreadable now, readable before: changed
+			note(r.path) // unreadable now, readable before: changed
 			continue
 		}
 		// A .git directory changes with every commit; a .git file or
 		// link only when it is pointed elsewhere.
-		if fi, err := os.Lstat(dotgit); err == nil && !fi.IsDir() {
-			paths = append(paths, dotgit)
+		if fi, err := os.Lstat(r.path); err == nil && !fi.IsDir() {
+			paths = append(paths, r.path)
 		}
 		for _, p := range paths {
 			if changedSince(p, g.since) {
@@ -115,36 +118,6 @@ func changedSince(path string, t time.Time) bool {
 	}
 	return false
 }
-
-// walkRepos calls found for every .git entry under root, without entering
-// any .git directory, and reports whether it read the whole tree.
-func walkRepos(root string, found func(dotgit string, ino uint64)) bool {
-	n := 0
-	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			if p == root {
-				return err
-			}
-			return nil // unreadable below: git cannot read it either
-		}
-		if n++; n > GitScanLimit {
-			return errScanLimit
-		}
-		if d.Name() != ".git" || p == root {
-			return nil
-		}
-		if fi, err := os.Lstat(p); err == nil {
-			found(p, inodeOf(fi))
-		}
-		if d.IsDir() {
-			return filepath.SkipDir
-		}
-		return nil
-	})
-	return err == nil
-}
-
-var errScanLimit = errors.New("scan limit")
 
 func inodeOf(fi fs.FileInfo) uint64 {
 	if st, ok := fi.Sys().(*syscall.Stat_t); ok {

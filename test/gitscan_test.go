@@ -1,0 +1,51 @@
+package test
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// expectTampered asserts that a run exited 0 and reported want (absolute
+// paths) in its result's tampered list and in a warning line each.
+func expectTampered(t *testing.T, out jsonRun, code int, want ...string) {
+	t.Helper()
+	if code != 0 {
+		t.Fatalf("exit %d:\n%s%s", code, out.stdout, out.stderr)
+	}
+	for _, w := range want {
+		if !slices.Contains(out.result.Tampered, w) {
+			t.Errorf("tampered = %q, want %s in it", out.result.Tampered, w)
+		}
+		if !strings.Contains(out.stderr, "gatedexec: warning: the command created or changed "+w) {
+			t.Errorf("stderr does not name %s:\n%s", w, out.stderr)
+		}
+	}
+}
+
+// TestGitScanBareRepository: a bare repository made in the workspace,
+// which git 2.39 would use for `git status` run in it, is reported, and
+// so is a change to one that was there before.
+func TestGitScanBareRepository(t *testing.T) {
+	requireIsolation(t)
+	for _, c := range callers {
+		t.Run(c.name, func(t *testing.T) {
+			f, _ := c.fixture(t, buildProbe(t))
+			out, code := f.sandboxedJSON(t, "workspace-write", "sh", "-c",
+				`mkdir docs && git init -q --bare docs && git -C docs config core.bare false && `+
+					`git -C docs config core.worktree "$PWD" && git -C docs config core.fsmonitor "echo PWNED >&2; false"`)
+			expectTampered(t, out, code, filepath.Join(f.ws, "docs"))
+			out, code = f.sandboxedJSON(t, "workspace-write", "sh", "-c", `git -C docs config core.fsmonitor "touch PWNED2"`)
+			expectTampered(t, out, code, filepath.Join(f.ws, "docs", "config"))
+			out, code = f.sandboxedJSON(t, "workspace-write", "sh", "-c", "echo x > a && git add a && echo ok")
+			if code != 0 || len(out.result.Tampered) != 0 {
+				t.Errorf("control: an ordinary run: exit %d, tampered %q:\n%s", code, out.result.Tampered, out.stderr)
+			}
+			if _, err := os.Stat(filepath.Join(f.ws, "docs", "config")); err != nil {
+				t.Errorf("the bare repository was removed: %v", err)
+			}
+		})
+	}
+}
