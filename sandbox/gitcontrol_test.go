@@ -113,7 +113,7 @@ func TestGitTamper(t *testing.T) {
 	os.WriteFile(filepath.Join(ws, "a"), []byte("x"), 0o644)
 	os.WriteFile(filepath.Join(ws, ".git", "index.lock"), nil, 0o644)
 	os.WriteFile(filepath.Join(ws, "old", "b"), []byte("x"), 0o644)
-	if got, complete := before.GitTamper(); len(got) != 0 || !complete {
+	if got, _, complete := before.GitTamper(); len(got) != 0 || !complete {
 		t.Errorf("after ordinary writes: GitTamper = %q, %v", got, complete)
 	}
 	// What an attack does.
@@ -121,7 +121,7 @@ func TestGitTamper(t *testing.T) {
 	os.WriteFile(filepath.Join(ws, "old", ".git", "config"), []byte("[core]\nfsmonitor = x\n"), 0o644)
 	os.WriteFile(filepath.Join(ws, ".git", "hooks", "pre-commit"), []byte("#!/bin/sh\n"), 0o755)
 	want := []string{ws + "/.git/hooks", ws + "/new/.git", ws + "/old/.git/config"}
-	if got, _ := before.GitTamper(); !slices.Equal(got, want) {
+	if got, _, _ := before.GitTamper(); !slices.Equal(got, want) {
 		t.Errorf("GitTamper = %q, want %q", got, want)
 	}
 }

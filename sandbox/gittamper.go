@@ -34,7 +34,7 @@ type GitRepos struct {
 // entries. Call it just before the run; GitTamper compares after it.
 func ScanGitRepos(root string) *GitRepos {
 	g := &GitRepos{root: root, since: time.Now(), repos: map[string]uint64{}}
-	g.complete = walkRepos(root, func(r gitRepo) { g.repos[r.path] = r.ino })
+	_, g.complete = walkRepos(root, time.Time{}, func(r gitRepo) { g.repos[r.path] = r.ino })
 	return g
 }
 
@@ -42,12 +42,16 @@ func ScanGitRepos(root string) *GitRepos {
 // execute: each repository whose .git appeared (or was replaced) during it,
 // and each control file (GitControl) of any repository in the workspace
 // changed, created, moved or linked during it, judged by its inode change
-// time, which a process cannot set back. complete is false when either
-// scan stopped at GitScanLimit. Nothing is changed or removed: what to do
-// about it is the user's call.
-func (g *GitRepos) GitTamper() (tampered []string, complete bool) {
+// time, which a process cannot set back. unscanned are the directories
+// among tampered that the scan could not list, though git can go through
+// them, made or changed during the run: what they hide is unknown, so
+// they count as changed. complete is false when either scan stopped at
+// GitScanLimit. Nothing is changed or removed: what to do about it is the
+// user's call.
+func (g *GitRepos) GitTamper() (tampered, unscanned []string, complete bool) {
 	var repos []gitRepo
-	complete = walkRepos(g.root, func(r gitRepo) { repos = append(repos, r) }) && g.complete
+	unscanned, complete = walkRepos(g.root, g.since, func(r gitRepo) { repos = append(repos, r) })
+	complete = complete && g.complete
 	seen := map[string]bool{}
 	note := func(p string) {
 		if !seen[p] {
@@ -87,8 +91,11 @@ func (g *GitRepos) GitTamper() (tampered []string, complete bool) {
 			}
 		}
 	}
+	for _, d := range unscanned {
+		note(d)
+	}
 	slices.Sort(tampered)
-	return tampered, complete
+	return tampered, unscanned, complete
 }
 
 // changedSince reports whether path, or an entry of it when it is a
@@ -137,7 +144,7 @@ func WatchGit(p *Profile, w io.Writer, run func() (*Result, error)) (*Result, er
 	res, err := run()
 	if res != nil {
 		var complete bool
-		res.Tampered, complete = repos.GitTamper()
+		res.Tampered, res.TamperUnscanned, complete = repos.GitTamper()
 		res.TamperIncomplete = !complete
 		warnTampered(w, res)
 	}
@@ -148,6 +155,10 @@ func WatchGit(p *Profile, w io.Writer, run func() (*Result, error)) (*Result, er
 // host would execute, and when the scan could not cover the workspace.
 func warnTampered(w io.Writer, res *Result) {
 	for _, p := range res.Tampered {
+		if slices.Contains(res.TamperUnscanned, p) {
+			fmt.Fprintf(w, "gatedexec: warning: the command created or changed %s, a directory gatedexec could not scan (it cannot list it, git can go through it): review what is in it before running git there\n", p)
+			continue
+		}
 		fmt.Fprintf(w, "gatedexec: warning: the command created or changed %s, which git on the host may execute: review it before running git there\n", p)
 	}
 	if res.TamperIncomplete {

@@ -2,8 +2,10 @@ package sandbox
 
 import (
 	"errors"
+	"io/fs"
 	"os"
 	"path/filepath"
+	"time"
 )
 
 // gitRepo is one repository a scan of the workspace found: a work tree's
@@ -19,15 +21,24 @@ type gitRepo struct {
 // any, and reports whether it read the whole tree (at most GitScanLimit
 // entries). Links are not followed: git does not follow them to discover
 // a repository either, and one inside the workspace is found where it lies.
-func walkRepos(root string, found func(gitRepo)) bool {
-	w := &repoWalk{found: found}
-	return w.dir(root, true) == nil
+//
+// A directory the caller cannot list but can go through is no obstacle
+// to git, which enters it by a name it is given (`git -C d/r`): the names
+// git itself would try there are tried, and, when since is set, such a
+// directory whose inode changed at or after since is returned in
+// unscanned, since what was made below it cannot be seen.
+func walkRepos(root string, since time.Time, found func(gitRepo)) (unscanned []string, complete bool) {
+	w := &repoWalk{found: found, since: since}
+	err := w.dir(root, true)
+	return w.unscanned, err == nil
 }
 
 // repoWalk is the state of one walkRepos.
 type repoWalk struct {
-	found func(gitRepo)
-	n     int // entries read
+	found     func(gitRepo)
+	since     time.Time
+	n         int // entries read
+	unscanned []string
 }
 
 var errScanLimit = errors.New("scan limit")
@@ -39,7 +50,8 @@ func (w *repoWalk) dir(path string, root bool) error {
 		if root {
 			return err
 		}
-		return nil // unreadable below: git cannot read it either
+		w.unlisted(path)
+		return nil
 	}
 	ents, err := d.ReadDir(-1)
 	d.Close()
@@ -69,6 +81,34 @@ func (w *repoWalk) dir(path string, root bool) error {
 		}
 	}
 	return nil
+}
+
+// unlisted judges the directory path, which the caller could not open.
+func (w *repoWalk) unlisted(path string) {
+	dotgit := filepath.Join(path, ".git")
+	_, err := os.Lstat(dotgit)
+	switch {
+	case errors.Is(err, fs.ErrPermission):
+		return // not searchable: git cannot go through it either
+	case err == nil:
+		w.report(dotgit, false)
+	}
+	var m gitMarks
+	for _, n := range []string{"HEAD", "objects", "refs", "commondir"} {
+		if _, err := os.Lstat(filepath.Join(path, n)); err == nil {
+			m.see(n)
+		}
+	}
+	if m.gitDir() {
+		w.report(path, true)
+		return
+	}
+	if w.since.IsZero() {
+		return
+	}
+	if fi, err := os.Lstat(path); err == nil && ctimeOf(fi).Compare(w.since) >= 0 {
+		w.unscanned = append(w.unscanned, path)
+	}
 }
 
 func (w *repoWalk) report(path string, gitdir bool) {

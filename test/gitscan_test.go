@@ -49,3 +49,27 @@ func TestGitScanBareRepository(t *testing.T) {
 		})
 	}
 }
+
+// TestGitScanUnlistable: a repository in a directory the caller cannot
+// list but git can go through (mode 311) is found by root, and reported
+// as not scanned for everyone else, instead of being skipped unseen.
+func TestGitScanUnlistable(t *testing.T) {
+	requireIsolation(t)
+	for _, c := range callers {
+		t.Run(c.name, func(t *testing.T) {
+			f, _ := c.fixture(t, buildProbe(t))
+			d := filepath.Join(f.ws, "d")
+			t.Cleanup(func() { os.Chmod(d, 0o755) })
+			out, code := f.sandboxedJSON(t, "workspace-write", "sh", "-c",
+				`mkdir d && git init -q d/r && git -C d/r config core.fsmonitor "echo PWNED >&2; false" && chmod 311 d`)
+			if c.name == "root" {
+				expectTampered(t, out, code, filepath.Join(d, "r", ".git"))
+				return
+			}
+			expectTampered(t, out, code, d)
+			if !strings.Contains(out.stderr, "could not scan") {
+				t.Errorf("the warning does not say %s could not be scanned:\n%s", d, out.stderr)
+			}
+		})
+	}
+}
