@@ -14,7 +14,7 @@ import (
 
 // Bounds on what GitControl reads of a repository it did not write.
 const (
-	gitMaxModules    = 256     // submodule and worktree git dirs
+	gitMaxModules    = 256     // submodule and worktree git dirs, and directories read to find them
 	gitMaxDepth      = 4       // nesting of modules/ inside modules/
 	gitMaxConfigSize = 1 << 20 // bytes of one config file
 )
@@ -24,8 +24,8 @@ const (
 // (core.fsmonitor, aliases, filters), the files that redirect git to
 // another config or hooks directory (commondir, config.worktree, a `.git`
 // file), attributes with filter drivers (info/), the same for every
-// submodule and worktree, and the targets of core.hooksPath and
-// include.path.
+// submodule (its git dir at any depth of modules/) and worktree, and the
+// targets of core.hooksPath and include.path.
 //
 // A path that does not exist is listed only where a missing one is held by
 // an empty directory that git accepts (hooks, and config in a workspace
@@ -128,11 +128,8 @@ func (g *gitPaths) repo(gitdir, worktree string, depth int) error {
 			}
 		}
 	}
-	subs, _ := filepath.Glob(filepath.Join(common, "modules", "*"))
-	for _, m := range subs {
-		if err := g.repo(m, "", depth+1); err != nil {
-			return err
-		}
+	if err := g.modules(filepath.Join(common, "modules"), depth+1, true); err != nil {
+		return err
 	}
 	wts, _ := filepath.Glob(filepath.Join(common, "worktrees", "*"))
 	for _, w := range wts {
@@ -140,6 +137,50 @@ func (g *gitPaths) repo(gitdir, worktree string, depth int) error {
 			break
 		}
 		g.addExisting(filepath.Join(w, "commondir"), filepath.Join(w, "config.worktree"), filepath.Join(w, "gitdir"))
+	}
+	return nil
+}
+
+// modules adds the control files of the submodule git dirs below dir
+// (top: dir is a modules/ directory itself). A submodule's name may hold
+// slashes (git's default for `git submodule add URL vendor/lib`), so its
+// git dir may be modules/vendor/lib: a directory that is a git directory
+// is one, and any other is searched further. One that holds a config is
+// taken for one too, as when only modules/* was looked at: protecting a
+// half-made git dir costs nothing. Each directory read counts against
+// gitMaxModules.
+func (g *gitPaths) modules(dir string, depth int, top bool) error {
+	if g.repos++; g.repos > gitMaxModules {
+		return nil
+	}
+	d, err := os.Open(dir)
+	if err != nil {
+		return nil // none, or unreadable: git finds no submodule there either
+	}
+	ents, _ := d.ReadDir(gitMaxModules)
+	d.Close()
+	if !top {
+		var m gitMarks
+		config := false
+		for _, e := range ents {
+			m.see(e.Name())
+			config = config || e.Name() == "config"
+		}
+		if m.gitDir() || config {
+			if err := g.repo(dir, "", depth); err != nil {
+				return err
+			}
+		}
+		if m.gitDir() {
+			return nil
+		}
+	}
+	for _, e := range ents {
+		if e.IsDir() {
+			if err := g.modules(filepath.Join(dir, e.Name()), depth, false); err != nil {
+				return err
+			}
+		}
 	}
 	return nil
 }

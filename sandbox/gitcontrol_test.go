@@ -1,6 +1,7 @@
 package sandbox
 
 import (
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -123,5 +124,54 @@ func TestGitTamper(t *testing.T) {
 	want := []string{ws + "/.git/hooks", ws + "/new/.git", ws + "/old/.git/config"}
 	if got, _, _ := before.GitTamper(); !slices.Equal(got, want) {
 		t.Errorf("GitTamper = %q, want %q", got, want)
+	}
+}
+
+// TestGitControlModules: a submodule's git dir is found at any depth of
+// modules/ (a submodule named vendor/lib keeps it at modules/vendor/lib),
+// within the bounds.
+func TestGitControlModules(t *testing.T) {
+	requireGit(t)
+	for _, c := range []struct {
+		name    string
+		bare    []string // git dirs made under .git/modules
+		want    []string // relative to .git/modules
+		wantNot []string
+	}{
+		{"one component", []string{"lib"}, []string{"lib/config", "lib/hooks"}, nil},
+		{"a name with a slash", []string{"vendor/lib"}, []string{"vendor/lib/config", "vendor/lib/hooks", "vendor/lib/info"}, []string{"vendor/config", "vendor/hooks"}},
+		{"deep", []string{"a/b/c/d/e"}, []string{"a/b/c/d/e/config"}, []string{"a/b/config"}},
+		{"nested submodule", []string{"vendor/lib", "vendor/lib/modules/x/y"}, []string{"vendor/lib/config", "vendor/lib/modules/x/y/config"}, nil},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			ws := t.TempDir()
+			gitInit(t, ws, "init", "-q")
+			for _, b := range c.bare {
+				gitInit(t, ws, "init", "-q", "--bare", filepath.Join(".git", "modules", b))
+			}
+			got, err := GitControl(ws)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, rel := range c.want {
+				if p := filepath.Join(ws, ".git", "modules", rel); !slices.Contains(got, p) {
+					t.Errorf("GitControl lacks %s: %q", p, got)
+				}
+			}
+			for _, rel := range c.wantNot {
+				if p := filepath.Join(ws, ".git", "modules", rel); slices.Contains(got, p) {
+					t.Errorf("GitControl lists %s, in no git dir: %q", p, got)
+				}
+			}
+		})
+	}
+	// Bounded: directories without a git dir in them are read only so far.
+	ws := t.TempDir()
+	gitInit(t, ws, "init", "-q")
+	for i := 0; i < 2*gitMaxModules; i++ {
+		os.MkdirAll(filepath.Join(ws, ".git", "modules", fmt.Sprint("d", i), "x"), 0o755)
+	}
+	if got, err := GitControl(ws); err != nil || len(got) > 16 {
+		t.Errorf("many empty module directories: GitControl = %d paths, %v", len(got), err)
 	}
 }

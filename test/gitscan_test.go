@@ -73,3 +73,39 @@ func TestGitScanUnlistable(t *testing.T) {
 		})
 	}
 }
+
+// TestGitScanSlashSubmodule: the git dir of a submodule whose name holds
+// a slash (modules/vendor/lib, git's default for `git submodule add URL
+// vendor/lib`) is as read-only as any other submodule's.
+func TestGitScanSlashSubmodule(t *testing.T) {
+	requireIsolation(t)
+	for _, c := range callers {
+		t.Run(c.name, func(t *testing.T) {
+			f, _ := c.fixture(t, buildProbe(t))
+			src := filepath.Join(filepath.Dir(f.ws), "lib-src")
+			gitAs(t, f, "init", "-q", src)
+			gitAs(t, f, "-C", src, "commit", "-q", "--allow-empty", "-m", "lib")
+			gitAs(t, f, "-c", "protocol.file.allow=always", "submodule", "add", "-q", src, "vendor/lib")
+			gitdir := filepath.Join(f.ws, ".git", "modules", "vendor", "lib")
+			config := filepath.Join(gitdir, "config")
+			before := readFile(t, config)
+			for _, attack := range []string{
+				`git config -f .git/modules/vendor/lib/config core.fsmonitor "touch PWNED"`,
+				`echo "#!/bin/sh" > .git/modules/vendor/lib/hooks/post-checkout`,
+				`git -C vendor/lib config core.fsmonitor "touch PWNED"`,
+			} {
+				out, code := f.sandboxed(t, "workspace-write", "sh", "-c", attack)
+				if code == 0 || readFile(t, config) != before {
+					t.Errorf("%s: exit %d, config now %q:\n%s", attack, code, readFile(t, config), out)
+				}
+			}
+			if _, err := os.Lstat(filepath.Join(gitdir, "hooks", "post-checkout")); err == nil {
+				t.Errorf("a hook was written into the submodule's git dir")
+			}
+			out, code := f.sandboxed(t, "workspace-write", "sh", "-c", "git -C vendor/lib status --short && echo ok")
+			if code != 0 || !strings.Contains(out, "ok") {
+				t.Errorf("control: git in the submodule: exit %d:\n%s", code, out)
+			}
+		})
+	}
+}
