@@ -24,8 +24,9 @@ const (
 // (core.fsmonitor, aliases, filters), the files that redirect git to
 // another config or hooks directory (commondir, config.worktree, a `.git`
 // file), attributes with filter drivers (info/), the same for every
-// submodule (its git dir at any depth of modules/) and worktree, and the
-// targets of core.hooksPath and include.path.
+// submodule (its git dir at any depth of modules/) and worktree, the
+// targets of core.hooksPath and include.path, and what a linked hook or
+// config file leads to in the workspace (links).
 //
 // A path that does not exist is listed only where a missing one is held by
 // an empty directory that git accepts (hooks, and config in a workspace
@@ -33,7 +34,13 @@ const (
 // commondir or config.worktree would break git, and a file of ours would be
 // debris in the user's repository. GitTamper finds those created in a run.
 func GitControl(workspace string) ([]string, error) {
-	dotgit := filepath.Join(workspace, ".git")
+	return gitControl(workspace, workspace)
+}
+
+// gitControl is GitControl for the work tree worktree, which lies in the
+// workspace (a nested repository's, in a scan).
+func gitControl(worktree, workspace string) ([]string, error) {
+	dotgit := filepath.Join(worktree, ".git")
 	g := &gitPaths{seen: map[string]bool{}}
 	fi, err := os.Lstat(dotgit)
 	switch {
@@ -56,21 +63,23 @@ func GitControl(workspace string) ([]string, error) {
 			return nil, err
 		}
 	}
-	if err := g.repo(gitdir, workspace, 0); err != nil {
+	if err := g.repo(gitdir, worktree, 0); err != nil {
 		return nil, err
 	}
+	g.links(workspace)
 	return g.list, nil
 }
 
-// gitDirControl is GitControl for a git directory that is not a work
-// tree's `.git` (a bare repository): its control files, its submodules'
-// and worktrees'. Git runs a bare repository's hooks in it, so a relative
-// core.hooksPath is taken from there.
-func gitDirControl(gitdir string) ([]string, error) {
+// gitDirControl is gitControl for a git directory in the workspace that
+// is not a work tree's `.git` (a bare repository): its control files, its
+// submodules' and worktrees'. Git runs a bare repository's hooks in it, so
+// a relative core.hooksPath is taken from there.
+func gitDirControl(gitdir, workspace string) ([]string, error) {
 	g := &gitPaths{seen: map[string]bool{}}
 	if err := g.repo(gitdir, gitdir, 0); err != nil {
 		return nil, err
 	}
+	g.links(workspace)
 	return g.list, nil
 }
 
@@ -183,6 +192,99 @@ func (g *gitPaths) modules(dir string, depth int, top bool) error {
 		}
 	}
 	return nil
+}
+
+// gitMaxLinks bounds the links followed from the control files, and the
+// links of one chain (the kernel's own bound on a path's).
+const (
+	gitMaxLinks     = 1024
+	gitMaxLinkChain = 40
+)
+
+// links adds what the listed paths link to in the workspace: a hook that
+// is a link to scripts/pre-commit.sh (a common way to keep hooks under
+// version control) runs that file, and a linked config or include file is
+// read from its target. For every listed path that is a link, and every
+// entry of a listed directory (a hooks directory) that is one, the links
+// its chain goes through and its final target are added where they lie
+// in the workspace, when the target exists: a missing one held by a
+// directory of ours would be debris, and GitTamper sees it made. A target
+// outside the workspace is protected, where it needs to be, by the
+// profile's other paths. A target that is a directory (a linked hooks
+// directory) is looked into too.
+func (g *gitPaths) links(workspace string) {
+	n := 0
+	ws := ""
+	for i := 0; i < len(g.list) && n < gitMaxLinks; i++ {
+		fi, err := os.Lstat(g.list[i])
+		if err != nil {
+			continue
+		}
+		var links []string
+		switch {
+		case fi.Mode()&fs.ModeSymlink != 0:
+			links = []string{g.list[i]}
+		case fi.IsDir():
+			d, err := os.Open(g.list[i])
+			if err != nil {
+				continue
+			}
+			ents, _ := d.ReadDir(gitHooksMax)
+			d.Close()
+			for _, e := range ents {
+				if e.Type()&fs.ModeSymlink != 0 {
+					links = append(links, filepath.Join(g.list[i], e.Name()))
+				}
+			}
+		}
+		if len(links) > 0 && ws == "" {
+			// Targets come resolved; so must the workspace they are judged by.
+			if ws, err = filepath.EvalSymlinks(workspace); err != nil {
+				return
+			}
+		}
+		for _, l := range links {
+			if n++; n > gitMaxLinks {
+				break
+			}
+			g.chain(l, ws)
+		}
+	}
+}
+
+// chain adds the links that link, itself a link, goes through and its
+// final target, those that lie in the workspace ws, if the target exists.
+func (g *gitPaths) chain(link, ws string) {
+	final, err := filepath.EvalSymlinks(link)
+	if err != nil {
+		return // dangling or a loop: nothing to protect yet
+	}
+	in := func(p string) bool { return Under(p, []string{ws}) }
+	cur := link
+	for i := 0; i < gitMaxLinkChain; i++ {
+		t, err := os.Readlink(cur)
+		if err != nil {
+			break
+		}
+		if !filepath.IsAbs(t) {
+			t = filepath.Join(filepath.Dir(cur), t)
+		}
+		// The target's directory may be reached through links itself.
+		dir, err := filepath.EvalSymlinks(filepath.Dir(t))
+		if err != nil {
+			break
+		}
+		cur = filepath.Join(dir, filepath.Base(t))
+		if fi, err := os.Lstat(cur); err != nil || fi.Mode()&fs.ModeSymlink == 0 {
+			break
+		}
+		if in(cur) {
+			g.add(cur)
+		}
+	}
+	if in(final) {
+		g.add(final)
+	}
 }
 
 // configTargets adds the files a git config file names that git would

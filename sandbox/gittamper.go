@@ -72,9 +72,9 @@ func (g *GitRepos) GitTamper() (tampered, unscanned []string, complete bool) {
 		var paths []string
 		var err error
 		if r.gitdir {
-			paths, err = gitDirControl(r.path)
+			paths, err = gitDirControl(r.path, g.root)
 		} else {
-			paths, err = GitControl(filepath.Dir(r.path))
+			paths, err = gitControl(filepath.Dir(r.path), g.root)
 		}
 		if err != nil {
 			note(r.path) // unreadable now, readable before: changed

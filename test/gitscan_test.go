@@ -109,3 +109,45 @@ func TestGitScanSlashSubmodule(t *testing.T) {
 		})
 	}
 }
+
+// TestGitScanLinkedHook: a hook that links to a script in the workspace
+// (.git/hooks/pre-commit -> ../../scripts/pre-commit.sh) keeps that
+// script read-only, and one that links to a missing script has the script
+// reported when the command makes it.
+func TestGitScanLinkedHook(t *testing.T) {
+	requireIsolation(t)
+	for _, c := range callers {
+		t.Run(c.name, func(t *testing.T) {
+			f, _ := c.fixture(t, buildProbe(t))
+			mkdirAs(t, f, filepath.Join(f.ws, "scripts"))
+			script := filepath.Join(f.ws, "scripts", "pre-commit.sh")
+			writeAs(t, f, script, "#!/bin/sh\nexit 0\n")
+			os.Chmod(script, 0o755)
+			for hook, target := range map[string]string{"pre-commit": "pre-commit.sh", "pre-push": "pre-push.sh"} {
+				l := filepath.Join(f.ws, ".git", "hooks", hook)
+				if err := os.Symlink("../../scripts/"+target, l); err != nil {
+					t.Fatal(err)
+				}
+				if f.cred != nil {
+					os.Lchown(l, int(f.cred.Uid), int(f.cred.Gid))
+				}
+			}
+			for _, attack := range []string{
+				"echo 'touch PWNED' >> scripts/pre-commit.sh",
+				"rm -f scripts/pre-commit.sh && echo 'touch PWNED' > scripts/pre-commit.sh",
+				"mv scripts scripts.old && mkdir scripts && echo 'touch PWNED' > scripts/pre-commit.sh",
+			} {
+				out, code := f.sandboxed(t, "workspace-write", "sh", "-c", attack)
+				if got := readFile(t, script); code == 0 || got != "#!/bin/sh\nexit 0\n" {
+					t.Errorf("%s: exit %d, the hook's script now %q:\n%s", attack, code, got, out)
+				}
+			}
+			out, code := f.sandboxedJSON(t, "workspace-write", "sh", "-c", "printf '#!/bin/sh\\ntouch PWNED\\n' > scripts/pre-push.sh")
+			expectTampered(t, out, code, filepath.Join(f.ws, "scripts", "pre-push.sh"))
+			out2, code := f.sandboxed(t, "workspace-write", "sh", "-c", "echo x > a && git add a && git commit -q -m a && echo committed")
+			if code != 0 || !strings.Contains(out2, "committed") {
+				t.Errorf("control: a commit running the linked hook: exit %d:\n%s", code, out2)
+			}
+		})
+	}
+}
