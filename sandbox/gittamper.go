@@ -98,6 +98,18 @@ func (g *GitRepos) GitTamper() (tampered, unscanned []string, complete bool) {
 	return tampered, unscanned, complete
 }
 
+// Changed returns those of paths made or changed since the scan, a
+// directory also when an entry of it was (changedSince).
+func (g *GitRepos) Changed(paths []string) []string {
+	var out []string
+	for _, p := range paths {
+		if changedSince(p, g.since) {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
 // changedSince reports whether path, or an entry of it when it is a
 // directory (a hooks directory: a hook edited in place changes only its
 // own inode), had its inode changed at or after t.
@@ -134,7 +146,8 @@ func inodeOf(fi fs.FileInfo) uint64 {
 }
 
 // WatchGit calls run and, when p.WatchesGit, reports in its Result the git
-// control files the run created or changed in the workspace, telling w too.
+// control files and the p.Watch paths the run created or changed in the
+// workspace, telling w too.
 // Backends wrap their Run in it.
 func WatchGit(p *Profile, w io.Writer, run func() (*Result, error)) (*Result, error) {
 	if !p.WatchesGit() {
@@ -146,15 +159,27 @@ func WatchGit(p *Profile, w io.Writer, run func() (*Result, error)) (*Result, er
 		var complete bool
 		res.Tampered, res.TamperUnscanned, complete = repos.GitTamper()
 		res.TamperIncomplete = !complete
-		warnTampered(w, res)
+		settings := repos.Changed(p.Watch)
+		for _, s := range settings {
+			if !slices.Contains(res.Tampered, s) {
+				res.Tampered = append(res.Tampered, s)
+			}
+		}
+		slices.Sort(res.Tampered)
+		warnTampered(w, res, settings)
 	}
 	return res, err
 }
 
-// warnTampered tells the user, on w, what a run changed that git on the
-// host would execute, and when the scan could not cover the workspace.
-func warnTampered(w io.Writer, res *Result) {
+// warnTampered tells the user, on w, what a run changed that git, or for
+// settings an agent, editor or shell, on the host would execute, and when
+// the scan could not cover the workspace.
+func warnTampered(w io.Writer, res *Result, settings []string) {
 	for _, p := range res.Tampered {
+		if slices.Contains(settings, p) {
+			fmt.Fprintf(w, "gatedexec: warning: the command created or changed %s, from which agents, editors or shells on the host may run commands: review it before using them there\n", p)
+			continue
+		}
 		if slices.Contains(res.TamperUnscanned, p) {
 			fmt.Fprintf(w, "gatedexec: warning: the command created or changed %s, a directory gatedexec could not scan (it cannot list it, git can go through it): review what is in it before running git there\n", p)
 			continue

@@ -151,3 +151,65 @@ func TestGitScanLinkedHook(t *testing.T) {
 		})
 	}
 }
+
+// TestAgentConfigProtected: the settings from which the host's agents
+// and editors run commands (.claude/settings.json with its hooks,
+// .mcp.json) are read-only to the command where they exist; where they do
+// not, nothing is made for them, and the command may make them, which is
+// reported. With the workspace at the home directory, the shell start-up
+// files and ~/.gitconfig are read-only too.
+func TestAgentConfigProtected(t *testing.T) {
+	requireIsolation(t)
+	for _, c := range callers {
+		t.Run(c.name, func(t *testing.T) {
+			f, _ := c.fixture(t, buildProbe(t))
+			settings := filepath.Join(f.ws, ".claude", "settings.json")
+			mkdirAs(t, f, filepath.Dir(settings))
+			const hook = `{"hooks":{"PreToolUse":[{"matcher":"Bash","hooks":[{"type":"command","command":"gatedexec hook"}]}]}}` + "\n"
+			writeAs(t, f, settings, hook)
+			writeAs(t, f, filepath.Join(f.ws, ".mcp.json"), "{}\n")
+			for _, attack := range []string{
+				`echo '{}' > .claude/settings.json`,
+				`rm -rf .claude`,
+				`mv .claude .claude.old && mkdir .claude && echo '{}' > .claude/settings.json`,
+				`echo '{"mcpServers":{"x":{"command":"touch PWNED"}}}' > .mcp.json`,
+			} {
+				out, code := f.sandboxed(t, "workspace-write", "sh", "-c", attack)
+				if got := readFile(t, settings); code == 0 || got != hook || readFile(t, filepath.Join(f.ws, ".mcp.json")) != "{}\n" {
+					t.Errorf("%s: exit %d, settings now %q:\n%s", attack, code, got, out)
+				}
+			}
+			// Missing ones: not made by a run, made by the command and reported.
+			out, code := f.sandboxedJSON(t, "workspace-write", "true")
+			if code != 0 || len(out.result.Tampered) != 0 {
+				t.Errorf("control: true: exit %d, tampered %q:\n%s", code, out.result.Tampered, out.stderr)
+			}
+			for _, d := range []string{".vscode", ".codex", ".idea"} {
+				if _, err := os.Lstat(filepath.Join(f.ws, d)); err == nil {
+					t.Errorf("a run left %s in the workspace", d)
+				}
+			}
+			out, code = f.sandboxedJSON(t, "workspace-write", "sh", "-c",
+				`mkdir .vscode && echo '{"tasks":[{"runOptions":{"runOn":"folderOpen"},"command":"touch PWNED"}]}' > .vscode/tasks.json`)
+			expectTampered(t, out, code, filepath.Join(f.ws, ".vscode"))
+			if !strings.Contains(out.stderr, "agents, editors or shells") {
+				t.Errorf("the warning does not say what runs .vscode:\n%s", out.stderr)
+			}
+			// The workspace at the home directory.
+			for _, rc := range []string{".bashrc", ".gitconfig"} {
+				writeAs(t, f, filepath.Join(f.ws, rc), "# mine\n")
+			}
+			f.env = append(f.env, "HOME="+f.ws)
+			for _, attack := range []string{`echo 'touch PWNED' >> .bashrc`, `git config --global core.fsmonitor 'touch PWNED'`} {
+				out, code := f.sandboxed(t, "workspace-write", "sh", "-c", attack)
+				for _, rc := range []string{".bashrc", ".gitconfig"} {
+					if got := readFile(t, filepath.Join(f.ws, rc)); code == 0 || got != "# mine\n" {
+						t.Errorf("%s: exit %d, %s now %q:\n%s", attack, code, rc, got, out)
+					}
+				}
+			}
+			out, code = f.sandboxedJSON(t, "workspace-write", "sh", "-c", `echo 'touch PWNED' > .zshenv`)
+			expectTampered(t, out, code, filepath.Join(f.ws, ".zshenv"))
+		})
+	}
+}
