@@ -16,10 +16,13 @@ type ProfileView struct {
 	Read         []string `json:"read"`
 	Write        []string `json:"write"`
 	Protect      []string `json:"protect"`
-	Hide         []string `json:"hide"`
-	PrivateTmp   []string `json:"private_tmp"`
-	Network      string   `json:"network"`
-	Sockets      []string `json:"unix_sockets_reachable"`
+	// Watch are the paths the run's scan reports made or changed besides
+	// the git control files (sandbox.Profile.Watch).
+	Watch      []string `json:"watch"`
+	Hide       []string `json:"hide"`
+	PrivateTmp []string `json:"private_tmp"`
+	Network    string   `json:"network"`
+	Sockets    []string `json:"unix_sockets_reachable"`
 	// Hosts are the host rules of network mode "proxy", presets expanded;
 	// ConnectTo its pins.
 	Hosts        []HostView `json:"hosts,omitempty"`
@@ -67,7 +70,7 @@ func ViewProfile(p *sandbox.Profile, pl Place) ProfileView {
 	v := ProfileView{
 		Name: p.Name, Description: p.Description, Enforcement: string(p.Enforcement),
 		Unrestricted: p.Unrestricted, ReadAll: p.ReadAll,
-		Read: nonNil(p.Read), Write: nonNil(p.Write), Protect: nonNil(p.Protect), Hide: nonNil(p.Hide),
+		Read: nonNil(p.Read), Write: nonNil(p.Write), Protect: nonNil(p.Protect), Watch: nonNil(p.Watch), Hide: nonNil(p.Hide),
 		PrivateTmp: nonNil(p.PrivateTmp), Sockets: nonNil(p.Sockets),
 		Network: string(p.Network), UnixSockets: "deny", EnvDeny: nonNil(p.EnvDeny), Setsid: !p.NoSetsid,
 		PIDNamespace: p.IsolatesPIDs(), Workspace: pl.Workspace, Cwd: pl.Cwd,

@@ -12,7 +12,12 @@
 // Path tokens: ":all" (read and write only: the whole filesystem),
 // ":workspace", ":tmp" (/tmp and $TMPDIR), ":home", ":cwd", each optionally
 // followed by "/sub/path"; absolute paths; "~" and "~/x"; "$VAR/x" and
-// "${VAR}/x" where VAR must be set to an absolute path. Anything else is an
+// "${VAR}/x" where VAR must be set to an absolute path. In protect only,
+// ":git" stands for the workspace's git control files (sandbox.GitControl)
+// and ":agent-config" for the settings the host's agents, editors and
+// shells run commands from (sandbox.AgentConfig): those that exist are
+// protected, and all of them are reported when a run makes or changes
+// them (Profile.Watch). Anything else is an
 // error. Existing paths have their symlinks resolved so that Landlock and
 // bind mounts see the real path; a path that does not exist yet keeps its
 // cleaned form below its nearest existing, resolved ancestor.

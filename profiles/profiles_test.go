@@ -86,6 +86,8 @@ func TestBuiltinsMatchDesign(t *testing.T) {
 			Protect: []string{ws + "/.git/hooks", ws + "/.git/config", ws + "/.gatedexec"},
 			Hide:    hide, Network: sandbox.NetworkOff, UnixSockets: true, EnvDeny: envDeny, Workspace: ws,
 			PrivateTmp: []string{"/tmp"}, Limits: limits,
+			Watch: []string{ws + "/.claude", ws + "/.claude.json", ws + "/.mcp.json", ws + "/.codex", ws + "/.gemini",
+				ws + "/.cursor", ws + "/.vscode", ws + "/.idea", ws + "/.gitmodules"},
 		},
 		"full-access": {
 			Name: "full-access", Description: "No filesystem or network restriction (the policy and approval gates still apply)",
@@ -243,6 +245,7 @@ read = [":workspace/sub", ":cwd", ":home", "~", "~/x", "$DATA/y", "${DATA}", "/u
 		{name: "memory word", files: map[string]string{"user/a.toml": "[limits]\nmemory = \"lots\"\n"}, arg: "a", err: `a.toml:2:10: limits.memory: bad size "lots": want digits with an optional K, M, G or T suffix, or a percentage like "75%"`},
 		{name: "unix_sockets preset", files: map[string]string{"user/a.toml": "[network]\nunix_sockets = [\":nope\"]\n"}, arg: "a", err: `a.toml:2:1: network.unix_sockets: unknown socket preset`},
 		{name: "unix_sockets type", files: map[string]string{"user/a.toml": "[network]\nunix_sockets = 3\n"}, arg: "a", err: `a.toml:2:16: network.unix_sockets: want "allow", "deny" or a list of socket paths, got int64`},
+		{name: "agent-config token outside protect", files: map[string]string{"user/a.toml": "[filesystem]\nread = [\":agent-config\"]\n"}, arg: "a", err: `a.toml:2:1: filesystem.read: ":agent-config" is only allowed in protect`},
 		{name: "git token outside protect", files: map[string]string{"user/a.toml": "[filesystem]\nwrite = [\":git\"]\n"}, arg: "a", err: `a.toml:2:1: filesystem.write: ":git" is only allowed in protect`},
 		{name: "bad enforcement", files: map[string]string{"user/a.toml": "enforcement = \"lax\"\n"}, arg: "a", err: `a.toml:1:1: enforcement: want "strict" or "best-effort", got "lax"`},
 		{name: "bad mode", files: map[string]string{"user/a.toml": "[network]\nmode = \"offf\"\n"}, arg: "a", err: `a.toml:2:1: network.mode: want "off"`},

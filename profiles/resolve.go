@@ -138,7 +138,7 @@ func build(name string, m *File, src source, v *Vars) (*sandbox.Profile, error) 
 		}
 	}
 	if fs.Protect != nil {
-		if p.Protect, err = v.expandProtect(*fs.Protect, real); err != nil {
+		if p.Protect, p.Watch, err = v.expandProtect(*fs.Protect, real); err != nil {
 			return nil, src.errorf("filesystem.protect", "%v", err)
 		}
 	}

@@ -34,8 +34,8 @@ const allToken = ":all"
 func (v *Vars) expandList(list []string, allowAll bool, real realPaths) (paths []string, all bool, err error) {
 	seen := map[string]bool{}
 	for _, entry := range list {
-		if entry == gitToken {
-			return nil, false, fmt.Errorf("%q is only allowed in protect", gitToken)
+		if entry == gitToken || entry == agentConfigToken {
+			return nil, false, fmt.Errorf("%q is only allowed in protect", entry)
 		}
 		if entry == allToken {
 			if !allowAll {
@@ -67,47 +67,103 @@ const gitdirToken = ":gitdir"
 // (sandbox.GitControl).
 const gitToken = ":git"
 
+// agentConfigToken is the protect entry for the agent, editor and shell
+// settings in the workspace (sandbox.AgentConfig).
+const agentConfigToken = ":agent-config"
+
 // expandProtect is expandList for the protect list, where gitToken may
-// stand for the workspace's git control files.
-func (v *Vars) expandProtect(list []string, real realPaths) ([]string, error) {
+// stand for the workspace's git control files and agentConfigToken for
+// its agent and editor settings. watch holds what the run's scan reports
+// made or changed besides the git control files: every path of
+// agentConfigToken, as named and resolved, while only those that exist
+// are protected.
+func (v *Vars) expandProtect(list []string, real realPaths) (paths, watch []string, err error) {
 	var out []string
 	rest := make([]string, 0, len(list))
 	for _, entry := range list {
-		if entry != gitToken {
+		if entry != gitToken && entry != agentConfigToken {
 			rest = append(rest, entry)
 			continue
 		}
 		if !filepath.IsAbs(v.Workspace) {
-			return nil, fmt.Errorf("path %q: workspace is not known (or not absolute)", entry)
+			return nil, nil, fmt.Errorf("path %q: workspace is not known (or not absolute)", entry)
 		}
 		ws, err := real.resolve(v.Workspace)
 		if err != nil {
-			return nil, fmt.Errorf("path %q: %w", entry, err)
+			return nil, nil, fmt.Errorf("path %q: %w", entry, err)
+		}
+		if entry == agentConfigToken {
+			prot, w, err := v.agentConfig(ws, real)
+			if err != nil {
+				return nil, nil, fmt.Errorf("path %q: %w", entry, err)
+			}
+			out, watch = append(out, prot...), append(watch, w...)
+			continue
 		}
 		paths, err := sandbox.GitControl(ws)
 		if err != nil {
-			return nil, fmt.Errorf("path %q: %w", entry, err)
+			return nil, nil, fmt.Errorf("path %q: %w", entry, err)
 		}
 		for _, p := range paths {
 			if p, err = real.resolve(p); err != nil {
-				return nil, fmt.Errorf("path %q: %w", entry, err)
+				return nil, nil, fmt.Errorf("path %q: %w", entry, err)
 			}
 			out = append(out, p)
 		}
 	}
 	more, _, err := v.expandList(rest, false, real)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	seen := map[string]bool{}
-	all := make([]string, 0, len(out)+len(more))
-	for _, p := range append(out, more...) {
-		if !seen[p] {
-			seen[p] = true
-			all = append(all, p)
+	return dedup(append(out, more...)), dedup(watch), nil
+}
+
+// agentConfig expands agentConfigToken for the resolved workspace ws: the
+// paths of sandbox.AgentConfig that exist, resolved, to protect, and all
+// of them, as named and resolved, to watch. A missing one is not held: a
+// directory of ours named .vscode or .bashrc would be debris in the
+// user's tree, and the scan reports one made.
+func (v *Vars) agentConfig(ws string, real realPaths) (protect, watch []string, err error) {
+	var home, configHome string
+	if filepath.IsAbs(v.Home) {
+		if home, err = real.resolve(v.Home); err != nil {
+			return nil, nil, err
 		}
 	}
-	return all, nil
+	if c := v.getenv("XDG_CONFIG_HOME"); filepath.IsAbs(c) {
+		if configHome, err = real.resolve(c); err != nil {
+			return nil, nil, err
+		}
+	}
+	for _, p := range sandbox.AgentConfig(ws, home, configHome) {
+		e, err := real.entry(p)
+		if err != nil {
+			return nil, nil, err
+		}
+		// A link (a dotfile manager's ~/.bashrc) is protected at its
+		// target; replacing the link itself is seen by the scan.
+		watch = append(watch, p)
+		if e.real != p {
+			watch = append(watch, e.real)
+		}
+		if e.exists {
+			protect = append(protect, e.real)
+		}
+	}
+	return protect, watch, nil
+}
+
+// dedup returns list without its repeated entries, keeping the first.
+func dedup(list []string) []string {
+	seen := map[string]bool{}
+	out := list[:0:0]
+	for _, p := range list {
+		if !seen[p] {
+			seen[p] = true
+			out = append(out, p)
+		}
+	}
+	return out
 }
 
 // expand expands one path entry to one or more absolute, cleaned paths

@@ -14,7 +14,7 @@ import (
 
 // Bounds on what GitControl reads of a repository it did not write.
 const (
-	gitMaxModules    = 256     // submodule and worktree git dirs
+	gitMaxModules    = 256     // submodule and worktree git dirs, and directories read to find them
 	gitMaxDepth      = 4       // nesting of modules/ inside modules/
 	gitMaxConfigSize = 1 << 20 // bytes of one config file
 )
@@ -24,8 +24,9 @@ const (
 // (core.fsmonitor, aliases, filters), the files that redirect git to
 // another config or hooks directory (commondir, config.worktree, a `.git`
 // file), attributes with filter drivers (info/), the same for every
-// submodule and worktree, and the targets of core.hooksPath and
-// include.path.
+// submodule (its git dir at any depth of modules/) and worktree, the
+// targets of core.hooksPath and include.path, and what a linked hook or
+// config file leads to in the workspace (links).
 //
 // A path that does not exist is listed only where a missing one is held by
 // an empty directory that git accepts (hooks, and config in a workspace
@@ -33,7 +34,13 @@ const (
 // commondir or config.worktree would break git, and a file of ours would be
 // debris in the user's repository. GitTamper finds those created in a run.
 func GitControl(workspace string) ([]string, error) {
-	dotgit := filepath.Join(workspace, ".git")
+	return gitControl(workspace, workspace)
+}
+
+// gitControl is GitControl for the work tree worktree, which lies in the
+// workspace (a nested repository's, in a scan).
+func gitControl(worktree, workspace string) ([]string, error) {
+	dotgit := filepath.Join(worktree, ".git")
 	g := &gitPaths{seen: map[string]bool{}}
 	fi, err := os.Lstat(dotgit)
 	switch {
@@ -56,9 +63,23 @@ func GitControl(workspace string) ([]string, error) {
 			return nil, err
 		}
 	}
-	if err := g.repo(gitdir, workspace, 0); err != nil {
+	if err := g.repo(gitdir, worktree, 0); err != nil {
 		return nil, err
 	}
+	g.links(workspace)
+	return g.list, nil
+}
+
+// gitDirControl is gitControl for a git directory in the workspace that
+// is not a work tree's `.git` (a bare repository): its control files, its
+// submodules' and worktrees'. Git runs a bare repository's hooks in it, so
+// a relative core.hooksPath is taken from there.
+func gitDirControl(gitdir, workspace string) ([]string, error) {
+	g := &gitPaths{seen: map[string]bool{}}
+	if err := g.repo(gitdir, gitdir, 0); err != nil {
+		return nil, err
+	}
+	g.links(workspace)
 	return g.list, nil
 }
 
@@ -116,11 +137,8 @@ func (g *gitPaths) repo(gitdir, worktree string, depth int) error {
 			}
 		}
 	}
-	subs, _ := filepath.Glob(filepath.Join(common, "modules", "*"))
-	for _, m := range subs {
-		if err := g.repo(m, "", depth+1); err != nil {
-			return err
-		}
+	if err := g.modules(filepath.Join(common, "modules"), depth+1, true); err != nil {
+		return err
 	}
 	wts, _ := filepath.Glob(filepath.Join(common, "worktrees", "*"))
 	for _, w := range wts {
@@ -130,6 +148,143 @@ func (g *gitPaths) repo(gitdir, worktree string, depth int) error {
 		g.addExisting(filepath.Join(w, "commondir"), filepath.Join(w, "config.worktree"), filepath.Join(w, "gitdir"))
 	}
 	return nil
+}
+
+// modules adds the control files of the submodule git dirs below dir
+// (top: dir is a modules/ directory itself). A submodule's name may hold
+// slashes (git's default for `git submodule add URL vendor/lib`), so its
+// git dir may be modules/vendor/lib: a directory that is a git directory
+// is one, and any other is searched further. One that holds a config is
+// taken for one too, as when only modules/* was looked at: protecting a
+// half-made git dir costs nothing. Each directory read counts against
+// gitMaxModules.
+func (g *gitPaths) modules(dir string, depth int, top bool) error {
+	if g.repos++; g.repos > gitMaxModules {
+		return nil
+	}
+	d, err := os.Open(dir)
+	if err != nil {
+		return nil // none, or unreadable: git finds no submodule there either
+	}
+	ents, _ := d.ReadDir(gitMaxModules)
+	d.Close()
+	if !top {
+		var m gitMarks
+		config := false
+		for _, e := range ents {
+			m.see(e.Name())
+			config = config || e.Name() == "config"
+		}
+		if m.gitDir() || config {
+			if err := g.repo(dir, "", depth); err != nil {
+				return err
+			}
+		}
+		if m.gitDir() {
+			return nil
+		}
+	}
+	for _, e := range ents {
+		if e.IsDir() {
+			if err := g.modules(filepath.Join(dir, e.Name()), depth, false); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// gitMaxLinks bounds the links followed from the control files, and the
+// links of one chain (the kernel's own bound on a path's).
+const (
+	gitMaxLinks     = 1024
+	gitMaxLinkChain = 40
+)
+
+// links adds what the listed paths link to in the workspace: a hook that
+// is a link to scripts/pre-commit.sh (a common way to keep hooks under
+// version control) runs that file, and a linked config or include file is
+// read from its target. For every listed path that is a link, and every
+// entry of a listed directory (a hooks directory) that is one, the links
+// its chain goes through and its final target are added where they lie
+// in the workspace, when the target exists: a missing one held by a
+// directory of ours would be debris, and GitTamper sees it made. A target
+// outside the workspace is protected, where it needs to be, by the
+// profile's other paths. A target that is a directory (a linked hooks
+// directory) is looked into too.
+func (g *gitPaths) links(workspace string) {
+	n := 0
+	ws := ""
+	for i := 0; i < len(g.list) && n < gitMaxLinks; i++ {
+		fi, err := os.Lstat(g.list[i])
+		if err != nil {
+			continue
+		}
+		var links []string
+		switch {
+		case fi.Mode()&fs.ModeSymlink != 0:
+			links = []string{g.list[i]}
+		case fi.IsDir():
+			d, err := os.Open(g.list[i])
+			if err != nil {
+				continue
+			}
+			ents, _ := d.ReadDir(gitHooksMax)
+			d.Close()
+			for _, e := range ents {
+				if e.Type()&fs.ModeSymlink != 0 {
+					links = append(links, filepath.Join(g.list[i], e.Name()))
+				}
+			}
+		}
+		if len(links) > 0 && ws == "" {
+			// Targets come resolved; so must the workspace they are judged by.
+			if ws, err = filepath.EvalSymlinks(workspace); err != nil {
+				return
+			}
+		}
+		for _, l := range links {
+			if n++; n > gitMaxLinks {
+				break
+			}
+			g.chain(l, ws)
+		}
+	}
+}
+
+// chain adds the links that link, itself a link, goes through and its
+// final target, those that lie in the workspace ws, if the target exists.
+func (g *gitPaths) chain(link, ws string) {
+	final, err := filepath.EvalSymlinks(link)
+	if err != nil {
+		return // dangling or a loop: nothing to protect yet
+	}
+	in := func(p string) bool { return Under(p, []string{ws}) }
+	cur := link
+	for i := 0; i < gitMaxLinkChain; i++ {
+		t, err := os.Readlink(cur)
+		if err != nil {
+			break
+		}
+		if !filepath.IsAbs(t) {
+			t = filepath.Join(filepath.Dir(cur), t)
+		}
+		// The target's directory may be reached through links itself.
+		dir, err := filepath.EvalSymlinks(filepath.Dir(t))
+		if err != nil {
+			break
+		}
+		cur = filepath.Join(dir, filepath.Base(t))
+		if fi, err := os.Lstat(cur); err != nil || fi.Mode()&fs.ModeSymlink == 0 {
+			break
+		}
+		if in(cur) {
+			g.add(cur)
+		}
+	}
+	if in(final) {
+		g.add(final)
+	}
 }
 
 // configTargets adds the files a git config file names that git would

@@ -1,6 +1,7 @@
 package sandbox
 
 import (
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -113,7 +114,7 @@ func TestGitTamper(t *testing.T) {
 	os.WriteFile(filepath.Join(ws, "a"), []byte("x"), 0o644)
 	os.WriteFile(filepath.Join(ws, ".git", "index.lock"), nil, 0o644)
 	os.WriteFile(filepath.Join(ws, "old", "b"), []byte("x"), 0o644)
-	if got, complete := before.GitTamper(); len(got) != 0 || !complete {
+	if got, _, complete := before.GitTamper(); len(got) != 0 || !complete {
 		t.Errorf("after ordinary writes: GitTamper = %q, %v", got, complete)
 	}
 	// What an attack does.
@@ -121,7 +122,137 @@ func TestGitTamper(t *testing.T) {
 	os.WriteFile(filepath.Join(ws, "old", ".git", "config"), []byte("[core]\nfsmonitor = x\n"), 0o644)
 	os.WriteFile(filepath.Join(ws, ".git", "hooks", "pre-commit"), []byte("#!/bin/sh\n"), 0o755)
 	want := []string{ws + "/.git/hooks", ws + "/new/.git", ws + "/old/.git/config"}
-	if got, _ := before.GitTamper(); !slices.Equal(got, want) {
+	if got, _, _ := before.GitTamper(); !slices.Equal(got, want) {
+		t.Errorf("GitTamper = %q, want %q", got, want)
+	}
+}
+
+// TestGitControlModules: a submodule's git dir is found at any depth of
+// modules/ (a submodule named vendor/lib keeps it at modules/vendor/lib),
+// within the bounds.
+func TestGitControlModules(t *testing.T) {
+	requireGit(t)
+	for _, c := range []struct {
+		name    string
+		bare    []string // git dirs made under .git/modules
+		want    []string // relative to .git/modules
+		wantNot []string
+	}{
+		{"one component", []string{"lib"}, []string{"lib/config", "lib/hooks"}, nil},
+		{"a name with a slash", []string{"vendor/lib"}, []string{"vendor/lib/config", "vendor/lib/hooks", "vendor/lib/info"}, []string{"vendor/config", "vendor/hooks"}},
+		{"deep", []string{"a/b/c/d/e"}, []string{"a/b/c/d/e/config"}, []string{"a/b/config"}},
+		{"nested submodule", []string{"vendor/lib", "vendor/lib/modules/x/y"}, []string{"vendor/lib/config", "vendor/lib/modules/x/y/config"}, nil},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			ws := t.TempDir()
+			gitInit(t, ws, "init", "-q")
+			for _, b := range c.bare {
+				gitInit(t, ws, "init", "-q", "--bare", filepath.Join(".git", "modules", b))
+			}
+			got, err := GitControl(ws)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, rel := range c.want {
+				if p := filepath.Join(ws, ".git", "modules", rel); !slices.Contains(got, p) {
+					t.Errorf("GitControl lacks %s: %q", p, got)
+				}
+			}
+			for _, rel := range c.wantNot {
+				if p := filepath.Join(ws, ".git", "modules", rel); slices.Contains(got, p) {
+					t.Errorf("GitControl lists %s, in no git dir: %q", p, got)
+				}
+			}
+		})
+	}
+	// Bounded: directories without a git dir in them are read only so far.
+	ws := t.TempDir()
+	gitInit(t, ws, "init", "-q")
+	for i := 0; i < 2*gitMaxModules; i++ {
+		os.MkdirAll(filepath.Join(ws, ".git", "modules", fmt.Sprint("d", i), "x"), 0o755)
+	}
+	if got, err := GitControl(ws); err != nil || len(got) > 16 {
+		t.Errorf("many empty module directories: GitControl = %d paths, %v", len(got), err)
+	}
+}
+
+// TestGitControlLinks: a hook, config or include file that is a link to
+// a file in the workspace (.git/hooks/pre-commit -> ../../scripts/x.sh)
+// has its target, and every link on the way there, listed; one outside
+// the workspace or missing does not.
+func TestGitControlLinks(t *testing.T) {
+	requireGit(t)
+	for _, c := range []struct {
+		name    string
+		links   map[string]string // link (relative to the workspace) -> target
+		files   []string          // made before the links
+		want    []string
+		wantNot []string
+	}{
+		{"hook", map[string]string{".git/hooks/pre-commit": "../../scripts/pre-commit.sh"},
+			[]string{"scripts/pre-commit.sh"}, []string{"scripts/pre-commit.sh"}, nil},
+		{"hook through two links", map[string]string{".git/hooks/pre-push": "../../bin/hook", "bin/hook": "../scripts/push.sh"},
+			[]string{"scripts/push.sh"}, []string{"bin/hook", "scripts/push.sh"}, nil},
+		{"hooks directory", map[string]string{".githooks/pre-commit": "../tools/lint.sh"},
+			[]string{"tools/lint.sh"}, []string{".githooks", "tools/lint.sh"}, nil},
+		{"dangling hook", map[string]string{".git/hooks/pre-commit": "../../scripts/missing.sh"},
+			nil, nil, []string{"scripts/missing.sh"}},
+		{"config", map[string]string{".git/config.worktree": "../shared/wt.config"},
+			[]string{"shared/wt.config"}, []string{"shared/wt.config"}, nil},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			ws := t.TempDir()
+			gitInit(t, ws, "init", "-q")
+			os.MkdirAll(filepath.Join(ws, ".githooks"), 0o755)
+			gitInit(t, ws, "config", "core.hooksPath", ".githooks")
+			for _, f := range c.files {
+				writeFile(t, filepath.Join(ws, f), "#!/bin/sh\n")
+			}
+			for l, target := range c.links {
+				os.MkdirAll(filepath.Join(ws, filepath.Dir(l)), 0o755)
+				if err := os.Symlink(target, filepath.Join(ws, l)); err != nil {
+					t.Fatal(err)
+				}
+			}
+			got, err := GitControl(ws)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, rel := range c.want {
+				if !slices.Contains(got, filepath.Join(ws, rel)) {
+					t.Errorf("GitControl lacks %s: %q", rel, got)
+				}
+			}
+			for _, rel := range c.wantNot {
+				if slices.Contains(got, filepath.Join(ws, rel)) {
+					t.Errorf("GitControl lists %s: %q", rel, got)
+				}
+			}
+		})
+	}
+	// Outside the workspace: not listed.
+	ws, out := t.TempDir(), t.TempDir()
+	gitInit(t, ws, "init", "-q")
+	writeFile(t, filepath.Join(out, "hook.sh"), "#!/bin/sh\n")
+	os.Symlink(filepath.Join(out, "hook.sh"), filepath.Join(ws, ".git", "hooks", "pre-commit"))
+	if got, _ := GitControl(ws); slices.Contains(got, filepath.Join(out, "hook.sh")) {
+		t.Errorf("GitControl lists a target outside the workspace: %q", got)
+	}
+}
+
+// TestGitTamperLinkedHook: the scan reports a change to the file a hook
+// links to.
+func TestGitTamperLinkedHook(t *testing.T) {
+	requireGit(t)
+	ws := t.TempDir()
+	gitInit(t, ws, "init", "-q")
+	writeFile(t, filepath.Join(ws, "scripts", "pre-commit.sh"), "#!/bin/sh\n")
+	os.Symlink("../../scripts/pre-commit.sh", filepath.Join(ws, ".git", "hooks", "pre-commit"))
+	before := ScanGitRepos(ws)
+	time.Sleep(10 * time.Millisecond) // ctime granularity on coarse clocks
+	writeFile(t, filepath.Join(ws, "scripts", "pre-commit.sh"), "#!/bin/sh\ntouch PWNED\n")
+	want := []string{filepath.Join(ws, "scripts", "pre-commit.sh")}
+	if got, _, _ := before.GitTamper(); !slices.Equal(got, want) {
 		t.Errorf("GitTamper = %q, want %q", got, want)
 	}
 }

@@ -1,7 +1,6 @@
 package sandbox
 
 import (
-	"errors"
 	"fmt"
 	"io"
 	"io/fs"
@@ -20,7 +19,8 @@ const GitScanLimit = 200_000
 const gitHooksMax = 1024
 
 // GitRepos is what a scan of a workspace found before a run: the
-// repositories in it, by the path of their `.git` entry and its inode.
+// repositories in it, by the path of their `.git` entry or git directory
+// and its inode.
 type GitRepos struct {
 	root     string
 	since    time.Time
@@ -29,11 +29,12 @@ type GitRepos struct {
 }
 
 // ScanGitRepos lists the repositories under root (the workspace): every
-// entry named .git, directory, file or link, up to GitScanLimit entries.
-// Call it just before the run; GitTamper compares after it.
+// entry named .git, directory, file or link, and every directory git
+// would take for a git directory (a bare repository), up to GitScanLimit
+// entries. Call it just before the run; GitTamper compares after it.
 func ScanGitRepos(root string) *GitRepos {
 	g := &GitRepos{root: root, since: time.Now(), repos: map[string]uint64{}}
-	g.complete = walkRepos(root, func(dotgit string, ino uint64) { g.repos[dotgit] = ino })
+	_, g.complete = walkRepos(root, time.Time{}, func(r gitRepo) { g.repos[r.path] = r.ino })
 	return g
 }
 
@@ -41,16 +42,16 @@ func ScanGitRepos(root string) *GitRepos {
 // execute: each repository whose .git appeared (or was replaced) during it,
 // and each control file (GitControl) of any repository in the workspace
 // changed, created, moved or linked during it, judged by its inode change
-// time, which a process cannot set back. complete is false when either
-// scan stopped at GitScanLimit. Nothing is changed or removed: what to do
-// about it is the user's call.
-func (g *GitRepos) GitTamper() (tampered []string, complete bool) {
-	var repos []string
-	after := map[string]uint64{}
-	complete = walkRepos(g.root, func(dotgit string, ino uint64) {
-		after[dotgit] = ino
-		repos = append(repos, dotgit)
-	}) && g.complete
+// time, which a process cannot set back. unscanned are the directories
+// among tampered that the scan could not list, though git can go through
+// them, made or changed during the run: what they hide is unknown, so
+// they count as changed. complete is false when either scan stopped at
+// GitScanLimit. Nothing is changed or removed: what to do about it is the
+// user's call.
+func (g *GitRepos) GitTamper() (tampered, unscanned []string, complete bool) {
+	var repos []gitRepo
+	unscanned, complete = walkRepos(g.root, g.since, func(r gitRepo) { repos = append(repos, r) })
+	complete = complete && g.complete
 	seen := map[string]bool{}
 	note := func(p string) {
 		if !seen[p] {
@@ -58,25 +59,31 @@ func (g *GitRepos) GitTamper() (tampered []string, complete bool) {
 			tampered = append(tampered, p)
 		}
 	}
-	for _, dotgit := range repos {
-		if ino, ok := g.repos[dotgit]; !ok || ino != after[dotgit] {
+	for _, r := range repos {
+		if ino, ok := g.repos[r.path]; !ok || ino != r.ino {
 			// A new repository: its files are new too. An empty .git is
 			// no repository (it is how a protect path of a workspace
 			// without one is held) and runs nothing.
-			if !IsEmptyDir(dotgit) {
-				note(dotgit)
+			if !IsEmptyDir(r.path) {
+				note(r.path)
 			}
 			continue
 		}
-		paths, err := GitControl(filepath.Dir(dotgit))
+		var paths []string
+		var err error
+		if r.gitdir {
+			paths, err = gitDirControl(r.path, g.root)
+		} else {
+			paths, err = gitControl(filepath.Dir(r.path), g.root)
+		}
 		if err != nil {
-			note(dotgit) // unreadable now, readable before: changed
+			note(r.path) // unreadable now, readable before: changed
 			continue
 		}
 		// A .git directory changes with every commit; a .git file or
 		// link only when it is pointed elsewhere.
-		if fi, err := os.Lstat(dotgit); err == nil && !fi.IsDir() {
-			paths = append(paths, dotgit)
+		if fi, err := os.Lstat(r.path); err == nil && !fi.IsDir() {
+			paths = append(paths, r.path)
 		}
 		for _, p := range paths {
 			if changedSince(p, g.since) {
@@ -84,8 +91,23 @@ func (g *GitRepos) GitTamper() (tampered []string, complete bool) {
 			}
 		}
 	}
+	for _, d := range unscanned {
+		note(d)
+	}
 	slices.Sort(tampered)
-	return tampered, complete
+	return tampered, unscanned, complete
+}
+
+// Changed returns those of paths made or changed since the scan, a
+// directory also when an entry of it was (changedSince).
+func (g *GitRepos) Changed(paths []string) []string {
+	var out []string
+	for _, p := range paths {
+		if changedSince(p, g.since) {
+			out = append(out, p)
+		}
+	}
+	return out
 }
 
 // changedSince reports whether path, or an entry of it when it is a
@@ -116,36 +138,6 @@ func changedSince(path string, t time.Time) bool {
 	return false
 }
 
-// walkRepos calls found for every .git entry under root, without entering
-// any .git directory, and reports whether it read the whole tree.
-func walkRepos(root string, found func(dotgit string, ino uint64)) bool {
-	n := 0
-	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			if p == root {
-				return err
-			}
-			return nil // unreadable below: git cannot read it either
-		}
-		if n++; n > GitScanLimit {
-			return errScanLimit
-		}
-		if d.Name() != ".git" || p == root {
-			return nil
-		}
-		if fi, err := os.Lstat(p); err == nil {
-			found(p, inodeOf(fi))
-		}
-		if d.IsDir() {
-			return filepath.SkipDir
-		}
-		return nil
-	})
-	return err == nil
-}
-
-var errScanLimit = errors.New("scan limit")
-
 func inodeOf(fi fs.FileInfo) uint64 {
 	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
 		return uint64(st.Ino)
@@ -154,7 +146,8 @@ func inodeOf(fi fs.FileInfo) uint64 {
 }
 
 // WatchGit calls run and, when p.WatchesGit, reports in its Result the git
-// control files the run created or changed in the workspace, telling w too.
+// control files and the p.Watch paths the run created or changed in the
+// workspace, telling w too.
 // Backends wrap their Run in it.
 func WatchGit(p *Profile, w io.Writer, run func() (*Result, error)) (*Result, error) {
 	if !p.WatchesGit() {
@@ -164,17 +157,33 @@ func WatchGit(p *Profile, w io.Writer, run func() (*Result, error)) (*Result, er
 	res, err := run()
 	if res != nil {
 		var complete bool
-		res.Tampered, complete = repos.GitTamper()
+		res.Tampered, res.TamperUnscanned, complete = repos.GitTamper()
 		res.TamperIncomplete = !complete
-		warnTampered(w, res)
+		settings := repos.Changed(p.Watch)
+		for _, s := range settings {
+			if !slices.Contains(res.Tampered, s) {
+				res.Tampered = append(res.Tampered, s)
+			}
+		}
+		slices.Sort(res.Tampered)
+		warnTampered(w, res, settings)
 	}
 	return res, err
 }
 
-// warnTampered tells the user, on w, what a run changed that git on the
-// host would execute, and when the scan could not cover the workspace.
-func warnTampered(w io.Writer, res *Result) {
+// warnTampered tells the user, on w, what a run changed that git, or for
+// settings an agent, editor or shell, on the host would execute, and when
+// the scan could not cover the workspace.
+func warnTampered(w io.Writer, res *Result, settings []string) {
 	for _, p := range res.Tampered {
+		if slices.Contains(settings, p) {
+			fmt.Fprintf(w, "gatedexec: warning: the command created or changed %s, from which agents, editors or shells on the host may run commands: review it before using them there\n", p)
+			continue
+		}
+		if slices.Contains(res.TamperUnscanned, p) {
+			fmt.Fprintf(w, "gatedexec: warning: the command created or changed %s, a directory gatedexec could not scan (it cannot list it, git can go through it): review what is in it before running git there\n", p)
+			continue
+		}
 		fmt.Fprintf(w, "gatedexec: warning: the command created or changed %s, which git on the host may execute: review it before running git there\n", p)
 	}
 	if res.TamperIncomplete {

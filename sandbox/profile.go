@@ -106,6 +106,11 @@ type Profile struct {
 	// unknown. Where a Write path covers it, a run's changes to the git
 	// control files of the repositories in it are reported (GitTamper).
 	Workspace string
+	// Watch holds more paths whose creation or change during a run is
+	// reported with the git control files': the agent, editor and shell
+	// settings of AgentConfig, protected where they exist and, where they
+	// do not, left unheld (a directory of ours there would be debris).
+	Watch []string
 }
 
 // WatchesGit reports whether a run under p is scanned for git control

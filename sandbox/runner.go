@@ -66,9 +66,11 @@ type Result struct {
 	// detection; the full stream went to Command.Stderr live.
 	StderrTail []byte
 	// Tampered lists the git control files in the workspace that the run
-	// created or changed (GitTamper); TamperIncomplete is true when the
-	// workspace was too large to scan whole.
+	// created or changed (GitTamper); TamperUnscanned the directories
+	// among them that the scan could not list; TamperIncomplete is true
+	// when the workspace was too large to scan whole.
 	Tampered         []string
+	TamperUnscanned  []string
 	TamperIncomplete bool
 	// Denied are the denials the backend saw itself rather than read from
 	// stderr: the hosts the network proxy refused.

@@ -148,6 +148,7 @@ func printProfile(w io.Writer, v gate.ProfileView) {
 	}
 	list("write", v.Write)
 	list("protect", v.Protect)
+	list("watch", v.Watch)
 	list("hide", v.Hide)
 	list("private_tmp", v.PrivateTmp)
 	fmt.Fprintf(w, "network: %s\nunix_sockets: %s\n", v.Network, v.UnixSockets)
