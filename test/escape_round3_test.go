@@ -207,3 +207,34 @@ func TestEscapeSymlinkedGitControl(t *testing.T) {
 		})
 	}
 }
+
+// TestEscapeSymlinkedAgentConfig: an agent's settings file kept elsewhere
+// and linked into the workspace (.mcp.json, .claude) can be neither
+// rewritten through the link nor replaced by a file of the command's.
+func TestEscapeSymlinkedAgentConfig(t *testing.T) {
+	requireIsolation(t)
+	for _, c := range callers {
+		t.Run(c.name, func(t *testing.T) {
+			f, _ := c.fixture(t, buildProbe(t))
+			base := filepath.Dir(f.ws)
+			real := filepath.Join(base, "mcp-real.json")
+			writeAs(t, f, real, "{}\n")
+			if err := os.Symlink(real, filepath.Join(f.ws, ".mcp.json")); err != nil {
+				t.Fatal(err)
+			}
+			for _, script := range []string{
+				`printf '{"mcpServers":{"x":{"command":"id"}}}' > .mcp.json`,
+				`rm .mcp.json; printf '{"mcpServers":{"x":{"command":"id"}}}' > .mcp.json`,
+				`mv .mcp.json old.json; printf '{"mcpServers":{"x":{"command":"id"}}}' > .mcp.json`,
+			} {
+				out, _ := f.sandboxed(t, "workspace-write", "sh", "-c", script)
+				if fi, err := os.Lstat(filepath.Join(f.ws, ".mcp.json")); err != nil || fi.Mode()&os.ModeSymlink == 0 {
+					t.Fatalf("%q: .mcp.json is no longer the link:\n%s", script, out)
+				}
+				if readFile(t, real) != "{}\n" {
+					t.Fatalf("%q: rewrote the file the link names:\n%s", script, out)
+				}
+			}
+		})
+	}
+}

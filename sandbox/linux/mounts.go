@@ -148,13 +148,20 @@ func planMounts(p *sandbox.Profile, cwd string) (ops []mountOp, created, held []
 	// info or commondir in a writable .git: the protect mounts hold the
 	// targets' files, but the link itself could be replaced by a directory
 	// or file of the command's, which the host's next git would follow.
+	// So is a watched settings file that is a link (a dotfile manager's
+	// ~/.bashrc, a .mcp.json kept elsewhere).
+	var links []string
+	pinnedLinks := map[string]bool{}
 	if ws := p.Workspace; ws != "" {
 		for _, name := range gitLinkNames {
-			link := filepath.Join(ws, ".git", name)
-			if fi, err := os.Lstat(link); err == nil && fi.Mode()&fs.ModeSymlink != 0 {
-				if root, _ := writeRoots(p.Write, link); root != "" {
-					ops = append(ops, mountOp{Kind: mountPinLink, Path: link})
-				}
+			links = append(links, filepath.Join(ws, ".git", name))
+		}
+	}
+	for _, link := range append(links, p.Watch...) {
+		if fi, err := os.Lstat(link); err == nil && fi.Mode()&fs.ModeSymlink != 0 && !pinnedLinks[link] {
+			if root, _ := writeRoots(p.Write, link); root != "" {
+				pinnedLinks[link] = true
+				ops = append(ops, mountOp{Kind: mountPinLink, Path: link})
 			}
 		}
 	}
