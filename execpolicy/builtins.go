@@ -15,10 +15,21 @@ type builtinCheck func(a *analysis, ws []word, depth int) Decision
 // shellBuiltins holds each builtin's check. Builtins are found by their
 // bare name only; /usr/bin/printf is another program.
 var shellBuiltins = nameTable[builtinCheck]{
-	{".", sourceFile}, {"[", testNames}, {"alias", aliasArgs}, {"compgen", compgenArgs}, {"enable", enableArgs},
-	{"fc", fcArgs}, {"getopts", getoptsArgs}, {"hash", hashArgs}, {"mapfile", mapfileArgs}, {"printf", printfArgs},
-	{"read", readArgs}, {"readarray", mapfileArgs}, {"set", setArgs}, {"shopt", shoptArgs}, {"source", sourceFile},
-	{"test", testNames}, {"unset", unsetArgs}, {"wait", waitArgs},
+	{".", sourceFile}, {"[", testNames}, {"alias", aliasArgs}, {"compgen", compgenArgs}, {"declare", declarationArgs},
+	{"enable", enableArgs}, {"export", declarationArgs}, {"fc", fcArgs}, {"getopts", getoptsArgs}, {"hash", hashArgs},
+	{"local", declarationArgs}, {"mapfile", mapfileArgs}, {"printf", printfArgs}, {"read", readArgs},
+	{"readarray", mapfileArgs}, {"readonly", declarationArgs}, {"set", setArgs}, {"shopt", shoptArgs},
+	{"source", sourceFile}, {"test", testNames}, {"typeset", declarationArgs}, {"unset", unsetArgs}, {"wait", waitArgs},
+}
+
+// declarationArgs judges a declaration builtin reached as a command word
+// (command export PATH=/x): the parser makes a declaration clause only of
+// one written first, which is unanalysable, and a rule that allows the
+// builtin's name must not make the same declaration allowed behind a
+// wrapper. Its names are recorded as the clause's are.
+func declarationArgs(a *analysis, ws []word, depth int) Decision {
+	a.declaration(ws)
+	return a.unanalysable("declaration " + QuoteArgv([]string{ws[0].value}))
 }
 
 // printfArgs checks the variables printf -v NAME or -vNAME sets. It is

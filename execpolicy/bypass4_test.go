@@ -180,3 +180,26 @@ func TestProgramRunsCommand(t *testing.T) {
 		{"split", "split -l 5 f", Allow, 0},
 	})
 }
+
+// TestWrappedDeclaration: a declaration builtin behind a wrapper (command
+// export PATH=/x) is judged as the declaration clause it would be written
+// first, unanalysable, and not by a rule that allows the builtin's name:
+// the PATH it sets decides which ls runs next.
+func TestWrappedDeclaration(t *testing.T) {
+	p := bypassPolicy()
+	for _, prog := range []string{"command", "builtin", "export", "declare", "local", "readonly", "typeset"} {
+		p.AddPrefixRule(PrefixRule{Program: prog, Decision: Allow, Source: "bypass4"})
+	}
+	checkBypass3(t, p, []bypass3Case{
+		{"command export", "command export PATH=/evil; ls", Prompt, 0},
+		{"command -p export", "command -p export PATH=/evil; ls", Prompt, 0},
+		{"builtin export", "builtin export PATH=/evil; ls", Prompt, 0},
+		{"command declare -x", "command declare -x PATH=/evil; ls", Prompt, 0},
+		{"command typeset", "command typeset PATH=/evil; ls", Prompt, 0},
+		{"command readonly", "command readonly IFS=x; ls", Prompt, 0},
+		{"command command export", "command command export PATH=/evil", Prompt, 0},
+		{"command local in a function", "f() { command local PATH=/evil; ls; }; f", Prompt, 0},
+		{"as written first", "export PATH=/evil; ls", Prompt, 0},
+		{"control: command ls", "command ls", Allow, 0},
+	})
+}

@@ -190,6 +190,11 @@ func oldShellBuiltins() map[string]builtinCheck {
 		"hash":      hashArgs,
 		"enable":    enableArgs,
 		"alias":     aliasArgs,
+		"declare":   declarationArgs,
+		"export":    declarationArgs,
+		"local":     declarationArgs,
+		"readonly":  declarationArgs,
+		"typeset":   declarationArgs,
 	}
 }
 

@@ -57,6 +57,8 @@ func lookupProgram(prog string) programFacts {
 		return programFacts{wrapper: wrappers[6].val}
 	case "dd":
 		return programFacts{danger: dangerIndex[3].val}
+	case "declare":
+		return programFacts{builtin: shellBuiltins[4].val}
 	case "df":
 		return programFacts{safe: knownSafeList[5].val}
 	case "diff":
@@ -72,19 +74,21 @@ func lookupProgram(prog string) programFacts {
 	case "echo":
 		return programFacts{safe: knownSafeList[9].val}
 	case "enable":
-		return programFacts{builtin: shellBuiltins[4].val}
+		return programFacts{builtin: shellBuiltins[5].val}
 	case "env":
 		return programFacts{wrapper: wrappers[8].val}
 	case "eval":
 		return programFacts{wrapper: wrappers[9].val}
 	case "exec":
 		return programFacts{wrapper: wrappers[10].val}
+	case "export":
+		return programFacts{builtin: shellBuiltins[6].val}
 	case "fakeroot":
 		return programFacts{wrapper: wrappers[11].val}
 	case "false":
 		return programFacts{safe: knownSafeList[10].val}
 	case "fc":
-		return programFacts{builtin: shellBuiltins[5].val}
+		return programFacts{builtin: shellBuiltins[7].val}
 	case "file":
 		return programFacts{safe: knownSafeList[11].val}
 	case "find":
@@ -94,7 +98,7 @@ func lookupProgram(prog string) programFacts {
 	case "flock":
 		return programFacts{wrapper: wrappers[14].val}
 	case "getopts":
-		return programFacts{builtin: shellBuiltins[6].val}
+		return programFacts{builtin: shellBuiltins[8].val}
 	case "git":
 		return programFacts{danger: dangerIndex[4].val, safe: knownSafeList[13].val, exec: programExecOptions[1].val}
 	case "grep":
@@ -102,7 +106,7 @@ func lookupProgram(prog string) programFacts {
 	case "halt":
 		return programFacts{danger: dangerIndex[5].val}
 	case "hash":
-		return programFacts{builtin: shellBuiltins[7].val}
+		return programFacts{builtin: shellBuiltins[9].val}
 	case "head":
 		return programFacts{safe: knownSafeList[15].val}
 	case "id":
@@ -117,12 +121,14 @@ func lookupProgram(prog string) programFacts {
 		return programFacts{danger: dangerIndex[7].val}
 	case "ksh":
 		return programFacts{wrapper: &shellWrapper}
+	case "local":
+		return programFacts{builtin: shellBuiltins[10].val}
 	case "ls":
 		return programFacts{safe: knownSafeList[17].val}
 	case "ltrace":
 		return programFacts{wrapper: wrappers[17].val}
 	case "mapfile":
-		return programFacts{builtin: shellBuiltins[8].val}
+		return programFacts{builtin: shellBuiltins[11].val}
 	case "md5sum":
 		return programFacts{safe: knownSafeList[18].val}
 	case "mke2fs":
@@ -152,7 +158,7 @@ func lookupProgram(prog string) programFacts {
 	case "poweroff":
 		return programFacts{danger: dangerIndex[10].val}
 	case "printf":
-		return programFacts{safe: knownSafeList[21].val, builtin: shellBuiltins[9].val}
+		return programFacts{safe: knownSafeList[21].val, builtin: shellBuiltins[12].val}
 	case "prlimit":
 		return programFacts{wrapper: wrappers[24].val}
 	case "proxychains":
@@ -162,11 +168,13 @@ func lookupProgram(prog string) programFacts {
 	case "pwd":
 		return programFacts{safe: knownSafeList[22].val}
 	case "read":
-		return programFacts{builtin: shellBuiltins[10].val}
+		return programFacts{builtin: shellBuiltins[13].val}
 	case "readarray":
-		return programFacts{builtin: shellBuiltins[11].val}
+		return programFacts{builtin: shellBuiltins[14].val}
 	case "readlink":
 		return programFacts{safe: knownSafeList[23].val}
+	case "readonly":
+		return programFacts{builtin: shellBuiltins[15].val}
 	case "realpath":
 		return programFacts{safe: knownSafeList[24].val}
 	case "reboot":
@@ -188,7 +196,7 @@ func lookupProgram(prog string) programFacts {
 	case "sed":
 		return programFacts{safe: knownSafeList[26].val, exec: programExecOptions[5].val}
 	case "set":
-		return programFacts{builtin: shellBuiltins[12].val}
+		return programFacts{builtin: shellBuiltins[16].val}
 	case "setsid":
 		return programFacts{wrapper: wrappers[30].val}
 	case "sh":
@@ -196,13 +204,13 @@ func lookupProgram(prog string) programFacts {
 	case "sha256sum":
 		return programFacts{safe: knownSafeList[27].val}
 	case "shopt":
-		return programFacts{builtin: shellBuiltins[13].val}
+		return programFacts{builtin: shellBuiltins[17].val}
 	case "shutdown":
 		return programFacts{danger: dangerIndex[13].val}
 	case "sort":
 		return programFacts{safe: knownSafeList[28].val, exec: programExecOptions[6].val}
 	case "source":
-		return programFacts{builtin: shellBuiltins[14].val}
+		return programFacts{builtin: shellBuiltins[18].val}
 	case "split":
 		return programFacts{exec: programExecOptions[7].val}
 	case "stat":
@@ -228,7 +236,7 @@ func lookupProgram(prog string) programFacts {
 	case "telinit":
 		return programFacts{danger: dangerIndex[15].val}
 	case "test":
-		return programFacts{builtin: shellBuiltins[15].val}
+		return programFacts{builtin: shellBuiltins[19].val}
 	case "time":
 		return programFacts{wrapper: wrappers[37].val}
 	case "timeout":
@@ -243,6 +251,8 @@ func lookupProgram(prog string) programFacts {
 		return programFacts{wrapper: wrappers[41].val}
 	case "true":
 		return programFacts{safe: knownSafeList[32].val}
+	case "typeset":
+		return programFacts{builtin: shellBuiltins[20].val}
 	case "uname":
 		return programFacts{safe: knownSafeList[33].val}
 	case "unbuffer":
@@ -250,13 +260,13 @@ func lookupProgram(prog string) programFacts {
 	case "uniq":
 		return programFacts{safe: knownSafeList[34].val}
 	case "unset":
-		return programFacts{builtin: shellBuiltins[16].val}
+		return programFacts{builtin: shellBuiltins[21].val}
 	case "unshare":
 		return programFacts{wrapper: wrappers[43].val}
 	case "valgrind":
 		return programFacts{wrapper: wrappers[44].val}
 	case "wait":
-		return programFacts{builtin: shellBuiltins[17].val}
+		return programFacts{builtin: shellBuiltins[22].val}
 	case "watch":
 		return programFacts{wrapper: wrappers[45].val}
 	case "wc":
