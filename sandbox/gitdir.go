@@ -38,21 +38,16 @@ func namesWorkTree(gitdir, workspace string) bool {
 	return false
 }
 
-// isGitDir reports whether dir looks like a git directory to git: a HEAD
-// file, and objects and refs directories of its own or a commondir.
+// isGitDir reports whether dir is a git directory by gitMarks' rule,
+// looking its marks up by name rather than listing it.
 func isGitDir(dir string) bool {
-	if fi, err := os.Stat(filepath.Join(dir, "HEAD")); err != nil || !fi.Mode().IsRegular() {
-		return false
-	}
-	if _, err := os.Stat(filepath.Join(dir, "commondir")); err == nil {
-		return true
-	}
-	for _, sub := range []string{"objects", "refs"} {
-		if fi, err := os.Stat(filepath.Join(dir, sub)); err != nil || !fi.IsDir() {
-			return false
+	var m gitMarks
+	for _, name := range []string{"HEAD", "objects", "refs", "commondir"} {
+		if _, err := os.Stat(filepath.Join(dir, name)); err == nil {
+			m.see(name)
 		}
 	}
-	return true
+	return m.gitDir()
 }
 
 // readSmall reads a file of a git dir, up to gitMaxConfigSize bytes.
