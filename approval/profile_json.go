@@ -38,6 +38,7 @@ func appendProfile(b []byte, p *sandbox.Profile) []byte {
 	o.Key("Limits")
 	o.B = appendLimits(o.B, p.Limits)
 	o.String("Workspace", p.Workspace)
+	jsonstr.List(&o, "Watch", p.Watch, jsonstr.Append)
 	b, _ = o.Close()
 	return b
 }

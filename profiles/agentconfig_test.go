@@ -24,7 +24,7 @@ func TestAgentConfigToken(t *testing.T) {
 	}{
 		{name: "nothing there", home: "home",
 			notProtect: []string{"ws/.claude", "ws/.vscode"},
-			watch:      []string{"ws/.claude", "ws/.claude.json", "ws/.mcp.json", "ws/.codex", "ws/.vscode", "ws/.idea", "ws/.gitmodules"},
+			watch:      []string{"ws/.claude", "ws/.claude.json", "ws/.mcp.json", "ws/.codex", "ws/.vscode", "ws/.idea"},
 			notWatch:   []string{"home/.bashrc", "ws/.bashrc"}},
 		{name: "settings there", home: "home", make: []string{"ws/.claude/settings.json", "ws/.mcp.json", "ws/.vscode/tasks.json", "home/.bashrc"},
 			protect:    []string{"ws/.claude", "ws/.mcp.json", "ws/.vscode"},

@@ -87,7 +87,7 @@ func TestBuiltinsMatchDesign(t *testing.T) {
 			Hide:    hide, Network: sandbox.NetworkOff, UnixSockets: true, EnvDeny: envDeny, Workspace: ws,
 			PrivateTmp: []string{"/tmp"}, Limits: limits,
 			Watch: []string{ws + "/.claude", ws + "/.claude.json", ws + "/.mcp.json", ws + "/.codex", ws + "/.gemini",
-				ws + "/.cursor", ws + "/.vscode", ws + "/.idea", ws + "/.gitmodules"},
+				ws + "/.cursor", ws + "/.vscode", ws + "/.idea"},
 		},
 		"full-access": {
 			Name: "full-access", Description: "No filesystem or network restriction (the policy and approval gates still apply)",

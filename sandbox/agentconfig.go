@@ -13,9 +13,11 @@ import "path/filepath"
 func AgentConfig(workspace, home, configHome string) []string {
 	// Claude Code's settings (hooks) and MCP servers, Codex's and Gemini
 	// CLI's configuration, Cursor's MCP servers, VS Code's tasks and
-	// settings that name executables, JetBrains' run configurations, and
-	// the submodule URLs git fetches from.
-	agents := []string{".claude", ".claude.json", ".mcp.json", ".codex", ".gemini", ".cursor", ".vscode", ".idea", ".gitmodules"}
+	// settings that name executables, JetBrains' run configurations.
+	// .gitmodules is not among them: git ignores a command ("update =
+	// !cmd") there since 2.20, and a read-only one breaks every checkout
+	// of a branch that changes it.
+	agents := []string{".claude", ".claude.json", ".mcp.json", ".codex", ".gemini", ".cursor", ".vscode", ".idea"}
 	// What shells and git read at every start.
 	shells := []string{".bashrc", ".bash_profile", ".bash_login", ".bash_logout", ".profile",
 		".zshenv", ".zshrc", ".zprofile", ".zlogin", ".gitconfig"}

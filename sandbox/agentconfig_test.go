@@ -16,8 +16,8 @@ func TestAgentConfig(t *testing.T) {
 		ws, home, configHome string
 		want, wantNot        []string
 	}{
-		{"home elsewhere", "/w", "/h", "", []string{"/w/.claude", "/w/.mcp.json", "/w/.vscode", "/w/.codex", "/w/.idea", "/w/.gitmodules"},
-			[]string{"/h/.bashrc", "/w/.bashrc", "/h/.claude", "/h/.config/git/config"}},
+		{"home elsewhere", "/w", "/h", "", []string{"/w/.claude", "/w/.mcp.json", "/w/.vscode", "/w/.codex", "/w/.idea"},
+			[]string{"/h/.bashrc", "/w/.bashrc", "/h/.claude", "/h/.config/git/config", "/w/.gitmodules"}},
 		{"workspace is home", "/h", "/h", "", []string{"/h/.claude", "/h/.bashrc", "/h/.zshrc", "/h/.profile", "/h/.gitconfig", "/h/.config/git/config"}, nil},
 		{"home inside", "/w", "/w/u", "", []string{"/w/.claude", "/w/u/.claude", "/w/u/.bash_profile", "/w/u/.config/git/config"}, []string{"/w/.bashrc"}},
 		{"workspace inside home", "/h/p", "/h", "", []string{"/h/p/.vscode"}, []string{"/h/.bashrc", "/h/.claude"}},
