@@ -455,11 +455,14 @@ func GitWritable(workspace string) ([]string, error) {
 	}
 	out := []string{gitdir}
 	if b, err := os.ReadFile(filepath.Join(gitdir, "commondir")); err == nil {
-		common := strings.TrimSpace(string(b))
-		if !filepath.IsAbs(common) {
-			common = filepath.Join(gitdir, common)
+		common := joinFrom(gitdir, strings.TrimSpace(string(b)))
+		// A linked worktree's git dir is COMMON/worktrees/ID, where git
+		// made it. One elsewhere — made by a command in its workspace,
+		// with a back-pointer of its own — names a commondir of its
+		// choosing: another repository's objects and refs.
+		if !samePath(filepath.Dir(gitdir), filepath.Join(common, "worktrees")) {
+			return nil, nil
 		}
-		common = filepath.Clean(common)
 		for _, d := range []string{"objects", "refs", "logs"} {
 			out = append(out, filepath.Join(common, d))
 		}

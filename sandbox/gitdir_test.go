@@ -54,6 +54,28 @@ func TestGitWritable(t *testing.T) {
 		return d
 	}
 	common := filepath.Join(main, ".git")
+	// forged makes a workspace holding a git dir of its own, fake, with a
+	// back-pointer to the workspace and other's .git as its commondir,
+	// and a .git file naming fake: what a command can write.
+	forged := func() string {
+		ws := filepath.Join(base, "forged")
+		fake := filepath.Join(ws, "fake")
+		for _, d := range []string{"objects", "refs"} {
+			if err := os.MkdirAll(filepath.Join(fake, d), 0o755); err != nil {
+				t.Fatal(err)
+			}
+		}
+		for name, text := range map[string]string{"HEAD": "ref: refs/heads/main\n", "commondir": filepath.Join(other, ".git") + "\n",
+			"gitdir": filepath.Join(ws, ".git") + "\n"} {
+			if err := os.WriteFile(filepath.Join(fake, name), []byte(text), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := os.WriteFile(filepath.Join(ws, ".git"), []byte("gitdir: "+fake+"\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return ws
+	}
 	tests := []struct {
 		name, workspace string
 		want            []string
@@ -67,6 +89,7 @@ func TestGitWritable(t *testing.T) {
 		{"gitdir: a directory that is no git dir", dir("home", "gitdir: "+base+"\n", ""), nil},
 		{"gitdir: another repository", dir("another", "gitdir: "+filepath.Join(other, ".git")+"\n", ""), nil},
 		{"gitdir: another worktree's git dir", dir("stolen", "gitdir: "+filepath.Join(common, "worktrees", "wt")+"\n", ""), nil},
+		{"a git dir of the command's naming another repository's common dir", forged(), nil},
 		{"link to another repository", dir("link", "", filepath.Join(other, ".git")), nil},
 		{"link to /", dir("linkroot", "", "/"), nil},
 	}

@@ -238,3 +238,32 @@ func TestEscapeSymlinkedAgentConfig(t *testing.T) {
 		})
 	}
 }
+
+// TestEscapeForgedWorktree: a git dir a command makes in its workspace,
+// with a back-pointer to a directory of it and another repository as its
+// commondir, gives a later run started there nothing of that repository
+// to write.
+func TestEscapeForgedWorktree(t *testing.T) {
+	requireIsolation(t)
+	for _, c := range callers {
+		t.Run(c.name, func(t *testing.T) {
+			f, _ := c.fixture(t, buildProbe(t))
+			victim := filepath.Join(f.outside, "repo")
+			// As the fixture's user, who could write it if it were granted.
+			gitAs(t, f, "init", "-q", victim)
+			refs := filepath.Join(victim, ".git", "refs", "heads")
+			script := "mkdir -p sub fake/objects fake/refs && echo 'ref: refs/heads/main' > fake/HEAD && " +
+				"echo " + filepath.Join(victim, ".git") + " > fake/commondir && echo " + filepath.Join(f.ws, "sub", ".git") + " > fake/gitdir && " +
+				"echo 'gitdir: " + filepath.Join(f.ws, "fake") + "' > sub/.git"
+			if out, code := f.sandboxed(t, "workspace-write", "sh", "-c", script); code != 0 {
+				t.Fatalf("forging: exit %d:\n%s", code, out)
+			}
+			cmd := f.command("sandbox", "-p", "workspace-write", "-C", filepath.Join(f.ws, "sub"), "--",
+				"sh", "-c", "echo 0000000000000000000000000000000000000bad > "+filepath.Join(refs, "evil"))
+			b, _ := cmd.CombinedOutput()
+			if _, err := os.Stat(filepath.Join(refs, "evil")); err == nil {
+				t.Errorf("a run below the forged .git wrote another repository's refs:\n%s", b)
+			}
+		})
+	}
+}
