@@ -14,8 +14,8 @@ import (
 
 // Bounds on what GitControl reads of a repository it did not write.
 const (
-	gitMaxModules    = 256     // submodule and worktree git dirs, and directories read to find them
-	gitMaxDepth      = 4       // nesting of modules/ inside modules/
+	gitMaxModules    = 4096    // submodule and worktree git dirs, and directories read to find them
+	gitMaxDepth      = 8       // nesting of modules/ inside modules/
 	gitMaxConfigSize = 1 << 20 // bytes of one config file
 )
 
@@ -107,11 +107,28 @@ func (g *gitPaths) addExisting(paths ...string) {
 	}
 }
 
+// errGitBounds marks a repository with more submodule and worktree git
+// dirs than GitControl looks through: the files of the ones left out
+// would stay writable and unwatched, so it fails instead (a stale or
+// planted pile of directories under .git/modules must be cleared).
+var errGitBounds = fmt.Errorf("more git dirs under modules/ and worktrees/ than the %d gatedexec protects", gitMaxModules)
+
+// count counts one more directory looked through for git dirs.
+func (g *gitPaths) count(path string) error {
+	if g.repos++; g.repos > gitMaxModules {
+		return fmt.Errorf("%s: %w", path, errGitBounds)
+	}
+	return nil
+}
+
 // repo adds the control files of the git dir gitdir, whose work tree is
 // worktree ("" when unknown), of its common dir, submodules and worktrees.
 func (g *gitPaths) repo(gitdir, worktree string, depth int) error {
-	if g.repos++; g.repos > gitMaxModules || depth > gitMaxDepth {
-		return nil
+	if depth > gitMaxDepth {
+		return fmt.Errorf("%s: submodules nested deeper than %d: %w", gitdir, gitMaxDepth, errGitBounds)
+	}
+	if err := g.count(gitdir); err != nil {
+		return err
 	}
 	common := gitdir
 	cd := filepath.Join(gitdir, "commondir")
@@ -142,8 +159,8 @@ func (g *gitPaths) repo(gitdir, worktree string, depth int) error {
 	}
 	wts, _ := filepath.Glob(filepath.Join(common, "worktrees", "*"))
 	for _, w := range wts {
-		if g.repos++; g.repos > gitMaxModules {
-			break
+		if err := g.count(w); err != nil {
+			return err
 		}
 		g.addExisting(filepath.Join(w, "commondir"), filepath.Join(w, "config.worktree"), filepath.Join(w, "gitdir"))
 	}
@@ -159,15 +176,18 @@ func (g *gitPaths) repo(gitdir, worktree string, depth int) error {
 // half-made git dir costs nothing. Each directory read counts against
 // gitMaxModules.
 func (g *gitPaths) modules(dir string, depth int, top bool) error {
-	if g.repos++; g.repos > gitMaxModules {
-		return nil
+	if err := g.count(dir); err != nil {
+		return err
 	}
 	d, err := os.Open(dir)
 	if err != nil {
 		return nil // none, or unreadable: git finds no submodule there either
 	}
-	ents, _ := d.ReadDir(gitMaxModules)
+	ents, _ := d.ReadDir(gitMaxModules - g.repos + 1)
 	d.Close()
+	if len(ents) > gitMaxModules-g.repos {
+		return fmt.Errorf("%s: %w", dir, errGitBounds)
+	}
 	if !top {
 		var m gitMarks
 		config := false
