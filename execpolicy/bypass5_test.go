@@ -1,0 +1,34 @@
+package execpolicy
+
+import "testing"
+
+// sedBypassPolicy is bypassPolicy with the programs of the fifth red-team
+// round allowed: each of them runs a command given in its arguments.
+func sedBypassPolicy() *Policy {
+	p := bypassPolicy()
+	for _, prog := range []string{"sed", "sdiff", "diff3", "split", "rg"} {
+		p.AddPrefixRule(PrefixRule{Program: prog, Decision: Allow, Source: "bypass5"})
+	}
+	return p
+}
+
+// TestExecOptionPrefixes holds options that run a command written as
+// GNU getopt accepts them: any unique prefix of the long name, however
+// short. Each forbidden case of split, sdiff and diff3 ran its command
+// under GNU coreutils 9.1 and diffutils 3.8.
+func TestExecOptionPrefixes(t *testing.T) {
+	checkBypass3(t, sedBypassPolicy(), []bypass3Case{
+		{"split --f=", "split --f='rm p' in.txt", Forbidden, 0},
+		{"split --fi", "split --fi 'rm p' in.txt", Forbidden, 0},
+		{"sdiff --d=", "sdiff --d=rm a b", Forbidden, 0},
+		{"sdiff --di", "sdiff --di rm a b", Forbidden, 0},
+		{"diff3 --d=", "diff3 --d=rm a b c", Forbidden, 0},
+		{"rg --p", "rg --p=rm x", Forbidden, 0},
+		{"sed --e", "sed --e '1e rm p' in.txt", Forbidden, 0},
+		{"sed --e=", "sed --e='1e rm p' in.txt", Forbidden, 0},
+		{"sed --f", "sed --f x.sed in.txt", Prompt, 0},
+		{"split --filter=", "split --filter='rm p' in.txt", Forbidden, 0},
+		{"split -l", "split -l 5 in.txt", Allow, 0},
+		{"rg --pre-glob", "rg --pre-glob '*.pdf' x", Allow, 0},
+	})
+}
