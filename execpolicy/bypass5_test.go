@@ -32,3 +32,19 @@ func TestExecOptionPrefixes(t *testing.T) {
 		{"rg --pre-glob", "rg --pre-glob '*.pdf' x", Allow, 0},
 	})
 }
+
+// TestExecOptionAfterDashDash holds options that run a command after a
+// "--" that is the value of another option, which the scan cannot tell
+// from the end of the options without knowing every option's arity.
+func TestExecOptionAfterDashDash(t *testing.T) {
+	checkBypass3(t, sedBypassPolicy(), []bypass3Case{
+		{"split -- as a value", "split --additional-suffix -- --filter='rm p' in.txt", Forbidden, 0},
+		{"sdiff -- as a value", "sdiff -o -- --diff-program=rm a b", Forbidden, 0},
+		{"diff3 -- as a value", "diff3 -L -- --diff-program=rm a b c", Forbidden, 0},
+		// A file named like the option after a real "--" is judged as
+		// the option too: stricter than needed.
+		{"split -- file", "split -- --filter=x in.txt", Prompt, 0},
+		{"split", "split -l 5 -- in.txt", Allow, 0},
+		{"sdiff", "sdiff -s -- a b", Allow, 0},
+	})
+}

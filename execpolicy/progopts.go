@@ -130,9 +130,12 @@ func (a *analysis) execOptionsIn(spec *execOptions, ws []word, depth int) Decisi
 			// joined, either reads as the command it runs.
 			found(v, &word{value: strings.Join(cmd, " "), static: true})
 			return d
-		case v == "--":
-			return d
 		case strings.HasPrefix(v, "--"):
+			// A "--" is no end of the options here: it may be the value
+			// of an option the scan does not know takes one (split
+			// --additional-suffix -- --filter=CMD). Scanning on judges a
+			// file named like an option after a real "--" as that
+			// option, which is only stricter.
 			name, val, hasEq := strings.Cut(v, "=")
 			opt := spec.longOption(name)
 			if opt == "" {
