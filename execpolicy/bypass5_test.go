@@ -48,3 +48,26 @@ func TestExecOptionAfterDashDash(t *testing.T) {
 		{"sdiff", "sdiff -s -- a b", Allow, 0},
 	})
 }
+
+// TestSubscriptQuotesAsText holds single quotes inside the subscript of
+// ${a[…]}, which bash expands as double-quoted text for an indexed array:
+// the quotes are characters, and the substitution in them runs. Each
+// forbidden case ran its touch under bash 5.2.15 (the array's type is not
+// known, so an associative array, where it does not, is judged the same).
+func TestSubscriptQuotesAsText(t *testing.T) {
+	checkBypass3(t, bypassPolicy(), []bypass3Case{
+		{"dquoted", `echo "${a[${y:-'$(rm p)'}]}"`, Forbidden, 0},
+		{"unquoted", `echo ${a[${y:-'$(rm p)'}]}`, Forbidden, 0},
+		{"default", `echo "${a[${y:-'$(rm p)'}]:-x}"`, Forbidden, 0},
+		{"indirect", `echo "${!a[${y:-'$(rm p)'}]}"`, Forbidden, 0},
+		{"nested", `echo "${x:-${a[${y:-'$(rm p)'}]}}"`, Forbidden, 0},
+		{"quoted subscript", `echo "${a['$(rm p)']}"`, Forbidden, 0},
+		{"quoted subscript unquoted", `echo ${a['$(rm p)']}`, Forbidden, 0},
+		{"heredoc", "cat <<E\n${a[${y:-'$(rm p)'}]}\nE", Forbidden, 0},
+		{"length", `echo "${#a['$(rm p)']}"`, Forbidden, 0},
+		{"in arithmetic", `echo $(( a[${y:-'$(rm p)'}] ))`, Forbidden, 0},
+		{"assigned", `a[${y:-'$(rm p)'}]=1`, Forbidden, 0},
+		{"control: ls", `echo "${a['$(ls)']}"`, Prompt, 0},
+		{"control: text", `echo "${a['rm p']}"`, Prompt, 0},
+	})
+}
