@@ -12,6 +12,42 @@ func sedBypassPolicy() *Policy {
 	return p
 }
 
+// TestSedScriptReadings holds sed commands whose scripts GNU sed 4.9
+// compiles one at a time, in the order of its arguments: --sandbox
+// refuses e only in the scripts after it, and the operand is a script
+// only when no -e or -f is given (or, under POSIXLY_CORRECT, none before
+// it). Each forbidden case ran its touch under GNU sed 4.9.
+func TestSedScriptReadings(t *testing.T) {
+	checkBypass3(t, sedBypassPolicy(), []bypass3Case{
+		// --sandbox after a script does not guard it.
+		{"-e then --sandbox", "sed -e '1e rm p' --sandbox in.txt", Forbidden, 0},
+		{"-e then --sa", "sed -e '1e rm p' --sa in.txt", Forbidden, 0},
+		{"-e then --sandbox -e", "sed -e '1e rm p' --sandbox -e p in.txt", Forbidden, 0},
+		{"--expression then --sandbox", "sed --expression='1e rm p' --sandbox in.txt", Forbidden, 0},
+		{"--sandbox between", "sed -e p --sandbox -e '1e rm p' -e '1e curl x' in.txt", Allow, 0},
+		{"-f then --sandbox", "sed -f x.sed --sandbox in.txt", Prompt, 0},
+		{"operand then --sandbox", "sed '1e rm p' --sandbox in.txt", Forbidden, 0},
+		{"--sandbox then -e", "sed --sandbox -e '1e rm p' in.txt", Allow, 0},
+		{"--sa then -e", "sed --sa -e '1e rm p' in.txt", Allow, 0},
+		{"--sandbox then operand", "sed --sandbox '1e rm p' in.txt", Allow, 0},
+		{"--sandbox then -f", "sed --sandbox -f x.sed in.txt", Allow, 0},
+		{"-e a\\ then --sandbox -f", "sed -e 'a\\' --sandbox -f x.sed in.txt", Allow, 0},
+		{"-e e\\ then --sandbox -f", "sed -e '1e echo \\' --sandbox -f x.sed in.txt", Prompt, 0},
+		// The operand is a file when an -e is given: its a\ does not
+		// swallow the -e script.
+		{"a\\ operand, -e", "sed 'a\\' -e '1e rm p' in.txt", Forbidden, 0},
+		{"i\\ operand, -e", "sed 'i\\' -e '1e rm p' in.txt", Forbidden, 0},
+		{"c\\ operand, -e", "sed 'c\\' -e '1e rm p' in.txt", Forbidden, 0},
+		{"a\\ operand, --expression", "sed 'a\\' --expression='1e rm p' in.txt", Forbidden, 0},
+		{"a\\ operand, -n -e", "sed -n 'a\\' -e '1e rm p' in.txt", Forbidden, 0},
+		// Under POSIXLY_CORRECT the operand is the script and -e a file.
+		{"posix operand", "sed '1e rm p' -e p in.txt", Forbidden, 0},
+		// Controls.
+		{"-e a\\ -e", "sed -e 'a\\' -e '1e rm p' in.txt", Allow, 0},
+		{"a\\ operand, -e p", "sed 'a\\' -e p in.txt", Allow, 0},
+	})
+}
+
 // TestExecOptionPrefixes holds options that run a command written as
 // GNU getopt accepts them: any unique prefix of the long name, however
 // short. Each forbidden case of split, sdiff and diff3 ran its command

@@ -28,6 +28,14 @@ type sedRuns struct {
 // character and a bracket expression in s's regex may hold the delimiter.
 // What it does not know, it reports unsure rather than guess.
 func readSedScript(script string) sedRuns {
+	return readSedPrefix(script, len(script))
+}
+
+// readSedPrefix is readSedScript for the commands of script that begin
+// before end, where the scripts sed compiled after --sandbox begin: it
+// refuses e, r and w in those. The text of a command before end may run
+// on past it, and is read to its end.
+func readSedPrefix(script string, end int) sedRuns {
 	var out sedRuns
 	if strings.IndexByte(script, 'e') < 0 {
 		// Neither the e command nor the e flag: nothing runs.
@@ -36,7 +44,7 @@ func readSedScript(script string) sedRuns {
 	r := sedReader{s: script}
 	for out.unsure == "" {
 		r.skip(" \t\n;")
-		if r.eof() {
+		if r.i >= end {
 			break
 		}
 		if r.peek() == '#' {
