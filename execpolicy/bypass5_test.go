@@ -107,3 +107,21 @@ func TestSubscriptQuotesAsText(t *testing.T) {
 		{"control: text", `echo "${a['rm p']}"`, Prompt, 0},
 	})
 }
+
+// TestSedETextContinues holds e commands whose text goes on past a line
+// end, as the text of a, i and c does: a backslash before the newline
+// continues it, across -e scripts too, and GNU sed runs the whole text,
+// its escapes decoded. Each forbidden case ran its touch under GNU sed 4.9.
+func TestSedETextContinues(t *testing.T) {
+	checkBypass3(t, sedBypassPolicy(), []bypass3Case{
+		{"across -e", "sed -n -e '1e echo \\' -e 'rm p' in.txt", Forbidden, 0},
+		{"in one script", "sed -n '1e echo \\\nrm p' in.txt", Forbidden, 0},
+		{"e\\ newline", "sed -n '1e\\\nrm p' in.txt", Forbidden, 0},
+		{"one-liner e\\", "sed -n '1e\\rm p' in.txt", Forbidden, 0},
+		{"escaped letter", "sed -n '1e \\rm p' in.txt", Forbidden, 0},
+		{"\\n", "sed -n '1e echo\\nrm p' in.txt", Forbidden, 0},
+		{"\\x", "sed -n '1e echo;\\x72m p' in.txt", Forbidden, 0},
+		{"e text into a sandboxed -e", "sed -n -e '1e echo \\' --sandbox -e 'rm p' in.txt", Forbidden, 0},
+		{"control: ls", "sed -n '1e echo \\\nls' in.txt", Prompt, 0},
+	})
+}
