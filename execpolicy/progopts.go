@@ -13,7 +13,8 @@ type execOptions struct {
 	// short are the short option letters whose value runs (tar -I).
 	short string
 	// long are the long options whose value runs. GNU getopt takes any
-	// unambiguous prefix of a long option, so a prefix counts as well.
+	// unambiguous prefix of a long option, so any prefix counts as well
+	// (see longOption).
 	long []string
 	// oldStyle: a first argument without a dash is a cluster of short
 	// options whose values are later arguments (tar cIf PROG FILE).
@@ -83,10 +84,6 @@ var gitSubcommandExecOptions = nameTable[*execOptions]{
 	{"submodule", &execOptions{runsAfter: "foreach"}},
 }
 
-// minLongPrefix is the shortest long option name, dashes included, taken
-// as an abbreviation; a shorter one is ambiguous for every program here.
-const minLongPrefix = 4
-
 // execOptionsIn judges the options of ws, a command of a program with spec,
 // that run a command.
 func (a *analysis) execOptionsIn(spec *execOptions, ws []word, depth int) Decision {
@@ -133,9 +130,12 @@ func (a *analysis) execOptionsIn(spec *execOptions, ws []word, depth int) Decisi
 			// joined, either reads as the command it runs.
 			found(v, &word{value: strings.Join(cmd, " "), static: true})
 			return d
-		case v == "--":
-			return d
 		case strings.HasPrefix(v, "--"):
+			// A "--" is no end of the options here: it may be the value
+			// of an option the scan does not know takes one (split
+			// --additional-suffix -- --filter=CMD). Scanning on judges a
+			// file named like an option after a real "--" as that
+			// option, which is only stricter.
 			name, val, hasEq := strings.Cut(v, "=")
 			opt := spec.longOption(name)
 			if opt == "" {
@@ -190,9 +190,12 @@ func (spec *execOptions) skipped(v string) int {
 }
 
 // longOption returns the long option of spec that name is or abbreviates,
-// or "".
+// or "". getopt takes a prefix as short as one letter when no other long
+// option of the program starts with it (split --f=CMD): any prefix counts
+// here, an ambiguous one too, which getopt refuses (stricter, and it needs
+// no list of every option of every program).
 func (spec *execOptions) longOption(name string) string {
-	if len(name) < minLongPrefix {
+	if len(name) <= len("--") {
 		return ""
 	}
 	for _, l := range spec.long {

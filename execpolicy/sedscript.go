@@ -23,11 +23,20 @@ type sedRuns struct {
 // expressions joined by newlines, as sed joins them), for the commands it
 // runs. It follows sed 4.9's grammar: commands separated by newlines or
 // semicolons, each after up to two addresses and a "!"; the text of a, i,
-// c, of the file commands and of e running to the end of its line; the
+// c and e running to the end of its line, a backslash-newline continuing
+// it, and the file name of r, R, w and W to the end of its line; the
 // delimited parts of s and y, where a backslash escapes the next
 // character and a bracket expression in s's regex may hold the delimiter.
 // What it does not know, it reports unsure rather than guess.
 func readSedScript(script string) sedRuns {
+	return readSedPrefix(script, len(script))
+}
+
+// readSedPrefix is readSedScript for the commands of script that begin
+// before end, where the scripts sed compiled after --sandbox begin: it
+// refuses e, r and w in those. The text of a command before end may run
+// on past it, and is read to its end.
+func readSedPrefix(script string, end int) sedRuns {
 	var out sedRuns
 	if strings.IndexByte(script, 'e') < 0 {
 		// Neither the e command nor the e flag: nothing runs.
@@ -36,7 +45,7 @@ func readSedScript(script string) sedRuns {
 	r := sedReader{s: script}
 	for out.unsure == "" {
 		r.skip(" \t\n;")
-		if r.eof() {
+		if r.i >= end {
 			break
 		}
 		if r.peek() == '#' {
@@ -238,8 +247,7 @@ func (r *sedReader) command(out *sedRuns) string {
 		r.toEOL()
 		return ""
 	case 'e':
-		r.skip(" \t")
-		if cmd := r.toEOL(); cmd != "" {
+		if cmd := r.commandText(); cmd != "" {
 			out.commands = append(out.commands, cmd)
 		} else {
 			out.patternSpace = true
@@ -299,6 +307,94 @@ func (r *sedReader) text() {
 	}
 }
 
+// commandText reads the command of an e, which GNU sed reads as the
+// text of a, i and c: after blanks and an optional backslash (and the
+// newline after it), to the end of the line, a backslash-newline
+// continuing it, into the next -e script too. It returns the text with
+// its escapes decoded, as sed passes it to the shell: "e echo \<newline>
+// rm p" runs rm p. It returns "" for an e without a command.
+func (r *sedReader) commandText() string {
+	r.skip(" \t")
+	if r.peek() == '\\' {
+		r.i++
+		if r.peek() == '\n' {
+			r.i++
+		}
+	} else if r.eof() || r.peek() == '\n' {
+		r.skip("\n")
+		return ""
+	}
+	start := r.i
+	r.text()
+	// text steps over a backslash ending the script, past its end.
+	return sedUnescape(strings.TrimSuffix(r.s[start:min(r.i, len(r.s))], "\n"))
+}
+
+// sedUnescape decodes the escapes of the text of a GNU sed a, i, c or e
+// command: \a, \f, \n, \r, \t and \v, \cX, \dNNN, \oNNN and \xHH; a
+// backslash before any other character (a newline too) is dropped.
+func sedUnescape(s string) string {
+	if strings.IndexByte(s, '\\') < 0 {
+		return s
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c != '\\' || i+1 == len(s) {
+			if c != '\\' {
+				b.WriteByte(c)
+			}
+			continue
+		}
+		i++
+		switch c = s[i]; c {
+		case 'a':
+			b.WriteByte('\a')
+		case 'f':
+			b.WriteByte('\f')
+		case 'n':
+			b.WriteByte('\n')
+		case 'r':
+			b.WriteByte('\r')
+		case 't':
+			b.WriteByte('\t')
+		case 'v':
+			b.WriteByte('\v')
+		case 'c':
+			if i+1 < len(s) {
+				i++
+				x := s[i]
+				if x >= 'a' && x <= 'z' {
+					x -= 'a' - 'A'
+				}
+				b.WriteByte(x ^ 0x40)
+			} else {
+				b.WriteByte(c)
+			}
+		case 'd', 'o', 'x':
+			base, width := 10, 3
+			if c == 'o' {
+				base = 8
+			} else if c == 'x' {
+				base, width = 16, 2
+			}
+			n, j := 0, i+1
+			for ; j < len(s) && j-i-1 < width && digitValue(s[j]) < base; j++ {
+				n = n*base + digitValue(s[j])
+			}
+			if j == i+1 {
+				b.WriteByte(c) // no digits: the letter itself
+				continue
+			}
+			b.WriteByte(byte(n))
+			i = j - 1
+		default:
+			b.WriteByte(c)
+		}
+	}
+	return b.String()
+}
+
 // endOfCommand checks that a command ends where it should: at the end of
 // the script or of the line, a semicolon, a "}" or a comment.
 func (r *sedReader) endOfCommand() string {
@@ -307,4 +403,18 @@ func (r *sedReader) endOfCommand() string {
 		return ""
 	}
 	return "extra characters after a sed command"
+}
+
+// digitValue returns the value of c as a digit of a base up to 16, or 16
+// when it is none.
+func digitValue(c byte) int {
+	switch {
+	case c >= '0' && c <= '9':
+		return int(c - '0')
+	case c >= 'a' && c <= 'f':
+		return int(c-'a') + 10
+	case c >= 'A' && c <= 'F':
+		return int(c-'A') + 10
+	}
+	return 16
 }

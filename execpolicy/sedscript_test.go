@@ -43,6 +43,17 @@ func TestReadSedScript(t *testing.T) {
 		{script: ": x;e rm x", commands: []string{"rm x"}},
 		{script: "a foo\ne rm x", commands: []string{"rm x"}},
 		{script: "a foo\\\ne rm x"},
+		// e's command is text, as a's is: continued by a
+		// backslash-newline, its escapes decoded.
+		{script: "1e echo \\\nrm p", commands: []string{"echo \nrm p"}},
+		{script: "1e\\\nrm p", commands: []string{"rm p"}},
+		{script: "1e\\rm p", commands: []string{"rm p"}},
+		{script: "1e echo \\", commands: []string{"echo "}},
+		{script: "1e echo\\x41\\o101\\d065\\t\\q\\\\", commands: []string{"echoAAA\tq\\"}},
+		{script: "1e echo\\cA\\x\\", commands: []string{"echo\x01x"}},
+		{script: "e;p", commands: []string{";p"}},
+		{script: "1e\\", pattern: true},
+		{script: "a\\\n1e rm p"},
 		{script: "s/a\\/e/b/e", pattern: true},
 		{script: "s/a/\\\n/e", pattern: true},
 		{script: "s/a\n/b/e", unsure: true},
@@ -71,6 +82,8 @@ func FuzzReadSedScript(f *testing.F) {
 	for _, s := range []string{
 		"s/foo/bar/p", "1e touch p", "s/a/b/e", "/[/]/e", "y/a/b/;e", ":a;N;$!ba;s/\\n/ /g",
 		"a\\\nfoo\\\ne echo E", "s/a/b/w f", "$!{e x\n}", "1~2!e", "bx;e\n:x", "s/[[:alpha:]/]/X/e",
+		"1e echo \\\ntouch p", "1e\\\ntouch p", "1e\\touch p", "1e echo \\", "1e\\", "e\\x41", "a\\\n1e touch p",
+		"i\\\n1e touch p", "c\\\n$e touch p", "1e echo \\\\\ntouch p",
 	} {
 		f.Add(s)
 	}

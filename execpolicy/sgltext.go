@@ -12,7 +12,7 @@ import (
 // word of ${x-word} and its kin inside double quotes or an unquoted
 // heredoc body ("${x:-'$(cmd)'}" runs cmd), and in arithmetic, which bash
 // expands as double-quoted text before evaluating it ($(( '$(cmd)' )),
-// (( )), for (( )), ${x:off:len}). Each such string is searched for
+// (( )), for (( )), ${x:off:len}, the subscript of ${a[…]}). Each such string is searched for
 // forbidden commands as the double-quoted text bash reads. A $'…' there is
 // no ANSI-C string either, but bash decodes it all the same inside a
 // double-quoted ${…} (the extquote option, on by default) and in

@@ -275,6 +275,12 @@ func (w *walker) visit(n syntax.Node) bool {
 		a.dynamic = true
 		if n.Index != nil {
 			w.d = Max(w.d, a.arithmSubscripts("${", n.Index, true, src, depth+1))
+			// bash expands an indexed array's subscript as
+			// double-quoted text, quoted or not: ${a['$(cmd)']} and
+			// ${a[${x:-'$(cmd)'}]} run cmd.
+			if w.quotes {
+				w.d = Max(w.d, a.arithmQuotesAsText(n.Index, depth+1))
+			}
 		}
 		if w.quotes && n.Slice != nil {
 			w.d = Max(w.d, a.arithmQuotesAsText(n.Slice.Offset, depth+1))

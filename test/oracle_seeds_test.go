@@ -110,6 +110,13 @@ var oracleSeeds = []string{
 	`a=(['$(curl x)']=1)`,
 	`echo ${x:-'$(rm x)'}`,
 	`echo "${x#'$(rm x)'}"`,
+	// The subscript of ${a[…]}, double-quoted text to bash.
+	`echo "${a[${y:-'$(rm x)'}]}"`,
+	`echo ${a[${y:-'$(rm x)'}]}`,
+	`echo "${!a[${y:-'$(curl x)'}]:-x}"`,
+	`echo "${x:-${a[${y:-'$(rm x)'}]}}"`,
+	`echo "${a['$(rm x)']}"`,
+	"cat <<E\n${a[${y:-'$(rm x)'}]}\nE",
 	// A shell's script file that is its stdin.
 	"bash - <<< 'rm x'",
 	"bash /dev/stdin <<< 'rm x'",
