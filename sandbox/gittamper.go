@@ -159,10 +159,13 @@ func WatchGit(p *Profile, w io.Writer, run func() (*Result, error)) (*Result, er
 		var complete bool
 		res.Tampered, res.TamperUnscanned, complete = repos.GitTamper()
 		res.TamperIncomplete = !complete
-		settings := repos.Changed(p.Watch)
-		for _, s := range settings {
+		// A link on the way to a git control file is watched too (so
+		// that it is pinned): the git warning says it better.
+		var settings []string
+		for _, s := range repos.Changed(p.Watch) {
 			if !slices.Contains(res.Tampered, s) {
 				res.Tampered = append(res.Tampered, s)
+				settings = append(settings, s)
 			}
 		}
 		slices.Sort(res.Tampered)
