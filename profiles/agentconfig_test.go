@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -17,6 +18,8 @@ func TestAgentConfigToken(t *testing.T) {
 		home       string // relative to the fixture root
 		xdg        string // XDG_CONFIG_HOME, relative to the fixture root; "" unset
 		make       []string
+		write      map[string]string // files with their content
+		links      []string          // "path->target"
 		protect    []string
 		notProtect []string
 		watch      []string
@@ -35,6 +38,20 @@ func TestAgentConfigToken(t *testing.T) {
 			watch:      []string{"ws/.profile", "ws/.zshrc", "ws/.bash_profile", "ws/.zprofile"}},
 		{name: "home below the workspace", home: "ws/sub", make: []string{"ws/sub/.profile", "ws/sub/.codex/config.toml"},
 			protect: []string{"ws/sub/.profile", "ws/sub/.codex"}, watch: []string{"ws/sub/.bashrc"}},
+		{name: "targets of the home's git config", home: "ws",
+			write:   map[string]string{"ws/.gitconfig": "[core]\n\thooksPath = ~/.githooks\n[include]\n\tpath = ~/.gitconfig.local\n"},
+			make:    []string{"ws/.githooks/pre-commit"},
+			protect: []string{"ws/.gitconfig", "ws/.githooks"}, watch: []string{"ws/.gitconfig.local", "ws/.bash_aliases"},
+			notProtect: []string{"ws/.gitconfig.local"}},
+		{name: "links on the way", home: "home", make: []string{"ws/shared/claude/settings.json"},
+			links:   []string{"ws/cfg->shared", "ws/.claude->cfg/claude"},
+			protect: []string{"ws/shared/claude"}, watch: []string{"ws/cfg", "ws/.claude"},
+			notProtect: []string{"ws/shared", "ws/cfg"}, notWatch: []string{"ws/shared"}},
+		{name: "dangling link", home: "home", links: []string{"ws/.mcp.json->config/mcp.local.json"},
+			watch: []string{"ws/config/mcp.local.json"}, notProtect: []string{"ws/config/mcp.local.json"}},
+		{name: "link in a settings directory", home: "home", make: []string{"ws/.claude/x", "ws/config/claude-settings.json"},
+			links:   []string{"ws/.claude/settings.json->../config/claude-settings.json"},
+			protect: []string{"ws/.claude", "ws/config/claude-settings.json"}, watch: []string{"ws/.claude/settings.json"}},
 		{name: "git config of XDG_CONFIG_HOME", home: "home", xdg: "ws/cfg", make: []string{"ws/cfg/git/config"},
 			protect: []string{"ws/cfg/git/config"}, notWatch: []string{"home/.config/git/config"}},
 	} {
@@ -50,6 +67,19 @@ func TestAgentConfigToken(t *testing.T) {
 				p := filepath.Join(f.root, m)
 				os.MkdirAll(filepath.Dir(p), 0o755)
 				if err := os.WriteFile(p, []byte("x"), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			for name, content := range c.write {
+				p := filepath.Join(f.root, name)
+				os.MkdirAll(filepath.Dir(p), 0o755)
+				if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			for _, l := range c.links {
+				name, target, _ := strings.Cut(l, "->")
+				if err := os.Symlink(target, filepath.Join(f.root, name)); err != nil {
 					t.Fatal(err)
 				}
 			}
@@ -69,7 +99,8 @@ func TestAgentConfigToken(t *testing.T) {
 			check("Watch", p.Watch, append(c.protect, c.watch...), true)
 			check("Watch", p.Watch, c.notWatch, false)
 			for _, r := range c.notProtect {
-				if _, err := os.Lstat(filepath.Join(f.root, r)); err == nil && !slices.Contains(c.make, r) && !isParentOf(r, c.make) {
+				if _, err := os.Lstat(filepath.Join(f.root, r)); err == nil && !slices.Contains(c.make, r) && !isParentOf(r, c.make) &&
+					!slices.ContainsFunc(c.links, func(l string) bool { return strings.HasPrefix(l, r+"->") }) {
 					t.Errorf("%s was made", r)
 				}
 			}

@@ -105,10 +105,19 @@ func (v *Vars) expandProtect(list []string, real realPaths) (paths, watch []stri
 			return nil, nil, fmt.Errorf("path %q: %w", entry, err)
 		}
 		for _, p := range paths {
-			if p, err = real.resolve(p); err != nil {
+			e, err := real.entry(p)
+			if err != nil {
 				return nil, nil, fmt.Errorf("path %q: %w", entry, err)
 			}
-			out = append(out, p)
+			link := isLink(p)
+			if link {
+				// Watched, so that the sandbox pins it where a write
+				// root holds it, and the scan reports it replaced.
+				watch = append(watch, p)
+			}
+			if !linkIntoWorkspace(link, e.real, ws) {
+				out = append(out, e.real)
+			}
 		}
 	}
 	more, _, err := v.expandList(rest, false, real)
@@ -135,14 +144,17 @@ func (v *Vars) agentConfig(ws string, real realPaths) (protect, watch []string, 
 			return nil, nil, err
 		}
 	}
-	for _, p := range sandbox.AgentConfig(ws, home, configHome) {
+	for _, p := range sandbox.AgentConfigReach(ws, home, configHome) {
 		e, err := real.entry(p)
 		if err != nil {
 			return nil, nil, err
 		}
 		// A link (a dotfile manager's ~/.bashrc) is protected at its
-		// target; replacing the link itself is seen by the scan.
+		// target; the link itself is watched, and so pinned.
 		watch = append(watch, p)
+		if linkIntoWorkspace(isLink(p), e.real, ws) {
+			continue
+		}
 		if e.real != p {
 			watch = append(watch, e.real)
 		}
@@ -151,6 +163,22 @@ func (v *Vars) agentConfig(ws string, real realPaths) (protect, watch []string, 
 		}
 	}
 	return protect, watch, nil
+}
+
+// isLink reports whether path is a symbolic link.
+func isLink(path string) bool {
+	fi, err := os.Lstat(path)
+	return err == nil && fi.Mode()&fs.ModeSymlink != 0
+}
+
+// linkIntoWorkspace reports whether a path of sandbox.GitControl or
+// sandbox.AgentConfigReach is a link leading, as real, into the workspace
+// ws: where it leads is listed on its own, and protecting it again through
+// the link would make read-only the whole directory a link on the way
+// names (scripts -> tools/scripts). One leading elsewhere is protected at
+// its target, as any protect path.
+func linkIntoWorkspace(link bool, real, ws string) bool {
+	return link && sandbox.Under(real, []string{ws})
 }
 
 // dedup returns list without its repeated entries, keeping the first.

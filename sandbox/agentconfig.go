@@ -18,9 +18,11 @@ func AgentConfig(workspace, home, configHome string) []string {
 	// !cmd") there since 2.20, and a read-only one breaks every checkout
 	// of a branch that changes it.
 	agents := []string{".claude", ".claude.json", ".mcp.json", ".codex", ".gemini", ".cursor", ".vscode", ".idea"}
-	// What shells and git read at every start.
+	// What shells and git read at every start. Debian's and Ubuntu's
+	// /etc/skel/.bashrc source ~/.bash_aliases, Fedora's every file of
+	// ~/.bashrc.d: as good as .bashrc on those hosts.
 	shells := []string{".bashrc", ".bash_profile", ".bash_login", ".bash_logout", ".profile",
-		".zshenv", ".zshrc", ".zprofile", ".zlogin", ".gitconfig"}
+		".bash_aliases", ".bashrc.d", ".zshenv", ".zshrc", ".zprofile", ".zlogin", ".gitconfig"}
 	var out []string
 	seen := map[string]bool{}
 	add := func(base string, names []string) {
@@ -41,7 +43,44 @@ func AgentConfig(workspace, home, configHome string) []string {
 		configHome = filepath.Join(home, ".config")
 	}
 	if configHome != "" && Under(configHome, ws) {
-		add(configHome, []string{filepath.Join("git", "config")})
+		// fish runs config.fish and every file of conf.d at every start.
+		add(configHome, []string{filepath.Join("git", "config"), filepath.Join("fish", "config.fish"), filepath.Join("fish", "conf.d")})
 	}
 	return out
+}
+
+// AgentConfigReach returns the paths of AgentConfig and what the host
+// reads or runs through them in workspace, which must be resolved: the
+// targets of core.hooksPath and include.path (includeIf.*.path) of the
+// home's git config files when the workspace holds them, "~/" taken from
+// home, with what the included files name in turn; and every link on the
+// way to any of these, or an entry of one of their directories, with
+// where it leads (pathSet.follow: a .claude linked to cfg/claude, with
+// cfg itself a link). Without these, a command could have the host's git
+// run a hook of its own from ~/.githooks, or replace a link so that the
+// host reads its settings. Targets are listed whether they exist or not:
+// missing ones are watched, not held (AgentConfig). Reading stays within
+// git's and the link bounds (gitMaxModules config files, maxLinks links).
+func AgentConfigReach(workspace, home, configHome string) []string {
+	g := &gitPaths{missing: true}
+	g.add(AgentConfig(workspace, home, configHome)...)
+	ws := []string{workspace}
+	var configs []string
+	if home != "" && Under(home, ws) {
+		g.home = home
+		configs = append(configs, filepath.Join(home, ".gitconfig"))
+	}
+	if home != "" && configHome == "" {
+		configHome = filepath.Join(home, ".config")
+	}
+	if configHome != "" && Under(configHome, ws) {
+		configs = append(configs, filepath.Join(configHome, "git", "config"))
+	}
+	for _, c := range configs {
+		// A relative core.hooksPath in a global config is taken from
+		// wherever git runs: no path to name.
+		g.configTargets(c, "", 0)
+	}
+	g.follow(workspace, true)
+	return g.list
 }

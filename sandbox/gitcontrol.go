@@ -41,7 +41,7 @@ func GitControl(workspace string) ([]string, error) {
 // workspace (a nested repository's, in a scan).
 func gitControl(worktree, workspace string) ([]string, error) {
 	dotgit := filepath.Join(worktree, ".git")
-	g := &gitPaths{seen: map[string]bool{}}
+	g := &gitPaths{}
 	fi, err := os.Lstat(dotgit)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
@@ -75,7 +75,7 @@ func gitControl(worktree, workspace string) ([]string, error) {
 // submodules' and worktrees'. Git runs a bare repository's hooks in it, so
 // a relative core.hooksPath is taken from there.
 func gitDirControl(gitdir, workspace string) ([]string, error) {
-	g := &gitPaths{seen: map[string]bool{}}
+	g := &gitPaths{}
 	if err := g.repo(gitdir, gitdir, 0); err != nil {
 		return nil, err
 	}
@@ -84,27 +84,24 @@ func gitDirControl(gitdir, workspace string) ([]string, error) {
 }
 
 type gitPaths struct {
-	list  []string
-	seen  map[string]bool
-	repos int
+	pathSet
+	repos   int
+	configs int // config files read, against gitMaxModules
+	// home expands a "~/" path of a config, when it is known and its
+	// files are ours to list (the workspace holds it); "" skips those.
+	home string
+	// missing lists a named hooks directory or include file that does
+	// not exist: for settings, which are watched, not held.
+	missing bool
 }
 
-func (g *gitPaths) add(paths ...string) {
-	for _, p := range paths {
-		if !g.seen[p] {
-			g.seen[p] = true
-			g.list = append(g.list, p)
-		}
+// links adds what the listed paths lead to in workspace (pathSet.follow).
+func (g *gitPaths) links(workspace string) {
+	ws, err := filepath.EvalSymlinks(workspace)
+	if err != nil {
+		return
 	}
-}
-
-// addExisting adds the paths that exist (as anything, links included).
-func (g *gitPaths) addExisting(paths ...string) {
-	for _, p := range paths {
-		if _, err := os.Lstat(p); err == nil {
-			g.add(p)
-		}
-	}
+	g.follow(ws, g.missing)
 }
 
 // errGitBounds marks a repository with more submodule and worktree git
@@ -149,9 +146,7 @@ func (g *gitPaths) repo(gitdir, worktree string, depth int) error {
 		g.add(filepath.Join(d, "hooks"), filepath.Join(d, "config"))
 		g.addExisting(filepath.Join(d, "config.worktree"), filepath.Join(d, "info"), filepath.Join(d, "commondir"))
 		for _, cfg := range []string{filepath.Join(d, "config"), filepath.Join(d, "config.worktree")} {
-			if err := g.configTargets(cfg, worktree); err != nil {
-				return err
-			}
+			g.configTargets(cfg, worktree, 0)
 		}
 	}
 	if err := g.modules(filepath.Join(common, "modules"), depth+1, true); err != nil {
@@ -214,123 +209,45 @@ func (g *gitPaths) modules(dir string, depth int, top bool) error {
 	return nil
 }
 
-// gitMaxLinks bounds the links followed from the control files, and the
-// links of one chain (the kernel's own bound on a path's).
-const (
-	gitMaxLinks     = 1024
-	gitMaxLinkChain = 40
-)
-
-// links adds what the listed paths link to in the workspace: a hook that
-// is a link to scripts/pre-commit.sh (a common way to keep hooks under
-// version control) runs that file, and a linked config or include file is
-// read from its target. For every listed path that is a link, and every
-// entry of a listed directory (a hooks directory) that is one, the links
-// its chain goes through and its final target are added where they lie
-// in the workspace, when the target exists: a missing one held by a
-// directory of ours would be debris, and GitTamper sees it made. A target
-// outside the workspace is protected, where it needs to be, by the
-// profile's other paths. A target that is a directory (a linked hooks
-// directory) is looked into too.
-func (g *gitPaths) links(workspace string) {
-	n := 0
-	ws := ""
-	for i := 0; i < len(g.list) && n < gitMaxLinks; i++ {
-		fi, err := os.Lstat(g.list[i])
-		if err != nil {
-			continue
-		}
-		var links []string
-		switch {
-		case fi.Mode()&fs.ModeSymlink != 0:
-			links = []string{g.list[i]}
-		case fi.IsDir():
-			d, err := os.Open(g.list[i])
-			if err != nil {
-				continue
-			}
-			ents, _ := d.ReadDir(gitHooksMax)
-			d.Close()
-			for _, e := range ents {
-				if e.Type()&fs.ModeSymlink != 0 {
-					links = append(links, filepath.Join(g.list[i], e.Name()))
-				}
-			}
-		}
-		if len(links) > 0 && ws == "" {
-			// Targets come resolved; so must the workspace they are judged by.
-			if ws, err = filepath.EvalSymlinks(workspace); err != nil {
-				return
-			}
-		}
-		for _, l := range links {
-			if n++; n > gitMaxLinks {
-				break
-			}
-			g.chain(l, ws)
-		}
-	}
-}
-
-// chain adds the links that link, itself a link, goes through and its
-// final target, those that lie in the workspace ws, if the target exists.
-func (g *gitPaths) chain(link, ws string) {
-	final, err := filepath.EvalSymlinks(link)
-	if err != nil {
-		return // dangling or a loop: nothing to protect yet
-	}
-	in := func(p string) bool { return Under(p, []string{ws}) }
-	cur := link
-	for i := 0; i < gitMaxLinkChain; i++ {
-		t, err := os.Readlink(cur)
-		if err != nil {
-			break
-		}
-		if !filepath.IsAbs(t) {
-			t = filepath.Join(filepath.Dir(cur), t)
-		}
-		// The target's directory may be reached through links itself.
-		dir, err := filepath.EvalSymlinks(filepath.Dir(t))
-		if err != nil {
-			break
-		}
-		cur = filepath.Join(dir, filepath.Base(t))
-		if fi, err := os.Lstat(cur); err != nil || fi.Mode()&fs.ModeSymlink == 0 {
-			break
-		}
-		if in(cur) {
-			g.add(cur)
-		}
-	}
-	if in(final) {
-		g.add(final)
-	}
-}
+// gitMaxIncludeDepth is git's own bound on nested includes
+// (MAX_INCLUDE_DEPTH): a hooks path set deeper is one git never reads.
+const gitMaxIncludeDepth = 10
 
 // configTargets adds the files a git config file names that git would
 // run or read as more config: core.hooksPath, include.path and
-// includeIf.*.path. Relative hooks paths are taken from the work tree, as
-// git runs hooks there; relative include paths from the config's directory.
-func (g *gitPaths) configTargets(cfg, worktree string) error {
+// includeIf.*.path, and, read in turn, what the included files name.
+// Relative hooks paths are taken from the work tree, as git runs hooks
+// there; relative include paths from the including file's directory; "~/"
+// from g.home. A missing or unreadable file names nothing: git reads
+// nothing from it either.
+func (g *gitPaths) configTargets(cfg, worktree string, depth int) {
+	if depth > gitMaxIncludeDepth {
+		return
+	}
+	if g.configs++; g.configs > gitMaxModules {
+		return
+	}
 	f, err := os.Open(cfg)
 	if err != nil {
-		return nil // missing or unreadable: git reads nothing from it either
+		return
 	}
-	defer f.Close()
 	st, err := f.Stat()
 	if err != nil || !st.Mode().IsRegular() {
-		return nil
+		f.Close()
+		return
 	}
 	// Read whole, up to the bound: one Read may return less, and a
 	// buffer of the bound for every config on every start is waste.
 	b, _ := io.ReadAll(io.LimitReader(f, gitMaxConfigSize))
+	f.Close()
 	for _, kv := range parseGitConfig(b) {
 		var base string
+		include := false
 		switch {
 		case kv.key == "core.hookspath":
 			base = worktree
 		case kv.key == "include.path" || strings.HasPrefix(kv.key, "includeif.") && strings.HasSuffix(kv.key, ".path"):
-			base = filepath.Dir(cfg)
+			base, include = filepath.Dir(cfg), true
 		default:
 			continue
 		}
@@ -339,19 +256,29 @@ func (g *gitPaths) configTargets(cfg, worktree string) error {
 		case p == "":
 			continue
 		case strings.HasPrefix(p, "~/"):
-			continue // outside the workspace: the home's own protection applies
+			if g.home == "" {
+				continue // the home's own protection applies
+			}
+			p = filepath.Join(g.home, p[2:])
 		case !filepath.IsAbs(p):
 			if base == "" {
 				continue
 			}
 			p = filepath.Join(base, p)
 		}
-		// Only one that exists: a missing include target held by an
-		// empty directory breaks git, and a hooks directory made for it
-		// would be debris. GitTamper sees either created.
-		g.addExisting(filepath.Clean(p))
+		p = filepath.Clean(p)
+		// A missing include target held by an empty directory breaks
+		// git, and a hooks directory made for it would be debris:
+		// GitTamper sees either created. Settings list it to watch.
+		if g.missing {
+			g.add(p)
+		} else {
+			g.addExisting(p)
+		}
+		if include {
+			g.configTargets(p, worktree, depth+1)
+		}
 	}
-	return nil
 }
 
 // readGitdirFile reads a `.git` file's "gitdir: PATH" line; a relative

@@ -34,7 +34,7 @@ type GitRepos struct {
 // entries. Call it just before the run; GitTamper compares after it.
 func ScanGitRepos(root string) *GitRepos {
 	g := &GitRepos{root: root, since: time.Now(), repos: map[string]uint64{}}
-	_, g.complete = walkRepos(root, time.Time{}, func(r gitRepo) { g.repos[r.path] = r.ino })
+	_, g.complete = walkRepos(root, false, func(r gitRepo) { g.repos[r.path] = r.ino })
 	return g
 }
 
@@ -44,13 +44,13 @@ func ScanGitRepos(root string) *GitRepos {
 // changed, created, moved or linked during it, judged by its inode change
 // time, which a process cannot set back. unscanned are the directories
 // among tampered that the scan could not list, though git can go through
-// them, made or changed during the run: what they hide is unknown, so
-// they count as changed. complete is false when either scan stopped at
+// them: every one, after every run, since what they hide is unknown and
+// could have changed without changing them. complete is false when either scan stopped at
 // GitScanLimit. Nothing is changed or removed: what to do about it is the
 // user's call.
 func (g *GitRepos) GitTamper() (tampered, unscanned []string, complete bool) {
 	var repos []gitRepo
-	unscanned, complete = walkRepos(g.root, g.since, func(r gitRepo) { repos = append(repos, r) })
+	unscanned, complete = walkRepos(g.root, true, func(r gitRepo) { repos = append(repos, r) })
 	complete = complete && g.complete
 	seen := map[string]bool{}
 	note := func(p string) {
@@ -159,10 +159,13 @@ func WatchGit(p *Profile, w io.Writer, run func() (*Result, error)) (*Result, er
 		var complete bool
 		res.Tampered, res.TamperUnscanned, complete = repos.GitTamper()
 		res.TamperIncomplete = !complete
-		settings := repos.Changed(p.Watch)
-		for _, s := range settings {
+		// A link on the way to a git control file is watched too (so
+		// that it is pinned): the git warning says it better.
+		var settings []string
+		for _, s := range repos.Changed(p.Watch) {
 			if !slices.Contains(res.Tampered, s) {
 				res.Tampered = append(res.Tampered, s)
+				settings = append(settings, s)
 			}
 		}
 		slices.Sort(res.Tampered)

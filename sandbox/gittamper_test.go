@@ -111,16 +111,22 @@ func TestGitTamperUnlistable(t *testing.T) {
 			gitInit(t, ws, "init", "-q", "d/r")
 			chmod(t, filepath.Join(ws, "d"), 0o311)
 		}, []string{"d"}, []string{"d"}},
-		{"searchable, unchanged", func(t *testing.T, ws string) {
+		{"searchable, unchanged: reported on every run", func(t *testing.T, ws string) {
 			gitInit(t, ws, "init", "-q", "d/r")
 			chmod(t, filepath.Join(ws, "d"), 0o311)
-		}, func(t *testing.T, ws string) {}, nil, nil},
+		}, func(t *testing.T, ws string) {}, []string{"d"}, []string{"d"}},
+		{"searchable, a repository below it changed", func(t *testing.T, ws string) {
+			gitInit(t, ws, "init", "-q", "d/sub")
+			chmod(t, filepath.Join(ws, "d"), 0o311)
+		}, func(t *testing.T, ws string) {
+			writeFile(t, filepath.Join(ws, "d", "sub", ".git", "config"), "[core]\n\tfsmonitor = touch PWNED\n")
+		}, []string{"d"}, []string{"d"}},
 		{"searchable work tree, config changed", func(t *testing.T, ws string) {
 			gitInit(t, ws, "init", "-q", "d")
 			chmod(t, filepath.Join(ws, "d"), 0o311)
 		}, func(t *testing.T, ws string) {
 			writeFile(t, filepath.Join(ws, "d", ".git", "config"), "[core]\n\tfsmonitor = touch PWNED\n")
-		}, []string{"d/.git/config"}, nil},
+		}, []string{"d", "d/.git/config"}, []string{"d"}},
 		{"searchable bare repository, made", func(t *testing.T, ws string) {
 			os.Mkdir(filepath.Join(ws, "d"), 0o755)
 		}, func(t *testing.T, ws string) {

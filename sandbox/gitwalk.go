@@ -5,7 +5,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"time"
 )
 
 // gitRepo is one repository a scan of the workspace found: a work tree's
@@ -24,11 +23,12 @@ type gitRepo struct {
 //
 // A directory the caller cannot list but can go through is no obstacle
 // to git, which enters it by a name it is given (`git -C d/r`): the names
-// git itself would try there are tried, and, when since is set, such a
-// directory whose inode changed at or after since is returned in
-// unscanned, since what was made below it cannot be seen.
-func walkRepos(root string, since time.Time, found func(gitRepo)) (unscanned []string, complete bool) {
-	w := &repoWalk{found: found, since: since}
+// git itself would try there are tried and, when after is set (the scan
+// after a run), every such directory is returned in unscanned. Whether
+// it changed cannot be judged by its own change time: a repository
+// below it changes without touching it.
+func walkRepos(root string, after bool, found func(gitRepo)) (unscanned []string, complete bool) {
+	w := &repoWalk{found: found, after: after}
 	err := w.dir(root, true)
 	return w.unscanned, err == nil
 }
@@ -36,7 +36,7 @@ func walkRepos(root string, since time.Time, found func(gitRepo)) (unscanned []s
 // repoWalk is the state of one walkRepos.
 type repoWalk struct {
 	found     func(gitRepo)
-	since     time.Time
+	after     bool
 	n         int // entries read
 	unscanned []string
 }
@@ -103,10 +103,8 @@ func (w *repoWalk) unlisted(path string) {
 		w.report(path, true)
 		return
 	}
-	if w.since.IsZero() {
-		return
-	}
-	if fi, err := os.Lstat(path); err == nil && ctimeOf(fi).Compare(w.since) >= 0 {
+	if w.after {
+		// A work tree found here may hide more repositories below it.
 		w.unscanned = append(w.unscanned, path)
 	}
 }

@@ -70,6 +70,11 @@ func TestGitScanUnlistable(t *testing.T) {
 			if !strings.Contains(out.stderr, "could not scan") {
 				t.Errorf("the warning does not say %s could not be scanned:\n%s", d, out.stderr)
 			}
+			// Reported once, it still hides what a later run changes
+			// below it: reported again, on every run.
+			out, code = f.sandboxedJSON(t, "workspace-write", "sh", "-c",
+				`git -C d/r config core.fsmonitor "echo PWNED2 >&2; false"`)
+			expectTampered(t, out, code, d)
 		})
 	}
 }

@@ -132,6 +132,42 @@ func planMounts(p *sandbox.Profile, cwd string) (ops []mountOp, created, held []
 		}
 		ops = append(ops, mountOp{Kind: mountReadOnly, Path: target})
 	}
+	// A symlinked .git, or a symlinked hooks, config, config.worktree,
+	// info or commondir in a writable .git: the protect mounts hold the
+	// targets' files, but the link itself could be replaced by a directory
+	// or file of the command's, which the host's next git would follow.
+	// So is a watched link: a settings file that is one (a dotfile
+	// manager's ~/.bashrc, a .mcp.json kept elsewhere), or one on the way
+	// to a setting or a git control file (cfg in .claude -> cfg/claude).
+	// The directories between the write root and the link are pinned too:
+	// renamed away with the link in it, a directory of the command's could
+	// take its place. One inside a read-only mount is held by it already.
+	var linkOps []mountOp
+	pinnedLinks := map[string]bool{}
+	var named []string
+	if ws := p.Workspace; ws != "" {
+		for _, name := range gitLinkNames {
+			named = append(named, filepath.Join(ws, ".git", name))
+		}
+	}
+	for _, link := range append(named, p.Watch...) {
+		if pinnedLinks[link] || coveringPlanned(planned, filepath.Dir(link)) {
+			continue
+		}
+		fi, err := os.Lstat(link)
+		if err != nil || fi.Mode()&fs.ModeSymlink == 0 || p.HiddenByPrivateTmp(link) {
+			continue
+		}
+		root, _ := writeRoots(p.Write, link)
+		if root == "" {
+			continue
+		}
+		pinnedLinks[link] = true
+		linkOps = append(linkOps, mountOp{Kind: mountPinLink, Path: link})
+		for dir := filepath.Dir(link); dir != root && within(dir, root); dir = filepath.Dir(dir) {
+			pinned[dir] = true
+		}
+	}
 	pins := make([]string, 0, len(pinned))
 	for d := range pinned {
 		pins = append(pins, d)
@@ -144,27 +180,7 @@ func planMounts(p *sandbox.Profile, cwd string) (ops []mountOp, created, held []
 	}
 	ops = append(pinOps, ops...)
 	ops = append(readOnlyTree(p), ops...)
-	// A symlinked .git, or a symlinked hooks, config, config.worktree,
-	// info or commondir in a writable .git: the protect mounts hold the
-	// targets' files, but the link itself could be replaced by a directory
-	// or file of the command's, which the host's next git would follow.
-	// So is a watched settings file that is a link (a dotfile manager's
-	// ~/.bashrc, a .mcp.json kept elsewhere).
-	var links []string
-	pinnedLinks := map[string]bool{}
-	if ws := p.Workspace; ws != "" {
-		for _, name := range gitLinkNames {
-			links = append(links, filepath.Join(ws, ".git", name))
-		}
-	}
-	for _, link := range append(links, p.Watch...) {
-		if fi, err := os.Lstat(link); err == nil && fi.Mode()&fs.ModeSymlink != 0 && !pinnedLinks[link] {
-			if root, _ := writeRoots(p.Write, link); root != "" {
-				pinnedLinks[link] = true
-				ops = append(ops, mountOp{Kind: mountPinLink, Path: link})
-			}
-		}
-	}
+	ops = append(ops, linkOps...)
 	for _, h := range p.Hide {
 		if p.HiddenByPrivateTmp(h) {
 			continue

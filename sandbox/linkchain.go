@@ -1,0 +1,165 @@
+package sandbox
+
+import (
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// Bounds on the links followed from one list of paths (pathSet.follow),
+// and on the links of one chain (the kernel's own bound on a path's).
+const (
+	maxLinks     = 1024
+	maxLinkChain = 40
+)
+
+// pathSet is an ordered list of paths without repeats: the files through
+// which the host runs a program, for git (GitControl) and for agents and
+// editors (AgentConfigReach).
+type pathSet struct {
+	list  []string
+	seen  map[string]bool
+	links int // links resolved by follow, against maxLinks
+	// met are the links follow added: the resolution that met one has
+	// added where it leads already, and resolving it again would list
+	// the directory a link on the way names (tools/scripts, for
+	// scripts), which is not what the host reads.
+	met map[string]bool
+}
+
+func (s *pathSet) add(paths ...string) {
+	if s.seen == nil {
+		s.seen = map[string]bool{}
+	}
+	for _, p := range paths {
+		if !s.seen[p] {
+			s.seen[p] = true
+			s.list = append(s.list, p)
+		}
+	}
+}
+
+// addExisting adds the paths that exist (as anything, links included).
+func (s *pathSet) addExisting(paths ...string) {
+	for _, p := range paths {
+		if _, err := os.Lstat(p); err == nil {
+			s.add(p)
+		}
+	}
+}
+
+// follow adds what the listed paths lead to in the workspace ws: a hook
+// that is a link to scripts/pre-commit.sh (a common way to keep hooks
+// under version control) runs that file, a .claude that is a link is read
+// where it leads, and a linked config or include file is read from its
+// target. For every listed path, and every entry of a listed directory (a
+// hooks or settings directory) that is a link, each link its resolution
+// goes through (a link at any component: scripts -> tools/scripts on the
+// way to scripts/pre-commit.sh) and its final target are added, where
+// they lie in ws: a command that replaced one of those links would have
+// the host read a file of its own. The links are named with their
+// directory resolved, as a mount names them. A final target that does not
+// exist is added only when missing is set: for settings, which are
+// watched, not held; git's are listed only when they exist (a directory of
+// ours held there would be debris, and GitTamper sees the file made). A
+// target that is a directory (a linked hooks directory) is looked into too,
+// as it comes up in the list. ws must be resolved: targets come resolved.
+func (s *pathSet) follow(ws string, missing bool) {
+	in := func(p string) bool { return Under(p, []string{ws}) }
+	for i := 0; i < len(s.list) && s.links < maxLinks; i++ {
+		p := s.list[i]
+		if s.met[p] {
+			continue
+		}
+		todo := []string{p}
+		if fi, err := os.Lstat(p); err == nil && fi.IsDir() {
+			if d, err := os.Open(p); err == nil {
+				ents, _ := d.ReadDir(gitHooksMax)
+				d.Close()
+				for _, e := range ents {
+					if e.Type()&fs.ModeSymlink != 0 {
+						todo = append(todo, filepath.Join(p, e.Name()))
+					}
+				}
+			}
+		}
+		for _, t := range todo {
+			links, final, exists := resolveLinks(t, ws)
+			if len(links) == 0 {
+				continue // nothing on the way: the path is its own
+			}
+			if s.links += len(links); s.links > maxLinks {
+				return
+			}
+			for _, l := range links {
+				if in(l) && !s.seen[l] {
+					if s.met == nil {
+						s.met = map[string]bool{}
+					}
+					s.met[l] = true
+					s.add(l)
+				}
+			}
+			if (exists || missing) && in(final) {
+				s.add(final)
+			}
+		}
+	}
+}
+
+// resolveLinks resolves the absolute path as the kernel would, one
+// component at a time, and returns the links it goes through, named with
+// their directory resolved, and where it ends: the resolved path, or,
+// when a component is missing (a dangling link), the resolved part joined
+// with the rest, which is where a file made there would appear. exists is
+// false then, and after maxLinkChain links (a loop). from, a resolved
+// directory, is trusted as resolved where path lies below it: the part
+// above the workspace is looked up at every start otherwise.
+func resolveLinks(path, from string) (links []string, final string, exists bool) {
+	cur, rest := "/", path
+	if from != "" && Under(path, []string{from}) {
+		cur, rest = from, strings.TrimPrefix(path, from)
+	}
+	parts := splitPath(rest)
+	for len(parts) > 0 {
+		c := parts[0]
+		parts = parts[1:]
+		switch c {
+		case "", ".":
+			continue
+		case "..":
+			cur = filepath.Dir(cur)
+			continue
+		}
+		next := filepath.Join(cur, c)
+		fi, err := os.Lstat(next)
+		if err != nil {
+			return links, filepath.Join(append([]string{next}, parts...)...), false
+		}
+		if fi.Mode()&fs.ModeSymlink != 0 {
+			if len(links) >= maxLinkChain {
+				return links, filepath.Join(append([]string{next}, parts...)...), false
+			}
+			links = append(links, next)
+			t, err := os.Readlink(next)
+			if err != nil {
+				return links, filepath.Join(append([]string{next}, parts...)...), false
+			}
+			if filepath.IsAbs(t) {
+				cur = "/"
+			}
+			parts = append(splitPath(t), parts...)
+			continue
+		}
+		if !fi.IsDir() && len(parts) > 0 {
+			return links, filepath.Join(append([]string{next}, parts...)...), false
+		}
+		cur = next
+	}
+	return links, cur, true
+}
+
+func splitPath(p string) []string {
+	return strings.Split(filepath.ToSlash(p), "/")
+}
