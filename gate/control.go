@@ -40,7 +40,35 @@ func controlPaths(getenv func(string) string, d config.Dirs, extra ...string) ([
 		}
 		out = append(out, resolveExisting(abs))
 	}
+	if link := invokedLink(); link != "" {
+		// As it is, not resolved: sandbox.WithControl pins a link.
+		out = append(out, link)
+	}
 	return out, nil
+}
+
+// invokedLink returns the path this program was started by when that is
+// a symbolic link to it (bin/gatedexec -> ../dist/gatedexec), else "":
+// agent settings written by hand name that path, and a command that could
+// replace the link would run a program of its own at the next hook call
+// or server start. ownPrograms holds the program the link leads to.
+func invokedLink() string {
+	arg := os.Args[0]
+	if !strings.ContainsRune(arg, '/') {
+		p, err := exec.LookPath(arg)
+		if err != nil {
+			return ""
+		}
+		arg = p
+	}
+	abs, err := filepath.Abs(arg)
+	if err != nil {
+		return ""
+	}
+	if fi, err := os.Lstat(abs); err != nil || fi.Mode()&os.ModeSymlink == 0 {
+		return ""
+	}
+	return abs
 }
 
 // ownPrograms returns the program running and the gatedexec programs

@@ -2,6 +2,7 @@ package sandbox
 
 import (
 	"fmt"
+	"os"
 	"path/filepath"
 	"slices"
 )
@@ -25,11 +26,20 @@ func WithControl(p *Profile, paths []string) *Profile {
 	q := *p
 	q.Protect = slices.Clone(p.Protect)
 	q.Control = slices.Clone(p.Control)
+	q.Watch = slices.Clone(p.Watch)
 	for _, c := range paths {
 		if c == "" || !filepath.IsAbs(c) {
 			continue
 		}
-		q.Control = appendNew(q.Control, filepath.Clean(c))
+		c = filepath.Clean(c)
+		if fi, err := os.Lstat(c); err == nil && fi.Mode()&os.ModeSymlink != 0 {
+			// A link (gatedexec started through one): what it leads to
+			// is among paths, resolved; the link itself is pinned with
+			// the watched ones, so it cannot be replaced.
+			q.Watch = appendNew(q.Watch, c)
+			continue
+		}
+		q.Control = appendNew(q.Control, c)
 	}
 	q.protectControl()
 	return &q

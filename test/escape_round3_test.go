@@ -267,3 +267,34 @@ func TestEscapeForgedWorktree(t *testing.T) {
 		})
 	}
 }
+
+// TestEscapeOwnProgramLink: gatedexec started through a link in the
+// workspace (bin/gatedexec -> ../dist/gatedexec), the path hand-written
+// agent settings name: the link can be neither removed nor replaced.
+func TestEscapeOwnProgramLink(t *testing.T) {
+	requireIsolation(t)
+	for _, c := range callers {
+		t.Run(c.name, func(t *testing.T) {
+			f, _ := c.fixture(t, buildProbe(t))
+			dist := filepath.Join(f.ws, "dist")
+			mkdirAs(t, f, dist)
+			mkdirAs(t, f, filepath.Join(f.ws, "bin"))
+			copyExec(t, gatedexecBin, filepath.Join(dist, "gatedexec"))
+			link := filepath.Join(f.ws, "bin", "gatedexec")
+			if err := os.Symlink("../dist/gatedexec", link); err != nil {
+				t.Fatal(err)
+			}
+			f.bin = link
+			for _, script := range []string{
+				"rm bin/gatedexec && printf '#!/bin/sh\\necho PWNED\\n' > bin/gatedexec",
+				"ln -sf /bin/true bin/gatedexec",
+				"mv bin bin.old && mkdir bin && ln -s /bin/true bin/gatedexec",
+			} {
+				out, _ := f.sandboxed(t, "workspace-write", "sh", "-c", script)
+				if target, err := os.Readlink(link); err != nil || target != "../dist/gatedexec" {
+					t.Fatalf("%q replaced the link gatedexec was started by (now %q, %v):\n%s", script, target, err, out)
+				}
+			}
+		})
+	}
+}
