@@ -100,7 +100,15 @@ func (v *Vars) expandProtect(list []string, real realPaths) (paths, watch []stri
 			out, watch = append(out, prot...), append(watch, w...)
 			continue
 		}
-		paths, err := sandbox.GitControl(ws)
+		// The home resolved like the workspace, so that GitControl can
+		// tell whether the workspace holds it.
+		home := ""
+		if filepath.IsAbs(v.Home) {
+			if h, err := real.resolve(v.Home); err == nil {
+				home = h
+			}
+		}
+		paths, err := sandbox.GitControl(ws, home)
 		if err != nil {
 			return nil, nil, fmt.Errorf("path %q: %w", entry, err)
 		}

@@ -33,15 +33,22 @@ const (
 // without .git, held by an empty .git as before): a directory named
 // commondir or config.worktree would break git, and a file of ours would be
 // debris in the user's repository. GitTamper finds those created in a run.
-func GitControl(workspace string) ([]string, error) {
-	return gitControl(workspace, workspace)
+//
+// home, when the workspace holds it, expands a "~/" path a config names
+// (core.hooksPath = ~/.githooks): what lies there is then the command's to
+// write. "" leaves such paths to the home's own protection.
+func GitControl(workspace, home string) ([]string, error) {
+	if home != "" && !Under(home, []string{workspace}) {
+		home = ""
+	}
+	return gitControl(workspace, workspace, home)
 }
 
 // gitControl is GitControl for the work tree worktree, which lies in the
 // workspace (a nested repository's, in a scan).
-func gitControl(worktree, workspace string) ([]string, error) {
+func gitControl(worktree, workspace, home string) ([]string, error) {
 	dotgit := filepath.Join(worktree, ".git")
-	g := &gitPaths{}
+	g := &gitPaths{home: home}
 	fi, err := os.Lstat(dotgit)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):

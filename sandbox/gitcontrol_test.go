@@ -60,7 +60,7 @@ func TestGitControl(t *testing.T) {
 	}
 	ws := t.TempDir()
 	// Without a repository: hooks and config, held by an empty .git.
-	got, err := GitControl(ws)
+	got, err := GitControl(ws, "")
 	if err != nil || !slices.Equal(got, []string{ws + "/.git/hooks", ws + "/.git/config"}) {
 		t.Errorf("no repository: GitControl = %q, %v", got, err)
 	}
@@ -73,7 +73,7 @@ func TestGitControl(t *testing.T) {
 	for _, f := range []string{".git/modules/sub/config", ".git/worktrees/wt/commondir", ".git/config.worktree"} {
 		os.WriteFile(filepath.Join(ws, f), []byte("../..\n"), 0o644)
 	}
-	got, err = GitControl(ws)
+	got, err = GitControl(ws, "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -94,7 +94,7 @@ func TestGitControl(t *testing.T) {
 	wt := filepath.Join(t.TempDir(), "wt")
 	os.MkdirAll(wt, 0o755)
 	os.WriteFile(filepath.Join(wt, ".git"), []byte("gitdir: "+ws+"/.git/worktrees/wt\n"), 0o644)
-	got, err = GitControl(wt)
+	got, err = GitControl(wt, "")
 	if err != nil || !slices.Contains(got, wt+"/.git") || !slices.Contains(got, ws+"/.git/worktrees/wt/commondir") ||
 		!slices.Contains(got, ws+"/.git/config") {
 		t.Errorf(".git file: GitControl = %q, %v", got, err)
@@ -150,7 +150,7 @@ func TestGitControlModules(t *testing.T) {
 			for _, b := range c.bare {
 				gitInit(t, ws, "init", "-q", "--bare", filepath.Join(".git", "modules", b))
 			}
-			got, err := GitControl(ws)
+			got, err := GitControl(ws, "")
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -174,7 +174,7 @@ func TestGitControlModules(t *testing.T) {
 	for i := 0; i < gitMaxModules; i++ {
 		os.MkdirAll(filepath.Join(ws, ".git", "modules", fmt.Sprint("d", i)), 0o755)
 	}
-	if got, err := GitControl(ws); !errors.Is(err, errGitBounds) {
+	if got, err := GitControl(ws, ""); !errors.Is(err, errGitBounds) {
 		t.Errorf("more module directories than the bound: GitControl = %d paths, %v; want errGitBounds", len(got), err)
 	}
 }
@@ -217,7 +217,7 @@ func TestGitControlLinks(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			got, err := GitControl(ws)
+			got, err := GitControl(ws, "")
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -238,7 +238,7 @@ func TestGitControlLinks(t *testing.T) {
 	gitInit(t, ws, "init", "-q")
 	writeFile(t, filepath.Join(out, "hook.sh"), "#!/bin/sh\n")
 	os.Symlink(filepath.Join(out, "hook.sh"), filepath.Join(ws, ".git", "hooks", "pre-commit"))
-	if got, _ := GitControl(ws); slices.Contains(got, filepath.Join(out, "hook.sh")) {
+	if got, _ := GitControl(ws, ""); slices.Contains(got, filepath.Join(out, "hook.sh")) {
 		t.Errorf("GitControl lists a target outside the workspace: %q", got)
 	}
 }
@@ -257,5 +257,28 @@ func TestGitTamperLinkedHook(t *testing.T) {
 	want := []string{filepath.Join(ws, "scripts", "pre-commit.sh")}
 	if got, _, _ := before.GitTamper(); !slices.Equal(got, want) {
 		t.Errorf("GitTamper = %q, want %q", got, want)
+	}
+}
+
+// TestGitControlHomePaths: with the workspace holding the home, a "~/"
+// path a repository's config names (core.hooksPath = ~/.githooks) is the
+// command's to write, and listed; with the home elsewhere it is left to
+// the home's own protection.
+func TestGitControlHomePaths(t *testing.T) {
+	requireGit(t)
+	home := t.TempDir()
+	ws := filepath.Join(home, "proj")
+	os.Mkdir(ws, 0o755)
+	gitInit(t, ws, "init", "-q")
+	gitInit(t, ws, "config", "core.hooksPath", "~/.githooks")
+	hooks := filepath.Join(home, ".githooks")
+	os.Mkdir(hooks, 0o755)
+	gitInit(t, home, "init", "-q")
+	gitInit(t, home, "config", "core.hooksPath", "~/.githooks")
+	if got, err := GitControl(home, home); err != nil || !slices.Contains(got, hooks) {
+		t.Errorf("repository at the home: GitControl = %q, %v; want %s listed", got, err, hooks)
+	}
+	if got, err := GitControl(ws, home); err != nil || slices.Contains(got, hooks) {
+		t.Errorf("home outside the workspace: GitControl = %q, %v; want %s not listed", got, err, hooks)
 	}
 }

@@ -74,7 +74,7 @@ func (g *GitRepos) GitTamper() (tampered, unscanned []string, complete bool) {
 		if r.gitdir {
 			paths, err = gitDirControl(r.path, g.root)
 		} else {
-			paths, err = gitControl(filepath.Dir(r.path), g.root)
+			paths, err = gitControl(filepath.Dir(r.path), g.root, "")
 		}
 		if err != nil {
 			note(r.path) // unreadable now, readable before: changed

@@ -298,3 +298,27 @@ func TestEscapeOwnProgramLink(t *testing.T) {
 		})
 	}
 }
+
+// TestEscapeHomeHooksPath: with the workspace at the home, a repository's
+// core.hooksPath = ~/.githooks names hooks the command could otherwise
+// rewrite; they stay read-only.
+func TestEscapeHomeHooksPath(t *testing.T) {
+	requireIsolation(t)
+	for _, c := range callers {
+		t.Run(c.name, func(t *testing.T) {
+			f, _ := c.fixture(t, buildProbe(t))
+			hooks := filepath.Join(f.home, ".githooks")
+			mkdirAs(t, f, hooks)
+			hook := filepath.Join(hooks, "pre-commit")
+			writeAs(t, f, hook, "#!/bin/sh\nexit 0\n")
+			gitAs(t, f, "init", "-q", f.home)
+			gitAs(t, f, "-C", f.home, "config", "core.hooksPath", "~/.githooks")
+			run := f.command("sandbox", "-p", "workspace-write", "-C", f.home, "-w", f.home, "--",
+				"sh", "-c", "printf '#!/bin/sh\\necho PWNED\\n' > .githooks/pre-commit")
+			b, _ := run.CombinedOutput()
+			if got := readFile(t, hook); got != "#!/bin/sh\nexit 0\n" {
+				t.Errorf("the command rewrote ~/.githooks/pre-commit:\n%s", b)
+			}
+		})
+	}
+}
