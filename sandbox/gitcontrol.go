@@ -135,15 +135,9 @@ func (g *gitPaths) repo(gitdir, worktree string, depth int) error {
 		return err
 	}
 	common := gitdir
-	cd := filepath.Join(gitdir, "commondir")
-	if b, err := os.ReadFile(cd); err == nil {
-		g.add(cd)
-		if c := strings.TrimSpace(string(b)); c != "" {
-			if !filepath.IsAbs(c) {
-				c = filepath.Join(gitdir, c)
-			}
-			common = filepath.Clean(c)
-		}
+	if c, ok := commonDir(gitdir); ok {
+		g.add(filepath.Join(gitdir, "commondir"))
+		common = c
 	}
 	dirs := []string{gitdir}
 	if common != gitdir {
@@ -301,10 +295,17 @@ func readGitdirFile(path string) (string, error) {
 	if !ok || dir == "" {
 		return "", fmt.Errorf("%s: not a gitdir file", path)
 	}
-	if !filepath.IsAbs(dir) {
-		dir = filepath.Join(filepath.Dir(path), dir)
+	return joinFrom(filepath.Dir(path), dir), nil
+}
+
+// commonDir returns the common dir that gitdir's commondir file names
+// (gitdir itself for an empty one), and whether gitdir has one.
+func commonDir(gitdir string) (string, bool) {
+	b, err := readSmall(filepath.Join(gitdir, "commondir"))
+	if err != nil {
+		return "", false
 	}
-	return filepath.Clean(dir), nil
+	return joinFrom(gitdir, strings.TrimSpace(string(b))), true
 }
 
 // gitKV is one "section.subsection.key = value" of a git config file, the
@@ -408,8 +409,7 @@ func GitWritable(workspace string) ([]string, error) {
 		return nil, nil
 	}
 	out := []string{gitdir}
-	if b, err := os.ReadFile(filepath.Join(gitdir, "commondir")); err == nil {
-		common := joinFrom(gitdir, strings.TrimSpace(string(b)))
+	if common, ok := commonDir(gitdir); ok {
 		// A linked worktree's git dir is COMMON/worktrees/ID, where git
 		// made it. One elsewhere — made by a command in its workspace,
 		// with a back-pointer of its own — names a commondir of its
