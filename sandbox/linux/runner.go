@@ -450,15 +450,26 @@ func rlimits(l sandbox.Limits) []rlimit {
 	return out
 }
 
+// stdioFiles returns c's standard descriptors that are files, by number;
+// nil where one is not (a pipe gatedexec copies, nothing).
+func stdioFiles(c *Command) [3]*os.File {
+	var out [3]*os.File
+	for fd, s := range []any{c.Stdin, c.Stdout, c.Stderr} {
+		if f, ok := s.(*os.File); ok {
+			out[fd] = f
+		}
+	}
+	return out
+}
+
 // refuseDirStdio refuses a directory as one of c's standard descriptors.
 // /proc/self/fd/N/NAME reaches everything below a directory through the
 // caller's open of it, on the host's mounts: past the private /tmp, the
 // hide and protect mounts and the covers of host sockets. No command
 // needs a directory there, so none is passed on, rather than reopened.
 func refuseDirStdio(c *Command) error {
-	for fd, s := range []any{c.Stdin, c.Stdout, c.Stderr} {
-		f, ok := s.(*os.File)
-		if !ok || f == nil {
+	for fd, f := range stdioFiles(c) {
+		if f == nil {
 			continue
 		}
 		var st unix.Stat_t
@@ -483,9 +494,8 @@ func refuseDirStdio(c *Command) error {
 func reopenStdio(c *Command, p *sandbox.Profile) []int {
 	guarded := slices.Concat(p.Protect, p.Control, p.Hide)
 	var fds []int
-	for fd, s := range []any{c.Stdin, c.Stdout, c.Stderr} {
-		f, ok := s.(*os.File)
-		if !ok || f == nil {
+	for fd, f := range stdioFiles(c) {
+		if f == nil {
 			continue
 		}
 		var st unix.Stat_t
