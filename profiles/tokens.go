@@ -80,10 +80,20 @@ const agentConfigToken = ":agent-config"
 func (v *Vars) expandProtect(list []string, real realPaths) (paths, watch []string, err error) {
 	var out []string
 	rest := make([]string, 0, len(list))
+	// The home resolved like the workspace, once: GitControl and
+	// AgentConfigReach tell by it whether the workspace holds the home.
+	var home string
+	var homeErr error
+	if filepath.IsAbs(v.Home) {
+		home, homeErr = real.resolve(v.Home)
+	}
 	for _, entry := range list {
 		if entry != gitToken && entry != agentConfigToken {
 			rest = append(rest, entry)
 			continue
+		}
+		if homeErr != nil {
+			return nil, nil, fmt.Errorf("path %q: %w", entry, homeErr)
 		}
 		if !filepath.IsAbs(v.Workspace) {
 			return nil, nil, fmt.Errorf("path %q: workspace is not known (or not absolute)", entry)
@@ -93,20 +103,12 @@ func (v *Vars) expandProtect(list []string, real realPaths) (paths, watch []stri
 			return nil, nil, fmt.Errorf("path %q: %w", entry, err)
 		}
 		if entry == agentConfigToken {
-			prot, w, err := v.agentConfig(ws, real)
+			prot, w, err := v.agentConfig(ws, home, real)
 			if err != nil {
 				return nil, nil, fmt.Errorf("path %q: %w", entry, err)
 			}
 			out, watch = append(out, prot...), append(watch, w...)
 			continue
-		}
-		// The home resolved like the workspace, so that GitControl can
-		// tell whether the workspace holds it.
-		home := ""
-		if filepath.IsAbs(v.Home) {
-			if h, err := real.resolve(v.Home); err == nil {
-				home = h
-			}
 		}
 		paths, err := sandbox.GitControl(ws, home)
 		if err != nil {
@@ -135,18 +137,14 @@ func (v *Vars) expandProtect(list []string, real realPaths) (paths, watch []stri
 	return dedup(append(out, more...)), dedup(watch), nil
 }
 
-// agentConfig expands agentConfigToken for the resolved workspace ws: the
+// agentConfig expands agentConfigToken for the resolved workspace ws and
+// home ("" when unknown): the
 // paths of sandbox.AgentConfig that exist, resolved, to protect, and all
 // of them, as named and resolved, to watch. A missing one is not held: a
 // directory of ours named .vscode or .bashrc would be debris in the
 // user's tree, and the scan reports one made.
-func (v *Vars) agentConfig(ws string, real realPaths) (protect, watch []string, err error) {
-	var home, configHome string
-	if filepath.IsAbs(v.Home) {
-		if home, err = real.resolve(v.Home); err != nil {
-			return nil, nil, err
-		}
-	}
+func (v *Vars) agentConfig(ws, home string, real realPaths) (protect, watch []string, err error) {
+	var configHome string
 	if c := v.getenv("XDG_CONFIG_HOME"); filepath.IsAbs(c) {
 		if configHome, err = real.resolve(c); err != nil {
 			return nil, nil, err

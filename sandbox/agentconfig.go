@@ -23,30 +23,38 @@ func AgentConfig(workspace, home, configHome string) []string {
 	// ~/.bashrc.d: as good as .bashrc on those hosts.
 	shells := []string{".bashrc", ".bash_profile", ".bash_login", ".bash_logout", ".profile",
 		".bash_aliases", ".bashrc.d", ".zshenv", ".zshrc", ".zprofile", ".zlogin", ".gitconfig"}
-	var out []string
-	seen := map[string]bool{}
-	add := func(base string, names []string) {
+	var s pathSet
+	add := func(base string, names ...string) {
 		for _, n := range names {
-			if p := filepath.Join(base, n); !seen[p] {
-				seen[p] = true
-				out = append(out, p)
-			}
+			s.add(filepath.Join(base, n))
 		}
 	}
-	add(workspace, agents)
-	ws := []string{workspace}
-	if home != "" && Under(home, ws) {
-		add(home, agents)
-		add(home, shells)
+	add(workspace, agents...)
+	homeHeld, cfg := homeReach(workspace, home, configHome)
+	if homeHeld {
+		add(home, agents...)
+		add(home, shells...)
 	}
+	if cfg != "" {
+		// fish runs config.fish and every file of conf.d at every start.
+		add(cfg, filepath.Join("git", "config"), filepath.Join("fish", "config.fish"), filepath.Join("fish", "conf.d"))
+	}
+	return s.list
+}
+
+// homeReach says whether workspace holds home, and returns configHome
+// (home's .config when "") when workspace holds it, else "": the settings
+// of theirs that are the command's to write.
+func homeReach(workspace, home, configHome string) (homeHeld bool, cfg string) {
+	ws := []string{workspace}
+	homeHeld = home != "" && Under(home, ws)
 	if home != "" && configHome == "" {
 		configHome = filepath.Join(home, ".config")
 	}
 	if configHome != "" && Under(configHome, ws) {
-		// fish runs config.fish and every file of conf.d at every start.
-		add(configHome, []string{filepath.Join("git", "config"), filepath.Join("fish", "config.fish"), filepath.Join("fish", "conf.d")})
+		cfg = configHome
 	}
-	return out
+	return homeHeld, cfg
 }
 
 // AgentConfigReach returns the paths of AgentConfig and what the host
@@ -64,17 +72,14 @@ func AgentConfig(workspace, home, configHome string) []string {
 func AgentConfigReach(workspace, home, configHome string) []string {
 	g := &gitPaths{missing: true}
 	g.add(AgentConfig(workspace, home, configHome)...)
-	ws := []string{workspace}
 	var configs []string
-	if home != "" && Under(home, ws) {
+	homeHeld, cfg := homeReach(workspace, home, configHome)
+	if homeHeld {
 		g.home = home
 		configs = append(configs, filepath.Join(home, ".gitconfig"))
 	}
-	if home != "" && configHome == "" {
-		configHome = filepath.Join(home, ".config")
-	}
-	if configHome != "" && Under(configHome, ws) {
-		configs = append(configs, filepath.Join(configHome, "git", "config"))
+	if cfg != "" {
+		configs = append(configs, filepath.Join(cfg, "git", "config"))
 	}
 	for _, c := range configs {
 		// A relative core.hooksPath in a global config is taken from
