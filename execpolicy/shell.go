@@ -186,8 +186,10 @@ func (a *analysis) scriptIn(lang syntax.LangVariant, src string, depth int) Deci
 		}
 		if !utf8.ValidString(src) {
 			// bash takes any byte in a word; mvdan.cc/sh refuses
-			// invalid UTF-8.
-			d = Max(d, a.forbiddenIn(strings.ToValidUTF8(src, crStandIn), depth+1))
+			// invalid UTF-8. The script prompts already, so what a
+			// reading of it with the bytes stood in for prompts for
+			// (a shell reading stdin) belongs in the reasons too.
+			d = Max(d, a.variantAt(Prompt, strings.ToValidUTF8(src, crStandIn), depth+1))
 		}
 		return Max(d, a.arithmSubshells(src, depth))
 	}

@@ -85,7 +85,13 @@ func endCommentsAtNewline(f *syntax.File, src string) (string, bool) {
 // no part of the evaluation, but one it cannot know statically ($a rm x)
 // is what the prompt of the script it stands for is due to.
 func (a *analysis) forbiddenIn(src string, depth int) Decision {
-	return a.aside(Forbidden, func(sub *analysis) Decision {
+	return a.variantAt(Forbidden, src, depth)
+}
+
+// variantAt analyses src, a variant of the script being judged, on the
+// side, and records what it finds at least least and its dynamic commands.
+func (a *analysis) variantAt(least Decision, src string, depth int) Decision {
+	return a.aside(least, func(sub *analysis) Decision {
 		d := sub.script(src, depth)
 		for _, c := range sub.commands {
 			if c.Dynamic {
