@@ -33,6 +33,40 @@ func findRules(rules []SyscallRule, name string) []SyscallRule {
 	return out
 }
 
+// TestSeccompNamespacedFamilies: where the network is a namespace of the
+// command's own (proxy, isolated), a socket of a family the namespace does
+// not contain (AF_VSOCK reaches the hypervisor) is refused, whatever junk
+// sits above the int; the families it contains stay allowed.
+func TestSeccompNamespacedFamilies(t *testing.T) {
+	for _, p := range []sandbox.Profile{
+		{Network: sandbox.NetworkProxy, UnixSockets: true},
+		{Network: sandbox.NetworkIsolated, UnixSockets: true},
+	} {
+		prog, err := buildBPF(seccompRules(&p))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, c := range []struct {
+			domain uint64
+			deny   bool
+		}{
+			{unix.AF_VSOCK, true}, {unix.AF_VSOCK | 0xdead<<32, true}, {unix.AF_TIPC, true}, {unix.AF_RDS, true},
+			{unix.AF_BLUETOOTH, true}, {unix.AF_ALG, true},
+			{unix.AF_INET, false}, {unix.AF_INET6, false}, {unix.AF_UNIX, false}, {unix.AF_NETLINK, false},
+			{unix.AF_INET | 1<<32, false},
+		} {
+			d := seccompData{nr: syscallNumbers()["socket"], arch: nativeAuditArch, args: [6]uint64{c.domain, unix.SOCK_STREAM}}
+			got, err := runBPF(prog, d)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if deny := got == unix.SECCOMP_RET_ERRNO|uint32(unix.EPERM); deny != c.deny {
+				t.Errorf("network %s: socket(%#x): returns %#x, want denied %v", p.Network, c.domain, got, c.deny)
+			}
+		}
+	}
+}
+
 func TestSeccompRules(t *testing.T) {
 	tests := []struct {
 		name       string
@@ -77,7 +111,10 @@ func TestSeccompRules(t *testing.T) {
 				}
 			}
 			for _, call := range []string{"socket", "socketpair"} {
-				rs := findRules(rules, call)
+				// The namespace's rule of families is TestSeccompNamespacedFamilies's.
+				rs := slices.DeleteFunc(findRules(rules, call), func(r SyscallRule) bool {
+					return slices.Equal(r.Conds, namespacedFamiliesOnly().Conds)
+				})
 				if !tt.socketRule {
 					if len(rs) != 0 {
 						t.Errorf("%s: unexpected rules %+v", call, rs)
