@@ -369,3 +369,41 @@ func TestMountPlanHolder(t *testing.T) {
 		})
 	}
 }
+
+// TestFallbackSeccompTCPOnly: the egress fallback, sharing the host's
+// network, lets the command make IPv4 and IPv6 TCP streams alone: no UDP,
+// and no stream of a protocol Landlock's TCP rules do not cover (MPTCP,
+// SCTP), each compared as the int the kernel reads.
+func TestFallbackSeccompTCPOnly(t *testing.T) {
+	p := sandbox.Profile{Network: sandbox.NetworkProxy, UnixSockets: true}
+	prog, err := buildBPF(append(seccompRules(&p), fallbackSeccompRules()...))
+	if err != nil {
+		t.Fatal(err)
+	}
+	const mptcp, sctp = 262, 132
+	for _, c := range []struct {
+		domain, typ, proto uint64
+		deny               bool
+	}{
+		{unix.AF_INET, unix.SOCK_STREAM, 0, false},
+		{unix.AF_INET6, unix.SOCK_STREAM | unix.SOCK_CLOEXEC | unix.SOCK_NONBLOCK, unix.IPPROTO_TCP, false},
+		{unix.AF_INET, unix.SOCK_STREAM, 1<<32 | unix.IPPROTO_TCP, false},
+		{unix.AF_INET, unix.SOCK_STREAM, mptcp, true},
+		{unix.AF_INET6, unix.SOCK_STREAM, mptcp, true},
+		{unix.AF_INET, unix.SOCK_STREAM, sctp, true},
+		{unix.AF_INET, unix.SOCK_STREAM, 1<<32 | mptcp, true},
+		{unix.AF_INET, unix.SOCK_DGRAM, 0, true},
+		{unix.AF_INET6, unix.SOCK_SEQPACKET, sctp, true},
+		{unix.AF_INET, unix.SOCK_RAW, unix.IPPROTO_TCP, true},
+		{unix.AF_UNIX, unix.SOCK_DGRAM, 0, false},
+	} {
+		d := seccompData{nr: syscallNumbers()["socket"], arch: nativeAuditArch, args: [6]uint64{c.domain, c.typ, c.proto}}
+		got, err := runBPF(prog, d)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if deny := got == unix.SECCOMP_RET_ERRNO|uint32(unix.EPERM); deny != c.deny {
+			t.Errorf("socket(%d, %#x, %#x): returns %#x, want denied %v", c.domain, c.typ, c.proto, got, c.deny)
+		}
+	}
+}
