@@ -87,6 +87,9 @@ func TestRefused(t *testing.T) {
 		"100.100.100.200": true, "0.0.0.0": true, "::1": true, "fd00:ec2::254": true, "fe80::1": true,
 		"::ffff:127.0.0.1": true, "::ffff:10.0.0.1": true, "224.0.0.1": true,
 		"93.184.216.34": false, "2606:4700::1111": false, "8.8.8.8": false,
+		// NAT64 (RFC 6052) is judged by the IPv4 address it embeds.
+		"64:ff9b::7f00:1": true, "64:ff9b::a9fe:a9fe": true, "64:ff9b::10.0.0.5": true, "64:ff9b::5db8:d822": false,
+		"64:ff9b:1::a00:5": true, "::10.0.0.5": true, "::7f00:1": true, "fec0::1": true,
 	} {
 		if _, got := Refused(netip.MustParseAddr(addr)); got != want {
 			t.Errorf("Refused(%s) = %v, want %v", addr, got, want)

@@ -366,6 +366,9 @@ func TestRebinding(t *testing.T) {
 		"mixed.wild.test":    {netip.MustParseAddr("10.0.0.5"), netip.MustParseAddr("93.184.215.14")},
 		"git.corp":           {netip.MustParseAddr("10.1.2.3")},
 		"loopback.wild.test": {netip.MustParseAddr("::ffff:127.0.0.1")},
+		// Through a NAT64 gateway, the gateway's private network.
+		"nat64.wild.test":    {netip.MustParseAddr("64:ff9b::a00:5"), netip.MustParseAddr("64:ff9b::a9fe:a9fe")},
+		"public64.wild.test": {netip.MustParseAddr("64:ff9b::5db8:d70e")},
 	}
 	var dialled []string
 	p := &Proxy{
@@ -384,6 +387,8 @@ func TestRebinding(t *testing.T) {
 	}{
 		{"evil.wild.test", true, ""},
 		{"loopback.wild.test", true, ""},
+		{"nat64.wild.test", true, ""},
+		{"public64.wild.test", false, "[64:ff9b::5db8:d70e]:443"},
 		{"mixed.wild.test", false, "93.184.215.14:443"},
 		{"git.corp", false, "10.1.2.3:443"},
 	} {

@@ -217,16 +217,22 @@ func (r *Runner) startFallback(ctx context.Context, c *Command, p *sandbox.Profi
 	return res, err
 }
 
-// fallbackSeccompRules refuse the UDP sockets a command sharing the
-// host's network could send anywhere with (DNS included: its names go to
-// the proxy).
+// fallbackSeccompRules refuse an IPv4 or IPv6 socket other than a TCP
+// stream: the UDP ones a command sharing the host's network could send
+// anywhere with (DNS included: its names go to the proxy), and the stream
+// protocols Landlock's TCP rules do not cover (MPTCP, SCTP, SMC), which
+// would connect anywhere past the rule that allows the proxy's port alone.
+// Type and protocol are compared as the ints the kernel reads.
 func fallbackSeccompRules() []SyscallRule {
 	var rules []SyscallRule
 	for _, domain := range []uint64{unix.AF_INET, unix.AF_INET6} {
-		for _, typ := range []uint64{unix.SOCK_DGRAM, unix.SOCK_SEQPACKET} {
-			rules = append(rules, SyscallRule{Syscall: "socket", Errno: unix.EPERM,
-				Conds: []ArgCond{{Arg: 0, Op: MaskedEqual, Mask: 0xffffffff, Value: domain}, {Arg: 1, Op: MaskedEqual, Mask: 0xf, Value: typ}}})
-		}
+		family := ArgCond{Arg: 0, Op: MaskedEqual, Mask: 0xffffffff, Value: domain}
+		rules = append(rules,
+			SyscallRule{Syscall: "socket", Errno: unix.EPERM,
+				Conds: []ArgCond{family, {Arg: 1, Op: MaskedNotEqual, Mask: 0xf, Value: unix.SOCK_STREAM}}},
+			SyscallRule{Syscall: "socket", Errno: unix.EPERM,
+				Conds: []ArgCond{family, {Arg: 2, Op: MaskedNotEqual, Mask: 0xffffffff, Value: 0},
+					{Arg: 2, Op: MaskedNotEqual, Mask: 0xffffffff, Value: unix.IPPROTO_TCP}}})
 	}
 	return rules
 }

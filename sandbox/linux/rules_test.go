@@ -33,6 +33,40 @@ func findRules(rules []SyscallRule, name string) []SyscallRule {
 	return out
 }
 
+// TestSeccompNamespacedFamilies: where the network is a namespace of the
+// command's own (proxy, isolated), a socket of a family the namespace does
+// not contain (AF_VSOCK reaches the hypervisor) is refused, whatever junk
+// sits above the int; the families it contains stay allowed.
+func TestSeccompNamespacedFamilies(t *testing.T) {
+	for _, p := range []sandbox.Profile{
+		{Network: sandbox.NetworkProxy, UnixSockets: true},
+		{Network: sandbox.NetworkIsolated, UnixSockets: true},
+	} {
+		prog, err := buildBPF(seccompRules(&p))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, c := range []struct {
+			domain uint64
+			deny   bool
+		}{
+			{unix.AF_VSOCK, true}, {unix.AF_VSOCK | 0xdead<<32, true}, {unix.AF_TIPC, true}, {unix.AF_RDS, true},
+			{unix.AF_BLUETOOTH, true}, {unix.AF_ALG, true},
+			{unix.AF_INET, false}, {unix.AF_INET6, false}, {unix.AF_UNIX, false}, {unix.AF_NETLINK, false},
+			{unix.AF_INET | 1<<32, false},
+		} {
+			d := seccompData{nr: syscallNumbers()["socket"], arch: nativeAuditArch, args: [6]uint64{c.domain, unix.SOCK_STREAM}}
+			got, err := runBPF(prog, d)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if deny := got == unix.SECCOMP_RET_ERRNO|uint32(unix.EPERM); deny != c.deny {
+				t.Errorf("network %s: socket(%#x): returns %#x, want denied %v", p.Network, c.domain, got, c.deny)
+			}
+		}
+	}
+}
+
 func TestSeccompRules(t *testing.T) {
 	tests := []struct {
 		name       string
@@ -77,7 +111,10 @@ func TestSeccompRules(t *testing.T) {
 				}
 			}
 			for _, call := range []string{"socket", "socketpair"} {
-				rs := findRules(rules, call)
+				// The namespace's rule of families is TestSeccompNamespacedFamilies's.
+				rs := slices.DeleteFunc(findRules(rules, call), func(r SyscallRule) bool {
+					return slices.Equal(r.Conds, namespacedFamiliesOnly().Conds)
+				})
 				if !tt.socketRule {
 					if len(rs) != 0 {
 						t.Errorf("%s: unexpected rules %+v", call, rs)
@@ -330,5 +367,43 @@ func TestMountPlanHolder(t *testing.T) {
 				t.Errorf("created %q, want %s made: %v", created, want, tt.made)
 			}
 		})
+	}
+}
+
+// TestFallbackSeccompTCPOnly: the egress fallback, sharing the host's
+// network, lets the command make IPv4 and IPv6 TCP streams alone: no UDP,
+// and no stream of a protocol Landlock's TCP rules do not cover (MPTCP,
+// SCTP), each compared as the int the kernel reads.
+func TestFallbackSeccompTCPOnly(t *testing.T) {
+	p := sandbox.Profile{Network: sandbox.NetworkProxy, UnixSockets: true}
+	prog, err := buildBPF(append(seccompRules(&p), fallbackSeccompRules()...))
+	if err != nil {
+		t.Fatal(err)
+	}
+	const mptcp, sctp = 262, 132
+	for _, c := range []struct {
+		domain, typ, proto uint64
+		deny               bool
+	}{
+		{unix.AF_INET, unix.SOCK_STREAM, 0, false},
+		{unix.AF_INET6, unix.SOCK_STREAM | unix.SOCK_CLOEXEC | unix.SOCK_NONBLOCK, unix.IPPROTO_TCP, false},
+		{unix.AF_INET, unix.SOCK_STREAM, 1<<32 | unix.IPPROTO_TCP, false},
+		{unix.AF_INET, unix.SOCK_STREAM, mptcp, true},
+		{unix.AF_INET6, unix.SOCK_STREAM, mptcp, true},
+		{unix.AF_INET, unix.SOCK_STREAM, sctp, true},
+		{unix.AF_INET, unix.SOCK_STREAM, 1<<32 | mptcp, true},
+		{unix.AF_INET, unix.SOCK_DGRAM, 0, true},
+		{unix.AF_INET6, unix.SOCK_SEQPACKET, sctp, true},
+		{unix.AF_INET, unix.SOCK_RAW, unix.IPPROTO_TCP, true},
+		{unix.AF_UNIX, unix.SOCK_DGRAM, 0, false},
+	} {
+		d := seccompData{nr: syscallNumbers()["socket"], arch: nativeAuditArch, args: [6]uint64{c.domain, c.typ, c.proto}}
+		got, err := runBPF(prog, d)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if deny := got == unix.SECCOMP_RET_ERRNO|uint32(unix.EPERM); deny != c.deny {
+			t.Errorf("socket(%d, %#x, %#x): returns %#x, want denied %v", c.domain, c.typ, c.proto, got, c.deny)
+		}
 	}
 }

@@ -34,6 +34,9 @@ const (
 	NotEqual CondOp = iota + 1
 	// MaskedEqual holds when (arg & Mask) == Value.
 	MaskedEqual
+	// MaskedNotEqual holds when (arg & Mask) != Value: with Mask
+	// 0xffffffff, an int argument compared as the kernel reads it.
+	MaskedNotEqual
 )
 
 // alwaysDenied are the calls no profile needs that widen the kernel attack
@@ -70,6 +73,25 @@ var alwaysDenied = []string{
 var namespaceCloneFlags = []uint64{
 	unix.CLONE_NEWNS, unix.CLONE_NEWUTS, unix.CLONE_NEWIPC, unix.CLONE_NEWUSER,
 	unix.CLONE_NEWPID, unix.CLONE_NEWNET, unix.CLONE_NEWCGROUP,
+}
+
+// namespacedFamilies are the socket domains a command whose network is a
+// namespace of its own may use: those the namespace contains (TCP, UDP,
+// the routing netlink of that namespace) and unix sockets, which the mount
+// namespace and Landlock judge. Every other domain is refused rather than
+// listed: AF_VSOCK, for one, is not per network namespace, so a socket of
+// it reaches the hypervisor and the other VMs of the host past the proxy,
+// and a listing would miss the next such family.
+var namespacedFamilies = []uint64{unix.AF_UNIX, unix.AF_INET, unix.AF_INET6, unix.AF_NETLINK}
+
+// namespacedFamiliesOnly is the rule refusing socket(2) every domain but
+// namespacedFamilies, compared as the int the kernel reads.
+func namespacedFamiliesOnly() SyscallRule {
+	r := SyscallRule{Syscall: "socket", Errno: unix.EPERM}
+	for _, f := range namespacedFamilies {
+		r.Conds = append(r.Conds, ArgCond{Arg: 0, Op: MaskedNotEqual, Mask: 0xffffffff, Value: f})
+	}
+	return r
 }
 
 // ioprioWhoProcess is IOPRIO_WHO_PROCESS of ioprio_set(2).
@@ -138,6 +160,9 @@ func seccompRules(p *sandbox.Profile) []SyscallRule {
 			SyscallRule{Syscall: "socket", Errno: unix.EPERM, Conds: []ArgCond{{Arg: 1, Op: MaskedEqual, Mask: 0xf, Value: unix.SOCK_RAW}}},
 			SyscallRule{Syscall: "socket", Errno: unix.EPERM, Conds: []ArgCond{{Arg: 2, Op: MaskedEqual, Mask: 0xffffffff, Value: unix.IPPROTO_ICMP}}},
 			SyscallRule{Syscall: "socket", Errno: unix.EPERM, Conds: []ArgCond{{Arg: 2, Op: MaskedEqual, Mask: 0xffffffff, Value: unix.IPPROTO_ICMPV6}}})
+	}
+	if p.Network == sandbox.NetworkProxy || p.Network == sandbox.NetworkIsolated {
+		rules = append(rules, namespacedFamiliesOnly())
 	}
 	for _, call := range []string{"socket", "socketpair"} {
 		switch {

@@ -133,7 +133,7 @@ func buildBPF(rules []SyscallRule) ([]byte, error) {
 			if c.Arg > 5 {
 				return nil, fmt.Errorf("seccomp: %s condition: argument %d: a call has 6", r.Syscall, c.Arg)
 			}
-			if c.Op != MaskedEqual && c.Op != NotEqual {
+			if c.Op != MaskedEqual && c.Op != NotEqual && c.Op != MaskedNotEqual {
 				return nil, fmt.Errorf("seccomp: %s condition: argument %d: no comparison operator", r.Syscall, c.Arg)
 			}
 		}
@@ -217,5 +217,34 @@ func (p *program) cond(c ArgCond, fail int) {
 		p.emit(bpfJeqK, 0, 2, uint32(c.Value>>32))
 		p.emit(bpfLdWAbs, 0, 0, lo)
 		p.jumpTo(p.emit(bpfJeqK, 0, 0, uint32(c.Value)), true, fail)
+	case MaskedNotEqual:
+		p.maskedNotEqual(c, lo, hi, fail)
 	}
+}
+
+// maskedNotEqual emits the test of (arg & Mask) != Value: the masked high
+// words differ, or else the masked low ones do. A high word the mask
+// clears and the value leaves zero is always equal, and not compared.
+func (p *program) maskedNotEqual(c ArgCond, lo, hi uint32, fail int) {
+	holds := p.newLabel()
+	words := []struct {
+		off        uint32
+		mask, want uint32
+	}{{hi, uint32(c.Mask >> 32), uint32(c.Value >> 32)}, {lo, uint32(c.Mask), uint32(c.Value)}}
+	for i, w := range words {
+		if i == 0 && w.mask == 0 && w.want == 0 {
+			continue
+		}
+		p.emit(bpfLdWAbs, 0, 0, w.off)
+		if w.mask != 0xffffffff {
+			p.emit(bpfAndK, 0, 0, w.mask)
+		}
+		jeq := p.emit(bpfJeqK, 0, 0, w.want)
+		if i == 0 {
+			p.jumpTo(jeq, false, holds) // the high words differ
+		} else {
+			p.jumpTo(jeq, true, fail) // both words equal
+		}
+	}
+	p.place(holds)
 }

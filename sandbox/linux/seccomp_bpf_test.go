@@ -101,6 +101,8 @@ func wantAction(rules []SyscallRule, d seccompData) uint32 {
 				match = match && v&c.Mask == c.Value
 			case NotEqual:
 				match = match && v != c.Value
+			case MaskedNotEqual:
+				match = match && v&c.Mask != c.Value
 			}
 		}
 		if match {
@@ -207,6 +209,15 @@ func TestBuildBPFConditions(t *testing.T) {
 		{"masked flag clear", ArgCond{Arg: 0, Op: MaskedEqual, Mask: unix.CLONE_NEWUSER, Value: unix.CLONE_NEWUSER}, 17, false},
 		{"masked high word", ArgCond{Arg: 5, Op: MaskedEqual, Mask: 0xf << 32, Value: 0x3 << 32}, 0x3<<32 | 7, true},
 		{"masked high word differs", ArgCond{Arg: 5, Op: MaskedEqual, Mask: 0xf << 32, Value: 0x3 << 32}, 0x2<<32 | 7, false},
+		{"masked not equal, equal", ArgCond{Arg: 0, Op: MaskedNotEqual, Mask: 0xffffffff, Value: unix.AF_INET}, unix.AF_INET, false},
+		{"masked not equal, junk above an equal int", ArgCond{Arg: 0, Op: MaskedNotEqual, Mask: 0xffffffff, Value: unix.AF_INET}, 0xdead<<32 | unix.AF_INET, false},
+		{"masked not equal, other int", ArgCond{Arg: 0, Op: MaskedNotEqual, Mask: 0xffffffff, Value: unix.AF_INET}, unix.AF_VSOCK, true},
+		{"masked not equal, type bits", ArgCond{Arg: 1, Op: MaskedNotEqual, Mask: 0xf, Value: unix.SOCK_STREAM}, unix.SOCK_STREAM | unix.SOCK_CLOEXEC, false},
+		{"masked not equal, other type", ArgCond{Arg: 1, Op: MaskedNotEqual, Mask: 0xf, Value: unix.SOCK_STREAM}, unix.SOCK_DGRAM | unix.SOCK_CLOEXEC, true},
+		{"masked not equal, only the high word differs", ArgCond{Arg: 2, Op: MaskedNotEqual, Mask: ^uint64(0), Value: 6}, 1<<32 | 6, true},
+		{"masked not equal, high word equal", ArgCond{Arg: 2, Op: MaskedNotEqual, Mask: ^uint64(0), Value: 1<<32 | 6}, 1<<32 | 6, false},
+		{"masked not equal, high word only, equal", ArgCond{Arg: 3, Op: MaskedNotEqual, Mask: 0xf << 32, Value: 0x3 << 32}, 0x3<<32 | 7, false},
+		{"masked not equal, high word only, differs", ArgCond{Arg: 3, Op: MaskedNotEqual, Mask: 0xf << 32, Value: 0x3 << 32}, 0x2<<32 | 7, true},
 	}
 	for _, tt := range tests {
 		prog, err := buildBPF([]SyscallRule{{Syscall: "clone", Errno: unix.EPERM, Conds: []ArgCond{tt.cond}}})
