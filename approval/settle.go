@@ -102,7 +102,7 @@ func (s *Settler) record(req *Request, out Settlement) (Settlement, error) {
 			if _, err := execpolicy.AppendNetworkRule(s.AmendFile, req.ProposedHost); err != nil {
 				return out, fmt.Errorf("writing the approved rule: %w", err)
 			}
-			out.RuleFile, out.Rule = s.AmendFile, execpolicy.FormatNetworkRule(req.ProposedHost)
+			out.RuleFile, out.Rule = s.AmendFile, execpolicy.FormatApprovedNetworkRule(req.ProposedHost)
 			return out, nil
 		}
 		if req.ProposedRule == nil {

@@ -78,10 +78,15 @@ func AppendAllowRule(path string, prefix []string) (added bool, err error) {
 	return appendRuleLine(path, FormatAllowRule(prefix))
 }
 
-// FormatNetworkRule returns the network_rule line AppendNetworkRule
-// writes for host.
+// FormatNetworkRule returns a network_rule line allowing host.
 func FormatNetworkRule(host string) string {
 	return `network_rule(host=` + starlarkQuote(host) + `, protocol="https", decision="allow")`
+}
+
+// FormatApprovedNetworkRule returns the network_rule line AppendNetworkRule
+// writes for host: FormatNetworkRule's, marked ApprovedJustification.
+func FormatApprovedNetworkRule(host string) string {
+	return strings.TrimSuffix(FormatNetworkRule(host), ")") + `, justification=` + starlarkQuote(ApprovedJustification) + `)`
 }
 
 // AppendNetworkRule appends a network_rule allowing host (a name or an
@@ -93,7 +98,7 @@ func AppendNetworkRule(path, host string) (added bool, err error) {
 	if err != nil || h != host {
 		return false, fmt.Errorf("append network rule to %s: host %q: not a normalized host", path, host)
 	}
-	return appendRuleLine(path, FormatNetworkRule(host))
+	return appendRuleLine(path, FormatApprovedNetworkRule(host))
 }
 
 // appendRuleLine appends line to the rules file at path under its lock,

@@ -88,6 +88,18 @@ type NetworkRule struct {
 	Source        string
 }
 
+// ApprovedJustification is the justification of the network_rule an
+// "always" answer writes (FormatNetworkRule). The approver was shown a
+// name, not where it resolves: a name its owner points at a private or
+// metadata address later (DNS rebinding) must not reach it through that
+// answer, so such a rule allows the host's public addresses only.
+const ApprovedJustification = "approved at a prompt: public addresses only"
+
+// PublicOnly reports whether r allows only the public addresses its host
+// resolves to, not the private, loopback or link-local ones an exact rule
+// otherwise may reach: a rule an approval wrote (ApprovedJustification).
+func (r NetworkRule) PublicOnly() bool { return r.Justification == ApprovedJustification }
+
 // NewPolicy returns an empty policy.
 func NewPolicy() *Policy {
 	return &Policy{byProgram: map[string]*bucket{}, hostExecutables: map[string][]string{}, scratch: &scratchPool{}}

@@ -31,8 +31,9 @@ func withNetworkRules(prof *sandbox.Profile, rules []execpolicy.NetworkRule) *sa
 			d = egress.Deny
 		}
 		// A network_rule names one host (or address): its private
-		// answers are meant.
-		q.Hosts.Rules = append(q.Hosts.Rules, egress.Rule{Pattern: r.Host, Decision: d, Source: r.Source, Private: d == egress.Allow})
+		// answers are meant, unless an approval wrote it.
+		q.Hosts.Rules = append(q.Hosts.Rules, egress.Rule{Pattern: r.Host, Decision: d, Source: r.Source,
+			Private: d == egress.Allow && !r.PublicOnly()})
 	}
 	return &q
 }

@@ -509,10 +509,46 @@ printf '{"id":"%s","outcome":"approved_always"}\n' "$id"`+"\n")
 		t.Fatalf("approved always: exit %d\n%s", code, out)
 	}
 	rules, err := os.ReadFile(filepath.Join(f.home, ".config", "gatedexec", "rules", "default.rules"))
-	if err != nil || !strings.Contains(string(rules), `network_rule(host="later.test", protocol="https", decision="allow")`) {
+	if err != nil || !strings.Contains(string(rules), `network_rule(host="later.test", protocol="https", decision="allow", justification="approved at a prompt: public addresses only")`) {
 		t.Fatalf("user rules after always: %v\n%s", err, rules)
 	}
 	if out, code := run("deny"); code != 0 || !strings.Contains(out, "ok host=later.test") {
 		t.Errorf("the next run with the written rule: exit %d\n%s", code, out)
+	}
+}
+
+// TestEgressAlwaysPublicOnly: the network_rule an "always" answer writes
+// does not lift the refusal of private and loopback answers. The approver
+// saw a name; a name whose owner points it inside later (DNS rebinding)
+// reached the host's loopback on every run after the answer.
+func TestEgressAlwaysPublicOnly(t *testing.T) {
+	requireIsolation(t)
+	f := newFixture(t)
+	s := startEgressServers(t)
+	prof := writeProfile(t, f, "egress-open.toml", `extends = "workspace-write"
+[network]
+mode = "proxy"
+allow_hosts = ["allowed.test"]
+`)
+	approver := filepath.Join(f.home, "always.sh")
+	writeScript(t, approver, `id=$(sed -n 's/^{"id":"\([0-9a-f]*\)".*/\1/p')
+printf '{"id":"%s","outcome":"approved_always"}\n' "$id"`+"\n")
+	// localhost resolves through /etc/hosts, to loopback alone.
+	url := "http://localhost:" + port(t, s.http) + "/ok"
+	run := func(approver string) (string, int) {
+		cmd := f.command("run", "-p", prof, "--approval-policy", "on-failure", "--approver", approver,
+			"-C", f.ws, "-w", f.ws, "--", "curl", "-sSf", "-m", "10", url)
+		out, err := cmd.CombinedOutput()
+		return string(out), exitOf(t, err)
+	}
+	if out, code := run("exec:" + approver); code == 0 || strings.Contains(out, "ok host=") {
+		t.Fatalf("approved always, the escalated run reached loopback: exit %d\n%s", code, out)
+	}
+	rules, err := os.ReadFile(filepath.Join(f.home, ".config", "gatedexec", "rules", "default.rules"))
+	if err != nil || !strings.Contains(string(rules), `network_rule(host="localhost"`) {
+		t.Fatalf("user rules after always: %v\n%s", err, rules)
+	}
+	if out, code := run("deny"); code == 0 || strings.Contains(out, "ok host=") {
+		t.Errorf("the next run with the rule always wrote reached loopback: exit %d\n%s", code, out)
 	}
 }
