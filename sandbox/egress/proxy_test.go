@@ -209,6 +209,12 @@ func TestClaimedName(t *testing.T) {
 		{[]byte("SSH-2.0-OpenSSH\r\n"), "", false},
 		{[]byte{22, 3, 1, 0, 10, 1}, "", true},
 		{[]byte("GET / HTTP/1.1\r\nHost: h"), "", true},
+		// Servers skip blank lines before the request line, and some take
+		// a method in lower case: the Host they read is the one judged.
+		{[]byte("\r\n\r\nGET / HTTP/1.1\r\nHost: blocked.test\r\n\r\n"), "blocked.test", false},
+		{[]byte("\nGET / HTTP/1.1\r\nHost: blocked.test\r\n\r\n"), "blocked.test", false},
+		{[]byte("get / HTTP/1.1\r\nHost: blocked.test\r\n\r\n"), "blocked.test", false},
+		{[]byte("\r\n"), "", false},
 	} {
 		got, err := claimedName(bufio.NewReaderSize(strings.NewReader(string(c.in)), 4096))
 		if got != c.want || (err != nil) != c.err {

@@ -114,6 +114,7 @@ func claimedName(br *bufio.Reader) (string, error) {
 	if err != nil {
 		return "", errors.New("the client sent nothing")
 	}
+	skip := blankLines(br)
 	switch {
 	case first[0] == 22: // a TLS handshake record
 		for n := 5; ; {
@@ -132,15 +133,15 @@ func claimedName(br *bufio.Reader) (string, error) {
 				return "", errors.New("TLS ClientHello larger than the proxy reads")
 			}
 		}
-	case isHTTPMethod(br):
+	case isHTTPMethod(br, skip):
 		// An HTTP request: the head must fit the reader's buffer.
-		for n := 1; n <= br.Size(); n++ {
+		for n := skip + 1; n <= br.Size(); n++ {
 			b, err := br.Peek(n)
 			if err != nil {
 				return "", errors.New("HTTP request head cut short")
 			}
 			if l := len(b); l >= 4 && string(b[l-4:]) == "\r\n\r\n" || l >= 2 && string(b[l-2:]) == "\n\n" {
-				h, err := readRequestHead(bufio.NewReader(bytes.NewReader(b)))
+				h, err := readRequestHead(bufio.NewReader(bytes.NewReader(b[skip:])))
 				if err != nil {
 					return "", err
 				}
@@ -152,22 +153,39 @@ func claimedName(br *bufio.Reader) (string, error) {
 	return "", nil
 }
 
-// isHTTPMethod reports whether br starts with an HTTP method and a blank
-// ("GET ", "OPTIONS "): upper-case letters only, so "SSH-2.0" is not one.
-func isHTTPMethod(br *bufio.Reader) bool {
-	for n := 1; n <= 16; n++ {
+// isHTTPMethod reports whether br, past skip bytes, goes on with an HTTP
+// method and a blank ("GET ", "OPTIONS "): letters only, so "SSH-2.0" is
+// not one. Lower-case letters count: servers that take "get" as GET
+// would otherwise be sent a Host nobody judged.
+func isHTTPMethod(br *bufio.Reader, skip int) bool {
+	for n := skip + 1; n <= skip+16; n++ {
 		b, err := br.Peek(n)
 		if err != nil {
 			return false
 		}
-		switch c := b[n-1]; {
-		case c == ' ':
-			return n > 1
-		case c < 'A' || c > 'Z':
+		switch c := b[n-1] | 0x20; {
+		case b[n-1] == ' ':
+			return n > skip+1
+		case c < 'a' || c > 'z':
 			return false
 		}
 	}
 	return false
+}
+
+// blankLines returns how many CR and LF bytes br starts with: servers
+// skip the empty lines before a request line (RFC 9112 section 2.2), so
+// the request the server reads, and its Host, starts after them.
+func blankLines(br *bufio.Reader) int {
+	n := 0
+	for n < br.Size() {
+		b, err := br.Peek(n + 1)
+		if err != nil || (b[n] != '\r' && b[n] != '\n') {
+			return n
+		}
+		n++
+	}
+	return n
 }
 
 // endpoint handles one connection from ServeEndpoint.
