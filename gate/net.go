@@ -3,6 +3,7 @@ package gate
 import (
 	"context"
 	"net"
+	"net/netip"
 	"strconv"
 	"time"
 
@@ -32,10 +33,22 @@ func withNetworkRules(prof *sandbox.Profile, rules []execpolicy.NetworkRule) *sa
 		}
 		// A network_rule names one host (or address): its private
 		// answers are meant, unless an approval wrote it.
-		q.Hosts.Rules = append(q.Hosts.Rules, egress.Rule{Pattern: r.Host, Decision: d, Source: r.Source,
+		q.Hosts.Rules = append(q.Hosts.Rules, egress.Rule{Pattern: hostPattern(r.Host), Decision: d, Source: r.Source,
 			Private: d == egress.Allow && !r.PublicOnly()})
 	}
 	return &q
+}
+
+// hostPattern returns the network_rule host as the proxy compares it: an
+// address in the one spelling it judges a dialled address by ("::1" for
+// "0:0::1", "10.0.0.1" for "::ffff:10.0.0.1"), else the name. Spelt any
+// other way, a forbidden rule for an address would never match it, and an
+// allow beside it would win.
+func hostPattern(host string) string {
+	if a, err := netip.ParseAddr(host); err == nil && a.Zone() == "" {
+		return a.Unmap().String()
+	}
+	return host
 }
 
 // netHooks connect the proxy of a run to the approval step and the audit

@@ -1,10 +1,13 @@
 package gate
 
 import (
+	"net/netip"
+	"strings"
 	"testing"
 
 	"github.com/gatedexec/gatedexec/execpolicy"
 	"github.com/gatedexec/gatedexec/sandbox"
+	"github.com/gatedexec/gatedexec/sandbox/egress"
 )
 
 // TestNetworkRulesPrivate: an exact network_rule reaches the private
@@ -43,5 +46,23 @@ func TestApprovedRuleLoads(t *testing.T) {
 	nr := p.NetworkRules()
 	if len(nr) != 1 || nr[0].Host != "later.test" || !nr[0].PublicOnly() {
 		t.Errorf("%s loads as %+v, want one public-only rule for later.test", line, nr)
+	}
+}
+
+// TestNetworkRuleAddresses: a network_rule naming an address in another
+// spelling judges the connections to that address: a forbidden one beats
+// an allow of the canonical spelling.
+func TestNetworkRuleAddresses(t *testing.T) {
+	prof := &sandbox.Profile{Network: sandbox.NetworkProxy}
+	for _, c := range []struct{ spelt, dialled string }{
+		{"0:0::1", "::1"}, {"::ffff:10.0.0.1", "10.0.0.1"}, {"2001:DB8:0::1", "2001:db8::1"}, {"10.0.0.1", "10.0.0.1"},
+	} {
+		got := withNetworkRules(prof, []execpolicy.NetworkRule{
+			{Host: netip.MustParseAddr(c.dialled).String(), Decision: execpolicy.Allow},
+			{Host: strings.ToLower(c.spelt), Decision: execpolicy.Forbidden},
+		})
+		if d, _ := got.Hosts.JudgeAddr(netip.MustParseAddr(c.dialled)); d != egress.Deny {
+			t.Errorf("forbidden %s, allowed %s: a connection to %s is %v, want deny", c.spelt, c.dialled, c.dialled, d)
+		}
 	}
 }
