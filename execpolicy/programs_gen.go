@@ -89,14 +89,18 @@ func lookupProgram(prog string) programFacts {
 		return programFacts{safe: knownSafeList[10].val}
 	case "fc":
 		return programFacts{builtin: shellBuiltins[7].val}
+	case "fd":
+		return programFacts{wrapper: wrappers[12].val}
+	case "fdfind":
+		return programFacts{wrapper: wrappers[13].val}
 	case "file":
 		return programFacts{safe: knownSafeList[11].val}
 	case "find":
-		return programFacts{wrapper: wrappers[12].val, safe: knownSafeList[12].val}
+		return programFacts{wrapper: wrappers[14].val, safe: knownSafeList[12].val}
 	case "firejail":
-		return programFacts{wrapper: wrappers[13].val}
+		return programFacts{wrapper: wrappers[15].val}
 	case "flock":
-		return programFacts{wrapper: wrappers[14].val}
+		return programFacts{wrapper: wrappers[16].val}
 	case "getopts":
 		return programFacts{builtin: shellBuiltins[8].val}
 	case "git":
@@ -114,9 +118,9 @@ func lookupProgram(prog string) programFacts {
 	case "init":
 		return programFacts{danger: dangerIndex[6].val}
 	case "ionice":
-		return programFacts{wrapper: wrappers[15].val}
+		return programFacts{wrapper: wrappers[17].val}
 	case "jobs":
-		return programFacts{wrapper: wrappers[16].val}
+		return programFacts{wrapper: wrappers[18].val}
 	case "kill":
 		return programFacts{danger: dangerIndex[7].val}
 	case "ksh":
@@ -126,7 +130,7 @@ func lookupProgram(prog string) programFacts {
 	case "ls":
 		return programFacts{safe: knownSafeList[17].val}
 	case "ltrace":
-		return programFacts{wrapper: wrappers[17].val}
+		return programFacts{wrapper: wrappers[19].val}
 	case "mapfile":
 		return programFacts{builtin: shellBuiltins[11].val}
 	case "md5sum":
@@ -138,21 +142,21 @@ func lookupProgram(prog string) programFacts {
 	case "mkswap":
 		return programFacts{danger: dangerIndex[9].val}
 	case "nice":
-		return programFacts{wrapper: wrappers[18].val}
+		return programFacts{wrapper: wrappers[20].val}
 	case "nl":
 		return programFacts{safe: knownSafeList[19].val}
 	case "nohup":
-		return programFacts{wrapper: wrappers[19].val}
-	case "nsenter":
-		return programFacts{wrapper: wrappers[20].val}
-	case "numactl":
 		return programFacts{wrapper: wrappers[21].val}
+	case "nsenter":
+		return programFacts{wrapper: wrappers[22].val}
+	case "numactl":
+		return programFacts{wrapper: wrappers[23].val}
 	case "od":
 		return programFacts{safe: knownSafeList[20].val}
 	case "parallel":
-		return programFacts{wrapper: wrappers[22].val}
+		return programFacts{wrapper: wrappers[24].val}
 	case "pkexec":
-		return programFacts{wrapper: wrappers[23].val}
+		return programFacts{wrapper: wrappers[25].val}
 	case "posh":
 		return programFacts{wrapper: &shellWrapper}
 	case "poweroff":
@@ -160,11 +164,11 @@ func lookupProgram(prog string) programFacts {
 	case "printf":
 		return programFacts{safe: knownSafeList[21].val, builtin: shellBuiltins[12].val}
 	case "prlimit":
-		return programFacts{wrapper: wrappers[24].val}
-	case "proxychains":
-		return programFacts{wrapper: wrappers[25].val}
-	case "proxychains4":
 		return programFacts{wrapper: wrappers[26].val}
+	case "proxychains":
+		return programFacts{wrapper: wrappers[27].val}
+	case "proxychains4":
+		return programFacts{wrapper: wrappers[28].val}
 	case "pwd":
 		return programFacts{safe: knownSafeList[22].val}
 	case "read":
@@ -186,11 +190,11 @@ func lookupProgram(prog string) programFacts {
 	case "rsync":
 		return programFacts{exec: programExecOptions[3].val}
 	case "run0":
-		return programFacts{wrapper: wrappers[27].val}
-	case "runuser":
-		return programFacts{wrapper: wrappers[28].val}
-	case "script":
 		return programFacts{wrapper: wrappers[29].val}
+	case "runuser":
+		return programFacts{wrapper: wrappers[30].val}
+	case "script":
+		return programFacts{wrapper: wrappers[31].val}
 	case "sdiff":
 		return programFacts{exec: programExecOptions[4].val}
 	case "sed":
@@ -198,7 +202,7 @@ func lookupProgram(prog string) programFacts {
 	case "set":
 		return programFacts{builtin: shellBuiltins[16].val}
 	case "setsid":
-		return programFacts{wrapper: wrappers[30].val}
+		return programFacts{wrapper: wrappers[32].val}
 	case "sh":
 		return programFacts{wrapper: &shellWrapper}
 	case "sha256sum":
@@ -216,39 +220,39 @@ func lookupProgram(prog string) programFacts {
 	case "stat":
 		return programFacts{safe: knownSafeList[29].val}
 	case "stdbuf":
-		return programFacts{wrapper: wrappers[31].val}
-	case "strace":
-		return programFacts{wrapper: wrappers[32].val}
-	case "su":
 		return programFacts{wrapper: wrappers[33].val}
-	case "sudo":
+	case "strace":
 		return programFacts{wrapper: wrappers[34].val}
+	case "su":
+		return programFacts{wrapper: wrappers[35].val}
+	case "sudo":
+		return programFacts{wrapper: wrappers[36].val}
 	case "systemctl":
 		return programFacts{danger: dangerIndex[14].val}
 	case "systemd-run":
-		return programFacts{wrapper: wrappers[35].val}
+		return programFacts{wrapper: wrappers[37].val}
 	case "tail":
 		return programFacts{safe: knownSafeList[30].val}
 	case "tar":
 		return programFacts{exec: programExecOptions[8].val}
 	case "taskset":
-		return programFacts{wrapper: wrappers[36].val}
+		return programFacts{wrapper: wrappers[38].val}
 	case "telinit":
 		return programFacts{danger: dangerIndex[15].val}
 	case "test":
 		return programFacts{builtin: shellBuiltins[19].val}
 	case "time":
-		return programFacts{wrapper: wrappers[37].val}
-	case "timeout":
-		return programFacts{wrapper: wrappers[38].val}
-	case "torsocks":
 		return programFacts{wrapper: wrappers[39].val}
-	case "toybox":
+	case "timeout":
 		return programFacts{wrapper: wrappers[40].val}
+	case "torsocks":
+		return programFacts{wrapper: wrappers[41].val}
+	case "toybox":
+		return programFacts{wrapper: wrappers[42].val}
 	case "tr":
 		return programFacts{safe: knownSafeList[31].val}
 	case "trap":
-		return programFacts{wrapper: wrappers[41].val}
+		return programFacts{wrapper: wrappers[43].val}
 	case "true":
 		return programFacts{safe: knownSafeList[32].val}
 	case "typeset":
@@ -256,19 +260,19 @@ func lookupProgram(prog string) programFacts {
 	case "uname":
 		return programFacts{safe: knownSafeList[33].val}
 	case "unbuffer":
-		return programFacts{wrapper: wrappers[42].val}
+		return programFacts{wrapper: wrappers[44].val}
 	case "uniq":
 		return programFacts{safe: knownSafeList[34].val}
 	case "unset":
 		return programFacts{builtin: shellBuiltins[21].val}
 	case "unshare":
-		return programFacts{wrapper: wrappers[43].val}
+		return programFacts{wrapper: wrappers[45].val}
 	case "valgrind":
-		return programFacts{wrapper: wrappers[44].val}
+		return programFacts{wrapper: wrappers[46].val}
 	case "wait":
 		return programFacts{builtin: shellBuiltins[22].val}
 	case "watch":
-		return programFacts{wrapper: wrappers[45].val}
+		return programFacts{wrapper: wrappers[47].val}
 	case "wc":
 		return programFacts{safe: knownSafeList[35].val}
 	case "which":
@@ -278,9 +282,9 @@ func lookupProgram(prog string) programFacts {
 	case "wipefs":
 		return programFacts{danger: dangerIndex[16].val}
 	case "xargs":
-		return programFacts{wrapper: wrappers[46].val}
+		return programFacts{wrapper: wrappers[48].val}
 	case "xvfb-run":
-		return programFacts{wrapper: wrappers[47].val}
+		return programFacts{wrapper: wrappers[49].val}
 	case "yash":
 		return programFacts{wrapper: &shellWrapper}
 	case "zsh":

@@ -29,6 +29,8 @@ const (
 	// runsJobs: jobs -x COMMAND ARGS runs COMMAND; bash looks for -x as
 	// the first argument only.
 	runsJobs
+	// runsFdExec: fd's -x/--exec and -X/--exec-batch (see unwrapFd).
+	runsFdExec
 )
 
 // wrapper describes how to skip a wrapper's options to reach what it runs.
@@ -99,6 +101,9 @@ var wrappers = nameTable[*wrapper]{
 	{"eval", &wrapper{kind: runsJoined}},
 	{"exec", &wrapper{kind: runsArgv, value: []string{"-a"}, flag: []string{"-c", "-l"}}},
 	{"fakeroot", &wrapper{kind: runsArgv, value: []string{"-l", "--lib", "--faked", "-s", "-i", "-b"}, flag: []string{"-u", "--unknown-is-real"}}},
+	{"fd", &wrapper{kind: runsFdExec}},
+	// fdfind is fd as Debian and Ubuntu name it.
+	{"fdfind", &wrapper{kind: runsFdExec}},
 	{"find", &wrapper{kind: runsFindExec}},
 	{"firejail", &wrapper{kind: runsArgv}},
 	{"flock", &wrapper{kind: runsArgv, operands: 1, value: []string{"-w", "--timeout", "-E", "--conflict-exit-code"}, flag: []string{"-s", "--shared", "-x", "-e", "--exclusive", "-n", "--nb", "--nonblock", "-u", "--unlock", "-o", "--close", "-F", "--no-fork", "--verbose"}, script: []string{"-c", "--command"}}},
@@ -251,6 +256,8 @@ func unwrap(spec *wrapper, ws []word) unwrapped {
 	switch spec.kind {
 	case runsFindExec:
 		return unwrapFind(ws)
+	case runsFdExec:
+		return unwrapFd(ws)
 	case runsJobs:
 		if len(ws) > 2 && ws[1].static && ws[1].value == "-x" {
 			out.argvs = append(out.argvs, ws[2:])
