@@ -7,7 +7,7 @@ import "testing"
 // allow rule for the program says nothing about.
 func execArgsPolicy() *Policy {
 	p := bypassPolicy()
-	for _, prog := range []string{"fd", "fdfind"} {
+	for _, prog := range []string{"fd", "fdfind", "make", "gmake"} {
 		p.AddPrefixRule(PrefixRule{Program: prog, Decision: Allow, Source: "bypass6"})
 	}
 	return p
@@ -36,5 +36,39 @@ func TestFdExec(t *testing.T) {
 		{"-t x", "fd -tx pat", Allow, 0},
 		{"pattern", "fd -H rm", Allow, 0},
 		{"after --", "fd -- -x", Allow, 0},
+	})
+}
+
+// TestMakeArgs holds make's arguments that change what the recipes of an
+// allowed "make test" run: --eval text and NAME=VALUE operands define the
+// variables the recipes expand (CC, SHELL, MAKEFLAGS), -f, -C and -I pick
+// another makefile. Each forbidden case ran its command under GNU make 4.3
+// with a Makefile whose test recipe is "$(CC) x.c".
+func TestMakeArgs(t *testing.T) {
+	checkBypass3(t, execArgsPolicy(), []bypass3Case{
+		{"CC=", "make test CC='rm -rf x'", Forbidden, 0},
+		{"MAKEFLAGS=", "make test 'MAKEFLAGS=CC=rm\\ x'", Prompt, 0},
+		{"!= runs at parse", "make test 'X!=rm x'", Forbidden, 0},
+		{"after --", "make test -- CC='curl x'", Forbidden, 0},
+		{"SHELL=", "make test SHELL=/tmp/sh", Prompt, 0},
+		{"--eval", "make test --eval='CC=rm x'", Forbidden, 0},
+		{"--ev abbreviated", "make test --ev 'CC=rm x'", Forbidden, 0},
+		{"-E", "make test -E 'CC=rm x'", Forbidden, 0},
+		{"-sE attached", "make test '-sECC=rm x'", Forbidden, 0},
+		{"eval recipe", "make test --eval 'x:; rm y' x", Forbidden, 0},
+		{"eval unknown", "make test --eval 'CC=whoami'", Prompt, 0},
+		{"-f", "make test -f evil.mk", Prompt, 0},
+		{"-sfevil.mk", "make test -sfevil.mk", Prompt, 0},
+		{"--file=", "make test --file=evil.mk", Prompt, 0},
+		{"--makefile", "make test --mak evil.mk", Prompt, 0},
+		{"-C", "make test -C /tmp/evil", Prompt, 0},
+		{"--directory", "make test --dir=/tmp/evil", Prompt, 0},
+		{"-I", "make test -I /tmp/evil", Prompt, 0},
+		{"gmake", "gmake test CC='rm x'", Forbidden, 0},
+		// Controls: options and targets that change no recipe.
+		{"targets", "make test lint", Allow, 0},
+		{"flags", "make test -j4 -s -k", Allow, 0},
+		{"-o", "make test -o CC=x", Allow, 0},
+		{"-W", "make test -Wf", Allow, 0},
 	})
 }

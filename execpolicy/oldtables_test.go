@@ -213,6 +213,8 @@ func oldProgramExecOptions() map[string]*oldExecOptions {
 		"sdiff": {long: []string{"--diff-program"}},
 		"sed":   {script: sedArgs},
 		"split": {long: []string{"--filter"}},
+		"make":  {script: makeArgs},
+		"gmake": {script: makeArgs},
 		// Many git settings are commands git runs (alias.*, core.pager,
 		// core.sshCommand, core.fsmonitor, diff.external, ...); --exec-path
 		// picks the directory of the programs its subcommands run.

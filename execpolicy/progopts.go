@@ -52,6 +52,10 @@ var programExecOptions = nameTable[*execOptions]{
 	// picks the directory of the programs its subcommands run.
 	{"git", &execOptions{short: "c", long: []string{"--config-env", "--exec-path"}, global: true, configValue: true,
 		skip: gitGlobalValue, sub: gitSubcommandExecOptions}},
+	// make's --eval text and NAME=VALUE operands define what its recipes
+	// run; -f, -C and -I pick another makefile (gmake on the BSDs).
+	{"gmake", &execOptions{script: makeArgs}},
+	{"make", &execOptions{script: makeArgs}},
 	// rg --pre runs a program on every file searched; --hostname-bin
 	// runs one for the hostname of its hyperlinks.
 	{"rg", &execOptions{long: []string{"--pre", "--hostname-bin"}}},

@@ -105,6 +105,8 @@ func lookupProgram(prog string) programFacts {
 		return programFacts{builtin: shellBuiltins[8].val}
 	case "git":
 		return programFacts{danger: dangerIndex[4].val, safe: knownSafeList[13].val, exec: programExecOptions[1].val}
+	case "gmake":
+		return programFacts{exec: programExecOptions[2].val}
 	case "grep":
 		return programFacts{safe: knownSafeList[14].val}
 	case "halt":
@@ -131,6 +133,8 @@ func lookupProgram(prog string) programFacts {
 		return programFacts{safe: knownSafeList[17].val}
 	case "ltrace":
 		return programFacts{wrapper: wrappers[19].val}
+	case "make":
+		return programFacts{exec: programExecOptions[3].val}
 	case "mapfile":
 		return programFacts{builtin: shellBuiltins[11].val}
 	case "md5sum":
@@ -184,11 +188,11 @@ func lookupProgram(prog string) programFacts {
 	case "reboot":
 		return programFacts{danger: dangerIndex[11].val}
 	case "rg":
-		return programFacts{safe: knownSafeList[25].val, exec: programExecOptions[2].val}
+		return programFacts{safe: knownSafeList[25].val, exec: programExecOptions[4].val}
 	case "rm":
 		return programFacts{danger: dangerIndex[12].val}
 	case "rsync":
-		return programFacts{exec: programExecOptions[3].val}
+		return programFacts{exec: programExecOptions[5].val}
 	case "run0":
 		return programFacts{wrapper: wrappers[29].val}
 	case "runuser":
@@ -196,9 +200,9 @@ func lookupProgram(prog string) programFacts {
 	case "script":
 		return programFacts{wrapper: wrappers[31].val}
 	case "sdiff":
-		return programFacts{exec: programExecOptions[4].val}
+		return programFacts{exec: programExecOptions[6].val}
 	case "sed":
-		return programFacts{safe: knownSafeList[26].val, exec: programExecOptions[5].val}
+		return programFacts{safe: knownSafeList[26].val, exec: programExecOptions[7].val}
 	case "set":
 		return programFacts{builtin: shellBuiltins[16].val}
 	case "setsid":
@@ -212,11 +216,11 @@ func lookupProgram(prog string) programFacts {
 	case "shutdown":
 		return programFacts{danger: dangerIndex[13].val}
 	case "sort":
-		return programFacts{safe: knownSafeList[28].val, exec: programExecOptions[6].val}
+		return programFacts{safe: knownSafeList[28].val, exec: programExecOptions[8].val}
 	case "source":
 		return programFacts{builtin: shellBuiltins[18].val}
 	case "split":
-		return programFacts{exec: programExecOptions[7].val}
+		return programFacts{exec: programExecOptions[9].val}
 	case "stat":
 		return programFacts{safe: knownSafeList[29].val}
 	case "stdbuf":
@@ -234,7 +238,7 @@ func lookupProgram(prog string) programFacts {
 	case "tail":
 		return programFacts{safe: knownSafeList[30].val}
 	case "tar":
-		return programFacts{exec: programExecOptions[8].val}
+		return programFacts{exec: programExecOptions[10].val}
 	case "taskset":
 		return programFacts{wrapper: wrappers[38].val}
 	case "telinit":
