@@ -7,7 +7,7 @@ import "testing"
 // allow rule for the program says nothing about.
 func execArgsPolicy() *Policy {
 	p := bypassPolicy()
-	for _, prog := range []string{"fd", "fdfind", "make", "gmake"} {
+	for _, prog := range []string{"fd", "fdfind", "make", "gmake", "awk", "gawk", "mawk"} {
 		p.AddPrefixRule(PrefixRule{Program: prog, Decision: Allow, Source: "bypass6"})
 	}
 	return p
@@ -70,5 +70,33 @@ func TestMakeArgs(t *testing.T) {
 		{"flags", "make test -j4 -s -k", Allow, 0},
 		{"-o", "make test -o CC=x", Allow, 0},
 		{"-W", "make test -Wf", Allow, 0},
+	})
+}
+
+// TestAwkRuns holds awk programs that run a command: system(), print to
+// a pipe, getline from one, and gawk's @ (an indirect call reaches
+// system). Each forbidden case ran its command under mawk 1.3.4.
+func TestAwkRuns(t *testing.T) {
+	checkBypass3(t, execArgsPolicy(), []bypass3Case{
+		{"system", `awk 'BEGIN { system("rm -rf x") }'`, Forbidden, 0},
+		{"print |", `awk '{ print | "curl -T - x" }' f`, Forbidden, 0},
+		{"getline", `awk 'BEGIN { "rm x" | getline }'`, Forbidden, 0},
+		{"escaped quote", `awk 'BEGIN { system("rm \"x\"") }'`, Forbidden, 0},
+		{"after -F", `awk -F: 'BEGIN{system("rm x")}'`, Forbidden, 0},
+		{"after -v", `awk -v a=1 -- 'BEGIN{system("rm x")}'`, Forbidden, 0},
+		{"gawk -e", `gawk -e 'BEGIN{system("rm x")}'`, Forbidden, 0},
+		{"gawk --source=", `gawk --source='BEGIN{system("rm x")}'`, Forbidden, 0},
+		{"mawk", `mawk 'BEGIN{system("rm x")}'`, Forbidden, 0},
+		{"dynamic command", `awk 'BEGIN{c="r" "m x"; system(c)}'`, Prompt, 0},
+		{"indirect call", `gawk 'BEGIN{f="sys" "tem"; @f("x")}'`, Prompt, 0},
+		{"|&", `gawk 'BEGIN{print "x" |& "cat"}'`, Prompt, 0},
+		{"-f", "awk -f prog.awk in.txt", Prompt, 0},
+		{"--file=", "gawk --file=prog.awk in.txt", Prompt, 0},
+		{"-W exec", "mawk -W exec prog.awk in.txt", Prompt, 0},
+		{"-l", "gawk -l ext 'BEGIN{}'", Prompt, 0},
+		// Controls: programs that run nothing.
+		{"print", `awk -F: '{ print $1 }' /etc/passwd`, Allow, 0},
+		{"or", `awk '$1 == "a" || $2 == "b"' f`, Allow, 0},
+		{"system in a file name", `awk '{print}' system`, Allow, 0},
 	})
 }

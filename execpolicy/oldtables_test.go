@@ -215,6 +215,10 @@ func oldProgramExecOptions() map[string]*oldExecOptions {
 		"split": {long: []string{"--filter"}},
 		"make":  {script: makeArgs},
 		"gmake": {script: makeArgs},
+		"awk":   {script: awkArgs},
+		"gawk":  {script: awkArgs},
+		"mawk":  {script: awkArgs},
+		"nawk":  {script: awkArgs},
 		// Many git settings are commands git runs (alias.*, core.pager,
 		// core.sshCommand, core.fsmonitor, diff.external, ...); --exec-path
 		// picks the directory of the programs its subcommands run.

@@ -46,7 +46,10 @@ type execOptions struct {
 // programExecOptions holds, by basename, the options of a program that
 // run a command.
 var programExecOptions = nameTable[*execOptions]{
+	// awk's system(), pipes and gawk's @ run commands (see awkArgs).
+	{"awk", &execOptions{script: awkArgs}},
 	{"diff3", &execOptions{long: []string{"--diff-program"}}},
+	{"gawk", &execOptions{script: awkArgs}},
 	// Many git settings are commands git runs (alias.*, core.pager,
 	// core.sshCommand, core.fsmonitor, diff.external, ...); --exec-path
 	// picks the directory of the programs its subcommands run.
@@ -56,6 +59,8 @@ var programExecOptions = nameTable[*execOptions]{
 	// run; -f, -C and -I pick another makefile (gmake on the BSDs).
 	{"gmake", &execOptions{script: makeArgs}},
 	{"make", &execOptions{script: makeArgs}},
+	{"mawk", &execOptions{script: awkArgs}},
+	{"nawk", &execOptions{script: awkArgs}},
 	// rg --pre runs a program on every file searched; --hostname-bin
 	// runs one for the hostname of its hyperlinks.
 	{"rg", &execOptions{long: []string{"--pre", "--hostname-bin"}}},

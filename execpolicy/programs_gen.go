@@ -19,6 +19,8 @@ func lookupProgram(prog string) programFacts {
 		return programFacts{builtin: shellBuiltins[2].val}
 	case "ash":
 		return programFacts{wrapper: &shellWrapper}
+	case "awk":
+		return programFacts{exec: programExecOptions[0].val}
 	case "basename":
 		return programFacts{safe: knownSafeList[0].val}
 	case "bash":
@@ -64,7 +66,7 @@ func lookupProgram(prog string) programFacts {
 	case "diff":
 		return programFacts{safe: knownSafeList[6].val}
 	case "diff3":
-		return programFacts{exec: programExecOptions[0].val}
+		return programFacts{exec: programExecOptions[1].val}
 	case "dirname":
 		return programFacts{safe: knownSafeList[7].val}
 	case "doas":
@@ -101,12 +103,14 @@ func lookupProgram(prog string) programFacts {
 		return programFacts{wrapper: wrappers[15].val}
 	case "flock":
 		return programFacts{wrapper: wrappers[16].val}
+	case "gawk":
+		return programFacts{exec: programExecOptions[2].val}
 	case "getopts":
 		return programFacts{builtin: shellBuiltins[8].val}
 	case "git":
-		return programFacts{danger: dangerIndex[4].val, safe: knownSafeList[13].val, exec: programExecOptions[1].val}
+		return programFacts{danger: dangerIndex[4].val, safe: knownSafeList[13].val, exec: programExecOptions[3].val}
 	case "gmake":
-		return programFacts{exec: programExecOptions[2].val}
+		return programFacts{exec: programExecOptions[4].val}
 	case "grep":
 		return programFacts{safe: knownSafeList[14].val}
 	case "halt":
@@ -134,9 +138,11 @@ func lookupProgram(prog string) programFacts {
 	case "ltrace":
 		return programFacts{wrapper: wrappers[19].val}
 	case "make":
-		return programFacts{exec: programExecOptions[3].val}
+		return programFacts{exec: programExecOptions[5].val}
 	case "mapfile":
 		return programFacts{builtin: shellBuiltins[11].val}
+	case "mawk":
+		return programFacts{exec: programExecOptions[6].val}
 	case "md5sum":
 		return programFacts{safe: knownSafeList[18].val}
 	case "mke2fs":
@@ -145,6 +151,8 @@ func lookupProgram(prog string) programFacts {
 		return programFacts{wrapper: &shellWrapper}
 	case "mkswap":
 		return programFacts{danger: dangerIndex[9].val}
+	case "nawk":
+		return programFacts{exec: programExecOptions[7].val}
 	case "nice":
 		return programFacts{wrapper: wrappers[20].val}
 	case "nl":
@@ -188,11 +196,11 @@ func lookupProgram(prog string) programFacts {
 	case "reboot":
 		return programFacts{danger: dangerIndex[11].val}
 	case "rg":
-		return programFacts{safe: knownSafeList[25].val, exec: programExecOptions[4].val}
+		return programFacts{safe: knownSafeList[25].val, exec: programExecOptions[8].val}
 	case "rm":
 		return programFacts{danger: dangerIndex[12].val}
 	case "rsync":
-		return programFacts{exec: programExecOptions[5].val}
+		return programFacts{exec: programExecOptions[9].val}
 	case "run0":
 		return programFacts{wrapper: wrappers[29].val}
 	case "runuser":
@@ -200,9 +208,9 @@ func lookupProgram(prog string) programFacts {
 	case "script":
 		return programFacts{wrapper: wrappers[31].val}
 	case "sdiff":
-		return programFacts{exec: programExecOptions[6].val}
+		return programFacts{exec: programExecOptions[10].val}
 	case "sed":
-		return programFacts{safe: knownSafeList[26].val, exec: programExecOptions[7].val}
+		return programFacts{safe: knownSafeList[26].val, exec: programExecOptions[11].val}
 	case "set":
 		return programFacts{builtin: shellBuiltins[16].val}
 	case "setsid":
@@ -216,11 +224,11 @@ func lookupProgram(prog string) programFacts {
 	case "shutdown":
 		return programFacts{danger: dangerIndex[13].val}
 	case "sort":
-		return programFacts{safe: knownSafeList[28].val, exec: programExecOptions[8].val}
+		return programFacts{safe: knownSafeList[28].val, exec: programExecOptions[12].val}
 	case "source":
 		return programFacts{builtin: shellBuiltins[18].val}
 	case "split":
-		return programFacts{exec: programExecOptions[9].val}
+		return programFacts{exec: programExecOptions[13].val}
 	case "stat":
 		return programFacts{safe: knownSafeList[29].val}
 	case "stdbuf":
@@ -238,7 +246,7 @@ func lookupProgram(prog string) programFacts {
 	case "tail":
 		return programFacts{safe: knownSafeList[30].val}
 	case "tar":
-		return programFacts{exec: programExecOptions[10].val}
+		return programFacts{exec: programExecOptions[14].val}
 	case "taskset":
 		return programFacts{wrapper: wrappers[38].val}
 	case "telinit":
