@@ -7,7 +7,7 @@ import "testing"
 // allow rule for the program says nothing about.
 func execArgsPolicy() *Policy {
 	p := bypassPolicy()
-	for _, prog := range []string{"fd", "fdfind", "make", "gmake", "awk", "gawk", "mawk"} {
+	for _, prog := range []string{"fd", "fdfind", "make", "gmake", "awk", "gawk", "mawk", "man"} {
 		p.AddPrefixRule(PrefixRule{Program: prog, Decision: Allow, Source: "bypass6"})
 	}
 	return p
@@ -98,5 +98,28 @@ func TestAwkRuns(t *testing.T) {
 		{"print", `awk -F: '{ print $1 }' /etc/passwd`, Allow, 0},
 		{"or", `awk '$1 == "a" || $2 == "b"' f`, Allow, 0},
 		{"system in a file name", `awk '{print}' system`, Allow, 0},
+	})
+}
+
+// TestManPager holds man's -P/--pager and -H/--html, whose value is a
+// command man runs through a shell. The -P cases ran their command under
+// man-db 2.11.2 with a terminal on stdout.
+func TestManPager(t *testing.T) {
+	checkBypass3(t, execArgsPolicy(), []bypass3Case{
+		{"-P", "man -P 'rm -rf x' ls", Forbidden, 0},
+		{"-P attached", "man '-Prm x' ls", Forbidden, 0},
+		{"-aP cluster", "man -aP 'curl x' ls", Forbidden, 0},
+		{"--pager=", "man --pager='rm x' ls", Forbidden, 0},
+		{"--pa abbreviated", "man --pa 'rm x' ls", Forbidden, 0},
+		{"-H browser", "man '-Hrm x' ls", Forbidden, 0},
+		{"--html=", "man --html='rm x' ls", Forbidden, 0},
+		{"-H alone", "man -H ls", Prompt, 0},
+		{"-C", "man -C evil.conf ls", Prompt, 0},
+		{"-P unknown", "man -P whoami ls", Prompt, 0},
+		// Controls: a page named rm, values that hold a P.
+		{"page rm", "man rm", Allow, 0},
+		{"section", "man 1 ls", Allow, 0},
+		{"-M path", "man -M /usr/Pshare ls", Allow, 0},
+		{"-LP", "man -LP ls", Allow, 0},
 	})
 }

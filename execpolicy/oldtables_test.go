@@ -219,6 +219,7 @@ func oldProgramExecOptions() map[string]*oldExecOptions {
 		"gawk":  {script: awkArgs},
 		"mawk":  {script: awkArgs},
 		"nawk":  {script: awkArgs},
+		"man":   {script: manArgs},
 		// Many git settings are commands git runs (alias.*, core.pager,
 		// core.sshCommand, core.fsmonitor, diff.external, ...); --exec-path
 		// picks the directory of the programs its subcommands run.

@@ -59,6 +59,8 @@ var programExecOptions = nameTable[*execOptions]{
 	// run; -f, -C and -I pick another makefile (gmake on the BSDs).
 	{"gmake", &execOptions{script: makeArgs}},
 	{"make", &execOptions{script: makeArgs}},
+	// man's pager (-P) and browser (-H) are commands it runs.
+	{"man", &execOptions{script: manArgs}},
 	{"mawk", &execOptions{script: awkArgs}},
 	{"nawk", &execOptions{script: awkArgs}},
 	// rg --pre runs a program on every file searched; --hostname-bin

@@ -139,10 +139,12 @@ func lookupProgram(prog string) programFacts {
 		return programFacts{wrapper: wrappers[19].val}
 	case "make":
 		return programFacts{exec: programExecOptions[5].val}
+	case "man":
+		return programFacts{exec: programExecOptions[6].val}
 	case "mapfile":
 		return programFacts{builtin: shellBuiltins[11].val}
 	case "mawk":
-		return programFacts{exec: programExecOptions[6].val}
+		return programFacts{exec: programExecOptions[7].val}
 	case "md5sum":
 		return programFacts{safe: knownSafeList[18].val}
 	case "mke2fs":
@@ -152,7 +154,7 @@ func lookupProgram(prog string) programFacts {
 	case "mkswap":
 		return programFacts{danger: dangerIndex[9].val}
 	case "nawk":
-		return programFacts{exec: programExecOptions[7].val}
+		return programFacts{exec: programExecOptions[8].val}
 	case "nice":
 		return programFacts{wrapper: wrappers[20].val}
 	case "nl":
@@ -196,11 +198,11 @@ func lookupProgram(prog string) programFacts {
 	case "reboot":
 		return programFacts{danger: dangerIndex[11].val}
 	case "rg":
-		return programFacts{safe: knownSafeList[25].val, exec: programExecOptions[8].val}
+		return programFacts{safe: knownSafeList[25].val, exec: programExecOptions[9].val}
 	case "rm":
 		return programFacts{danger: dangerIndex[12].val}
 	case "rsync":
-		return programFacts{exec: programExecOptions[9].val}
+		return programFacts{exec: programExecOptions[10].val}
 	case "run0":
 		return programFacts{wrapper: wrappers[29].val}
 	case "runuser":
@@ -208,9 +210,9 @@ func lookupProgram(prog string) programFacts {
 	case "script":
 		return programFacts{wrapper: wrappers[31].val}
 	case "sdiff":
-		return programFacts{exec: programExecOptions[10].val}
+		return programFacts{exec: programExecOptions[11].val}
 	case "sed":
-		return programFacts{safe: knownSafeList[26].val, exec: programExecOptions[11].val}
+		return programFacts{safe: knownSafeList[26].val, exec: programExecOptions[12].val}
 	case "set":
 		return programFacts{builtin: shellBuiltins[16].val}
 	case "setsid":
@@ -224,11 +226,11 @@ func lookupProgram(prog string) programFacts {
 	case "shutdown":
 		return programFacts{danger: dangerIndex[13].val}
 	case "sort":
-		return programFacts{safe: knownSafeList[28].val, exec: programExecOptions[12].val}
+		return programFacts{safe: knownSafeList[28].val, exec: programExecOptions[13].val}
 	case "source":
 		return programFacts{builtin: shellBuiltins[18].val}
 	case "split":
-		return programFacts{exec: programExecOptions[13].val}
+		return programFacts{exec: programExecOptions[14].val}
 	case "stat":
 		return programFacts{safe: knownSafeList[29].val}
 	case "stdbuf":
@@ -246,7 +248,7 @@ func lookupProgram(prog string) programFacts {
 	case "tail":
 		return programFacts{safe: knownSafeList[30].val}
 	case "tar":
-		return programFacts{exec: programExecOptions[14].val}
+		return programFacts{exec: programExecOptions[15].val}
 	case "taskset":
 		return programFacts{wrapper: wrappers[38].val}
 	case "telinit":
