@@ -123,3 +123,39 @@ func TestManPager(t *testing.T) {
 		{"-LP", "man -LP ls", Allow, 0},
 	})
 }
+
+// TestMoreWrappers holds programs whose purpose is to run the command
+// after their options, which the analysis did not know as wrappers: what
+// they ran prompted as unmatched rather than being forbidden, and an
+// allow rule for one allowed whatever it ran. The setpriv, ssh-agent, sg
+// and bwrap cases ran their command on this host (util-linux 2.38,
+// OpenSSH 9.2, shadow 4.13, bubblewrap 0.8).
+func TestMoreWrappers(t *testing.T) {
+	p := execArgsPolicy()
+	for _, prog := range []string{"setpriv", "eatmydata", "ssh-agent", "sg", "bwrap", "chronic"} {
+		p.AddPrefixRule(PrefixRule{Program: prog, Decision: Allow, Source: "bypass6"})
+	}
+	checkBypass3(t, p, []bypass3Case{
+		{"setpriv", "setpriv --reuid=1000 --clear-groups rm -rf x", Forbidden, 0},
+		{"setpriv by path", "/usr/bin/setpriv --nnp curl x", Forbidden, 0},
+		{"eatmydata", "eatmydata rm -rf x", Forbidden, 0},
+		{"ssh-agent", "ssh-agent -t 60 rm x", Forbidden, 0},
+		{"sg -c", "sg root -c 'rm x'", Forbidden, 0},
+		{"sg joined", "sg root rm x", Forbidden, 0},
+		{"bwrap", "bwrap --dev-bind / / rm x", Forbidden, 0},
+		{"chronic", "chronic -e curl x", Forbidden, 0},
+		{"ccache", "ccache rm x", Forbidden, 0},
+		{"faketime", "faketime -f '+1d' rm x", Forbidden, 0},
+		{"gosu", "gosu root rm x", Forbidden, 0},
+		{"sshpass", "sshpass -p pw rm x", Forbidden, 0},
+		{"tini", "tini -- rm x", Forbidden, 0},
+		{"flock-like lckdo", "lckdo /tmp/l rm x", Forbidden, 0},
+		{"unknown command", "eatmydata whoami", Prompt, 0},
+		// Controls: an allowed command, and no command.
+		{"setpriv ls", "setpriv --nnp ls", Allow, 0},
+		{"eatmydata ls", "eatmydata ls -l", Allow, 0},
+		{"sg ls", "sg root -c ls", Allow, 0},
+		{"setpriv --dump", "setpriv --dump rm", Allow, 0},
+		{"ssh-agent -k", "ssh-agent -k", Allow, 0},
+	})
+}
