@@ -159,3 +159,26 @@ func TestMoreWrappers(t *testing.T) {
 		{"ssh-agent -k", "ssh-agent -k", Allow, 0},
 	})
 }
+
+// TestStraceOutputPipe holds strace's -o whose value starts with "|" or
+// "!": strace runs the rest as a command and pipes its trace to it. Each
+// forbidden case but --out ran its command under strace 6.1.
+func TestStraceOutputPipe(t *testing.T) {
+	p := execArgsPolicy()
+	p.AddPrefixRule(PrefixRule{Program: "strace", Decision: Allow, Source: "bypass6"})
+	checkBypass3(t, p, []bypass3Case{
+		{"-o |", "strace -o '|rm x' ls", Forbidden, 0},
+		{"-o !", "strace -o '!curl x' ls", Forbidden, 0},
+		{"-o attached", "strace '-o|rm x' ls", Forbidden, 0},
+		{"-fo cluster", "strace -fo '|rm x' ls", Forbidden, 0},
+		{"--output=", "strace --output='|rm x' ls", Forbidden, 0},
+		// strace 6.1 refuses --out as ambiguous (--output-separately):
+		// judged as --output, the stricter.
+		{"--out abbreviated", "strace --out '|rm x' ls", Forbidden, 0},
+		{"-o | unknown", "strace -o '|whoami' ls", Prompt, 0},
+		// Controls: a file, and a | in another option's value.
+		{"-o file", "strace -o trace.txt ls", Allow, 0},
+		{"-e value", "strace -e 'trace=open|read' ls", Allow, 0},
+		{"traced rm", "strace -f rm x", Forbidden, 0},
+	})
+}

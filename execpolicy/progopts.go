@@ -72,6 +72,8 @@ var programExecOptions = nameTable[*execOptions]{
 	{"sort", &execOptions{long: []string{"--compress-program"}}},
 	// split --filter writes each piece to a shell command.
 	{"split", &execOptions{long: []string{"--filter"}}},
+	// strace -o '|CMD' pipes the trace to CMD.
+	{"strace", &execOptions{script: straceArgs}},
 	{"tar", &execOptions{short: "IF", oldStyle: true,
 		long:        []string{"--use-compress-program", "--to-command", "--checkpoint-action", "--info-script", "--new-volume-script", "--rsh-command", "--rmt-command"},
 		valuePrefix: nameTable[string]{{"--checkpoint-action", "exec="}}}},

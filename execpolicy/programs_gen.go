@@ -274,7 +274,7 @@ func lookupProgram(prog string) programFacts {
 	case "stdbuf":
 		return programFacts{wrapper: wrappers[52].val}
 	case "strace":
-		return programFacts{wrapper: wrappers[53].val}
+		return programFacts{wrapper: wrappers[53].val, exec: programExecOptions[15].val}
 	case "su":
 		return programFacts{wrapper: wrappers[54].val}
 	case "su-exec":
@@ -288,7 +288,7 @@ func lookupProgram(prog string) programFacts {
 	case "tail":
 		return programFacts{safe: knownSafeList[30].val}
 	case "tar":
-		return programFacts{exec: programExecOptions[15].val}
+		return programFacts{exec: programExecOptions[16].val}
 	case "taskset":
 		return programFacts{wrapper: wrappers[58].val}
 	case "telinit":
