@@ -46,12 +46,23 @@ type execOptions struct {
 // programExecOptions holds, by basename, the options of a program that
 // run a command.
 var programExecOptions = nameTable[*execOptions]{
+	// awk's system(), pipes and gawk's @ run commands (see awkArgs).
+	{"awk", &execOptions{script: awkArgs}},
 	{"diff3", &execOptions{long: []string{"--diff-program"}}},
+	{"gawk", &execOptions{script: awkArgs}},
 	// Many git settings are commands git runs (alias.*, core.pager,
 	// core.sshCommand, core.fsmonitor, diff.external, ...); --exec-path
 	// picks the directory of the programs its subcommands run.
 	{"git", &execOptions{short: "c", long: []string{"--config-env", "--exec-path"}, global: true, configValue: true,
 		skip: gitGlobalValue, sub: gitSubcommandExecOptions}},
+	// make's --eval text and NAME=VALUE operands define what its recipes
+	// run; -f, -C and -I pick another makefile (gmake on the BSDs).
+	{"gmake", &execOptions{script: makeArgs}},
+	{"make", &execOptions{script: makeArgs}},
+	// man's pager (-P) and browser (-H) are commands it runs.
+	{"man", &execOptions{script: manArgs}},
+	{"mawk", &execOptions{script: awkArgs}},
+	{"nawk", &execOptions{script: awkArgs}},
 	// rg --pre runs a program on every file searched; --hostname-bin
 	// runs one for the hostname of its hyperlinks.
 	{"rg", &execOptions{long: []string{"--pre", "--hostname-bin"}}},
@@ -61,6 +72,8 @@ var programExecOptions = nameTable[*execOptions]{
 	{"sort", &execOptions{long: []string{"--compress-program"}}},
 	// split --filter writes each piece to a shell command.
 	{"split", &execOptions{long: []string{"--filter"}}},
+	// strace -o '|CMD' pipes the trace to CMD.
+	{"strace", &execOptions{script: straceArgs}},
 	{"tar", &execOptions{short: "IF", oldStyle: true,
 		long:        []string{"--use-compress-program", "--to-command", "--checkpoint-action", "--info-script", "--new-volume-script", "--rsh-command", "--rmt-command"},
 		valuePrefix: nameTable[string]{{"--checkpoint-action", "exec="}}}},

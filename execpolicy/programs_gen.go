@@ -19,6 +19,8 @@ func lookupProgram(prog string) programFacts {
 		return programFacts{builtin: shellBuiltins[2].val}
 	case "ash":
 		return programFacts{wrapper: &shellWrapper}
+	case "awk":
+		return programFacts{exec: programExecOptions[0].val}
 	case "basename":
 		return programFacts{safe: knownSafeList[0].val}
 	case "bash":
@@ -27,26 +29,36 @@ func lookupProgram(prog string) programFacts {
 		return programFacts{wrapper: wrappers[0].val}
 	case "busybox":
 		return programFacts{wrapper: wrappers[1].val}
+	case "bwrap":
+		return programFacts{wrapper: wrappers[2].val}
+	case "caffeinate":
+		return programFacts{wrapper: wrappers[3].val}
 	case "cat":
 		return programFacts{safe: knownSafeList[1].val}
 	case "catchsegv":
-		return programFacts{wrapper: wrappers[2].val}
+		return programFacts{wrapper: wrappers[4].val}
+	case "ccache":
+		return programFacts{wrapper: wrappers[5].val}
 	case "chgrp":
 		return programFacts{danger: dangerIndex[0].val}
 	case "chmod":
 		return programFacts{danger: dangerIndex[1].val}
 	case "chown":
 		return programFacts{danger: dangerIndex[2].val}
+	case "chronic":
+		return programFacts{wrapper: wrappers[6].val}
 	case "chroot":
-		return programFacts{wrapper: wrappers[3].val}
+		return programFacts{wrapper: wrappers[7].val}
 	case "chrt":
-		return programFacts{wrapper: wrappers[4].val}
+		return programFacts{wrapper: wrappers[8].val}
 	case "cmp":
 		return programFacts{safe: knownSafeList[2].val}
 	case "command":
-		return programFacts{wrapper: wrappers[5].val}
+		return programFacts{wrapper: wrappers[9].val}
 	case "compgen":
 		return programFacts{builtin: shellBuiltins[3].val}
+	case "cpulimit":
+		return programFacts{wrapper: wrappers[10].val}
 	case "cut":
 		return programFacts{safe: knownSafeList[3].val}
 	case "dash":
@@ -54,7 +66,7 @@ func lookupProgram(prog string) programFacts {
 	case "date":
 		return programFacts{safe: knownSafeList[4].val}
 	case "dbus-run-session":
-		return programFacts{wrapper: wrappers[6].val}
+		return programFacts{wrapper: wrappers[11].val}
 	case "dd":
 		return programFacts{danger: dangerIndex[3].val}
 	case "declare":
@@ -64,43 +76,61 @@ func lookupProgram(prog string) programFacts {
 	case "diff":
 		return programFacts{safe: knownSafeList[6].val}
 	case "diff3":
-		return programFacts{exec: programExecOptions[0].val}
+		return programFacts{exec: programExecOptions[1].val}
 	case "dirname":
 		return programFacts{safe: knownSafeList[7].val}
 	case "doas":
-		return programFacts{wrapper: wrappers[7].val}
+		return programFacts{wrapper: wrappers[12].val}
 	case "du":
 		return programFacts{safe: knownSafeList[8].val}
+	case "dumb-init":
+		return programFacts{wrapper: wrappers[13].val}
+	case "eatmydata":
+		return programFacts{wrapper: wrappers[14].val}
 	case "echo":
 		return programFacts{safe: knownSafeList[9].val}
 	case "enable":
 		return programFacts{builtin: shellBuiltins[5].val}
+	case "entr":
+		return programFacts{wrapper: wrappers[15].val}
 	case "env":
-		return programFacts{wrapper: wrappers[8].val}
+		return programFacts{wrapper: wrappers[16].val}
 	case "eval":
-		return programFacts{wrapper: wrappers[9].val}
+		return programFacts{wrapper: wrappers[17].val}
 	case "exec":
-		return programFacts{wrapper: wrappers[10].val}
+		return programFacts{wrapper: wrappers[18].val}
 	case "export":
 		return programFacts{builtin: shellBuiltins[6].val}
 	case "fakeroot":
-		return programFacts{wrapper: wrappers[11].val}
+		return programFacts{wrapper: wrappers[19].val}
+	case "faketime":
+		return programFacts{wrapper: wrappers[20].val}
 	case "false":
 		return programFacts{safe: knownSafeList[10].val}
 	case "fc":
 		return programFacts{builtin: shellBuiltins[7].val}
+	case "fd":
+		return programFacts{wrapper: wrappers[21].val}
+	case "fdfind":
+		return programFacts{wrapper: wrappers[22].val}
 	case "file":
 		return programFacts{safe: knownSafeList[11].val}
 	case "find":
-		return programFacts{wrapper: wrappers[12].val, safe: knownSafeList[12].val}
+		return programFacts{wrapper: wrappers[23].val, safe: knownSafeList[12].val}
 	case "firejail":
-		return programFacts{wrapper: wrappers[13].val}
+		return programFacts{wrapper: wrappers[24].val}
 	case "flock":
-		return programFacts{wrapper: wrappers[14].val}
+		return programFacts{wrapper: wrappers[25].val}
+	case "gawk":
+		return programFacts{exec: programExecOptions[2].val}
 	case "getopts":
 		return programFacts{builtin: shellBuiltins[8].val}
 	case "git":
-		return programFacts{danger: dangerIndex[4].val, safe: knownSafeList[13].val, exec: programExecOptions[1].val}
+		return programFacts{danger: dangerIndex[4].val, safe: knownSafeList[13].val, exec: programExecOptions[3].val}
+	case "gmake":
+		return programFacts{exec: programExecOptions[4].val}
+	case "gosu":
+		return programFacts{wrapper: wrappers[26].val}
 	case "grep":
 		return programFacts{safe: knownSafeList[14].val}
 	case "halt":
@@ -111,24 +141,34 @@ func lookupProgram(prog string) programFacts {
 		return programFacts{safe: knownSafeList[15].val}
 	case "id":
 		return programFacts{safe: knownSafeList[16].val}
+	case "ifne":
+		return programFacts{wrapper: wrappers[27].val}
 	case "init":
 		return programFacts{danger: dangerIndex[6].val}
 	case "ionice":
-		return programFacts{wrapper: wrappers[15].val}
+		return programFacts{wrapper: wrappers[28].val}
 	case "jobs":
-		return programFacts{wrapper: wrappers[16].val}
+		return programFacts{wrapper: wrappers[29].val}
 	case "kill":
 		return programFacts{danger: dangerIndex[7].val}
 	case "ksh":
 		return programFacts{wrapper: &shellWrapper}
+	case "lckdo":
+		return programFacts{wrapper: wrappers[30].val}
 	case "local":
 		return programFacts{builtin: shellBuiltins[10].val}
 	case "ls":
 		return programFacts{safe: knownSafeList[17].val}
 	case "ltrace":
-		return programFacts{wrapper: wrappers[17].val}
+		return programFacts{wrapper: wrappers[31].val}
+	case "make":
+		return programFacts{exec: programExecOptions[5].val}
+	case "man":
+		return programFacts{exec: programExecOptions[6].val}
 	case "mapfile":
 		return programFacts{builtin: shellBuiltins[11].val}
+	case "mawk":
+		return programFacts{exec: programExecOptions[7].val}
 	case "md5sum":
 		return programFacts{safe: knownSafeList[18].val}
 	case "mke2fs":
@@ -137,22 +177,26 @@ func lookupProgram(prog string) programFacts {
 		return programFacts{wrapper: &shellWrapper}
 	case "mkswap":
 		return programFacts{danger: dangerIndex[9].val}
+	case "nawk":
+		return programFacts{exec: programExecOptions[8].val}
 	case "nice":
-		return programFacts{wrapper: wrappers[18].val}
+		return programFacts{wrapper: wrappers[32].val}
 	case "nl":
 		return programFacts{safe: knownSafeList[19].val}
+	case "nocache":
+		return programFacts{wrapper: wrappers[33].val}
 	case "nohup":
-		return programFacts{wrapper: wrappers[19].val}
+		return programFacts{wrapper: wrappers[34].val}
 	case "nsenter":
-		return programFacts{wrapper: wrappers[20].val}
+		return programFacts{wrapper: wrappers[35].val}
 	case "numactl":
-		return programFacts{wrapper: wrappers[21].val}
+		return programFacts{wrapper: wrappers[36].val}
 	case "od":
 		return programFacts{safe: knownSafeList[20].val}
 	case "parallel":
-		return programFacts{wrapper: wrappers[22].val}
+		return programFacts{wrapper: wrappers[37].val}
 	case "pkexec":
-		return programFacts{wrapper: wrappers[23].val}
+		return programFacts{wrapper: wrappers[38].val}
 	case "posh":
 		return programFacts{wrapper: &shellWrapper}
 	case "poweroff":
@@ -160,11 +204,11 @@ func lookupProgram(prog string) programFacts {
 	case "printf":
 		return programFacts{safe: knownSafeList[21].val, builtin: shellBuiltins[12].val}
 	case "prlimit":
-		return programFacts{wrapper: wrappers[24].val}
+		return programFacts{wrapper: wrappers[39].val}
 	case "proxychains":
-		return programFacts{wrapper: wrappers[25].val}
+		return programFacts{wrapper: wrappers[40].val}
 	case "proxychains4":
-		return programFacts{wrapper: wrappers[26].val}
+		return programFacts{wrapper: wrappers[41].val}
 	case "pwd":
 		return programFacts{safe: knownSafeList[22].val}
 	case "read":
@@ -180,25 +224,33 @@ func lookupProgram(prog string) programFacts {
 	case "reboot":
 		return programFacts{danger: dangerIndex[11].val}
 	case "rg":
-		return programFacts{safe: knownSafeList[25].val, exec: programExecOptions[2].val}
+		return programFacts{safe: knownSafeList[25].val, exec: programExecOptions[9].val}
 	case "rm":
 		return programFacts{danger: dangerIndex[12].val}
 	case "rsync":
-		return programFacts{exec: programExecOptions[3].val}
+		return programFacts{exec: programExecOptions[10].val}
 	case "run0":
-		return programFacts{wrapper: wrappers[27].val}
+		return programFacts{wrapper: wrappers[42].val}
 	case "runuser":
-		return programFacts{wrapper: wrappers[28].val}
+		return programFacts{wrapper: wrappers[43].val}
+	case "sandbox-exec":
+		return programFacts{wrapper: wrappers[44].val}
 	case "script":
-		return programFacts{wrapper: wrappers[29].val}
+		return programFacts{wrapper: wrappers[45].val}
 	case "sdiff":
-		return programFacts{exec: programExecOptions[4].val}
+		return programFacts{exec: programExecOptions[11].val}
 	case "sed":
-		return programFacts{safe: knownSafeList[26].val, exec: programExecOptions[5].val}
+		return programFacts{safe: knownSafeList[26].val, exec: programExecOptions[12].val}
 	case "set":
 		return programFacts{builtin: shellBuiltins[16].val}
+	case "setpriv":
+		return programFacts{wrapper: wrappers[46].val}
 	case "setsid":
-		return programFacts{wrapper: wrappers[30].val}
+		return programFacts{wrapper: wrappers[47].val}
+	case "setuidgid":
+		return programFacts{wrapper: wrappers[48].val}
+	case "sg":
+		return programFacts{wrapper: wrappers[49].val}
 	case "sh":
 		return programFacts{wrapper: &shellWrapper}
 	case "sha256sum":
@@ -208,47 +260,55 @@ func lookupProgram(prog string) programFacts {
 	case "shutdown":
 		return programFacts{danger: dangerIndex[13].val}
 	case "sort":
-		return programFacts{safe: knownSafeList[28].val, exec: programExecOptions[6].val}
+		return programFacts{safe: knownSafeList[28].val, exec: programExecOptions[13].val}
 	case "source":
 		return programFacts{builtin: shellBuiltins[18].val}
 	case "split":
-		return programFacts{exec: programExecOptions[7].val}
+		return programFacts{exec: programExecOptions[14].val}
+	case "ssh-agent":
+		return programFacts{wrapper: wrappers[50].val}
+	case "sshpass":
+		return programFacts{wrapper: wrappers[51].val}
 	case "stat":
 		return programFacts{safe: knownSafeList[29].val}
 	case "stdbuf":
-		return programFacts{wrapper: wrappers[31].val}
+		return programFacts{wrapper: wrappers[52].val}
 	case "strace":
-		return programFacts{wrapper: wrappers[32].val}
+		return programFacts{wrapper: wrappers[53].val, exec: programExecOptions[15].val}
 	case "su":
-		return programFacts{wrapper: wrappers[33].val}
+		return programFacts{wrapper: wrappers[54].val}
+	case "su-exec":
+		return programFacts{wrapper: wrappers[55].val}
 	case "sudo":
-		return programFacts{wrapper: wrappers[34].val}
+		return programFacts{wrapper: wrappers[56].val}
 	case "systemctl":
 		return programFacts{danger: dangerIndex[14].val}
 	case "systemd-run":
-		return programFacts{wrapper: wrappers[35].val}
+		return programFacts{wrapper: wrappers[57].val}
 	case "tail":
 		return programFacts{safe: knownSafeList[30].val}
 	case "tar":
-		return programFacts{exec: programExecOptions[8].val}
+		return programFacts{exec: programExecOptions[16].val}
 	case "taskset":
-		return programFacts{wrapper: wrappers[36].val}
+		return programFacts{wrapper: wrappers[58].val}
 	case "telinit":
 		return programFacts{danger: dangerIndex[15].val}
 	case "test":
 		return programFacts{builtin: shellBuiltins[19].val}
 	case "time":
-		return programFacts{wrapper: wrappers[37].val}
+		return programFacts{wrapper: wrappers[59].val}
 	case "timeout":
-		return programFacts{wrapper: wrappers[38].val}
+		return programFacts{wrapper: wrappers[60].val}
+	case "tini":
+		return programFacts{wrapper: wrappers[61].val}
 	case "torsocks":
-		return programFacts{wrapper: wrappers[39].val}
+		return programFacts{wrapper: wrappers[62].val}
 	case "toybox":
-		return programFacts{wrapper: wrappers[40].val}
+		return programFacts{wrapper: wrappers[63].val}
 	case "tr":
 		return programFacts{safe: knownSafeList[31].val}
 	case "trap":
-		return programFacts{wrapper: wrappers[41].val}
+		return programFacts{wrapper: wrappers[64].val}
 	case "true":
 		return programFacts{safe: knownSafeList[32].val}
 	case "typeset":
@@ -256,19 +316,19 @@ func lookupProgram(prog string) programFacts {
 	case "uname":
 		return programFacts{safe: knownSafeList[33].val}
 	case "unbuffer":
-		return programFacts{wrapper: wrappers[42].val}
+		return programFacts{wrapper: wrappers[65].val}
 	case "uniq":
 		return programFacts{safe: knownSafeList[34].val}
 	case "unset":
 		return programFacts{builtin: shellBuiltins[21].val}
 	case "unshare":
-		return programFacts{wrapper: wrappers[43].val}
+		return programFacts{wrapper: wrappers[66].val}
 	case "valgrind":
-		return programFacts{wrapper: wrappers[44].val}
+		return programFacts{wrapper: wrappers[67].val}
 	case "wait":
 		return programFacts{builtin: shellBuiltins[22].val}
 	case "watch":
-		return programFacts{wrapper: wrappers[45].val}
+		return programFacts{wrapper: wrappers[68].val}
 	case "wc":
 		return programFacts{safe: knownSafeList[35].val}
 	case "which":
@@ -277,10 +337,12 @@ func lookupProgram(prog string) programFacts {
 		return programFacts{safe: knownSafeList[37].val}
 	case "wipefs":
 		return programFacts{danger: dangerIndex[16].val}
+	case "with-lock-ex":
+		return programFacts{wrapper: wrappers[69].val}
 	case "xargs":
-		return programFacts{wrapper: wrappers[46].val}
+		return programFacts{wrapper: wrappers[70].val}
 	case "xvfb-run":
-		return programFacts{wrapper: wrappers[47].val}
+		return programFacts{wrapper: wrappers[71].val}
 	case "yash":
 		return programFacts{wrapper: &shellWrapper}
 	case "zsh":

@@ -29,6 +29,8 @@ const (
 	// runsJobs: jobs -x COMMAND ARGS runs COMMAND; bash looks for -x as
 	// the first argument only.
 	runsJobs
+	// runsFdExec: fd's -x/--exec and -X/--exec-batch (see unwrapFd).
+	runsFdExec
 )
 
 // wrapper describes how to skip a wrapper's options to reach what it runs.
@@ -89,23 +91,39 @@ type wrapper struct {
 var wrappers = nameTable[*wrapper]{
 	{"builtin", &wrapper{kind: runsArgv}},
 	{"busybox", &wrapper{kind: runsArgv, noExec: []string{"--list", "--list-full", "--help"}}},
+	{"bwrap", &wrapper{kind: runsArgv}},
+	{"caffeinate", &wrapper{kind: runsArgv, value: []string{"-t", "-w"}, flag: []string{"-d", "-i", "-m", "-s", "-u"}}},
 	{"catchsegv", &wrapper{kind: runsArgv}},
+	{"ccache", &wrapper{kind: runsArgv, noExec: []string{"-s", "--show-stats", "-z", "--zero-stats", "-C", "--clear", "-c", "--cleanup", "-M", "--max-size", "-F", "--max-files", "-p", "--show-config", "-k", "--get-config", "-o", "--set-config", "-x", "--show-compression", "-X", "--recompress", "--evict-older-than", "--print-stats", "--show-log-stats", "-V", "--version", "-h", "--help"}}},
+	{"chronic", &wrapper{kind: runsArgv, flag: []string{"-e", "-v"}}},
 	{"chroot", &wrapper{kind: runsArgv, operands: 1, value: []string{"--userspec", "--groups"}, flag: []string{"--skip-chdir"}}},
 	{"chrt", &wrapper{kind: runsArgv, numeric: true, numOperand: true, flag: []string{"-b", "-d", "-f", "-i", "-o", "-r", "-R", "-v", "--batch", "--fifo", "--idle", "--other", "--rr", "--reset-on-fork", "--verbose", "-a", "--all-tasks"}, value: []string{"-T", "-P", "-D"}, noExec: []string{"-p", "--pid", "-m", "--max"}}},
 	{"command", &wrapper{kind: runsArgv, flag: []string{"-p"}, noExec: []string{"-v", "-V"}}},
+	{"cpulimit", &wrapper{kind: runsArgv, value: []string{"-l", "--limit"}, flag: []string{"-z", "--lazy", "-i", "--include-children", "-v", "--verbose", "-k", "--kill", "-r", "--restore"}, noExec: []string{"-p", "--pid", "-e", "--exe", "-P", "--path", "-h", "--help"}}},
 	{"dbus-run-session", &wrapper{kind: runsArgv}},
 	{"doas", &wrapper{kind: runsArgv, value: []string{"-u", "-C"}, flag: []string{"-n", "-s"}, noExec: []string{"-L"}, shellOpts: []string{"-s"}}},
+	{"dumb-init", &wrapper{kind: runsArgv, value: []string{"-r", "--rewrite"}, flag: []string{"-c", "--single-child", "-v", "--verbose"}, noExec: []string{"-V", "--version", "-h", "--help"}}},
+	{"eatmydata", &wrapper{kind: runsArgv}},
+	{"entr", &wrapper{kind: runsArgv, flag: []string{"-a", "-c", "-d", "-n", "-p", "-r", "-z"}}},
 	{"env", &wrapper{kind: runsArgv, assignments: true, value: []string{"-u", "--unset", "-C", "--chdir"}, flag: []string{"-i", "-", "--ignore-environment", "-0", "--null", "-v", "--debug", "--default-signal", "--ignore-signal", "--block-signal", "--list-signal-handling"}, script: []string{"-S", "--split-string"}, noExec: []string{"--help", "--version"}}},
 	{"eval", &wrapper{kind: runsJoined}},
 	{"exec", &wrapper{kind: runsArgv, value: []string{"-a"}, flag: []string{"-c", "-l"}}},
 	{"fakeroot", &wrapper{kind: runsArgv, value: []string{"-l", "--lib", "--faked", "-s", "-i", "-b"}, flag: []string{"-u", "--unknown-is-real"}}},
+	{"faketime", &wrapper{kind: runsArgv, operands: 1, value: []string{"-p", "--date-prog"}, flag: []string{"-m", "-f", "--exclude-monotonic", "--disable-shm"}}},
+	{"fd", &wrapper{kind: runsFdExec}},
+	// fdfind is fd as Debian and Ubuntu name it.
+	{"fdfind", &wrapper{kind: runsFdExec}},
 	{"find", &wrapper{kind: runsFindExec}},
 	{"firejail", &wrapper{kind: runsArgv}},
 	{"flock", &wrapper{kind: runsArgv, operands: 1, value: []string{"-w", "--timeout", "-E", "--conflict-exit-code"}, flag: []string{"-s", "--shared", "-x", "-e", "--exclusive", "-n", "--nb", "--nonblock", "-u", "--unlock", "-o", "--close", "-F", "--no-fork", "--verbose"}, script: []string{"-c", "--command"}}},
+	{"gosu", &wrapper{kind: runsArgv, operands: 1}},
+	{"ifne", &wrapper{kind: runsArgv, flag: []string{"-n"}}},
 	{"ionice", &wrapper{kind: runsArgv, value: []string{"-c", "--class", "-n", "--classdata"}, flag: []string{"-t", "--ignore"}, noExec: []string{"-p", "--pid", "-P", "--pgid", "-u", "--uid"}}},
 	{"jobs", &wrapper{kind: runsJobs}},
+	{"lckdo", &wrapper{kind: runsArgv, operands: 1, value: []string{"-W"}, flag: []string{"-q", "-w"}}},
 	{"ltrace", &wrapper{kind: runsArgv, value: []string{"-o", "--output", "-e", "-s", "-u", "-a", "-n", "-l", "--library"}, flag: []string{"-f", "-c", "-C", "-d", "-i", "-r", "-S", "-t", "-tt", "-ttt", "-T", "-w"}, noExec: []string{"-p", "-V", "--version", "-h", "--help"}}},
 	{"nice", &wrapper{kind: runsArgv, numeric: true, value: []string{"-n", "--adjustment"}}},
+	{"nocache", &wrapper{kind: runsArgv, value: []string{"-n"}}},
 	{"nohup", &wrapper{kind: runsArgv}},
 	{"nsenter", &wrapper{kind: runsArgv, value: []string{"-t", "--target", "-S", "--setuid", "-G", "--setgid", "-R", "--root", "-W", "--wd"}, flag: []string{"-a", "--all", "-m", "--mount", "-u", "--uts", "-i", "--ipc", "-n", "--net", "-p", "--pid", "-U", "--user", "-C", "--cgroup", "-T", "--time", "-r", "-w", "-F", "--no-fork", "--preserve-credentials"}}},
 	{"numactl", &wrapper{kind: runsArgv}},
@@ -122,15 +140,23 @@ var wrappers = nameTable[*wrapper]{
 	{"runuser", &wrapper{kind: runsArgv, value: []string{"-u", "--user", "-g", "--group", "-G", "--supp-group", "-s", "--shell", "-w", "--whitelist-environment"},
 		flag:   []string{"-", "-l", "--login", "-m", "-p", "--preserve-environment", "-P", "--pty", "-f", "--fast"},
 		script: []string{"-c", "--command", "--session-command"}}},
+	{"sandbox-exec", &wrapper{kind: runsArgv, value: []string{"-f", "-p", "-n", "-D"}}},
 	// script -c runs a command; without it, an interactive shell.
 	{"script", &wrapper{kind: runsNone, permute: true, value: []string{"-O", "--log-out", "-I", "--log-in", "-B", "--log-io", "-T", "--log-timing", "-E", "--echo", "-m", "--logging-format"},
 		flag: []string{"-a", "--append", "-e", "--return", "-f", "--flush", "-q", "--quiet"}, script: []string{"-c", "--command"}}},
+	{"setpriv", &wrapper{kind: runsArgv, value: []string{"--ambient-caps", "--inh-caps", "--bounding-set", "--ruid", "--euid", "--rgid", "--egid", "--reuid", "--regid", "--groups", "--securebits", "--pdeathsig", "--selinux-label", "--apparmor-profile", "--landlock-access", "--landlock-rule", "--seccomp-filter"}, flag: []string{"--nnp", "--no-new-privs", "--clear-groups", "--keep-groups", "--init-groups", "--reset-env"}, noExec: []string{"-d", "--dump", "-h", "--help", "-V", "--version"}}},
 	{"setsid", &wrapper{kind: runsArgv, flag: []string{"-c", "--ctty", "-f", "--fork", "-w", "--wait"}}},
+	{"setuidgid", &wrapper{kind: runsArgv, operands: 1}},
+	// sg GROUP [-c] CMD runs CMD through /bin/sh -c.
+	{"sg", &wrapper{kind: runsJoined, operands: 1, flag: []string{"-"}, script: []string{"-c"}}},
+	{"ssh-agent", &wrapper{kind: runsArgv, value: []string{"-a", "-E", "-O", "-P", "-t"}, flag: []string{"-c", "-s", "-D", "-d"}, noExec: []string{"-k"}}},
+	{"sshpass", &wrapper{kind: runsArgv, value: []string{"-p", "-f", "-d", "-P"}, flag: []string{"-e", "-v"}, noExec: []string{"-h", "-V"}}},
 	{"stdbuf", &wrapper{kind: runsArgv, value: []string{"-i", "--input", "-o", "--output", "-e", "--error"}}},
 	{"strace", &wrapper{kind: runsArgv, value: []string{"-o", "--output", "-e", "-s", "--string-limit", "-u", "--user", "-E", "--env", "-a", "-S", "-P", "-I", "-O", "-X", "-b"}, flag: []string{"-f", "-ff", "-c", "-C", "-d", "-D", "-i", "-k", "-q", "-qq", "-r", "-t", "-tt", "-ttt", "-T", "-v", "-w", "-x", "-xx", "-y", "-yy", "-z", "-Z", "-n", "-A", "-F"}, noExec: []string{"-p", "--attach", "-V", "--version", "-h", "--help"}}},
 	{"su", &wrapper{kind: runsNone, permute: true, shellArgs: true, value: []string{"-s", "--shell", "-g", "--group", "-G", "--supp-group", "-w", "--whitelist-environment"},
 		flag:   []string{"-", "-l", "--login", "-m", "-p", "--preserve-environment", "-f", "--fast", "-P", "--pty"},
 		script: []string{"-c", "--command", "--session-command"}}},
+	{"su-exec", &wrapper{kind: runsArgv, operands: 1}},
 	{"sudo", &wrapper{kind: runsArgv, assignments: true,
 		value:     []string{"-u", "--user", "-g", "--group", "-h", "--host", "-p", "--prompt", "-C", "--close-from", "-D", "--chdir", "-r", "--role", "-t", "--type", "-U", "--other-user", "-T", "--command-timeout", "-R", "--chroot"},
 		flag:      []string{"-A", "--askpass", "-b", "--background", "-E", "--preserve-env", "-H", "--set-home", "-i", "--login", "-k", "--reset-timestamp", "-K", "--remove-timestamp", "-n", "--non-interactive", "-P", "--preserve-groups", "-S", "--stdin", "-s", "--shell", "-B", "--bell", "-N", "--no-update"},
@@ -140,6 +166,7 @@ var wrappers = nameTable[*wrapper]{
 	{"taskset", &wrapper{kind: runsArgv, operands: 1, flag: []string{"-a", "--all-tasks", "-c", "--cpu-list"}, noExec: []string{"-p", "--pid"}}},
 	{"time", &wrapper{kind: runsArgv, value: []string{"-f", "--format", "-o", "--output"}, flag: []string{"-p", "--portability", "-a", "--append", "-v", "--verbose", "-q", "--quiet"}}},
 	{"timeout", &wrapper{kind: runsArgv, operands: 1, value: []string{"-k", "--kill-after", "-s", "--signal"}, flag: []string{"--preserve-status", "--foreground", "-v", "--verbose"}}},
+	{"tini", &wrapper{kind: runsArgv, value: []string{"-p", "-e"}, flag: []string{"-s", "-v", "-vv", "-vvv", "-g", "-w", "-l"}, noExec: []string{"--version", "-h"}}},
 	{"torsocks", &wrapper{kind: runsArgv, flag: []string{"-i", "--isolate", "-q", "--quiet", "-d", "--debug"}, value: []string{"-u", "--user", "-p", "--pass", "-a", "--address", "-P", "--port"}}},
 	// toybox is a multi-call binary as busybox is.
 	{"toybox", &wrapper{kind: runsArgv, noExec: []string{"--help", "--version", "--long"}}},
@@ -150,6 +177,7 @@ var wrappers = nameTable[*wrapper]{
 	{"watch", &wrapper{kind: runsJoined, value: []string{"-n", "--interval", "-q", "--equexit"},
 		flag:     []string{"-b", "--beep", "-c", "--color", "-C", "--no-color", "-d", "--differences", "-e", "--errexit", "-g", "--chgexit", "-t", "--no-title", "-w", "--no-wrap", "-p", "--precise", "-r", "--no-rerun"},
 		argvMode: []string{"-x", "--exec"}}},
+	{"with-lock-ex", &wrapper{kind: runsArgv, operands: 1, flag: []string{"-w", "-q", "-f"}}},
 	{"xargs", &wrapper{kind: runsArgv,
 		value:    []string{"-a", "--arg-file", "-d", "--delimiter", "-E", "-I", "-L", "-n", "--max-args", "-P", "--max-procs", "-s", "--max-chars", "--process-slot-var"},
 		optValue: []string{"--eof", "--replace", "--max-lines"},
@@ -251,6 +279,8 @@ func unwrap(spec *wrapper, ws []word) unwrapped {
 	switch spec.kind {
 	case runsFindExec:
 		return unwrapFind(ws)
+	case runsFdExec:
+		return unwrapFd(ws)
 	case runsJobs:
 		if len(ws) > 2 && ws[1].static && ws[1].value == "-x" {
 			out.argvs = append(out.argvs, ws[2:])

@@ -1,0 +1,67 @@
+package execpolicy
+
+import "strings"
+
+// straceValued are strace's short options that take a value, attached or
+// in the next word: in a cluster, the rest of the word is that value.
+const straceValued = "abeEIoOpPsSuUX"
+
+// straceArgs judges strace's output file (execOptions.script): an -o or
+// --output value that starts with "|" or "!" is a command strace pipes
+// its trace to, which an allow rule for strace, or for the command it
+// traces, says nothing about. The traced command is judged as strace's
+// wrapper entry reads it.
+func straceArgs(a *analysis, ws []word, depth int) Decision {
+	d := Decision(0)
+	output := func(v *word) {
+		if v == nil || !v.static {
+			return
+		}
+		if cmd, ok := strings.CutPrefix(v.value, "|"); ok || strings.HasPrefix(v.value, "!") {
+			if !ok {
+				cmd = v.value[1:]
+			}
+			d = Max(d, a.unanalysable(ws[0].value+" -o pipes its output to a command"))
+			d = Max(d, a.forbiddenIn(cmd, depth))
+		}
+	}
+	for i := 1; i < len(ws); i++ {
+		w := ws[i]
+		v := w.value
+		switch {
+		case !w.static:
+			continue
+		case v == "--" || !strings.HasPrefix(v, "-") || v == "-":
+			return d // the traced command follows
+		case strings.HasPrefix(v, "--"):
+			name, val, hasEq := strings.Cut(v, "=")
+			if longPrefixOf(name, []string{"--output"}) == "" {
+				continue
+			}
+			if hasEq {
+				output(&word{value: val, src: val, static: true})
+			} else if i+1 < len(ws) {
+				i++
+				output(&ws[i])
+			}
+		default:
+			for j := 1; j < len(v); j++ {
+				if strings.IndexByte(straceValued, v[j]) < 0 {
+					continue
+				}
+				var value *word
+				if rest := v[j+1:]; rest != "" {
+					value = &word{value: rest, src: rest, static: true}
+				} else if i+1 < len(ws) {
+					i++
+					value = &ws[i]
+				}
+				if v[j] == 'o' {
+					output(value)
+				}
+				break
+			}
+		}
+	}
+	return d
+}
