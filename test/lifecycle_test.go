@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 // TestTTYPromptIgnoresTerminalReplies: a sandboxed command writes to the
@@ -54,5 +55,68 @@ func TestTTYPromptIgnoresTerminalReplies(t *testing.T) {
 				t.Errorf("the prompt took an answer from the reply:\n%q", out)
 			}
 		})
+	}
+}
+
+// TestTTYNetworkPromptHoldsTheTerminal: a network prompt rule asks when
+// the connection is made, while the command runs on a pty relayed to the
+// person's terminal. The command goes on writing (here a stream of lines
+// it could have made a fake question of, wiping the prompt's own); none
+// of it may reach the terminal while the prompt asks, and the person's
+// answer goes to the prompt, not to the command.
+func TestTTYNetworkPromptHoldsTheTerminal(t *testing.T) {
+	requireIsolation(t)
+	f := newGateFixture(t, `prefix_rule(pattern=["bash", "net.sh"], decision="allow")
+network_rule(host = "later.test", protocol = "http", decision = "prompt")
+`)
+	prof := filepath.Join(f.dir, "net.toml")
+	mustWrite(t, prof, "extends = \"workspace-write\"\n[network]\nmode = \"proxy\"\nallow_hosts = [\"allowed.test\"]\n")
+	// The connection waits for the prompt. Once the prompt is drawn (the
+	// test makes "go"), the command writes a line and says so ("written"),
+	// and then writes until the connection ends, which the answer does.
+	mustWrite(t, filepath.Join(f.ws, "net.sh"), `( exec 3<>/dev/tcp/later.test/80
+  printf 'GET / HTTP/1.0\r\nHost: later.test\r\n\r\n' >&3; cat <&3 >/dev/null ) 2>/dev/null &
+conn=$!
+while [ ! -e go ]; do sleep 0.01; done
+echo SPOOF; : >written
+while kill -0 $conn 2>/dev/null; do echo SPOOF; done
+`)
+	result := filepath.Join(f.dir, "result.json")
+	r := startTTY(t, f.env, f.runArgs(result, []string{"-p", prof}, "bash", "net.sh")...)
+	r.waitPrompt(t)
+	r.send(t, "y")
+	from := r.log.waitFor(t, r.cursor, "connections to later.test:80")
+	r.cursor = from
+	r.waitPrompt(t)
+	mustWrite(t, filepath.Join(f.ws, "go"), "")
+	waitExists(t, filepath.Join(f.ws, "written"))
+	r.send(t, "n")
+	r.log.waitFor(t, r.cursor, "deny\r\n")
+	r.wait(t)
+	out := r.log.String()
+	start := strings.LastIndex(out[:from], "+-- gatedexec:")
+	end := strings.Index(out[from:], "deny\r\n")
+	if start < 0 || end < 0 {
+		t.Fatalf("no network prompt and answer on the terminal:\n%q", out)
+	}
+	if shown := out[start : from+end]; strings.Contains(shown, "SPOOF") {
+		t.Errorf("the command's output reached the terminal while the network prompt asked:\n%q", shown)
+	}
+	if tail := out[from+end:]; !strings.Contains(tail, "SPOOF") {
+		t.Errorf("the command's output held during the prompt was not shown after it:\n%q", tail)
+	}
+}
+
+// waitExists waits until path exists; the bound only stops a broken test
+// from hanging.
+func waitExists(t *testing.T, path string) {
+	t.Helper()
+	for deadline := time.Now().Add(ttyDeadline); ; time.Sleep(10 * time.Millisecond) {
+		if _, err := os.Stat(path); err == nil {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%s was never made", path)
+		}
 	}
 }
