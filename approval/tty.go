@@ -18,13 +18,16 @@ import (
 // ones are shortened on screen (never in requests or the audit log).
 const MaxShownArg = 200
 
-// maxKeys bounds how many unrecognised keys a prompt re-asks for before
-// denying, so that a stream of garbage cannot keep it waiting forever.
+// maxKeys bounds how many unrecognised inputs (a key, or what one read
+// returned: see keys.go) a prompt re-asks for before denying, so that a
+// stream of garbage cannot keep it waiting forever.
 const maxKeys = 8
 
 // TTYApprover asks a person at a terminal. It writes a framed prompt to
 // TTY and reads one key in raw mode, restoring the terminal mode after.
-// EOF, Ctrl-C, Ctrl-D, n and read errors deny.
+// EOF, Ctrl-C, Ctrl-D, n and read errors deny. Only a key pressed on its
+// own answers: a terminal's reply to a query the command wrote, an escape
+// sequence or a paste is an unrecognised input (keys.go).
 type TTYApprover struct {
 	// TTY is the controlling terminal, normally /dev/tty: the command's
 	// own stdin and stdout may be pipes and must not answer prompts.
@@ -81,9 +84,9 @@ func (a *TTYApprover) Approve(ctx context.Context, r *Request) (Response, error)
 		err = fmt.Errorf("approver tty: %w", err)
 		return Response{ID: r.ID, Outcome: Denied, Reason: err.Error()}, err
 	}
-	buf := make([]byte, 1)
+	keys := &keyReader{r: a.TTY}
 	for range maxKeys {
-		n, err := a.TTY.Read(buf)
+		in, err := keys.next()
 		if ctx.Err() != nil {
 			if errors.Is(context.Cause(ctx), ErrHangup) {
 				// The terminal went away: nobody can answer, as at EOF.
@@ -92,17 +95,24 @@ func (a *TTYApprover) Approve(ctx context.Context, r *Request) (Response, error)
 			io.WriteString(a.TTY, "aborted (signal)\r\n")
 			return Response{ID: r.ID, Outcome: Abort, Reason: "prompt interrupted by a signal"}, nil
 		}
-		if n == 0 || err != nil {
+		if err != nil {
 			// EOF, a hang-up (EIO on a pty) or cancellation: nobody can
 			// answer, so deny.
 			io.WriteString(a.TTY, "denied (no answer)\r\n")
 			reason := "no answer from the terminal"
-			if err != nil && !errors.Is(err, io.EOF) {
+			if !errors.Is(err, io.EOF) {
 				reason += ": " + err.Error()
 			}
 			return Response{ID: r.ID, Outcome: Denied, Reason: reason}, nil
 		}
-		key := buf[0]
+		if in.interrupt {
+			// Ctrl-C, Ctrl-D
+			io.WriteString(a.TTY, "denied\r\n")
+			return Response{ID: r.ID, Outcome: Denied, Reason: "interrupted at the terminal"}, nil
+		}
+		// in.key is 0 for what the terminal typed by itself (keys.go),
+		// which is no choice.
+		key := in.key
 		if key >= 'A' && key <= 'Z' {
 			key += 'a' - 'A'
 		}
@@ -111,11 +121,6 @@ func (a *TTYApprover) Approve(ctx context.Context, r *Request) (Response, error)
 				io.WriteString(a.TTY, c.label+"\r\n")
 				return Response{ID: r.ID, Outcome: c.outcome, Reason: "answered " + c.label + " at the terminal"}, nil
 			}
-		}
-		switch key {
-		case 0x03, 0x04: // Ctrl-C, Ctrl-D
-			io.WriteString(a.TTY, "denied\r\n")
-			return Response{ID: r.ID, Outcome: Denied, Reason: "interrupted at the terminal"}, nil
 		}
 		io.WriteString(a.TTY, "? "+choiceLine(choices)+" ")
 	}

@@ -72,6 +72,23 @@ func (s *screen) waitFor(t *testing.T, sub string) {
 	}
 }
 
+// waitCount waits until the screen shows sub n times.
+func (s *screen) waitCount(t *testing.T, sub string, n int) {
+	t.Helper()
+	deadline := time.After(30 * time.Second)
+	for strings.Count(s.text(), sub) < n {
+		select {
+		case <-s.more:
+		case <-s.done:
+			if strings.Count(s.text(), sub) < n {
+				t.Fatalf("terminal closed before showing %q %d times; it showed:\n%s", sub, n, s.text())
+			}
+		case <-deadline:
+			t.Fatalf("terminal never showed %q %d times; it showed:\n%s", sub, n, s.text())
+		}
+	}
+}
+
 // openPTY returns a pty whose master is non-blocking, so that Close
 // interrupts the screen reader and really hangs up the terminal (a
 // blocking os.File defers the close until a pending Read returns).
@@ -120,7 +137,9 @@ func TestTTYApprover(t *testing.T) {
 		{"ctrl-c", "\x03", nil, Denied},
 		{"ctrl-d", "\x04", nil, Denied},
 		{"unknown then y", "zq\ry", nil, Approved},
-		{"garbage forever", strings.Repeat("z", maxKeys+2), nil, Denied},
+		{"garbage forever", strings.Repeat("z", maxKeys), nil, Denied},
+		// A terminal's reply to a query, split over reads: no answer.
+		{"reply then n", "\x1b[4;2$yn", nil, Denied},
 		{"eof", "", nil, Denied},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -145,8 +164,15 @@ func TestTTYApprover(t *testing.T) {
 			scr.waitFor(t, "[d] deny and abort ? ")
 			if tc.key == "" {
 				master.Close()
-			} else if _, err := master.Write([]byte(tc.key)); err != nil {
-				t.Fatal(err)
+			}
+			// One key a read, each after the prompt (or its re-prompt)
+			// is drawn, as a person types: keys that arrive together
+			// are no answer (keys.go).
+			for i := range len(tc.key) {
+				scr.waitCount(t, "[d] deny and abort", i+1)
+				if _, err := master.Write([]byte{tc.key[i]}); err != nil {
+					t.Fatal(err)
+				}
 			}
 			got := <-res
 			if got.err != nil || got.resp.Outcome != tc.want || got.resp.ID != r.ID {

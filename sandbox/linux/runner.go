@@ -228,7 +228,10 @@ func (r *Runner) run(ctx context.Context, c *Command) (*sandbox.Result, error) {
 	if spec.Unshare != 0 && !caps.Root {
 		spec.Unshare |= unix.CLONE_NEWUSER
 	}
-	res, err := r.start(ctx, c, p, &spec, ruleset, cgs)
+	// One for the run, whichever way it starts: the fallback's proxy is
+	// made before the relay.
+	th := newTermHold()
+	res, err := r.start(ctx, c, p, &spec, ruleset, cgs, th)
 	if err != nil && errors.Is(err, errNamespaces) {
 		if p.Enforcement != sandbox.BestEffort {
 			return nil, fmt.Errorf("profile %s: %v: %w", p.Name, err, sandbox.ErrLayerUnavailable)
@@ -244,10 +247,10 @@ func (r *Runner) run(ctx context.Context, c *Command) (*sandbox.Result, error) {
 		spec.Unshare, spec.Mounts, spec.LoopbackUp, spec.ParentMntNS = 0, nil, false, 0
 		spec.Tmp, spec.Keep, spec.Reopen, spec.Dev = nil, nil, nil, false
 		if len(spec.Egress) == 0 {
-			res, err = r.start(ctx, c, p, &spec, ruleset, cgs)
+			res, err = r.start(ctx, c, p, &spec, ruleset, cgs, th)
 		} else {
 			spec.Egress = nil
-			res, err = r.startFallback(ctx, c, p, &spec, env, caps, cgs)
+			res, err = r.startFallback(ctx, c, p, &spec, env, caps, cgs, th)
 		}
 	}
 	if len(missing) > 0 {
@@ -266,7 +269,7 @@ type Command = sandbox.Command
 // the mounts in them, and ran nothing.
 var errNamespaces = errors.New("cannot set up namespaces")
 
-func (r *Runner) start(ctx context.Context, c *Command, p *sandbox.Profile, spec *helperSpec, ruleset *os.File, cgs *pendingCgroups) (*sandbox.Result, error) {
+func (r *Runner) start(ctx context.Context, c *Command, p *sandbox.Profile, spec *helperSpec, ruleset *os.File, cgs *pendingCgroups, hold *termHold) (*sandbox.Result, error) {
 	var data []byte
 	specR, specW, err := os.Pipe()
 	if err != nil {
@@ -283,7 +286,7 @@ func (r *Runner) start(ctx context.Context, c *Command, p *sandbox.Profile, spec
 	// A pty needs a session of the command's own to be its controlling
 	// terminal; a profile that keeps the caller's session keeps its
 	// terminal too.
-	io3, err := newStdio(c, !p.NoSetsid && !p.NoPty, tail)
+	io3, err := newStdio(c, !p.NoSetsid && !p.NoPty, tail, hold)
 	if err != nil {
 		specW.Close()
 		repW.Close()
@@ -303,7 +306,7 @@ func (r *Runner) start(ctx context.Context, c *Command, p *sandbox.Profile, spec
 	}
 	var eg *egressRun
 	if len(spec.Egress) > 0 {
-		if eg, err = newEgress(p, c.Net); err != nil {
+		if eg, err = newEgress(p, hold.hooks(c.Net)); err != nil {
 			specW.Close()
 			repW.Close()
 			io3.close()

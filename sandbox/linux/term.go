@@ -64,7 +64,7 @@ type stdio struct {
 
 // newStdio plans the descriptors of c. withPty allows the pty: the command
 // runs in a session of its own.
-func newStdio(c *Command, withPty bool, tail *sandbox.TailBuffer) (*stdio, error) {
+func newStdio(c *Command, withPty bool, tail *sandbox.TailBuffer, hold *termHold) (*stdio, error) {
 	// exec.Cmd takes an *os.File as the descriptor itself, anything else
 	// through a pipe it copies.
 	s := &stdio{tail: tail}
@@ -91,6 +91,7 @@ func newStdio(c *Command, withPty bool, tail *sandbox.TailBuffer) (*stdio, error
 		if err != nil {
 			return nil, fmt.Errorf("sandbox: terminal: %w", err)
 		}
+		t.hold = hold
 		s.term = t
 		s.afterStart = append(s.afterStart, t.slave)
 		for fd, f := range []*os.File{in, out, errf} {
@@ -278,6 +279,10 @@ type ptyRelay struct {
 	ownOut *os.File
 	tail   *sandbox.TailBuffer // the command's stderr is on the pty
 
+	// hold keeps the relays off the caller's terminal while a prompt asks
+	// on it (termhold.go).
+	hold *termHold
+
 	mu     sync.Mutex
 	saved  *unix.Termios // the caller's mode, to put back; nil while not raw
 	wakeR  int
@@ -420,17 +425,47 @@ func (t *ptyRelay) input() {
 		if fds[0].Revents == 0 {
 			continue
 		}
-		n, err := unix.Read(t.in, buf)
-		if errors.Is(err, unix.EINTR) || errors.Is(err, unix.EAGAIN) {
+		n, err, ok := t.readKeys(fds, buf)
+		if !ok {
+			return
+		}
+		if errors.Is(err, unix.EINTR) || errors.Is(err, unix.EAGAIN) || n == 0 && err == nil {
 			continue
 		}
 		if n <= 0 {
 			return // the caller's terminal hung up
 		}
+		// Outside the hold: a command that reads no input may keep this
+		// write waiting, and a prompt must not wait on it.
 		if _, err := t.master.Write(buf[:n]); err != nil {
 			return
 		}
 	}
+}
+
+// readKeys reads what the caller typed, unless a prompt holds the terminal
+// (then once it has ended, when the keys are still there: the prompt may
+// have read them). ok is false when stop woke the relay.
+func (t *ptyRelay) readKeys(fds []unix.PollFd, buf []byte) (n int, err error, ok bool) {
+	t.hold.enter()
+	defer t.hold.leave()
+	for {
+		_, err := unix.Poll(fds, 0)
+		if err == nil {
+			break
+		}
+		if !errors.Is(err, unix.EINTR) {
+			return 0, err, false
+		}
+	}
+	if fds[1].Revents != 0 {
+		return 0, nil, false
+	}
+	if fds[0].Revents == 0 {
+		return 0, nil, true
+	}
+	n, err = unix.Read(t.in, buf)
+	return n, err, true
 }
 
 // copyOutput copies what the command writes on the pty to the caller's
@@ -441,7 +476,9 @@ func (t *ptyRelay) copyOutput() {
 	for {
 		n, err := t.master.Read(buf)
 		if n > 0 {
+			t.hold.enter()
 			t.out.Write(buf[:n])
+			t.hold.leave()
 			if t.tail != nil {
 				// The pty ends lines with CR LF; denial detection reads lines.
 				t.tail.Write(bytes.ReplaceAll(buf[:n], []byte("\r\n"), []byte("\n")))
