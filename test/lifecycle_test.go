@@ -4,6 +4,7 @@ package test
 
 import (
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -118,5 +119,28 @@ func waitExists(t *testing.T, path string) {
 		if time.Now().After(deadline) {
 			t.Fatalf("%s was never made", path)
 		}
+	}
+}
+
+// TestTTYKeysWithoutStdin: with stdin elsewhere (/dev/null) and stdout and
+// stderr on the person's terminal, the command got the terminal itself on
+// them, open for reading too, and read what the person typed next (a
+// password, the answer to the next prompt). It gets a pty instead, whose
+// input no one feeds.
+func TestTTYKeysWithoutStdin(t *testing.T) {
+	f := newGateFixture(t, "")
+	cmd := exec.Command("sh", "-c", `exec "$0" "$@" </dev/null`, gatedexecBin, "sandbox", "-p", "workspace-write",
+		"-C", f.ws, "-w", f.ws, "--",
+		"bash", "-c", `echo ready >&2; if read -r -t 3 x <&2; then echo "got=$x" >&2; else echo "no keys" >&2; fi`)
+	cmd.Env = f.env
+	r := startOnTTY(t, cmd)
+	r.cursor = r.log.waitFor(t, 0, "ready")
+	r.send(t, "hunter2\n")
+	code, out := r.wait(t)
+	if strings.Contains(out, "got=hunter2") {
+		t.Fatalf("the command read the person's keys from its stderr (exit %d):\n%q", code, out)
+	}
+	if code != 0 || !strings.Contains(out, "no keys") {
+		t.Errorf("exit %d, want 0 and the read timing out:\n%q", code, out)
 	}
 }

@@ -105,6 +105,13 @@ func startTTY(t *testing.T, env []string, args ...string) *ttyRun {
 	t.Helper()
 	cmd := exec.Command(gatedexecBin, args...)
 	cmd.Env = env
+	return startOnTTY(t, cmd)
+}
+
+// startOnTTY starts cmd on a new pty, which becomes its controlling
+// terminal.
+func startOnTTY(t *testing.T, cmd *exec.Cmd) *ttyRun {
+	t.Helper()
 	pm, err := pty.StartWithSize(cmd, &pty.Winsize{Rows: 50, Cols: 250})
 	if err != nil {
 		t.Fatalf("starting gatedexec on a pty: %v", err)

@@ -32,8 +32,8 @@ const drainWait = time.Second
 //     so their order is kept;
 //   - a stderr that is a regular file is passed as it is, and its tail read
 //     back from the file after the run;
-//   - with a terminal on stdin (and a session of the command's own), the
-//     command gets a pty of its own, as script(1) gives one: every standard
+//   - with a terminal on any of them (and a session of the command's own),
+//     the command gets a pty of its own, as script(1) gives one: every standard
 //     descriptor the caller had on a terminal is the pty instead, which
 //     becomes the controlling terminal of the command's session with job
 //     control (see helper_linux.h); the runner relays between the caller's
@@ -41,8 +41,9 @@ const drainWait = time.Second
 //     passes window size changes on. /dev/tty then works and TIOCSTI (which
 //     seccomp refuses anyway) can reach only that pty, never the caller's.
 //
-// Anything else (a terminal stderr without a terminal stdin, a character
-// device) is the caller's descriptor as it is, with no tail.
+// Anything else (a character device, a terminal when the profile gives no
+// session of the command's own) is the caller's descriptor as it is, with
+// no tail.
 type stdio struct {
 	// What exec.Cmd gets for 0, 1 and 2: nil (never a nil *os.File) is
 	// /dev/null.
@@ -86,7 +87,11 @@ func newStdio(c *Command, withPty bool, tail *sandbox.TailBuffer, hold *termHold
 	if errf != nil {
 		s.stderr = errf
 	}
-	if withPty && in != nil && isTerminal(in) {
+	if withPty && (onTerm(in) || onTerm(out) || onTerm(errf)) {
+		// A terminal on any of them gets the pty: the caller's terminal
+		// itself, even write-only on stdout, reads the caller's keys
+		// (through /proc/self/fd/N), and a command holding it could read
+		// what they type next, a password or an approval.
 		t, err := openPty(in, out, errf)
 		if err != nil {
 			return nil, fmt.Errorf("sandbox: terminal: %w", err)
@@ -272,7 +277,7 @@ func sameFile(a, b *os.File) bool {
 type ptyRelay struct {
 	master *os.File // non-blocking, in the runtime poller
 	slave  *os.File
-	in     int      // the caller's terminal, read
+	in     int      // the caller's terminal, read; -1 when stdin is not it
 	out    *os.File // where the pty's output goes: the caller's terminal
 	// ownOut is out when the runner opened it (stdin's terminal for
 	// writing, when neither stdout nor stderr is a terminal).
@@ -309,9 +314,9 @@ func openPty(in, out, errf *os.File) (*ptyRelay, error) {
 		return nil, err
 	}
 	t := &ptyRelay{master: os.NewFile(uintptr(mfd), "pty-master"), slave: os.NewFile(uintptr(sfd), "pty-slave"),
-		in: int(in.Fd()), output: make(chan struct{})}
-	if mode, err := unix.IoctlGetTermios(t.in, unix.TCGETS); err == nil {
-		unix.IoctlSetTermios(sfd, unix.TCSETS, mode)
+		in: -1, output: make(chan struct{})}
+	if onTerm(in) {
+		t.in = int(in.Fd())
 	}
 	switch {
 	case out != nil && isTerminal(out):
@@ -329,9 +334,19 @@ func openPty(in, out, errf *os.File) (*ptyRelay, error) {
 		}
 		t.out, t.ownOut = f, f
 	}
+	modeOf := t.in
+	if modeOf < 0 {
+		modeOf = int(t.out.Fd())
+	}
+	if mode, err := unix.IoctlGetTermios(modeOf, unix.TCGETS); err == nil {
+		unix.IoctlSetTermios(sfd, unix.TCSETS, mode)
+	}
 	t.syncSize()
 	return t, nil
 }
+
+// onTerm reports whether f is a terminal; f may be nil.
+func onTerm(f *os.File) bool { return f != nil && isTerminal(f) }
 
 // openPeer opens the pty's slave from its master (TIOCGPTPEER, Linux
 // 4.13), or by its name in /dev/pts before that.
@@ -351,6 +366,9 @@ func openPeer(mfd int) (int, error) {
 // SIGWINCH to the command's foreground process group.
 func (t *ptyRelay) syncSize() {
 	for _, fd := range []int{int(t.out.Fd()), t.in} {
+		if fd < 0 {
+			continue
+		}
 		if ws, err := unix.IoctlGetWinsize(fd, unix.TIOCGWINSZ); err == nil {
 			unix.IoctlSetWinsize(int(t.master.Fd()), unix.TIOCSWINSZ, ws)
 			return
@@ -364,7 +382,7 @@ func (t *ptyRelay) syncSize() {
 func (t *ptyRelay) makeRaw() {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	if t.saved != nil {
+	if t.saved != nil || t.in < 0 {
 		return
 	}
 	mode, err := unix.IoctlGetTermios(t.in, unix.TCGETS)
@@ -393,11 +411,12 @@ func (t *ptyRelay) restore() {
 	}
 }
 
-// start takes the caller's terminal and starts both relays.
+// start takes the caller's terminal and starts both relays: the keys'
+// only when stdin is the terminal (else they stay the caller's shell's).
 func (t *ptyRelay) start() {
 	t.makeRaw()
 	p := make([]int, 2)
-	if unix.Pipe2(p, unix.O_CLOEXEC) == nil {
+	if t.in >= 0 && unix.Pipe2(p, unix.O_CLOEXEC) == nil {
 		t.wakeR, t.wakeW = p[0], p[1]
 		t.relays.Add(1)
 		go t.input()
