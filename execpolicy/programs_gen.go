@@ -139,28 +139,30 @@ func lookupProgram(prog string) programFacts {
 		return programFacts{builtin: shellBuiltins[9].val}
 	case "head":
 		return programFacts{safe: knownSafeList[15].val}
+	case "hyperfine":
+		return programFacts{wrapper: wrappers[27].val}
 	case "id":
 		return programFacts{safe: knownSafeList[16].val}
 	case "ifne":
-		return programFacts{wrapper: wrappers[27].val}
+		return programFacts{wrapper: wrappers[28].val}
 	case "init":
 		return programFacts{danger: dangerIndex[6].val}
 	case "ionice":
-		return programFacts{wrapper: wrappers[28].val}
-	case "jobs":
 		return programFacts{wrapper: wrappers[29].val}
+	case "jobs":
+		return programFacts{wrapper: wrappers[30].val}
 	case "kill":
 		return programFacts{danger: dangerIndex[7].val}
 	case "ksh":
 		return programFacts{wrapper: &shellWrapper}
 	case "lckdo":
-		return programFacts{wrapper: wrappers[30].val}
+		return programFacts{wrapper: wrappers[31].val}
 	case "local":
 		return programFacts{builtin: shellBuiltins[10].val}
 	case "ls":
 		return programFacts{safe: knownSafeList[17].val}
 	case "ltrace":
-		return programFacts{wrapper: wrappers[31].val}
+		return programFacts{wrapper: wrappers[32].val}
 	case "make":
 		return programFacts{exec: programExecOptions[5].val}
 	case "man":
@@ -180,23 +182,25 @@ func lookupProgram(prog string) programFacts {
 	case "nawk":
 		return programFacts{exec: programExecOptions[8].val}
 	case "nice":
-		return programFacts{wrapper: wrappers[32].val}
+		return programFacts{wrapper: wrappers[33].val}
 	case "nl":
 		return programFacts{safe: knownSafeList[19].val}
 	case "nocache":
-		return programFacts{wrapper: wrappers[33].val}
-	case "nohup":
 		return programFacts{wrapper: wrappers[34].val}
-	case "nsenter":
+	case "nohup":
 		return programFacts{wrapper: wrappers[35].val}
-	case "numactl":
+	case "nsenter":
 		return programFacts{wrapper: wrappers[36].val}
+	case "numactl":
+		return programFacts{wrapper: wrappers[37].val}
 	case "od":
 		return programFacts{safe: knownSafeList[20].val}
 	case "parallel":
-		return programFacts{wrapper: wrappers[37].val}
-	case "pkexec":
 		return programFacts{wrapper: wrappers[38].val}
+	case "perf":
+		return programFacts{wrapper: wrappers[39].val}
+	case "pkexec":
+		return programFacts{wrapper: wrappers[40].val}
 	case "posh":
 		return programFacts{wrapper: &shellWrapper}
 	case "poweroff":
@@ -204,11 +208,11 @@ func lookupProgram(prog string) programFacts {
 	case "printf":
 		return programFacts{safe: knownSafeList[21].val, builtin: shellBuiltins[12].val}
 	case "prlimit":
-		return programFacts{wrapper: wrappers[39].val}
-	case "proxychains":
-		return programFacts{wrapper: wrappers[40].val}
-	case "proxychains4":
 		return programFacts{wrapper: wrappers[41].val}
+	case "proxychains":
+		return programFacts{wrapper: wrappers[42].val}
+	case "proxychains4":
+		return programFacts{wrapper: wrappers[43].val}
 	case "pwd":
 		return programFacts{safe: knownSafeList[22].val}
 	case "read":
@@ -230,13 +234,15 @@ func lookupProgram(prog string) programFacts {
 	case "rsync":
 		return programFacts{exec: programExecOptions[10].val}
 	case "run0":
-		return programFacts{wrapper: wrappers[42].val}
-	case "runuser":
-		return programFacts{wrapper: wrappers[43].val}
-	case "sandbox-exec":
 		return programFacts{wrapper: wrappers[44].val}
-	case "script":
+	case "runuser":
 		return programFacts{wrapper: wrappers[45].val}
+	case "sandbox-exec":
+		return programFacts{wrapper: wrappers[46].val}
+	case "screen":
+		return programFacts{wrapper: wrappers[47].val}
+	case "script":
+		return programFacts{wrapper: wrappers[48].val}
 	case "sdiff":
 		return programFacts{exec: programExecOptions[11].val}
 	case "sed":
@@ -244,13 +250,13 @@ func lookupProgram(prog string) programFacts {
 	case "set":
 		return programFacts{builtin: shellBuiltins[16].val}
 	case "setpriv":
-		return programFacts{wrapper: wrappers[46].val}
-	case "setsid":
-		return programFacts{wrapper: wrappers[47].val}
-	case "setuidgid":
-		return programFacts{wrapper: wrappers[48].val}
-	case "sg":
 		return programFacts{wrapper: wrappers[49].val}
+	case "setsid":
+		return programFacts{wrapper: wrappers[50].val}
+	case "setuidgid":
+		return programFacts{wrapper: wrappers[51].val}
+	case "sg":
+		return programFacts{wrapper: wrappers[52].val}
 	case "sh":
 		return programFacts{wrapper: &shellWrapper}
 	case "sha256sum":
@@ -266,49 +272,49 @@ func lookupProgram(prog string) programFacts {
 	case "split":
 		return programFacts{exec: programExecOptions[14].val}
 	case "ssh-agent":
-		return programFacts{wrapper: wrappers[50].val}
+		return programFacts{wrapper: wrappers[53].val}
 	case "sshpass":
-		return programFacts{wrapper: wrappers[51].val}
+		return programFacts{wrapper: wrappers[54].val}
 	case "stat":
 		return programFacts{safe: knownSafeList[29].val}
 	case "stdbuf":
-		return programFacts{wrapper: wrappers[52].val}
-	case "strace":
-		return programFacts{wrapper: wrappers[53].val, exec: programExecOptions[15].val}
-	case "su":
-		return programFacts{wrapper: wrappers[54].val}
-	case "su-exec":
 		return programFacts{wrapper: wrappers[55].val}
+	case "strace":
+		return programFacts{wrapper: wrappers[56].val, exec: programExecOptions[15].val}
+	case "su":
+		return programFacts{wrapper: wrappers[57].val}
+	case "su-exec":
+		return programFacts{wrapper: wrappers[58].val}
 	case "sudo":
-		return programFacts{wrapper: wrappers[56].val}
+		return programFacts{wrapper: wrappers[59].val}
 	case "systemctl":
 		return programFacts{danger: dangerIndex[14].val}
 	case "systemd-run":
-		return programFacts{wrapper: wrappers[57].val}
+		return programFacts{wrapper: wrappers[60].val}
 	case "tail":
 		return programFacts{safe: knownSafeList[30].val}
 	case "tar":
 		return programFacts{exec: programExecOptions[16].val}
 	case "taskset":
-		return programFacts{wrapper: wrappers[58].val}
+		return programFacts{wrapper: wrappers[61].val}
 	case "telinit":
 		return programFacts{danger: dangerIndex[15].val}
 	case "test":
 		return programFacts{builtin: shellBuiltins[19].val}
 	case "time":
-		return programFacts{wrapper: wrappers[59].val}
-	case "timeout":
-		return programFacts{wrapper: wrappers[60].val}
-	case "tini":
-		return programFacts{wrapper: wrappers[61].val}
-	case "torsocks":
 		return programFacts{wrapper: wrappers[62].val}
-	case "toybox":
+	case "timeout":
 		return programFacts{wrapper: wrappers[63].val}
+	case "tini":
+		return programFacts{wrapper: wrappers[64].val}
+	case "torsocks":
+		return programFacts{wrapper: wrappers[65].val}
+	case "toybox":
+		return programFacts{wrapper: wrappers[66].val}
 	case "tr":
 		return programFacts{safe: knownSafeList[31].val}
 	case "trap":
-		return programFacts{wrapper: wrappers[64].val}
+		return programFacts{wrapper: wrappers[67].val}
 	case "true":
 		return programFacts{safe: knownSafeList[32].val}
 	case "typeset":
@@ -316,19 +322,19 @@ func lookupProgram(prog string) programFacts {
 	case "uname":
 		return programFacts{safe: knownSafeList[33].val}
 	case "unbuffer":
-		return programFacts{wrapper: wrappers[65].val}
+		return programFacts{wrapper: wrappers[68].val}
 	case "uniq":
 		return programFacts{safe: knownSafeList[34].val}
 	case "unset":
 		return programFacts{builtin: shellBuiltins[21].val}
 	case "unshare":
-		return programFacts{wrapper: wrappers[66].val}
+		return programFacts{wrapper: wrappers[69].val}
 	case "valgrind":
-		return programFacts{wrapper: wrappers[67].val}
+		return programFacts{wrapper: wrappers[70].val}
 	case "wait":
 		return programFacts{builtin: shellBuiltins[22].val}
 	case "watch":
-		return programFacts{wrapper: wrappers[68].val}
+		return programFacts{wrapper: wrappers[71].val}
 	case "wc":
 		return programFacts{safe: knownSafeList[35].val}
 	case "which":
@@ -338,11 +344,11 @@ func lookupProgram(prog string) programFacts {
 	case "wipefs":
 		return programFacts{danger: dangerIndex[16].val}
 	case "with-lock-ex":
-		return programFacts{wrapper: wrappers[69].val}
+		return programFacts{wrapper: wrappers[72].val}
 	case "xargs":
-		return programFacts{wrapper: wrappers[70].val}
+		return programFacts{wrapper: wrappers[73].val}
 	case "xvfb-run":
-		return programFacts{wrapper: wrappers[71].val}
+		return programFacts{wrapper: wrappers[74].val}
 	case "yash":
 		return programFacts{wrapper: &shellWrapper}
 	case "zsh":

@@ -31,6 +31,9 @@ const (
 	runsJobs
 	// runsFdExec: fd's -x/--exec and -X/--exec-batch (see unwrapFd).
 	runsFdExec
+	// runsEach: each operand is a script of its own (hyperfine CMD...);
+	// with permute, options may come between them.
+	runsEach
 )
 
 // wrapper describes how to skip a wrapper's options to reach what it runs.
@@ -70,7 +73,8 @@ type wrapper struct {
 	fileOpts []string
 	// permute: options may follow operands, as GNU getopt without "+"
 	// reads them (su USER -c CMD, script FILE -c CMD); only for runsNone,
-	// whose operands run nothing.
+	// whose operands run nothing, and runsEach, whose operands are all
+	// scripts.
 	permute bool
 	// shellArgs: the operands after the first are arguments of the shell
 	// the wrapper starts (su USER -- -c CMD).
@@ -78,6 +82,9 @@ type wrapper struct {
 	// numOperand: a first operand that is a number precedes the command
 	// (chrt PRIORITY CMD, where newer versions let PRIORITY be left out).
 	numOperand bool
+	// startsShellAlone: given no command, the wrapper starts an
+	// interactive shell, which reads its commands from stdin (screen).
+	startsShellAlone bool
 	// inputCommands: given no command, the wrapper runs its input lines,
 	// or the arguments after :::, as commands (parallel).
 	inputCommands bool
@@ -117,11 +124,19 @@ var wrappers = nameTable[*wrapper]{
 	{"firejail", &wrapper{kind: runsArgv}},
 	{"flock", &wrapper{kind: runsArgv, operands: 1, value: []string{"-w", "--timeout", "-E", "--conflict-exit-code"}, flag: []string{"-s", "--shared", "-x", "-e", "--exclusive", "-n", "--nb", "--nonblock", "-u", "--unlock", "-o", "--close", "-F", "--no-fork", "--verbose"}, script: []string{"-c", "--command"}}},
 	{"gosu", &wrapper{kind: runsArgv, operands: 1}},
+	// hyperfine runs each operand, and the values of its --prepare-like
+	// options, through a shell (the program of -S/--shell).
+	{"hyperfine", &wrapper{kind: runsEach, permute: true,
+		value: []string{"-w", "--warmup", "-m", "--min-runs", "-M", "--max-runs", "-r", "--runs", "-P", "--parameter-scan", "-D", "--parameter-step-size", "-L", "--parameter-list",
+			"--style", "-u", "--time-unit", "--export-asciidoc", "--export-csv", "--export-json", "--export-markdown", "--export-orgmode", "--output", "--input", "-n", "--command-name", "--sort", "--reference-name"},
+		flag:   []string{"-N", "-i", "--ignore-failure", "--show-output"},
+		script: []string{"-s", "--setup", "-p", "--prepare", "-C", "--conclude", "-c", "--cleanup", "--reference", "-S", "--shell"},
+		noExec: []string{"-h", "--help", "-V", "--version"}}},
 	{"ifne", &wrapper{kind: runsArgv, flag: []string{"-n"}}},
 	{"ionice", &wrapper{kind: runsArgv, value: []string{"-c", "--class", "-n", "--classdata"}, flag: []string{"-t", "--ignore"}, noExec: []string{"-p", "--pid", "-P", "--pgid", "-u", "--uid"}}},
 	{"jobs", &wrapper{kind: runsJobs}},
 	{"lckdo", &wrapper{kind: runsArgv, operands: 1, value: []string{"-W"}, flag: []string{"-q", "-w"}}},
-	{"ltrace", &wrapper{kind: runsArgv, value: []string{"-o", "--output", "-e", "-s", "-u", "-a", "-n", "-l", "--library"}, flag: []string{"-f", "-c", "-C", "-d", "-i", "-r", "-S", "-t", "-tt", "-ttt", "-T", "-w"}, noExec: []string{"-p", "-V", "--version", "-h", "--help"}}},
+	{"ltrace", &wrapper{kind: runsArgv, value: []string{"-o", "--output", "-e", "-s", "-u", "-a", "-n", "-l", "--library", "-p"}, flag: []string{"-f", "-c", "-C", "-d", "-i", "-r", "-S", "-t", "-tt", "-ttt", "-T", "-w"}, noExec: []string{"-V", "--version", "-h", "--help"}}},
 	{"nice", &wrapper{kind: runsArgv, numeric: true, value: []string{"-n", "--adjustment"}}},
 	{"nocache", &wrapper{kind: runsArgv, value: []string{"-n"}}},
 	{"nohup", &wrapper{kind: runsArgv}},
@@ -129,6 +144,17 @@ var wrappers = nameTable[*wrapper]{
 	{"numactl", &wrapper{kind: runsArgv}},
 	// parallel runs its command words, joined, through a shell.
 	{"parallel", &wrapper{kind: runsJoined, inputCommands: true, value: []string{"-j", "--jobs", "-S", "--sshlogin", "-a", "--arg-file"}, flag: []string{"-k", "--keep-order", "-q", "--quote"}}},
+	// perf SUBCOMMAND [OPTIONS] CMD...: stat, record, trace and others
+	// run the command after their options. Any subcommand is taken for
+	// one that does: the options of those that run none are unknown, and
+	// their operands are judged as a command, which is only stricter.
+	{"perf", &wrapper{kind: runsArgv, operands: 1,
+		value: []string{"-e", "--event", "-o", "--output", "-F", "--freq", "-c", "--count", "-C", "--cpu", "-G", "--cgroup", "-I", "--interval-print", "-r", "--repeat", "-x", "--field-separator",
+			"-m", "--mmap-pages", "--call-graph", "-t", "--tid", "-p", "--pid", "-u", "--uid", "-D", "--delay", "--debug", "--exec-path", "--buildid-dir", "--pre", "--post", "--filter", "--duration"},
+		flag: []string{"-a", "--all-cpus", "-g", "-v", "--verbose", "-q", "--quiet", "-n", "--null", "-d", "--detailed", "-s", "--no-inherit", "-i", "-A", "--no-aggr", "--no-buffering", "-B", "--big-num", "-R", "--raw-samples", "-T", "--timestamp", "-P", "--per-thread", "--no-pager", "--paginate"},
+		// -p attaches to a process, but a command after it still runs
+		// (perf record -p PID -- sleep 5 records for as long).
+		noExec: []string{"-h", "--help", "--version"}}},
 	{"pkexec", &wrapper{kind: runsArgv, value: []string{"--user"}, flag: []string{"--disable-internal-agent", "--keep-cwd"}, noExec: []string{"--version", "--help"}}},
 	{"prlimit", &wrapper{kind: runsArgv, noExec: []string{"-p", "--pid"}}},
 	{"proxychains", &wrapper{kind: runsArgv, flag: []string{"-q"}, value: []string{"-f"}}},
@@ -141,6 +167,15 @@ var wrappers = nameTable[*wrapper]{
 		flag:   []string{"-", "-l", "--login", "-m", "-p", "--preserve-environment", "-P", "--pty", "-f", "--fast"},
 		script: []string{"-c", "--command", "--session-command"}}},
 	{"sandbox-exec", &wrapper{kind: runsArgv, value: []string{"-f", "-p", "-n", "-D"}}},
+	// screen [OPTIONS] CMD ARGS runs CMD in a new window; without one,
+	// the shell of -s or $SHELL, reading the terminal. -X sends a screen
+	// command (exec, stuff) to a session and -c reads a configuration:
+	// both are unknown options, so unanalysable.
+	{"screen", &wrapper{kind: runsArgv, startsShellAlone: true,
+		value:  []string{"-S", "-e", "-h", "-p", "-T", "-t"},
+		flag:   []string{"-a", "-A", "-d", "-D", "-m", "-L", "-l", "-ln", "-q", "-U", "-O", "-i", "-f", "-fn", "-fa", "-R", "-RR"},
+		script: []string{"-s"},
+		noExec: []string{"-r", "-x", "-ls", "-list", "-wipe", "-v", "-version", "-help", "-Q"}}},
 	// script -c runs a command; without it, an interactive shell.
 	{"script", &wrapper{kind: runsNone, permute: true, value: []string{"-O", "--log-out", "-I", "--log-in", "-B", "--log-io", "-T", "--log-timing", "-E", "--echo", "-m", "--logging-format"},
 		flag: []string{"-a", "--append", "-e", "--return", "-f", "--flush", "-q", "--quiet"}, script: []string{"-c", "--command"}}},
@@ -152,7 +187,9 @@ var wrappers = nameTable[*wrapper]{
 	{"ssh-agent", &wrapper{kind: runsArgv, value: []string{"-a", "-E", "-O", "-P", "-t"}, flag: []string{"-c", "-s", "-D", "-d"}, noExec: []string{"-k"}}},
 	{"sshpass", &wrapper{kind: runsArgv, value: []string{"-p", "-f", "-d", "-P"}, flag: []string{"-e", "-v"}, noExec: []string{"-h", "-V"}}},
 	{"stdbuf", &wrapper{kind: runsArgv, value: []string{"-i", "--input", "-o", "--output", "-e", "--error"}}},
-	{"strace", &wrapper{kind: runsArgv, value: []string{"-o", "--output", "-e", "-s", "--string-limit", "-u", "--user", "-E", "--env", "-a", "-S", "-P", "-I", "-O", "-X", "-b"}, flag: []string{"-f", "-ff", "-c", "-C", "-d", "-D", "-i", "-k", "-q", "-qq", "-r", "-t", "-tt", "-ttt", "-T", "-v", "-w", "-x", "-xx", "-y", "-yy", "-z", "-Z", "-n", "-A", "-F"}, noExec: []string{"-p", "--attach", "-V", "--version", "-h", "--help"}}},
+	// strace -p PID CMD and ltrace -p PID CMD attach to PID and still run
+	// CMD: -p takes a value and ends nothing.
+	{"strace", &wrapper{kind: runsArgv, value: []string{"-o", "--output", "-e", "-s", "--string-limit", "-u", "--user", "-E", "--env", "-a", "-S", "-P", "-I", "-O", "-X", "-b", "-p", "--attach"}, flag: []string{"-f", "-ff", "-c", "-C", "-d", "-D", "-i", "-k", "-q", "-qq", "-r", "-t", "-tt", "-ttt", "-T", "-v", "-w", "-x", "-xx", "-y", "-yy", "-z", "-Z", "-n", "-A", "-F"}, noExec: []string{"-V", "--version", "-h", "--help"}}},
 	{"su", &wrapper{kind: runsNone, permute: true, shellArgs: true, value: []string{"-s", "--shell", "-g", "--group", "-G", "--supp-group", "-w", "--whitelist-environment"},
 		flag:   []string{"-", "-l", "--login", "-m", "-p", "--preserve-environment", "-f", "--fast", "-P", "--pty"},
 		script: []string{"-c", "--command", "--session-command"}}},
@@ -306,6 +343,9 @@ opts:
 		}
 		v := w.value
 		switch {
+		case slices.Contains(spec.noExec, v):
+			// A whole word first: screen's -ls is no -l -s cluster.
+			return unwrapped{}
 		case slices.Contains(spec.flag, v):
 			startsShell = startsShell || slices.Contains(spec.shellOpts, v)
 			i++
@@ -472,8 +512,10 @@ opts:
 			}
 		}
 	case kind == runsNone && len(out.scripts) == 0,
-		kind == runsArgv && startsShell && len(rest) == 0:
+		kind == runsArgv && (startsShell || spec.startsShellAlone) && len(rest) == 0:
 		out.stdinScript = true // su, sudo -s: an interactive shell
+	case kind == runsEach:
+		out.scripts = append(append(out.scripts, permuted...), rest...)
 	case len(rest) == 0:
 	case kind == runsArgv:
 		out.argvs = append(out.argvs, rest)

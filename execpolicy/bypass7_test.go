@@ -1,0 +1,51 @@
+package execpolicy
+
+import "testing"
+
+// runnersPolicy is execArgsPolicy with the programs of the seventh
+// red-team round allowed: each runs a command given in its arguments,
+// which an allow rule for the program says nothing about.
+func runnersPolicy() *Policy {
+	p := execArgsPolicy()
+	for _, prog := range []string{"perf", "screen", "hyperfine", "strace", "ltrace", "ls"} {
+		p.AddPrefixRule(PrefixRule{Program: prog, Decision: Allow, Source: "bypass7"})
+	}
+	return p
+}
+
+// TestRunnerWrappers holds programs that run the command, or each
+// script, after their options. perf and screen were unknown as wrappers;
+// strace and ltrace took -p for an option after which nothing runs, but
+// strace -p 1 touch f ran touch (strace 6.1).
+func TestRunnerWrappers(t *testing.T) {
+	checkBypass3(t, runnersPolicy(), []bypass3Case{
+		{"perf stat", "perf stat rm x", Forbidden, 0},
+		{"perf record", "perf record -g -o p.data rm x", Forbidden, 0},
+		{"perf trace", "perf trace rm x", Forbidden, 0},
+		{"perf --", "perf stat -e cycles -- rm x", Forbidden, 0},
+		{"perf -p", "perf record -p 1 -- rm x", Forbidden, 0},
+		{"perf unknown", "perf stat whoami", Prompt, 0},
+		{"screen", "screen rm x", Forbidden, 0},
+		{"screen -dmS", "screen -dmS s rm x", Forbidden, 0},
+		{"screen -s", "screen -s rm", Forbidden, 0},
+		{"screen -X", "screen -X stuff 'rm x'", Prompt, Forbidden},
+		{"screen alone", "screen", Prompt, 0},
+		{"screen -c", "screen -c evil.rc", Prompt, 0},
+		{"hyperfine", "hyperfine 'rm x'", Forbidden, 0},
+		{"hyperfine second", "hyperfine ls 'rm x'", Forbidden, 0},
+		{"hyperfine --prepare", "hyperfine --prepare 'rm x' ls", Forbidden, 0},
+		{"hyperfine after option", "hyperfine ls -r 3 'rm x'", Forbidden, 0},
+		{"hyperfine -S", "hyperfine -S rm ls", Forbidden, 0},
+		{"hyperfine param", "hyperfine -L x a,b 'ls {x}'", Prompt, 0},
+		{"strace -p", "strace -p 1 rm x", Forbidden, 0},
+		{"ltrace -p", "ltrace -p 1 rm x", Forbidden, 0},
+		// Controls.
+		{"perf stat ls", "perf stat -x, ls", Allow, 0},
+		{"perf report", "perf report", Allow, 0},
+		{"screen -ls", "screen -ls", Allow, 0},
+		{"screen -r", "screen -r s", Allow, 0},
+		{"screen ls", "screen -dm ls", Allow, 0},
+		{"hyperfine ls", "hyperfine -w 2 ls 'ls -l'", Allow, 0},
+		{"strace -p alone", "strace -p 1", Allow, 0},
+	})
+}
