@@ -7,7 +7,7 @@ import "testing"
 // which an allow rule for the program says nothing about.
 func runnersPolicy() *Policy {
 	p := execArgsPolicy()
-	for _, prog := range []string{"perf", "screen", "hyperfine", "strace", "ltrace", "ls"} {
+	for _, prog := range []string{"perf", "screen", "hyperfine", "strace", "ltrace", "ls", "ssh", "scp", "sftp"} {
 		p.AddPrefixRule(PrefixRule{Program: prog, Decision: Allow, Source: "bypass7"})
 	}
 	return p
@@ -47,5 +47,29 @@ func TestRunnerWrappers(t *testing.T) {
 		{"screen ls", "screen -dm ls", Allow, 0},
 		{"hyperfine ls", "hyperfine -w 2 ls 'ls -l'", Allow, 0},
 		{"strace -p alone", "strace -p 1", Allow, 0},
+	})
+}
+
+// TestSSHCommands holds OpenSSH clients' settings and options that are
+// commands: ProxyCommand and LocalCommand run here, scp -S and sftp -S/-D
+// name a program run here, and ssh HOST CMD runs CMD on HOST, which may
+// be this host. An allow rule for the client says nothing about them.
+func TestSSHCommands(t *testing.T) {
+	checkBypass3(t, runnersPolicy(), []bypass3Case{
+		{"ProxyCommand=", "ssh -o ProxyCommand='rm x' h", Forbidden, 0},
+		{"attached", "ssh -oproxycommand='rm x' h", Forbidden, 0},
+		{"Key Value", "ssh -o 'ProxyCommand rm x' h", Forbidden, 0},
+		{"LocalCommand", "ssh -o PermitLocalCommand=yes -o LocalCommand='rm x' h", Forbidden, 0},
+		{"remote", "ssh localhost rm x", Forbidden, 0},
+		{"remote allowed", "ssh -p 22 h ls", Prompt, 0},
+		{"-F", "ssh -F cfg h", Prompt, 0},
+		{"scp -S", "scp -S rm a h:b", Forbidden, 0},
+		{"scp -o", "scp -o ProxyCommand='rm x' a h:b", Forbidden, 0},
+		{"sftp -D", "sftp -D rm h", Forbidden, 0},
+		{"unknown", "ssh -o ProxyCommand=whoami h", Prompt, 0},
+		// Controls.
+		{"login", "ssh -p 22 h", Allow, 0},
+		{"tunnel", "ssh -N -L 8080:localhost:80 h", Allow, 0},
+		{"scp", "scp -P 22 a h:b", Allow, 0},
 	})
 }

@@ -263,6 +263,10 @@ func oldProgramExecOptions() map[string]*oldExecOptions {
 		"nawk":   {script: awkArgs},
 		"man":    {script: manArgs},
 		"strace": {script: straceArgs},
+		// Added in the seventh red-team round.
+		"ssh":  {script: sshArgs},
+		"scp":  {script: scpArgs},
+		"sftp": {script: sftpArgs},
 		// Many git settings are commands git runs (alias.*, core.pager,
 		// core.sshCommand, core.fsmonitor, diff.external, ...); --exec-path
 		// picks the directory of the programs its subcommands run.

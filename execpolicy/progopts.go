@@ -67,12 +67,18 @@ var programExecOptions = nameTable[*execOptions]{
 	// runs one for the hostname of its hyperlinks.
 	{"rg", &execOptions{long: []string{"--pre", "--hostname-bin"}}},
 	{"rsync", &execOptions{short: "e", long: []string{"--rsh"}}},
+	// scp -S and sftp -S/-D name a program to run; -o ProxyCommand and
+	// the like, for these and ssh, a command (see sshClientArgs).
+	{"scp", &execOptions{script: scpArgs}},
 	{"sdiff", &execOptions{long: []string{"--diff-program"}}},
 	{"sed", &execOptions{script: sedArgs}},
+	{"sftp", &execOptions{script: sftpArgs}},
 	{"sort", &execOptions{long: []string{"--compress-program"}}},
 	// split --filter writes each piece to a shell command.
 	{"split", &execOptions{long: []string{"--filter"}}},
 	// strace -o '|CMD' pipes the trace to CMD.
+	// ssh HOST CMD runs CMD on HOST, which may be this host.
+	{"ssh", &execOptions{script: sshArgs}},
 	{"strace", &execOptions{script: straceArgs}},
 	{"tar", &execOptions{short: "IF", oldStyle: true,
 		long:        []string{"--use-compress-program", "--to-command", "--checkpoint-action", "--info-script", "--new-volume-script", "--rsh-command", "--rmt-command"},

@@ -239,14 +239,16 @@ func lookupProgram(prog string) programFacts {
 		return programFacts{wrapper: wrappers[45].val}
 	case "sandbox-exec":
 		return programFacts{wrapper: wrappers[46].val}
+	case "scp":
+		return programFacts{exec: programExecOptions[11].val}
 	case "screen":
 		return programFacts{wrapper: wrappers[47].val}
 	case "script":
 		return programFacts{wrapper: wrappers[48].val}
 	case "sdiff":
-		return programFacts{exec: programExecOptions[11].val}
+		return programFacts{exec: programExecOptions[12].val}
 	case "sed":
-		return programFacts{safe: knownSafeList[26].val, exec: programExecOptions[12].val}
+		return programFacts{safe: knownSafeList[26].val, exec: programExecOptions[13].val}
 	case "set":
 		return programFacts{builtin: shellBuiltins[16].val}
 	case "setpriv":
@@ -255,6 +257,8 @@ func lookupProgram(prog string) programFacts {
 		return programFacts{wrapper: wrappers[50].val}
 	case "setuidgid":
 		return programFacts{wrapper: wrappers[51].val}
+	case "sftp":
+		return programFacts{exec: programExecOptions[14].val}
 	case "sg":
 		return programFacts{wrapper: wrappers[52].val}
 	case "sh":
@@ -266,11 +270,13 @@ func lookupProgram(prog string) programFacts {
 	case "shutdown":
 		return programFacts{danger: dangerIndex[13].val}
 	case "sort":
-		return programFacts{safe: knownSafeList[28].val, exec: programExecOptions[13].val}
+		return programFacts{safe: knownSafeList[28].val, exec: programExecOptions[15].val}
 	case "source":
 		return programFacts{builtin: shellBuiltins[18].val}
 	case "split":
-		return programFacts{exec: programExecOptions[14].val}
+		return programFacts{exec: programExecOptions[16].val}
+	case "ssh":
+		return programFacts{exec: programExecOptions[17].val}
 	case "ssh-agent":
 		return programFacts{wrapper: wrappers[53].val}
 	case "sshpass":
@@ -280,7 +286,7 @@ func lookupProgram(prog string) programFacts {
 	case "stdbuf":
 		return programFacts{wrapper: wrappers[55].val}
 	case "strace":
-		return programFacts{wrapper: wrappers[56].val, exec: programExecOptions[15].val}
+		return programFacts{wrapper: wrappers[56].val, exec: programExecOptions[18].val}
 	case "su":
 		return programFacts{wrapper: wrappers[57].val}
 	case "su-exec":
@@ -294,7 +300,7 @@ func lookupProgram(prog string) programFacts {
 	case "tail":
 		return programFacts{safe: knownSafeList[30].val}
 	case "tar":
-		return programFacts{exec: programExecOptions[16].val}
+		return programFacts{exec: programExecOptions[19].val}
 	case "taskset":
 		return programFacts{wrapper: wrappers[61].val}
 	case "telinit":
