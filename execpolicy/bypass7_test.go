@@ -73,3 +73,41 @@ func TestSSHCommands(t *testing.T) {
 		{"scp", "scp -P 22 a h:b", Allow, 0},
 	})
 }
+
+// TestCommandLanguages holds programs whose own command language runs
+// shell commands, given in their arguments: gdb's -ex 'shell CMD' and
+// --args PROG, vim's -c '!CMD', +CMD and --cmd, and what reads such
+// commands from a file or stdin; zip -TT and nix-shell --run run a
+// command outright. An allow rule for the program says nothing of them.
+func TestCommandLanguages(t *testing.T) {
+	p := execArgsPolicy()
+	for _, prog := range []string{"gdb", "vim", "nvim", "vi", "zip", "nix-shell"} {
+		p.AddPrefixRule(PrefixRule{Program: prog, Decision: Allow, Source: "bypass7"})
+	}
+	checkBypass3(t, p, []bypass3Case{
+		{"gdb -ex shell", "gdb -batch -ex 'shell rm x'", Forbidden, 0},
+		{"gdb -ex !", "gdb -batch -ex '!rm x'", Forbidden, 0},
+		{"gdb --eval-command=", "gdb --eval-command='shell rm x'", Forbidden, 0},
+		{"gdb -eval-command", "gdb -eval-command 'shell rm x'", Forbidden, 0},
+		{"gdb --args", "gdb -batch -ex run --args rm -rf x", Forbidden, 0},
+		{"gdb -x", "gdb -x cmds.gdb", Prompt, 0},
+		{"gdb -ex other", "gdb -batch -ex 'info registers' ./a.out", Prompt, 0},
+		{"vim -c", "vim -c '!rm x' f", Forbidden, 0},
+		{"vim -c silent", "vim -c 'silent !rm x' f", Forbidden, 0},
+		{"vim +", "vim '+!rm x' f", Forbidden, 0},
+		{"vim --cmd", "vim --cmd ':!rm x' f", Forbidden, 0},
+		{"nvim -c", "nvim -c '!rm x'", Forbidden, 0},
+		{"vi -S", "vi -S evil.vim f", Prompt, 0},
+		{"vim -es", "vim -es f", Prompt, 0},
+		{"zip -TT", "zip -T -TT 'rm x' a.zip f", Prompt, 0},
+		{"zip --unzip-command", "zip --unzip-command='rm x' -T a.zip f", Forbidden, 0},
+		{"nix-shell --run", "nix-shell --run 'rm x'", Forbidden, 0},
+		{"nix-shell --command", "nix-shell -p hello --command 'rm x'", Forbidden, 0},
+		// Controls.
+		{"vim file", "vim f", Allow, 0},
+		{"vim +N", "vim +12 f", Allow, 0},
+		{"gdb core", "gdb ./a.out core", Allow, 0},
+		{"zip", "zip -r a.zip dir", Allow, 0},
+		{"nix-shell -p", "nix-shell -p hello", Allow, 0},
+	})
+}

@@ -264,9 +264,20 @@ func oldProgramExecOptions() map[string]*oldExecOptions {
 		"man":    {script: manArgs},
 		"strace": {script: straceArgs},
 		// Added in the seventh red-team round.
-		"ssh":  {script: sshArgs},
-		"scp":  {script: scpArgs},
-		"sftp": {script: sftpArgs},
+		"ssh":       {script: sshArgs},
+		"scp":       {script: scpArgs},
+		"sftp":      {script: sftpArgs},
+		"gdb":       {script: gdbArgs},
+		"ex":        {script: vimArgs},
+		"gvim":      {script: vimArgs},
+		"nvim":      {script: vimArgs},
+		"rvim":      {script: vimArgs},
+		"vi":        {script: vimArgs},
+		"view":      {script: vimArgs},
+		"vim":       {script: vimArgs},
+		"vimdiff":   {script: vimArgs},
+		"nix-shell": {long: []string{"--run", "--command"}},
+		"zip":       {short: "T", long: []string{"--unzip-command"}},
 		// Many git settings are commands git runs (alias.*, core.pager,
 		// core.sshCommand, core.fsmonitor, diff.external, ...); --exec-path
 		// picks the directory of the programs its subcommands run.

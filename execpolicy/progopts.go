@@ -49,7 +49,10 @@ var programExecOptions = nameTable[*execOptions]{
 	// awk's system(), pipes and gawk's @ run commands (see awkArgs).
 	{"awk", &execOptions{script: awkArgs}},
 	{"diff3", &execOptions{long: []string{"--diff-program"}}},
+	{"ex", &execOptions{script: vimArgs}},
 	{"gawk", &execOptions{script: awkArgs}},
+	// gdb -ex/-x run gdb commands (shell CMD, !CMD); --args starts a program.
+	{"gdb", &execOptions{script: gdbArgs}},
 	// Many git settings are commands git runs (alias.*, core.pager,
 	// core.sshCommand, core.fsmonitor, diff.external, ...); --exec-path
 	// picks the directory of the programs its subcommands run.
@@ -58,15 +61,20 @@ var programExecOptions = nameTable[*execOptions]{
 	// make's --eval text and NAME=VALUE operands define what its recipes
 	// run; -f, -C and -I pick another makefile (gmake on the BSDs).
 	{"gmake", &execOptions{script: makeArgs}},
+	{"gvim", &execOptions{script: vimArgs}},
 	{"make", &execOptions{script: makeArgs}},
 	// man's pager (-P) and browser (-H) are commands it runs.
 	{"man", &execOptions{script: manArgs}},
 	{"mawk", &execOptions{script: awkArgs}},
 	{"nawk", &execOptions{script: awkArgs}},
+	// nix-shell --run/--command run a command in the shell it makes.
+	{"nix-shell", &execOptions{long: []string{"--run", "--command"}}},
+	{"nvim", &execOptions{script: vimArgs}},
 	// rg --pre runs a program on every file searched; --hostname-bin
 	// runs one for the hostname of its hyperlinks.
 	{"rg", &execOptions{long: []string{"--pre", "--hostname-bin"}}},
 	{"rsync", &execOptions{short: "e", long: []string{"--rsh"}}},
+	{"rvim", &execOptions{script: vimArgs}},
 	// scp -S and sftp -S/-D name a program to run; -o ProxyCommand and
 	// the like, for these and ssh, a command (see sshClientArgs).
 	{"scp", &execOptions{script: scpArgs}},
@@ -83,6 +91,15 @@ var programExecOptions = nameTable[*execOptions]{
 	{"tar", &execOptions{short: "IF", oldStyle: true,
 		long:        []string{"--use-compress-program", "--to-command", "--checkpoint-action", "--info-script", "--new-volume-script", "--rsh-command", "--rmt-command"},
 		valuePrefix: nameTable[string]{{"--checkpoint-action", "exec="}}}},
+	// vi and vim: -c, +CMD and --cmd run their commands (:!CMD); -S, -s,
+	// -u and ex mode read commands from a file or stdin.
+	{"vi", &execOptions{script: vimArgs}},
+	{"view", &execOptions{script: vimArgs}},
+	{"vim", &execOptions{script: vimArgs}},
+	{"vimdiff", &execOptions{script: vimArgs}},
+	// zip -TT (--unzip-command) runs a command to test the archive;
+	// -T alone tests with unzip, taken as stricter for a -T cluster.
+	{"zip", &execOptions{short: "T", long: []string{"--unzip-command"}}},
 }
 
 // gitSubcommandExecOptions are the git subcommands whose options or

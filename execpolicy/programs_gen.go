@@ -97,6 +97,8 @@ func lookupProgram(prog string) programFacts {
 		return programFacts{wrapper: wrappers[16].val}
 	case "eval":
 		return programFacts{wrapper: wrappers[17].val}
+	case "ex":
+		return programFacts{exec: programExecOptions[2].val}
 	case "exec":
 		return programFacts{wrapper: wrappers[18].val}
 	case "export":
@@ -122,17 +124,21 @@ func lookupProgram(prog string) programFacts {
 	case "flock":
 		return programFacts{wrapper: wrappers[25].val}
 	case "gawk":
-		return programFacts{exec: programExecOptions[2].val}
+		return programFacts{exec: programExecOptions[3].val}
+	case "gdb":
+		return programFacts{exec: programExecOptions[4].val}
 	case "getopts":
 		return programFacts{builtin: shellBuiltins[8].val}
 	case "git":
-		return programFacts{danger: dangerIndex[4].val, safe: knownSafeList[13].val, exec: programExecOptions[3].val}
+		return programFacts{danger: dangerIndex[4].val, safe: knownSafeList[13].val, exec: programExecOptions[5].val}
 	case "gmake":
-		return programFacts{exec: programExecOptions[4].val}
+		return programFacts{exec: programExecOptions[6].val}
 	case "gosu":
 		return programFacts{wrapper: wrappers[26].val}
 	case "grep":
 		return programFacts{safe: knownSafeList[14].val}
+	case "gvim":
+		return programFacts{exec: programExecOptions[7].val}
 	case "halt":
 		return programFacts{danger: dangerIndex[5].val}
 	case "hash":
@@ -164,13 +170,13 @@ func lookupProgram(prog string) programFacts {
 	case "ltrace":
 		return programFacts{wrapper: wrappers[32].val}
 	case "make":
-		return programFacts{exec: programExecOptions[5].val}
+		return programFacts{exec: programExecOptions[8].val}
 	case "man":
-		return programFacts{exec: programExecOptions[6].val}
+		return programFacts{exec: programExecOptions[9].val}
 	case "mapfile":
 		return programFacts{builtin: shellBuiltins[11].val}
 	case "mawk":
-		return programFacts{exec: programExecOptions[7].val}
+		return programFacts{exec: programExecOptions[10].val}
 	case "md5sum":
 		return programFacts{safe: knownSafeList[18].val}
 	case "mke2fs":
@@ -180,9 +186,11 @@ func lookupProgram(prog string) programFacts {
 	case "mkswap":
 		return programFacts{danger: dangerIndex[9].val}
 	case "nawk":
-		return programFacts{exec: programExecOptions[8].val}
+		return programFacts{exec: programExecOptions[11].val}
 	case "nice":
 		return programFacts{wrapper: wrappers[33].val}
+	case "nix-shell":
+		return programFacts{exec: programExecOptions[12].val}
 	case "nl":
 		return programFacts{safe: knownSafeList[19].val}
 	case "nocache":
@@ -193,6 +201,8 @@ func lookupProgram(prog string) programFacts {
 		return programFacts{wrapper: wrappers[36].val}
 	case "numactl":
 		return programFacts{wrapper: wrappers[37].val}
+	case "nvim":
+		return programFacts{exec: programExecOptions[13].val}
 	case "od":
 		return programFacts{safe: knownSafeList[20].val}
 	case "parallel":
@@ -228,27 +238,29 @@ func lookupProgram(prog string) programFacts {
 	case "reboot":
 		return programFacts{danger: dangerIndex[11].val}
 	case "rg":
-		return programFacts{safe: knownSafeList[25].val, exec: programExecOptions[9].val}
+		return programFacts{safe: knownSafeList[25].val, exec: programExecOptions[14].val}
 	case "rm":
 		return programFacts{danger: dangerIndex[12].val}
 	case "rsync":
-		return programFacts{exec: programExecOptions[10].val}
+		return programFacts{exec: programExecOptions[15].val}
 	case "run0":
 		return programFacts{wrapper: wrappers[44].val}
 	case "runuser":
 		return programFacts{wrapper: wrappers[45].val}
+	case "rvim":
+		return programFacts{exec: programExecOptions[16].val}
 	case "sandbox-exec":
 		return programFacts{wrapper: wrappers[46].val}
 	case "scp":
-		return programFacts{exec: programExecOptions[11].val}
+		return programFacts{exec: programExecOptions[17].val}
 	case "screen":
 		return programFacts{wrapper: wrappers[47].val}
 	case "script":
 		return programFacts{wrapper: wrappers[48].val}
 	case "sdiff":
-		return programFacts{exec: programExecOptions[12].val}
+		return programFacts{exec: programExecOptions[18].val}
 	case "sed":
-		return programFacts{safe: knownSafeList[26].val, exec: programExecOptions[13].val}
+		return programFacts{safe: knownSafeList[26].val, exec: programExecOptions[19].val}
 	case "set":
 		return programFacts{builtin: shellBuiltins[16].val}
 	case "setpriv":
@@ -258,7 +270,7 @@ func lookupProgram(prog string) programFacts {
 	case "setuidgid":
 		return programFacts{wrapper: wrappers[51].val}
 	case "sftp":
-		return programFacts{exec: programExecOptions[14].val}
+		return programFacts{exec: programExecOptions[20].val}
 	case "sg":
 		return programFacts{wrapper: wrappers[52].val}
 	case "sh":
@@ -270,13 +282,13 @@ func lookupProgram(prog string) programFacts {
 	case "shutdown":
 		return programFacts{danger: dangerIndex[13].val}
 	case "sort":
-		return programFacts{safe: knownSafeList[28].val, exec: programExecOptions[15].val}
+		return programFacts{safe: knownSafeList[28].val, exec: programExecOptions[21].val}
 	case "source":
 		return programFacts{builtin: shellBuiltins[18].val}
 	case "split":
-		return programFacts{exec: programExecOptions[16].val}
+		return programFacts{exec: programExecOptions[22].val}
 	case "ssh":
-		return programFacts{exec: programExecOptions[17].val}
+		return programFacts{exec: programExecOptions[23].val}
 	case "ssh-agent":
 		return programFacts{wrapper: wrappers[53].val}
 	case "sshpass":
@@ -286,7 +298,7 @@ func lookupProgram(prog string) programFacts {
 	case "stdbuf":
 		return programFacts{wrapper: wrappers[55].val}
 	case "strace":
-		return programFacts{wrapper: wrappers[56].val, exec: programExecOptions[18].val}
+		return programFacts{wrapper: wrappers[56].val, exec: programExecOptions[24].val}
 	case "su":
 		return programFacts{wrapper: wrappers[57].val}
 	case "su-exec":
@@ -300,7 +312,7 @@ func lookupProgram(prog string) programFacts {
 	case "tail":
 		return programFacts{safe: knownSafeList[30].val}
 	case "tar":
-		return programFacts{exec: programExecOptions[19].val}
+		return programFacts{exec: programExecOptions[25].val}
 	case "taskset":
 		return programFacts{wrapper: wrappers[61].val}
 	case "telinit":
@@ -337,6 +349,14 @@ func lookupProgram(prog string) programFacts {
 		return programFacts{wrapper: wrappers[69].val}
 	case "valgrind":
 		return programFacts{wrapper: wrappers[70].val}
+	case "vi":
+		return programFacts{exec: programExecOptions[26].val}
+	case "view":
+		return programFacts{exec: programExecOptions[27].val}
+	case "vim":
+		return programFacts{exec: programExecOptions[28].val}
+	case "vimdiff":
+		return programFacts{exec: programExecOptions[29].val}
 	case "wait":
 		return programFacts{builtin: shellBuiltins[22].val}
 	case "watch":
@@ -357,6 +377,8 @@ func lookupProgram(prog string) programFacts {
 		return programFacts{wrapper: wrappers[74].val}
 	case "yash":
 		return programFacts{wrapper: &shellWrapper}
+	case "zip":
+		return programFacts{exec: programExecOptions[30].val}
 	case "zsh":
 		return programFacts{wrapper: &shellWrapper}
 	}
