@@ -61,6 +61,10 @@ type Supervisor struct {
 	// (WatchSignals), which Run waits for before the start and leaves
 	// subscribed. Without it Run subscribes, and unsubscribes, itself.
 	Watch *SignalWatch
+	// KillTree, when set, ends what the command left outside its group
+	// (a setsid child), once the command has exited and its group is
+	// killed: a backend without a PID namespace for the run sets it.
+	KillTree func()
 }
 
 // forwarded are the signals a supervisor passes on to its command's
@@ -180,6 +184,11 @@ func (s *Supervisor) Run(ctx context.Context, cmd *exec.Cmd, start func() error)
 			stopped <- struct{}{}
 		}
 		syscall.Kill(-pgid, syscall.SIGKILL)
+		if s.KillTree != nil {
+			// Before the wait for output, which such a process may
+			// hold open.
+			s.KillTree()
+		}
 		waitErr = cmd.Wait()
 		close(done)
 	}()

@@ -38,6 +38,10 @@ const (
 	LayerPIDsCgroup = "pids-cgroup"
 	// LayerMemoryCgroup bounds the memory of a root run.
 	LayerMemoryCgroup = "memory-cgroup"
+	// LayerTreeCgroup holds every process of an unrestricted run, which
+	// has no PID namespace, so that the run's end kills those that left
+	// its process group (setsid).
+	LayerTreeCgroup = "tree-cgroup"
 )
 
 // runCgroups are the cgroups of one run, one per hierarchy used, made
@@ -83,6 +87,33 @@ func newRunCgroups(h *cgroupHost, limits []cgroupLimit) *runCgroups {
 		return nil
 	}
 	return g
+}
+
+// treeController is the controller whose hierarchy holds an unrestricted
+// run's cgroup: the pids one sets no limit, and is the one hosts have.
+const treeController = "pids"
+
+// newTreeCgroup makes the cgroup an unrestricted run's processes are
+// kept in, without limits: in the v1 pids hierarchy, else in the unified
+// one. Nil when the host has neither or this process may not make one
+// there (an unprivileged caller on a v1 host): the run is then ended by
+// its process group alone.
+func newTreeCgroup(h *cgroupHost) *runCgroups {
+	if h.err != nil {
+		return nil
+	}
+	parent, _, ok := h.parentOf(cgroupLimit{controller: treeController})
+	if !ok && h.v2 != "" && isDir(filepath.Join(cgroupRoot, h.v2)) {
+		parent, ok = filepath.Join(cgroupRoot, h.v2), true
+	}
+	if !ok {
+		return nil
+	}
+	dir := filepath.Join(parent, fmt.Sprintf("%s%d-%d", cgroupPrefix, os.Getpid(), time.Now().UnixNano()))
+	if os.Mkdir(dir, 0o755) != nil {
+		return nil
+	}
+	return &runCgroups{dirs: []string{dir}, layers: []string{LayerTreeCgroup}}
 }
 
 // cgroupPrefix starts the name of every run's cgroup, which goes on with
@@ -223,6 +254,79 @@ func (g *runCgroups) add(pid int) error {
 	return nil
 }
 
+// enterThread moves the calling thread, and so every process it forks
+// after, into the cgroups: a child is then in them from its first
+// instruction, where add could only move it after it may have forked.
+// Only a v1 hierarchy moves a single thread of a process (writing its
+// tid to tasks); the caller keeps the thread to this run alone.
+func (g *runCgroups) enterThread() error {
+	tid := strconv.Itoa(unix.Gettid())
+	for _, d := range g.dirs {
+		if err := os.WriteFile(filepath.Join(d, "tasks"), []byte(tid), 0); err != nil {
+			return fmt.Errorf("sandbox: cgroup %s: %w", d, err)
+		}
+	}
+	return nil
+}
+
+// leaveThread moves the calling thread back to the cgroups the run's are
+// made in, once the run has ended: a thread locked to a run may be the
+// main one, which never exits, and would keep them from being removed.
+func (g *runCgroups) leaveThread() {
+	tid := strconv.Itoa(unix.Gettid())
+	for _, d := range g.dirs {
+		os.WriteFile(filepath.Join(filepath.Dir(d), "tasks"), []byte(tid), 0)
+	}
+}
+
+// killRounds bounds killAll's rounds: a process forking as fast as it
+// is killed ends within a few, a fork bomb is left to the rest.
+const killRounds = 200
+
+// killAll sends SIGKILL to every process in the cgroups but this one
+// (whose forking thread may be in them, see enterThread), until none is
+// left: the run's end for processes that left its process group. The
+// unified hierarchy's cgroup.kill does it in one write where the kernel
+// has it (5.14). Best effort: a pid read from cgroup.procs could be
+// reused between the read and the kill only by a process that exited
+// meanwhile, whose pid the kernel hands out last.
+func (g *runCgroups) killAll() {
+	if len(g.dirs) == 0 {
+		return
+	}
+	dir := g.dirs[0] // every task of the run is in each of them
+	if os.WriteFile(filepath.Join(dir, "cgroup.kill"), []byte("1"), 0) == nil {
+		return
+	}
+	self := os.Getpid()
+	for range killRounds {
+		pids, err := cgroupProcs(dir)
+		pids = slices.DeleteFunc(pids, func(p int) bool { return p == self })
+		if err != nil || len(pids) == 0 {
+			return
+		}
+		for _, p := range pids {
+			unix.Kill(p, unix.SIGKILL)
+		}
+		time.Sleep(time.Millisecond) // a SIGKILLed task leaves the cgroup as it exits
+	}
+}
+
+// cgroupProcs reads the processes in the cgroup dir.
+func cgroupProcs(dir string) ([]int, error) {
+	b, err := os.ReadFile(filepath.Join(dir, "cgroup.procs"))
+	if err != nil {
+		return nil, err
+	}
+	var pids []int
+	for f := range strings.FieldsSeq(string(b)) {
+		if p, err := strconv.Atoi(f); err == nil {
+			pids = append(pids, p)
+		}
+	}
+	return pids, nil
+}
+
 // remove deletes the cgroups once their last task is gone.
 func (g *runCgroups) remove() {
 	for _, d := range g.dirs {
@@ -250,8 +354,12 @@ type pendingCgroups struct {
 // RLIMIT_NPROC, and memory has no rlimit that runtimes bear, so cgroups
 // of the run bound both where the host has the controllers (best effort:
 // not every host does). Nil when p sets none.
+//
+// An unrestricted run gets one cgroup without limits instead, which
+// holds its process tree (newTreeCgroup), for anyone the host lets make
+// one.
 func (r *Runner) cgroupsFor(p *sandbox.Profile) *pendingCgroups {
-	if os.Geteuid() != 0 || p.Unrestricted {
+	if os.Geteuid() != 0 && !p.Unrestricted {
 		return nil
 	}
 	a := &pendingCgroups{done: make(chan struct{})}
@@ -260,7 +368,11 @@ func (r *Runner) cgroupsFor(p *sandbox.Profile) *pendingCgroups {
 	}
 	host, limits := r.cgroupHost(), cgroupLimits(p.Limits)
 	r.cache.background.Go(func() {
-		a.cg = newRunCgroups(host, limits)
+		if p.Unrestricted {
+			a.cg = newTreeCgroup(host)
+		} else {
+			a.cg = newRunCgroups(host, limits)
+		}
 		close(a.done)
 		// Once per LongLived Runner, after the run has its cgroups. A
 		// one-shot run does not sweep: even while it only waited for

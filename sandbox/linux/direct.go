@@ -28,13 +28,15 @@ func direct(p *sandbox.Profile, spec *helperSpec) bool {
 }
 
 // startDirect runs spec's command as the helper would exec it, in its
-// session (or group), with no_new_privs, dying with gatedexec. Go cannot
+// session (or group), with no_new_privs, dying with gatedexec, in the
+// run's cgroup when cgs has one (treeCgroup), which ends with the run what
+// left its group. Go cannot
 // set no_new_privs for a child alone, and the flag is a thread's: it is
 // set on a thread locked for this run, which forks the command and is
 // never unlocked, so that it ends with the run and no other goroutine
 // ever runs on it with the flag (the main thread, which cannot end, is
 // parked for good instead).
-func (r *Runner) startDirect(ctx context.Context, c *Command, p *sandbox.Profile, spec *helperSpec, io3 *stdio, tail *sandbox.TailBuffer) (*sandbox.Result, error) {
+func (r *Runner) startDirect(ctx context.Context, c *Command, p *sandbox.Profile, spec *helperSpec, io3 *stdio, tail *sandbox.TailBuffer, cgs *pendingCgroups) (*sandbox.Result, error) {
 	env := spec.Env
 	if env == nil {
 		env = []string{} // nil would be gatedexec's own environment
@@ -54,22 +56,37 @@ func (r *Runner) startDirect(ctx context.Context, c *Command, p *sandbox.Profile
 	}
 	done := make(chan outcome, 1)
 	var begin time.Time
+	cg := cgs.wait()
+	if cg != nil {
+		sup.KillTree = cg.killAll
+	}
 	go func() {
 		runtime.LockOSThread() // not unlocked: see above
 		if err := unix.Prctl(unix.PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0); err != nil {
 			done <- outcome{err: fmt.Errorf("sandbox: no_new_privs: %w", err)}
 			return
 		}
+		// This thread is the run's alone, and ends with it.
+		entered := cg != nil && cg.enterThread() == nil
 		started := false
 		timedOut, err := sup.Run(ctx, cmd, func() error {
 			begin = time.Now()
 			if err := cmd.Start(); err != nil {
 				return err
 			}
+			if cg != nil && !entered {
+				// A unified hierarchy moves whole processes only: the
+				// command goes in after its start, and what it forked
+				// before that stays out (README, Sandbox notes).
+				cg.add(cmd.Process.Pid)
+			}
 			started = true
 			io3.started()
 			return nil
 		})
+		if entered {
+			cg.leaveThread()
+		}
 		done <- outcome{timedOut: timedOut, started: started, err: err}
 	}()
 	o := <-done
@@ -82,6 +99,9 @@ func (r *Runner) startDirect(ctx context.Context, c *Command, p *sandbox.Profile
 		return nil, o.err
 	}
 	res := &sandbox.Result{Duration: time.Since(begin), TimedOut: o.timedOut, StderrTail: tail.Bytes()}
+	if cg != nil {
+		res.Layers = cg.layers
+	}
 	res.ExitCode, res.Signal = sandbox.ExitStatus(cmd.ProcessState)
 	return res, nil
 }

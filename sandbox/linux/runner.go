@@ -296,7 +296,7 @@ func (r *Runner) start(ctx context.Context, c *Command, p *sandbox.Profile, spec
 	if direct(p, spec) {
 		specW.Close()
 		repW.Close()
-		return r.startDirect(ctx, c, p, spec, io3, tail)
+		return r.startDirect(ctx, c, p, spec, io3, tail, cgs)
 	}
 	if data, err = spec.encode(); err != nil {
 		specW.Close()
@@ -354,6 +354,10 @@ func (r *Runner) start(ctx context.Context, c *Command, p *sandbox.Profile, spec
 		}
 	}()
 	sup := &sandbox.Supervisor{Timeout: p.Limits.Timeout, ForwardSignals: c.ForwardSignals, Watch: c.Signals}
+	if cg != nil && spec.Unshare&unix.CLONE_NEWPID == 0 {
+		// Without a PID namespace nothing else ends what left the group.
+		sup.KillTree = cg.killAll
+	}
 	if c.ForwardSignals && onTerminal() {
 		// The helper supervises the command when it forks an init or a
 		// job-control parent; otherwise it is the command.
