@@ -38,6 +38,11 @@ func TestRunnerWrappers(t *testing.T) {
 		{"hyperfine -S", "hyperfine -S rm ls", Forbidden, 0},
 		{"hyperfine param", "hyperfine -L x a,b 'ls {x}'", Prompt, 0},
 		{"strace -p", "strace -p 1 rm x", Forbidden, 0},
+		// A long option's value in the next word is an operand to a
+		// reader that knows only some: the -o after it is strace's.
+		{"strace --string-limit -o", "strace --string-limit 100 -o '|rm x' ls", Forbidden, 0},
+		{"strace --user -o", "strace --user root -o '|rm x' ls", Forbidden, 0},
+		{"strace --attach -o", "strace --attach 1 -o '|rm x'", Forbidden, 0},
 		{"ltrace -p", "ltrace -p 1 rm x", Forbidden, 0},
 		// Controls.
 		{"perf stat ls", "perf stat -x, ls", Allow, 0},

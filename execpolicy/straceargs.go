@@ -10,7 +10,11 @@ const straceValued = "abeEIoOpPsSuUX"
 // --output value that starts with "|" or "!" is a command strace pipes
 // its trace to, which an allow rule for strace, or for the command it
 // traces, says nothing about. The traced command is judged as strace's
-// wrapper entry reads it.
+// wrapper entry reads it. Every word up to "--" is looked at, not only
+// those before the first operand: strace has dozens of long options that
+// take the next word as their value (--string-limit 100), so an operand
+// may be a value, and an -o after it still strace's. That reads an -o of
+// the traced command as strace's too, which is only stricter.
 func straceArgs(a *analysis, ws []word, depth int) Decision {
 	d := Decision(0)
 	output := func(v *word) {
@@ -31,8 +35,10 @@ func straceArgs(a *analysis, ws []word, depth int) Decision {
 		switch {
 		case !w.static:
 			continue
-		case v == "--" || !strings.HasPrefix(v, "-") || v == "-":
+		case v == "--":
 			return d // the traced command follows
+		case !strings.HasPrefix(v, "-") || v == "-":
+			continue // an operand, or the value of a long option
 		case strings.HasPrefix(v, "--"):
 			name, val, hasEq := strings.Cut(v, "=")
 			if longPrefixOf(name, []string{"--output"}) == "" {
