@@ -63,6 +63,9 @@ func TestSSHCommands(t *testing.T) {
 	checkBypass3(t, runnersPolicy(), []bypass3Case{
 		{"ProxyCommand=", "ssh -o ProxyCommand='rm x' h", Forbidden, 0},
 		{"attached", "ssh -oproxycommand='rm x' h", Forbidden, 0},
+		// ssh reads options after the host as well.
+		{"after the host", "ssh h -o ProxyCommand='rm x'", Forbidden, 0},
+		{"after the host, -F", "ssh h -F evil.conf", Prompt, 0},
 		{"Key Value", "ssh -o 'ProxyCommand rm x' h", Forbidden, 0},
 		{"LocalCommand", "ssh -o PermitLocalCommand=yes -o LocalCommand='rm x' h", Forbidden, 0},
 		{"remote", "ssh localhost rm x", Forbidden, 0},

@@ -73,7 +73,10 @@ func sshClientArgs(a *analysis, ws []word, depth int, spec *sshSpec) Decision {
 			}
 		}
 	}
-	operands := 0
+	operands, terminated := 0, false
+	// ssh reads options after the host too (ssh host -o ProxyCommand=...
+	// runs it here), up to the first word of the remote command.
+	optionsAt := func() bool { return !terminated && (operands == 0 || spec.remote && operands == 1) }
 	for i := 1; i < len(ws); i++ {
 		w := ws[i]
 		v := w.value
@@ -85,10 +88,10 @@ func sshClientArgs(a *analysis, ws []word, depth int, spec *sshSpec) Decision {
 			}
 			d = Max(d, a.unanalysable(prog+" with a dynamic argument"))
 			continue
-		case operands == 0 && v == "--":
-			operands = -1 // what follows are operands
+		case optionsAt() && v == "--":
+			terminated = true // what follows are operands
 			continue
-		case operands == 0 && strings.HasPrefix(v, "-") && len(v) > 1:
+		case optionsAt() && strings.HasPrefix(v, "-") && len(v) > 1:
 			for j := 1; j < len(v); j++ {
 				c := v[j]
 				if strings.IndexByte(spec.valued, c) < 0 {
@@ -112,9 +115,6 @@ func sshClientArgs(a *analysis, ws []word, depth int, spec *sshSpec) Decision {
 				break
 			}
 			continue
-		}
-		if operands < 0 {
-			operands = 0
 		}
 		operands++
 		if spec.remote && operands == 2 {
