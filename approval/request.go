@@ -119,6 +119,10 @@ type Request struct {
 	// Dangerous is true when the dangerous-command floor applied; such a
 	// request is never recorded as, or honoured from, a session approval.
 	Dangerous bool `json:"dangerous,omitempty"`
+	// Connecting says the escalation is about a connection the running
+	// command is making (a prompt network rule): nothing is re-run, and
+	// the terminal prompt says so. Not part of the protocol.
+	Connecting bool `json:"-"`
 }
 
 // Response is an approver's answer to the request with the same ID.

@@ -195,7 +195,10 @@ func renderPrompt(r *Request, cs []choice) string {
 		}
 	}
 	title := "approve command?"
-	if r.Kind == KindEscalation {
+	switch {
+	case r.Kind == KindEscalation && r.Connecting:
+		title = "the running command is connecting; allow it?"
+	case r.Kind == KindEscalation:
 		title = "sandbox stopped this command; re-run with more access?"
 	}
 	b.WriteString(terminalReset + "\r\n+-- gatedexec: " + title + "\r\n")

@@ -345,3 +345,26 @@ func TestPromptQuotesArgvForBash(t *testing.T) {
 		t.Errorf("prompt does not show %q:\n%s", want, p)
 	}
 }
+
+// TestPromptTitles checks that the prompt says what is asked: a command
+// to run, a re-run with more access, or a connection the running command
+// is making now (a prompt network rule), where nothing is re-run.
+func TestPromptTitles(t *testing.T) {
+	for _, c := range []struct {
+		r    Request
+		want string
+	}{
+		{Request{ID: "x", Kind: KindExec, Argv: []string{"make"}}, "approve command?"},
+		{Request{ID: "x", Kind: KindEscalation, Argv: []string{"make"}, Escalation: "write /srv"}, "sandbox stopped this command; re-run with more access?"},
+		{Request{ID: "x", Kind: KindEscalation, Argv: []string{"curl"}, Escalation: "connections to h:443", ProposedHost: "h", Connecting: true},
+			"the running command is connecting; allow it?"},
+	} {
+		p := renderPrompt(&c.r, promptChoices(&c.r, true))
+		if !strings.Contains(p, "gatedexec: "+c.want+"\r\n") {
+			t.Errorf("%s request: want title %q in\n%s", c.r.Kind, c.want, p)
+		}
+		if c.r.Connecting && strings.Contains(p, "re-run") {
+			t.Errorf("a connection prompt speaks of a re-run:\n%s", p)
+		}
+	}
+}

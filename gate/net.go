@@ -60,7 +60,7 @@ func (o *call) netHooks(ev execpolicy.Evaluation, req approval.Request, rec appr
 			nreq := req
 			nreq.Kind = approval.KindEscalation
 			nreq.Escalation = "connections to " + net.JoinHostPort(host, strconv.Itoa(int(port))) + " (a prompt network rule)"
-			nreq.ProposedRule, nreq.ProposedHost = nil, host
+			nreq.ProposedRule, nreq.ProposedHost, nreq.Connecting = nil, host, true
 			nreq.ID = approval.RequestID(approval.IDParts{Argv: o.argv(), Cwd: o.Cwd, Profile: req.Profile, ProfileDigest: req.ProfileDigest,
 				PolicyDigest: o.Policy.Digest(), Escalation: nreq.Escalation})
 			ans, err := o.settle(ctx, approval.Ask, ev, &nreq, approval.Naming(o.Approve, nreq.ID), approval.Naming(o.Deny, nreq.ID))
