@@ -58,6 +58,13 @@ func loadPolicy(getenv func(string) string, cfg *config.Config, build string, pa
 		// An untrusted layer arrived with the repository: its files get
 		// the literal subset, so that they cannot exhaust memory.
 		l.Restricted = !src.AllowRules
+		if src.Managed {
+			// The cache is the user's: an entry there, checksummed but
+			// not signed, could stand for the managed rules with a
+			// forbidden rule taken out. The ceiling is compiled from
+			// its own files on every run.
+			l.CacheDir = ""
+		}
 		lp, err := l.LoadFiles(src.Path)
 		if err != nil {
 			return nil, configErr(err)
