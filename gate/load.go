@@ -117,7 +117,11 @@ func profileLoader(getenv func(string) string, pl Place, cfg *config.Config, bui
 			Getenv:    getenv,
 		},
 	}
-	if build != "" {
+	// Under a managed layer the profiles are parsed on every run: the
+	// cache is the user's, its entries checksummed but not signed, and one
+	// could stand for a profile the ceiling allows (read-only) with more
+	// access in it, as one could for the managed rules.
+	if build != "" && cfg.Managed == nil {
 		l.CacheDir, l.CacheBuild = profilesCacheDir(getenv, cfg.Dirs), build
 	}
 	return l

@@ -433,3 +433,19 @@ func TestManagedCeilingRefusesEscalation(t *testing.T) {
 		})
 	}
 }
+
+// TestManagedProfilesNotCached: under a managed layer, profiles are parsed
+// on every run, never taken from the user's cache, whose entries the user
+// can rewrite (checksummed, not signed); without one the cache is used.
+func TestManagedProfilesNotCached(t *testing.T) {
+	getenv := func(string) string { return "" }
+	pl := Place{Workspace: t.TempDir(), Cwd: t.TempDir()}
+	cfg := &config.Config{Dirs: config.Dirs{Home: t.TempDir(), Cache: filepath.Join(t.TempDir(), "gatedexec")}}
+	if l := profileLoader(getenv, pl, cfg, "build"); l.CacheDir == "" {
+		t.Fatal("without a managed layer, the profile cache is not used")
+	}
+	cfg.Managed = &config.Managed{}
+	if l := profileLoader(getenv, pl, cfg, "build"); l.CacheDir != "" {
+		t.Errorf("under a managed layer, profiles are cached in %s", l.CacheDir)
+	}
+}
