@@ -34,3 +34,27 @@ func (p *Policy) WithoutHostExecutables(names []string) (*Policy, []string) {
 	}
 	return &q, dropped
 }
+
+// WithoutNetworkAllows returns p without its allow network_rules, and the
+// hosts they named. Under a managed layer that lists the profiles a run
+// may use, the hosts of those profiles are the network's ceiling: a lower
+// layer's allow would add a host (or an address, loopback or metadata
+// included) to a profile the managed layer chose, which is a wider
+// profile, while its prompt and forbidden rules only narrow it, and stay.
+func (p *Policy) WithoutNetworkAllows() (*Policy, []string) {
+	var kept []NetworkRule
+	var dropped []string
+	for _, n := range p.network {
+		if n.Decision == Allow {
+			dropped = append(dropped, n.Host)
+			continue
+		}
+		kept = append(kept, n)
+	}
+	if len(dropped) == 0 {
+		return p, nil
+	}
+	q := *p
+	q.network = kept
+	return &q, dropped
+}

@@ -51,6 +51,13 @@ func loadPolicy(getenv func(string) string, cfg *config.Config, build string, pa
 		if len(dropped) > 0 {
 			*refused = append(*refused, fmt.Sprintf("host_executable paths for %s from %s (declared by the managed layer)", strings.Join(dropped, ", "), what))
 		}
+		if m := cfg.Managed; m != nil && m.AllowedProfiles != nil {
+			// The managed profiles' hosts are the network's ceiling,
+			// as an escalation to a host is refused (refusesEscalation).
+			if lp, dropped = lp.WithoutNetworkAllows(); len(dropped) > 0 {
+				*refused = append(*refused, fmt.Sprintf("the allow network_rule for %s from %s (%s)", strings.Join(dropped, ", "), what, m.Where(config.KeyAllowedProfiles)))
+			}
+		}
 		return lp
 	}
 	for _, src := range cfg.Rules {

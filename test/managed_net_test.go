@@ -1,0 +1,57 @@
+package test
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// managedNetFixture is a managed layer whose one allowed profile, net,
+// reaches allowed.test alone (pinned to the loopback server at hp), with
+// user rules userRules.
+func managedNetFixture(t *testing.T, hp, userRules string) gateFixture {
+	t.Helper()
+	f, etc := managedCacheFixture(t, "")
+	prof := filepath.Join(etc, "profiles")
+	if err := os.MkdirAll(prof, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	mustWrite(t, filepath.Join(prof, "net.toml"), fmt.Sprintf(`extends = "workspace-write"
+[network]
+mode = "proxy"
+allow_hosts = ["allowed.test"]
+connect_to = ["allowed.test=127.0.0.1:%s"]
+`, hp))
+	mustWrite(t, filepath.Join(etc, "config.toml"), "managed = true\nallowed_profiles = [\"net\"]\naudit_log = \""+
+		filepath.Join(f.dir, "managed.jsonl")+"\"\n")
+	if err := os.MkdirAll(filepath.Dir(f.userRules), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	mustWrite(t, f.userRules, userRules)
+	return f
+}
+
+// With allowed_profiles, the managed profile's hosts are the ceiling of
+// the network, as its paths are of the filesystem: a user's network_rule
+// allowing an address (here the host's loopback, as it could be the cloud
+// metadata address) must not open what the managed profile refuses, when
+// an escalation to that same host is refused before anyone is asked.
+func TestManagedNetworkRuleOfTheUserCannotWidenTheProfile(t *testing.T) {
+	requireIsolation(t)
+	s := startEgressServers(t)
+	hp := port(t, s.http)
+	f := managedNetFixture(t, hp, `network_rule(host="127.0.0.1", protocol="http", decision="allow")`+"\n")
+	out, _ := f.gatedexec(t, "run", "-p", "net", "--approver", "deny", "--", "curl", "-sS", "-m", "10", "http://allowed.test/ok")
+	if !strings.Contains(out, "ok host=allowed.test") {
+		t.Fatalf("the managed profile's own host is not reached:\n%s", out)
+	}
+	out, _ = f.gatedexec(t, "run", "-p", "net", "--approver", "deny", "--", "curl", "-sS", "-m", "10", "--noproxy", "", "-x", "http://127.0.0.1:3128", "http://127.0.0.1:"+hp+"/ok")
+	if strings.Contains(out, "ok host=") {
+		t.Errorf("a user's network_rule reached the host's loopback through the managed profile:\n%s", out)
+	}
+	if !strings.Contains(out, "refused:") || !strings.Contains(out, "network_rule") {
+		t.Errorf("the refusal of the user's network_rule is not said:\n%s", out)
+	}
+}
