@@ -31,7 +31,7 @@ func (c ceiling) refusesProfile(name string, p *sandbox.Profile) string {
 	if c.m.AllowedProfiles != nil && !slices.Contains(c.m.AllowedProfiles, name) {
 		return fmt.Sprintf("profile %s is not among the managed %s: %s", name, c.m.Where(config.KeyAllowedProfiles), strings.Join(c.m.AllowedProfiles, ", "))
 	}
-	if p.Unrestricted && !c.m.AllowFullAccess {
+	if fullAccess(p) && !c.m.AllowFullAccess {
 		return fmt.Sprintf("profile %s has full access, which the managed layer does not allow (%s)", name, c.m.Where(config.KeyAllowFullAccess))
 	}
 	return ""
@@ -47,10 +47,18 @@ func (c ceiling) refusesEscalation(name string, widened *sandbox.Profile) string
 		return ""
 	case c.m.AllowedProfiles != nil:
 		return fmt.Sprintf("an escalation would run %s with more access than the profile, which the managed %s does not allow", name, c.m.Where(config.KeyAllowedProfiles))
-	case widened.Unrestricted && !c.m.AllowFullAccess:
+	case fullAccess(widened) && !c.m.AllowFullAccess:
 		return fmt.Sprintf("an escalation would give %s full access, which the managed layer does not allow (%s)", name, c.m.Where(config.KeyAllowFullAccess))
 	}
 	return ""
+}
+
+// fullAccess reports whether p is full access as allow_full_access means
+// it: unrestricted, or writing the whole filesystem with the network on.
+// A protect or hide path (one that need not even exist) makes a profile
+// restricted to the backends, not to what a command can do with it.
+func fullAccess(p *sandbox.Profile) bool {
+	return p.Unrestricted || sandbox.Under("/", p.Write) && p.Network == sandbox.NetworkOn
 }
 
 // approval returns the approval policy to apply for the one asked for

@@ -55,3 +55,36 @@ func TestManagedNetworkRuleOfTheUserCannotWidenTheProfile(t *testing.T) {
 		t.Errorf("the refusal of the user's network_rule is not said:\n%s", out)
 	}
 }
+
+// allow_full_access = false refuses an unrestricted profile whatever its
+// name; one protecting (or hiding) a path that does not even exist is
+// not unrestricted to the backends, but writes the whole filesystem with
+// the network on all the same, and must be refused as full access.
+func TestManagedFullAccessRefusedWithATokenProtectPath(t *testing.T) {
+	f, etc := managedCacheFixture(t, "")
+	mustWrite(t, filepath.Join(etc, "config.toml"), "managed = true\naudit_log = \""+filepath.Join(f.dir, "managed.jsonl")+"\"\n")
+	prof := filepath.Join(f.dir, "config", "gatedexec", "profiles")
+	if err := os.MkdirAll(prof, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	mustWrite(t, filepath.Join(prof, "wide.toml"), `[filesystem]
+read = [":all"]
+write = [":all"]
+protect = ["/nonexistent-gatedexec-test"]
+[network]
+mode = "on"
+`)
+	mustWrite(t, filepath.Join(prof, "slash.toml"), `[filesystem]
+read = [":all"]
+write = ["/"]
+hide = ["/nonexistent-gatedexec-test"]
+[network]
+mode = "on"
+`)
+	for _, p := range []string{"wide", "slash"} {
+		out, code := f.gatedexec(t, "run", "-p", p, "--approver", "deny", "--", "true")
+		if code != 77 || !strings.Contains(out, "allow_full_access") {
+			t.Errorf("profile %s (write everything, network on) under allow_full_access = false: exit %d, want 77 naming allow_full_access:\n%s", p, code, out)
+		}
+	}
+}
