@@ -36,23 +36,26 @@ func (p *Policy) WithoutHostExecutables(names []string) (*Policy, []string) {
 }
 
 // WithoutNetworkAllows returns p without its allow network_rules, and the
-// hosts they named. Under a managed layer that lists the profiles a run
-// may use, the hosts of those profiles are the network's ceiling: a lower
-// layer's allow would add a host (or an address, loopback or metadata
-// included) to a profile the managed layer chose, which is a wider
-// profile, while its prompt and forbidden rules only narrow it, and stay.
+// hosts they named, its prompt rules made NarrowOnly. Under a managed
+// layer that lists the profiles a run may use, the hosts of those
+// profiles are the network's ceiling: a lower layer's allow would add a
+// host (or an address, loopback or metadata included) to a profile the
+// managed layer chose, which is a wider profile, and so would its prompt
+// for a host no other rule names (refused, not asked about, without it).
+// Its forbidden rules and its prompts for hosts others allow only narrow,
+// and stay.
 func (p *Policy) WithoutNetworkAllows() (*Policy, []string) {
-	var kept []NetworkRule
+	kept := make([]NetworkRule, 0, len(p.network))
 	var dropped []string
 	for _, n := range p.network {
-		if n.Decision == Allow {
+		switch n.Decision {
+		case Allow:
 			dropped = append(dropped, n.Host)
 			continue
+		case Prompt:
+			n.NarrowOnly = true
 		}
 		kept = append(kept, n)
-	}
-	if len(dropped) == 0 {
-		return p, nil
 	}
 	q := *p
 	q.network = kept

@@ -86,6 +86,10 @@ type NetworkRule struct {
 	Decision      Decision
 	Justification string
 	Source        string
+	// NarrowOnly marks a rule that may only narrow the hosts others
+	// allow (see WithoutNetworkAllows): it never makes a host no other
+	// rule names reachable, even by asking.
+	NarrowOnly bool
 }
 
 // ApprovedJustification is the justification of the network_rule an

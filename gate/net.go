@@ -34,7 +34,7 @@ func withNetworkRules(prof *sandbox.Profile, rules []execpolicy.NetworkRule) *sa
 		// A network_rule names one host (or address): its private
 		// answers are meant, unless an approval wrote it.
 		q.Hosts.Rules = append(q.Hosts.Rules, egress.Rule{Pattern: hostPattern(r.Host), Decision: d, Source: r.Source,
-			Private: d == egress.Allow && !r.PublicOnly()})
+			Private: d == egress.Allow && !r.PublicOnly(), NarrowOnly: r.NarrowOnly})
 	}
 	return &q
 }

@@ -88,3 +88,30 @@ mode = "on"
 		}
 	}
 }
+
+// A host no rule matches is refused, so a lower layer's prompt
+// network_rule for a host the managed profile does not allow is no
+// narrowing: it would make the host one approval away, an escalation
+// the ceiling refuses before anyone is asked. It may only make a host
+// the managed profile allows ask first.
+func TestManagedNetworkPromptOfTheUserCannotWidenTheProfile(t *testing.T) {
+	requireIsolation(t)
+	s := startEgressServers(t)
+	hp := port(t, s.http)
+	f := managedNetFixture(t, hp, `network_rule(host="127.0.0.1", protocol="http", decision="prompt")`+"\n"+
+		`network_rule(host="allowed.test", protocol="http", decision="prompt")`+"\n")
+	yes := filepath.Join(f.dir, "yes.sh")
+	mustWrite(t, yes, `#!/bin/sh
+id=$(sed -n 's/^{"id":"\([0-9a-f]*\)".*/\1/p')
+printf '{"id":"%s","outcome":"approved"}\n' "$id"
+`)
+	os.Chmod(yes, 0o755)
+	out, _ := f.gatedexec(t, "run", "-p", "net", "--approver", "exec:"+yes, "--", "curl", "-sS", "-m", "10", "--noproxy", "", "-x", "http://127.0.0.1:3128", "http://127.0.0.1:"+hp+"/ok")
+	if strings.Contains(out, "ok host=") {
+		t.Errorf("a user's prompt network_rule reached the host's loopback through the managed profile:\n%s", out)
+	}
+	out, _ = f.gatedexec(t, "run", "-p", "net", "--approver", "deny", "--", "curl", "-sS", "-m", "10", "http://allowed.test/ok")
+	if strings.Contains(out, "ok host=") {
+		t.Errorf("a user's prompt network_rule for a managed host did not ask first:\n%s", out)
+	}
+}

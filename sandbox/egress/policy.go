@@ -42,6 +42,12 @@ type Rule struct {
 	// means. A suffix or a preset never sets it: a name below a suffix is
 	// whatever its owner makes it resolve to (DNS rebinding).
 	Private bool
+	// NarrowOnly makes the rule count only for a host another rule
+	// matches: it can make an allowed host ask or be refused, never make
+	// a refused one (a host no rule matches) askable. A prompt rule from
+	// below a managed ceiling is one: the ceiling's hosts are the most a
+	// run may reach.
+	NarrowOnly bool
 }
 
 // Policy is the host rules of one run. A name no rule matches is denied.
@@ -56,17 +62,7 @@ type Policy struct {
 // gave itself: only a rule naming that address allows it.
 func (p *Policy) JudgeAddr(a netip.Addr) (Decision, *Rule) {
 	lit := a.Unmap().String()
-	var best *Rule
-	for i := range p.Rules {
-		r := &p.Rules[i]
-		if r.Pattern == lit && (best == nil || r.Decision > best.Decision) {
-			best = r
-		}
-	}
-	if best == nil {
-		return Deny, nil
-	}
-	return best.Decision, best
+	return p.judge(func(r *Rule) bool { return r.Pattern == lit })
 }
 
 // Judge returns the decision for host and the rule that made it (the most
@@ -76,14 +72,25 @@ func (p *Policy) Judge(host string) (Decision, *Rule) {
 	if err != nil {
 		return Deny, nil
 	}
+	return p.judge(func(r *Rule) bool { return matches(r.Pattern, name) })
+}
+
+// judge returns the most severe of the rules match accepts, and Deny
+// with no rule when none does or only NarrowOnly ones do.
+func (p *Policy) judge(match func(*Rule) bool) (Decision, *Rule) {
 	var best *Rule
+	granted := false
 	for i := range p.Rules {
 		r := &p.Rules[i]
-		if matches(r.Pattern, name) && (best == nil || r.Decision > best.Decision) {
+		if !match(r) {
+			continue
+		}
+		granted = granted || !r.NarrowOnly
+		if best == nil || r.Decision > best.Decision {
 			best = r
 		}
 	}
-	if best == nil {
+	if best == nil || !granted {
 		return Deny, nil
 	}
 	return best.Decision, best
