@@ -22,6 +22,9 @@ func (p *Policy) RestrictOnly() *Policy {
 	}
 	for _, n := range p.network {
 		if n.Decision != Allow {
+			// A host no rule matches is refused: a prompt for it would
+			// be looser than nothing, so it only narrows others' hosts.
+			n.NarrowOnly = n.NarrowOnly || n.Decision == Prompt
 			q.network = append(q.network, n)
 		}
 	}

@@ -115,3 +115,35 @@ printf '{"id":"%s","outcome":"approved"}\n' "$id"
 		t.Errorf("a user's prompt network_rule for a managed host did not ask first:\n%s", out)
 	}
 }
+
+// An untrusted workspace layer keeps only the rules that make decisions
+// stricter; a prompt network_rule for a host nothing allows is looser
+// than none (that host is refused, not asked about), so a cloned
+// repository cannot make the host's loopback one approval away.
+func TestUntrustedWorkspaceNetworkPromptCannotWiden(t *testing.T) {
+	requireIsolation(t)
+	s := startEgressServers(t)
+	hp := port(t, s.http)
+	f := newGateFixture(t, "")
+	prof := filepath.Join(f.dir, "net.toml")
+	mustWrite(t, prof, fmt.Sprintf(`extends = "workspace-write"
+[network]
+mode = "proxy"
+allow_hosts = ["allowed.test"]
+connect_to = ["allowed.test=127.0.0.1:%s"]
+`, hp))
+	if err := os.MkdirAll(filepath.Join(f.ws, ".gatedexec", "rules"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	mustWrite(t, filepath.Join(f.ws, ".gatedexec", "rules", "net.rules"), `network_rule(host="127.0.0.1", protocol="http", decision="prompt")`+"\n")
+	yes := filepath.Join(f.dir, "yes.sh")
+	mustWrite(t, yes, `#!/bin/sh
+id=$(sed -n 's/^{"id":"\([0-9a-f]*\)".*/\1/p')
+printf '{"id":"%s","outcome":"approved"}\n' "$id"
+`)
+	os.Chmod(yes, 0o755)
+	out, _ := f.gatedexec(t, "run", "-p", prof, "-w", f.ws, "--approver", "exec:"+yes, "--", "curl", "-sS", "-m", "10", "--noproxy", "", "-x", "http://127.0.0.1:3128", "http://127.0.0.1:"+hp+"/ok")
+	if strings.Contains(out, "ok host=") {
+		t.Errorf("an untrusted workspace's prompt network_rule reached the host's loopback:\n%s", out)
+	}
+}
