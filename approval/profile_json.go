@@ -71,6 +71,7 @@ func appendHostRule(b []byte, r egress.Rule) []byte {
 	o.Int("Decision", int64(r.Decision))
 	o.String("Source", r.Source)
 	o.Bool("Private", r.Private)
+	o.Bool("NarrowOnly", r.NarrowOnly)
 	b, _ = o.Close()
 	return b
 }
