@@ -41,16 +41,14 @@ opts:
 			break opts
 		case strings.HasPrefix(v, "--"):
 			name, val, hasEq := strings.Cut(v, "=")
-			value := word{value: val, src: val, static: true}
-			if !hasEq && i+1 < len(ws) && (longPrefixOf(name, awkFileLong) != "" || longPrefixOf(name, []string{awkSourceLong}) != "") {
-				i++
-				value = ws[i]
-			}
 			switch {
 			case longPrefixOf(name, awkFileLong) != "":
+				longValue(ws, &i, val, hasEq)
 				fileOpt(name)
 			case longPrefixOf(name, []string{awkSourceLong}) != "":
-				texts = append(texts, value)
+				if text := longValue(ws, &i, val, hasEq); text != nil {
+					texts = append(texts, *text)
+				}
 			}
 		default:
 			// -F fs, -v a=b, -f file: each takes the rest of the word or

@@ -70,16 +70,6 @@ func (l *cmdLang) judge(a *analysis, ws []word, depth int) Decision {
 			continue
 		}
 		name, val, hasEq := strings.Cut(strings.TrimLeft(v, "-"), "=")
-		value := func() (string, bool) {
-			if hasEq {
-				return val, true
-			}
-			if i+1 < len(ws) {
-				i++
-				return ws[i].value, ws[i].static
-			}
-			return "", false
-		}
 		switch {
 		case name == l.runsRest && name != "":
 			d = Max(d, a.unanalysable(prog+" "+v+": starts a program"))
@@ -89,11 +79,11 @@ func (l *cmdLang) judge(a *analysis, ws []word, depth int) Decision {
 			return d
 		case slices.Contains(l.runs, name):
 			d = Max(d, a.unanalysable(prog+" "+v+": runs a command of its own"))
-			if text, ok := value(); ok {
-				d = Max(d, a.forbiddenIn(shellPart(text), depth))
+			if text := longValue(ws, &i, val, hasEq); text != nil && text.static {
+				d = Max(d, a.forbiddenIn(shellPart(text.value), depth))
 			}
 		case slices.Contains(l.readsValued, name):
-			value()
+			longValue(ws, &i, val, hasEq)
 			d = Max(d, a.unanalysable(prog+" "+v+": reads commands of its own"))
 		case slices.Contains(l.reads, name):
 			d = Max(d, a.unanalysable(prog+" "+v+": reads commands of its own"))

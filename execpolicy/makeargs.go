@@ -46,14 +46,6 @@ func makeArgs(a *analysis, ws []word, depth int) Decision {
 		}
 		d = Max(d, a.unanalysable(prog+" "+opt+src+": runs recipes of another makefile"))
 	}
-	// next returns the word after ws[*i] as an option's value, moving *i.
-	next := func(i *int) *word {
-		if *i+1 >= len(ws) {
-			return nil
-		}
-		*i++
-		return &ws[*i]
-	}
 	options := true
 	for i := 1; i < len(ws); i++ {
 		w := ws[i]
@@ -67,40 +59,21 @@ func makeArgs(a *analysis, ws []word, depth int) Decision {
 			options = false
 		case options && strings.HasPrefix(v, "--"):
 			name, val, hasEq := strings.Cut(v, "=")
-			value := &word{value: val, src: val, static: true}
 			if full := longPrefixOf(name, makeEvalLong); full != "" {
-				if !hasEq {
-					value = next(&i)
-				}
-				eval(value)
+				eval(longValue(ws, &i, val, hasEq))
 			} else if full := longPrefixOf(name, makeFileLong); full != "" {
-				if !hasEq {
-					value = next(&i)
-				}
-				file(full, value)
+				file(full, longValue(ws, &i, val, hasEq))
 			}
 		case options && strings.HasPrefix(v, "-") && len(v) > 1:
 			for j := 1; j < len(v); j++ {
 				c := v[j]
-				var value *word
-				if rest := v[j+1:]; rest != "" {
-					value = &word{value: rest, src: rest, static: true}
-				}
 				switch {
 				case c == 'E':
-					if value == nil {
-						value = next(&i)
-					}
-					eval(value)
+					eval(shortValue(ws, &i, v, j))
 				case strings.IndexByte(makeFileShort, c) >= 0:
-					if value == nil {
-						value = next(&i)
-					}
-					file("-"+string(c), value)
+					file("-"+string(c), shortValue(ws, &i, v, j))
 				case strings.IndexByte(makeValued, c) >= 0:
-					if value == nil {
-						next(&i)
-					}
+					shortValue(ws, &i, v, j)
 				case strings.IndexByte(makeAttached, c) >= 0:
 				default:
 					continue // a flag: the cluster goes on
@@ -132,20 +105,4 @@ func (a *analysis) makeTextForbidden(text string, depth int) Decision {
 		}
 	}
 	return d
-}
-
-// longPrefixOf returns the option of longs that name is or abbreviates, as
-// getopt_long takes any prefix, or "". An ambiguous prefix, which getopt
-// refuses, is taken for the first: stricter, and no list of every option
-// of the program is needed.
-func longPrefixOf(name string, longs []string) string {
-	if len(name) <= len("--") {
-		return ""
-	}
-	for _, l := range longs {
-		if strings.HasPrefix(l, name) {
-			return l
-		}
-	}
-	return ""
 }

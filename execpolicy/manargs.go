@@ -29,13 +29,6 @@ func manArgs(a *analysis, ws []word, depth int) Decision {
 			d = Max(d, a.forbiddenIn(v.value, depth))
 		}
 	}
-	next := func(i *int) *word {
-		if *i+1 >= len(ws) {
-			return nil
-		}
-		*i++
-		return &ws[*i]
-	}
 	for i := 1; i < len(ws); i++ {
 		w := ws[i]
 		v := w.value
@@ -46,48 +39,32 @@ func manArgs(a *analysis, ws []word, depth int) Decision {
 			return d
 		case strings.HasPrefix(v, "--"):
 			name, val, hasEq := strings.Cut(v, "=")
-			value := &word{value: val, src: val, static: true}
 			switch {
 			case longPrefixOf(name, manPagerLong) != "":
-				if !hasEq {
-					value = next(&i)
-				}
-				runs("--pager", value)
+				runs("--pager", longValue(ws, &i, val, hasEq))
 			case longPrefixOf(name, manHTMLLong) != "":
-				if !hasEq {
-					value = nil // the browser of $BROWSER
+				var browser *word // without one, $BROWSER's
+				if hasEq {
+					browser = &word{value: val, src: val, static: true}
 				}
-				runs("--html", value)
+				runs("--html", browser)
 			case longPrefixOf(name, manConfigLong) != "":
-				if !hasEq {
-					next(&i)
-				}
+				longValue(ws, &i, val, hasEq)
 				d = Max(d, a.unanalysable(prog+" --config-file may define the pager"))
 			}
 		case strings.HasPrefix(v, "-") && len(v) > 1:
 			for j := 1; j < len(v); j++ {
 				c := v[j]
-				var value *word
-				if rest := v[j+1:]; rest != "" {
-					value = &word{value: rest, src: rest, static: true}
-				}
 				switch {
 				case c == 'P':
-					if value == nil {
-						value = next(&i)
-					}
-					runs("-P", value)
+					runs("-P", shortValue(ws, &i, v, j))
 				case c == 'H':
-					runs("-H", value)
+					runs("-H", attachedValue(v, j))
 				case c == 'C':
-					if value == nil {
-						next(&i)
-					}
+					shortValue(ws, &i, v, j)
 					d = Max(d, a.unanalysable(prog+" -C may define the pager"))
 				case strings.IndexByte(manValued, c) >= 0:
-					if value == nil {
-						next(&i)
-					}
+					shortValue(ws, &i, v, j)
 				default:
 					continue // a flag: the cluster goes on
 				}

@@ -178,14 +178,7 @@ func (a *analysis) execOptionsIn(spec *execOptions, ws []word, depth int) Decisi
 				i += spec.skipped(v)
 				continue
 			}
-			value := &word{value: val, src: val, static: true}
-			if !hasEq {
-				value = nil
-				if i+1 < len(ws) {
-					i++
-					value = &ws[i]
-				}
-			}
+			value := longValue(ws, &i, val, hasEq)
 			if p, ok := spec.valuePrefix.lookup(opt); ok && value != nil && value.static {
 				rest, runs := strings.CutPrefix(value.value, p)
 				if !runs {
@@ -201,14 +194,7 @@ func (a *analysis) execOptionsIn(spec *execOptions, ws []word, depth int) Decisi
 				continue
 			}
 			opt := "-" + v[j+1:j+2]
-			var value *word
-			if rest := v[j+2:]; rest != "" {
-				value = &word{value: rest, src: rest, static: true}
-			} else if i+1 < len(ws) {
-				i++
-				value = &ws[i]
-			}
-			found(opt, value)
+			found(opt, shortValue(ws, &i, v, j+1))
 		case i == 1 && spec.oldStyle && strings.ContainsAny(v, spec.short) && spec.short != "":
 			found(v, nil)
 		}
@@ -231,13 +217,5 @@ func (spec *execOptions) skipped(v string) int {
 // here, an ambiguous one too, which getopt refuses (stricter, and it needs
 // no list of every option of every program).
 func (spec *execOptions) longOption(name string) string {
-	if len(name) <= len("--") {
-		return ""
-	}
-	for _, l := range spec.long {
-		if strings.HasPrefix(l, name) {
-			return l
-		}
-	}
-	return ""
+	return longPrefixOf(name, spec.long)
 }

@@ -97,13 +97,7 @@ func sshClientArgs(a *analysis, ws []word, depth int, spec *sshSpec) Decision {
 				if strings.IndexByte(spec.valued, c) < 0 {
 					continue
 				}
-				var value *word
-				if rest := v[j+1:]; rest != "" {
-					value = &word{value: rest, src: rest, static: true}
-				} else if i+1 < len(ws) {
-					i++
-					value = &ws[i]
-				}
+				value := shortValue(ws, &i, v, j)
 				switch {
 				case c == 'o':
 					option(value)

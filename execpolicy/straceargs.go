@@ -44,24 +44,13 @@ func straceArgs(a *analysis, ws []word, depth int) Decision {
 			if longPrefixOf(name, []string{"--output"}) == "" {
 				continue
 			}
-			if hasEq {
-				output(&word{value: val, src: val, static: true})
-			} else if i+1 < len(ws) {
-				i++
-				output(&ws[i])
-			}
+			output(longValue(ws, &i, val, hasEq))
 		default:
 			for j := 1; j < len(v); j++ {
 				if strings.IndexByte(straceValued, v[j]) < 0 {
 					continue
 				}
-				var value *word
-				if rest := v[j+1:]; rest != "" {
-					value = &word{value: rest, src: rest, static: true}
-				} else if i+1 < len(ws) {
-					i++
-					value = &ws[i]
-				}
+				value := shortValue(ws, &i, v, j)
 				if v[j] == 'o' {
 					output(value)
 				}

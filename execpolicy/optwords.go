@@ -1,0 +1,62 @@
+package execpolicy
+
+import "strings"
+
+// The readers of programs' options (execOptions, makeArgs, manArgs,
+// straceArgs, sshClientArgs, cmdLang) take values as getopt does: a short
+// option's value is the rest of its cluster or else the next word, a long
+// one's what follows its "=" or else the next word, and a long option may
+// be abbreviated.
+
+// nextWord returns the word after ws[*i] as an option's value, moving *i
+// to it; nil when ws ends first.
+func nextWord(ws []word, i *int) *word {
+	if *i+1 >= len(ws) {
+		return nil
+	}
+	*i++
+	return &ws[*i]
+}
+
+// attachedValue returns the rest of the cluster v after its option at
+// v[j], or nil when the option ends it.
+func attachedValue(v string, j int) *word {
+	if rest := v[j+1:]; rest != "" {
+		return &word{value: rest, src: rest, static: true}
+	}
+	return nil
+}
+
+// shortValue returns the value of the short option at v[j] of the cluster
+// ws[*i] (v its value): attached, or else the next word (nextWord).
+func shortValue(ws []word, i *int, v string, j int) *word {
+	if w := attachedValue(v, j); w != nil {
+		return w
+	}
+	return nextWord(ws, i)
+}
+
+// longValue returns the value of the long option of ws[*i], split at its
+// "=" into val and hasEq: val, or else the next word (nextWord).
+func longValue(ws []word, i *int, val string, hasEq bool) *word {
+	if hasEq {
+		return &word{value: val, src: val, static: true}
+	}
+	return nextWord(ws, i)
+}
+
+// longPrefixOf returns the option of longs that name is or abbreviates, as
+// getopt_long takes any prefix, or "". An ambiguous prefix, which getopt
+// refuses, is taken for the first: stricter, and no list of every option
+// of the program is needed.
+func longPrefixOf(name string, longs []string) string {
+	if len(name) <= len("--") {
+		return ""
+	}
+	for _, l := range longs {
+		if strings.HasPrefix(l, name) {
+			return l
+		}
+	}
+	return ""
+}
