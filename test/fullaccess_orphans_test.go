@@ -14,9 +14,7 @@ import (
 // timeout fires. Root only: an unprivileged gatedexec gets no cgroup on a
 // v1 host, and keeps the process group kill alone (README, Sandbox notes).
 func TestFullAccessNoOrphans(t *testing.T) {
-	if os.Geteuid() != 0 {
-		t.Skip("not root: no cgroup of the run's own")
-	}
+	requireFeature(t, os.Geteuid() == 0, "root (a v1 host gives only root a cgroup of the run's own)")
 	f := newFixture(t)
 	t.Run("command-exits", func(t *testing.T) {
 		t.Cleanup(func() { killMatching("sleep 31421") })
