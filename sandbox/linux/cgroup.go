@@ -259,10 +259,14 @@ func (g *runCgroups) add(pid int) error {
 // instruction, where add could only move it after it may have forked.
 // Only a v1 hierarchy moves a single thread of a process (writing its
 // tid to tasks); the caller keeps the thread to this run alone.
+//
+// On an error the thread is moved back out of those it entered, or it
+// would keep them from being removed (leaveThread).
 func (g *runCgroups) enterThread() error {
 	tid := strconv.Itoa(unix.Gettid())
 	for _, d := range g.dirs {
 		if err := os.WriteFile(filepath.Join(d, "tasks"), []byte(tid), 0); err != nil {
+			g.leaveThread()
 			return fmt.Errorf("sandbox: cgroup %s: %w", d, err)
 		}
 	}
