@@ -5,10 +5,11 @@ import (
 	"strings"
 )
 
-// gdb and the vi family read commands of their own language from their
-// arguments, and that language runs shell commands (gdb's "shell CMD" and
-// "!CMD", vim's ":!CMD", "silent !CMD", system()). An allow rule for the
-// program says nothing about those.
+// gdb, ed and the vi family read commands of their own language from
+// their arguments and from stdin, and that language runs shell commands
+// (gdb's "shell CMD" and "!CMD", ed's "!CMD", vim's ":!CMD", "silent
+// !CMD", system()). An allow rule for the program says nothing about
+// those: "echo 'shell rm x' | gdb" runs rm.
 
 // cmdLang describes the arguments of such a program.
 type cmdLang struct {
@@ -24,6 +25,19 @@ type cmdLang struct {
 	// runsRest: the option after which the rest of the arguments is a
 	// program the debugger starts (gdb --args PROG ...).
 	runsRest string
+	// stdin: the program reads its commands (or, for the vi family, its
+	// keys) from stdin unless one of the options of batch is given. What
+	// a pipe, a heredoc or the caller feeds it is not seen, as for a
+	// shell reading stdin.
+	stdin bool
+	batch []string
+	// abbrev: an option may be given as any prefix of its name of two
+	// letters or more (emacs --ev). An ambiguous one is taken for the
+	// first that fits: stricter.
+	abbrev bool
+	// lisp: the commands are Lisp, whose string constants are what a
+	// shell would run ((shell-command "CMD")).
+	lisp bool
 }
 
 var (
@@ -31,24 +45,56 @@ var (
 		runs:        []string{"ex", "iex", "eval-command", "init-eval-command"},
 		readsValued: []string{"x", "ix", "command", "init-command"},
 		runsRest:    "args",
+		stdin:       true,
+		batch:       []string{"batch", "batch-silent", "version", "help", "configuration"},
 	}
 	vimLang = &cmdLang{
 		runs:        []string{"c", "cmd"},
 		reads:       []string{"e", "E", "es", "Es", "s-"},
 		readsValued: []string{"S", "s", "u", "U"},
 		plus:        true,
+		stdin:       true,
+		batch:       []string{"version", "help", "h"},
+	}
+	// emacs --eval runs Lisp, which runs programs (shell-command,
+	// call-process); -l, --script and -f run Lisp from a file or by name.
+	emacsLang = &cmdLang{
+		runs:        []string{"eval", "execute"},
+		readsValued: []string{"l", "load", "script", "x", "f", "funcall"},
+		abbrev:      true,
+		lisp:        true,
+	}
+	// GNU ed: its only option with a value is -p PROMPT.
+	edLang = &cmdLang{
+		readsValued: []string{"p", "prompt"},
+		stdin:       true,
+		batch:       []string{"version", "help", "V", "h"},
 	}
 )
 
-// gdbArgs and vimArgs are execOptions.script for gdb and the vi family.
+// gdbArgs, vimArgs, edArgs and emacsArgs are execOptions.script for gdb,
+// the vi family, ed and emacs.
 func gdbArgs(a *analysis, ws []word, depth int) Decision { return gdbLang.judge(a, ws, depth) }
 func vimArgs(a *analysis, ws []word, depth int) Decision { return vimLang.judge(a, ws, depth) }
+func edArgs(a *analysis, ws []word, depth int) Decision  { return edLang.judge(a, ws, depth) }
+func emacsArgs(a *analysis, ws []word, depth int) Decision {
+	return emacsLang.judge(a, ws, depth)
+}
 
 // judge makes each command-language option unanalysable and searches its
 // text, past what introduces a shell command there, for forbidden
-// commands.
+// commands; and makes the command unanalysable when it reads stdin.
 func (l *cmdLang) judge(a *analysis, ws []word, depth int) Decision {
-	d := Decision(0)
+	d, batch := l.options(a, ws, depth)
+	if l.stdin && !batch {
+		d = Max(d, a.unanalysable(ws[0].value+": reads its commands from stdin"))
+	}
+	return d
+}
+
+// options judges the options of ws (see judge) and says whether one of
+// them is of l.batch.
+func (l *cmdLang) options(a *analysis, ws []word, depth int) (d Decision, batch bool) {
 	prog := ws[0].value
 	for i := 1; i < len(ws); i++ {
 		w := ws[i]
@@ -57,7 +103,7 @@ func (l *cmdLang) judge(a *analysis, ws []word, depth int) Decision {
 		}
 		v := w.value
 		if v == "--" {
-			return d
+			return d, batch
 		}
 		if l.plus && strings.HasPrefix(v, "+") {
 			if n := strings.TrimLeft(v[1:], "0123456789"); n != "" {
@@ -70,17 +116,20 @@ func (l *cmdLang) judge(a *analysis, ws []word, depth int) Decision {
 			continue
 		}
 		name, val, hasEq := strings.Cut(strings.TrimLeft(v, "-"), "=")
+		name = l.option(name)
 		switch {
+		case slices.Contains(l.batch, name):
+			batch = true
 		case name == l.runsRest && name != "":
 			d = Max(d, a.unanalysable(prog+" "+v+": starts a program"))
 			if rest := joinWords(ws[i+1:]); rest.static {
 				d = Max(d, a.forbiddenIn(rest.value, depth))
 			}
-			return d
+			return d, batch
 		case slices.Contains(l.runs, name):
 			d = Max(d, a.unanalysable(prog+" "+v+": runs a command of its own"))
 			if text := longValue(ws, &i, val, hasEq); text != nil && text.static {
-				d = Max(d, a.forbiddenIn(shellPart(text.value), depth))
+				d = Max(d, l.forbiddenIn(a, text.value, depth))
 			}
 		case slices.Contains(l.readsValued, name):
 			longValue(ws, &i, val, hasEq)
@@ -88,6 +137,35 @@ func (l *cmdLang) judge(a *analysis, ws []word, depth int) Decision {
 		case slices.Contains(l.reads, name):
 			d = Max(d, a.unanalysable(prog+" "+v+": reads commands of its own"))
 		}
+	}
+	return d, batch
+}
+
+// option returns the option of l that name (its dashes cut) stands for:
+// name, or with l.abbrev the first that name abbreviates.
+func (l *cmdLang) option(name string) string {
+	if !l.abbrev || len(name) < 2 {
+		return name
+	}
+	for _, opts := range [][]string{l.runs, l.readsValued, l.reads, l.batch} {
+		for _, o := range opts {
+			if strings.HasPrefix(o, name) {
+				return o
+			}
+		}
+	}
+	return name
+}
+
+// forbiddenIn searches text, a command of l's language, for forbidden
+// commands where a shell would run them.
+func (l *cmdLang) forbiddenIn(a *analysis, text string, depth int) Decision {
+	if !l.lisp {
+		return a.forbiddenIn(shellPart(text), depth)
+	}
+	d := Decision(0)
+	for _, s := range awkStrings(text) {
+		d = Max(d, a.forbiddenIn(s, depth))
 	}
 	return d
 }

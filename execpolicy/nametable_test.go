@@ -38,6 +38,7 @@ func TestNameTablesSorted(t *testing.T) {
 	checkSorted(t, "programExecOptions", programExecOptions)
 	checkSorted(t, "gitSubcommandExecOptions", gitSubcommandExecOptions)
 	checkSorted(t, "subcommandDepth", subcommandDepth)
+	checkSorted(t, "sqliteValued", sqliteValued)
 	for _, r := range programExecOptions {
 		checkSorted(t, r.name+" valuePrefix", r.val.valuePrefix)
 		checkSorted(t, r.name+" sub", r.val.sub)

@@ -278,6 +278,12 @@ func oldProgramExecOptions() map[string]*oldExecOptions {
 		"vimdiff":   {script: vimArgs},
 		"nix-shell": {long: []string{"--run", "--command"}},
 		"zip":       {short: "T", long: []string{"--unzip-command"}},
+		// Added in the eighth.
+		"dc":      {script: dcArgs},
+		"ed":      {script: edArgs},
+		"emacs":   {script: emacsArgs},
+		"psql":    {script: psqlArgs},
+		"sqlite3": {script: sqliteArgs},
 		// Many git settings are commands git runs (alias.*, core.pager,
 		// core.sshCommand, core.fsmonitor, diff.external, ...); --exec-path
 		// picks the directory of the programs its subcommands run.

@@ -48,7 +48,13 @@ type execOptions struct {
 var programExecOptions = nameTable[*execOptions]{
 	// awk's system(), pipes and gawk's @ run commands (see awkArgs).
 	{"awk", &execOptions{script: awkArgs}},
+	// dc's "!" runs a command; it reads code from stdin (see dcArgs).
+	{"dc", &execOptions{script: dcArgs}},
 	{"diff3", &execOptions{long: []string{"--diff-program"}}},
+	// ed's "!CMD" runs a command, and ed reads its commands from stdin.
+	{"ed", &execOptions{script: edArgs}},
+	// emacs --eval runs Lisp; -l, --script and -f load or call it.
+	{"emacs", &execOptions{script: emacsArgs}},
 	{"ex", &execOptions{script: vimArgs}},
 	{"gawk", &execOptions{script: awkArgs}},
 	// gdb -ex/-x run gdb commands (shell CMD, !CMD); --args starts a program.
@@ -70,6 +76,9 @@ var programExecOptions = nameTable[*execOptions]{
 	// nix-shell --run/--command run a command in the shell it makes.
 	{"nix-shell", &execOptions{long: []string{"--run", "--command"}}},
 	{"nvim", &execOptions{script: vimArgs}},
+	// psql's meta-commands run commands, COPY ... PROGRAM one on the
+	// server (see psqlArgs).
+	{"psql", &execOptions{script: psqlArgs}},
 	// rg --pre runs a program on every file searched; --hostname-bin
 	// runs one for the hostname of its hyperlinks.
 	{"rg", &execOptions{long: []string{"--pre", "--hostname-bin"}}},
@@ -84,6 +93,8 @@ var programExecOptions = nameTable[*execOptions]{
 	{"sort", &execOptions{long: []string{"--compress-program"}}},
 	// split --filter writes each piece to a shell command.
 	{"split", &execOptions{long: []string{"--filter"}}},
+	// sqlite3's .shell, .system and pipes run commands (see sqliteArgs).
+	{"sqlite3", &execOptions{script: sqliteArgs}},
 	// strace -o '|CMD' pipes the trace to CMD.
 	// ssh HOST CMD runs CMD on HOST, which may be this host.
 	{"ssh", &execOptions{script: sshArgs}},

@@ -67,6 +67,8 @@ func lookupProgram(prog string) programFacts {
 		return programFacts{safe: knownSafeList[4].val}
 	case "dbus-run-session":
 		return programFacts{wrapper: wrappers[11].val}
+	case "dc":
+		return programFacts{exec: programExecOptions[1].val}
 	case "dd":
 		return programFacts{danger: dangerIndex[3].val}
 	case "declare":
@@ -76,7 +78,7 @@ func lookupProgram(prog string) programFacts {
 	case "diff":
 		return programFacts{safe: knownSafeList[6].val}
 	case "diff3":
-		return programFacts{exec: programExecOptions[1].val}
+		return programFacts{exec: programExecOptions[2].val}
 	case "dirname":
 		return programFacts{safe: knownSafeList[7].val}
 	case "doas":
@@ -89,6 +91,10 @@ func lookupProgram(prog string) programFacts {
 		return programFacts{wrapper: wrappers[14].val}
 	case "echo":
 		return programFacts{safe: knownSafeList[9].val}
+	case "ed":
+		return programFacts{exec: programExecOptions[3].val}
+	case "emacs":
+		return programFacts{exec: programExecOptions[4].val}
 	case "enable":
 		return programFacts{builtin: shellBuiltins[5].val}
 	case "entr":
@@ -98,7 +104,7 @@ func lookupProgram(prog string) programFacts {
 	case "eval":
 		return programFacts{wrapper: wrappers[17].val}
 	case "ex":
-		return programFacts{exec: programExecOptions[2].val}
+		return programFacts{exec: programExecOptions[5].val}
 	case "exec":
 		return programFacts{wrapper: wrappers[18].val}
 	case "export":
@@ -124,21 +130,21 @@ func lookupProgram(prog string) programFacts {
 	case "flock":
 		return programFacts{wrapper: wrappers[25].val}
 	case "gawk":
-		return programFacts{exec: programExecOptions[3].val}
+		return programFacts{exec: programExecOptions[6].val}
 	case "gdb":
-		return programFacts{exec: programExecOptions[4].val}
+		return programFacts{exec: programExecOptions[7].val}
 	case "getopts":
 		return programFacts{builtin: shellBuiltins[8].val}
 	case "git":
-		return programFacts{danger: dangerIndex[4].val, safe: knownSafeList[13].val, exec: programExecOptions[5].val}
+		return programFacts{danger: dangerIndex[4].val, safe: knownSafeList[13].val, exec: programExecOptions[8].val}
 	case "gmake":
-		return programFacts{exec: programExecOptions[6].val}
+		return programFacts{exec: programExecOptions[9].val}
 	case "gosu":
 		return programFacts{wrapper: wrappers[26].val}
 	case "grep":
 		return programFacts{safe: knownSafeList[14].val}
 	case "gvim":
-		return programFacts{exec: programExecOptions[7].val}
+		return programFacts{exec: programExecOptions[10].val}
 	case "halt":
 		return programFacts{danger: dangerIndex[5].val}
 	case "hash":
@@ -170,13 +176,13 @@ func lookupProgram(prog string) programFacts {
 	case "ltrace":
 		return programFacts{wrapper: wrappers[32].val}
 	case "make":
-		return programFacts{exec: programExecOptions[8].val}
+		return programFacts{exec: programExecOptions[11].val}
 	case "man":
-		return programFacts{exec: programExecOptions[9].val}
+		return programFacts{exec: programExecOptions[12].val}
 	case "mapfile":
 		return programFacts{builtin: shellBuiltins[11].val}
 	case "mawk":
-		return programFacts{exec: programExecOptions[10].val}
+		return programFacts{exec: programExecOptions[13].val}
 	case "md5sum":
 		return programFacts{safe: knownSafeList[18].val}
 	case "mke2fs":
@@ -186,11 +192,11 @@ func lookupProgram(prog string) programFacts {
 	case "mkswap":
 		return programFacts{danger: dangerIndex[9].val}
 	case "nawk":
-		return programFacts{exec: programExecOptions[11].val}
+		return programFacts{exec: programExecOptions[14].val}
 	case "nice":
 		return programFacts{wrapper: wrappers[33].val}
 	case "nix-shell":
-		return programFacts{exec: programExecOptions[12].val}
+		return programFacts{exec: programExecOptions[15].val}
 	case "nl":
 		return programFacts{safe: knownSafeList[19].val}
 	case "nocache":
@@ -202,7 +208,7 @@ func lookupProgram(prog string) programFacts {
 	case "numactl":
 		return programFacts{wrapper: wrappers[37].val}
 	case "nvim":
-		return programFacts{exec: programExecOptions[13].val}
+		return programFacts{exec: programExecOptions[16].val}
 	case "od":
 		return programFacts{safe: knownSafeList[20].val}
 	case "parallel":
@@ -223,6 +229,8 @@ func lookupProgram(prog string) programFacts {
 		return programFacts{wrapper: wrappers[42].val}
 	case "proxychains4":
 		return programFacts{wrapper: wrappers[43].val}
+	case "psql":
+		return programFacts{exec: programExecOptions[17].val}
 	case "pwd":
 		return programFacts{safe: knownSafeList[22].val}
 	case "read":
@@ -238,29 +246,29 @@ func lookupProgram(prog string) programFacts {
 	case "reboot":
 		return programFacts{danger: dangerIndex[11].val}
 	case "rg":
-		return programFacts{safe: knownSafeList[25].val, exec: programExecOptions[14].val}
+		return programFacts{safe: knownSafeList[25].val, exec: programExecOptions[18].val}
 	case "rm":
 		return programFacts{danger: dangerIndex[12].val}
 	case "rsync":
-		return programFacts{exec: programExecOptions[15].val}
+		return programFacts{exec: programExecOptions[19].val}
 	case "run0":
 		return programFacts{wrapper: wrappers[44].val}
 	case "runuser":
 		return programFacts{wrapper: wrappers[45].val}
 	case "rvim":
-		return programFacts{exec: programExecOptions[16].val}
+		return programFacts{exec: programExecOptions[20].val}
 	case "sandbox-exec":
 		return programFacts{wrapper: wrappers[46].val}
 	case "scp":
-		return programFacts{exec: programExecOptions[17].val}
+		return programFacts{exec: programExecOptions[21].val}
 	case "screen":
 		return programFacts{wrapper: wrappers[47].val}
 	case "script":
 		return programFacts{wrapper: wrappers[48].val}
 	case "sdiff":
-		return programFacts{exec: programExecOptions[18].val}
+		return programFacts{exec: programExecOptions[22].val}
 	case "sed":
-		return programFacts{safe: knownSafeList[26].val, exec: programExecOptions[19].val}
+		return programFacts{safe: knownSafeList[26].val, exec: programExecOptions[23].val}
 	case "set":
 		return programFacts{builtin: shellBuiltins[16].val}
 	case "setpriv":
@@ -270,7 +278,7 @@ func lookupProgram(prog string) programFacts {
 	case "setuidgid":
 		return programFacts{wrapper: wrappers[51].val}
 	case "sftp":
-		return programFacts{exec: programExecOptions[20].val}
+		return programFacts{exec: programExecOptions[24].val}
 	case "sg":
 		return programFacts{wrapper: wrappers[52].val}
 	case "sh":
@@ -282,13 +290,15 @@ func lookupProgram(prog string) programFacts {
 	case "shutdown":
 		return programFacts{danger: dangerIndex[13].val}
 	case "sort":
-		return programFacts{safe: knownSafeList[28].val, exec: programExecOptions[21].val}
+		return programFacts{safe: knownSafeList[28].val, exec: programExecOptions[25].val}
 	case "source":
 		return programFacts{builtin: shellBuiltins[18].val}
 	case "split":
-		return programFacts{exec: programExecOptions[22].val}
+		return programFacts{exec: programExecOptions[26].val}
+	case "sqlite3":
+		return programFacts{exec: programExecOptions[27].val}
 	case "ssh":
-		return programFacts{exec: programExecOptions[23].val}
+		return programFacts{exec: programExecOptions[28].val}
 	case "ssh-agent":
 		return programFacts{wrapper: wrappers[53].val}
 	case "sshpass":
@@ -298,7 +308,7 @@ func lookupProgram(prog string) programFacts {
 	case "stdbuf":
 		return programFacts{wrapper: wrappers[55].val}
 	case "strace":
-		return programFacts{wrapper: wrappers[56].val, exec: programExecOptions[24].val}
+		return programFacts{wrapper: wrappers[56].val, exec: programExecOptions[29].val}
 	case "su":
 		return programFacts{wrapper: wrappers[57].val}
 	case "su-exec":
@@ -312,7 +322,7 @@ func lookupProgram(prog string) programFacts {
 	case "tail":
 		return programFacts{safe: knownSafeList[30].val}
 	case "tar":
-		return programFacts{exec: programExecOptions[25].val}
+		return programFacts{exec: programExecOptions[30].val}
 	case "taskset":
 		return programFacts{wrapper: wrappers[61].val}
 	case "telinit":
@@ -350,13 +360,13 @@ func lookupProgram(prog string) programFacts {
 	case "valgrind":
 		return programFacts{wrapper: wrappers[70].val}
 	case "vi":
-		return programFacts{exec: programExecOptions[26].val}
+		return programFacts{exec: programExecOptions[31].val}
 	case "view":
-		return programFacts{exec: programExecOptions[27].val}
+		return programFacts{exec: programExecOptions[32].val}
 	case "vim":
-		return programFacts{exec: programExecOptions[28].val}
+		return programFacts{exec: programExecOptions[33].val}
 	case "vimdiff":
-		return programFacts{exec: programExecOptions[29].val}
+		return programFacts{exec: programExecOptions[34].val}
 	case "wait":
 		return programFacts{builtin: shellBuiltins[22].val}
 	case "watch":
@@ -378,7 +388,7 @@ func lookupProgram(prog string) programFacts {
 	case "yash":
 		return programFacts{wrapper: &shellWrapper}
 	case "zip":
-		return programFacts{exec: programExecOptions[30].val}
+		return programFacts{exec: programExecOptions[35].val}
 	case "zsh":
 		return programFacts{wrapper: &shellWrapper}
 	}

@@ -11,6 +11,17 @@ func FuzzAnalyse(f *testing.F) {
 	for _, row := range readCorpus(f) {
 		f.Add(row.command)
 	}
+	// The readers of programs' own command languages.
+	for _, s := range []string{
+		"sqlite3 -lookaside 1 2 db '.sh x' -- '.once |y'",
+		"psql -Xqc '\\! x' -o '|y' --var=a",
+		"dc -e '[!x]x' -f - --expr=?",
+		"emacs --ev '(shell-command \"x\")' -l",
+		"echo x | gdb -batch --args y",
+		"ssh h -N; sftp -b - h",
+	} {
+		f.Add(s)
+	}
 	p := corpusPolicy()
 	f.Fuzz(func(t *testing.T, script string) {
 		ev := p.Evaluate([]string{"bash", "-c", script}, EvalOptions{})

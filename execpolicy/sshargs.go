@@ -14,12 +14,19 @@ type sshSpec struct {
 	// remote: after the host, the operands are a command the server runs
 	// (ssh host CMD).
 	remote bool
+	// stdin: given a host and no command, the client runs the commands
+	// its stdin holds: ssh's a shell on the host (which may be this one),
+	// sftp's its own, whose "!CMD" runs CMD here. noStdin are the options
+	// after which it does not (ssh -N); reads those whose value is a file
+	// of such commands (sftp -b).
+	stdin          bool
+	noStdin, reads string
 }
 
 var (
-	sshClient  = sshSpec{valued: "BbcDEeFIiJLlmOoPpQRSWw", remote: true}
+	sshClient  = sshSpec{valued: "BbcDEeFIiJLlmOoPpQRSWw", remote: true, stdin: true, noStdin: "NWOGQV"}
 	scpClient  = sshSpec{valued: "cDFiJloPSX", runs: "SD"}
-	sftpClient = sshSpec{valued: "BbcDFiJloPRSsX", runs: "SD"}
+	sftpClient = sshSpec{valued: "BbcDFiJloPRSsX", runs: "SD", stdin: true, reads: "b"}
 )
 
 // sshCommandKeys are the ssh_config keywords, lower-cased, whose value is
@@ -73,7 +80,7 @@ func sshClientArgs(a *analysis, ws []word, depth int, spec *sshSpec) Decision {
 			}
 		}
 	}
-	operands, terminated := 0, false
+	operands, terminated, stdin := 0, false, spec.stdin
 	// ssh reads options after the host too (ssh host -o ProxyCommand=...
 	// runs it here), up to the first word of the remote command.
 	optionsAt := func() bool { return !terminated && (operands == 0 || spec.remote && operands == 1) }
@@ -94,11 +101,17 @@ func sshClientArgs(a *analysis, ws []word, depth int, spec *sshSpec) Decision {
 		case optionsAt() && strings.HasPrefix(v, "-") && len(v) > 1:
 			for j := 1; j < len(v); j++ {
 				c := v[j]
+				if strings.IndexByte(spec.noStdin, c) >= 0 {
+					stdin = false
+				}
 				if strings.IndexByte(spec.valued, c) < 0 {
 					continue
 				}
 				value := shortValue(ws, &i, v, j)
 				switch {
+				case strings.IndexByte(spec.reads, c) >= 0:
+					stdin = false
+					d = Max(d, a.unanalysable(prog+" -"+string(c)+" reads commands of its own, which may run commands here"))
 				case c == 'o':
 					option(value)
 				case c == 'F':
@@ -116,6 +129,9 @@ func sshClientArgs(a *analysis, ws []word, depth int, spec *sshSpec) Decision {
 			runs("HOST COMMAND (on that host)", &rest)
 			return d
 		}
+	}
+	if stdin && operands > 0 {
+		d = Max(d, a.unanalysable(prog+": reads its commands from stdin"))
 	}
 	return d
 }
