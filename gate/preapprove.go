@@ -44,7 +44,7 @@ type preapproval struct {
 
 // Register judges req as Check does and, when the approval policy would
 // ask, registers the request id Run will compute for it (a hash of argv,
-// cwd, profile, profile digest and rules digest) for req's session. The
+// cwd, profile, profile digest, rules digest and managed digest) for req's session. The
 // one Run of the same request in that session that comes first, within
 // PreapprovalTTL, then settles as approved (by "hook") instead of asking
 // again: the caller — an agent hook answering "ask" — has put the question
@@ -70,7 +70,8 @@ func (g *Gate) Register(_ context.Context, req Request) (*Registration, error) {
 		return nil, err
 	}
 	req.Cwd, req.Workspace = pl.Cwd, pl.Workspace
-	o := &call{Request: req, Policy: st.policy, EvalOpts: evalOptions(req), DefaultProfile: st.defaultProfile.value, Profile: st.profileFunc(pl)}
+	// The ceiling too: the id binds the managed layer's digest.
+	o := &call{Request: req, Policy: st.policy, EvalOpts: evalOptions(req), DefaultProfile: st.defaultProfile.value, Profile: st.profileFunc(pl), Ceiling: st.ceiling}
 	ev := o.Policy.Evaluate(o.Argv, o.EvalOpts)
 	reg := &Registration{CheckResult: st.checkResult(ev)}
 	if reg.Action != approval.Ask {
