@@ -108,7 +108,10 @@ type Request struct {
 	ProposedRule Argv `json:"proposed_rule"`
 	// ProposedHost is the host an "always" answer to a network request
 	// (an escalation for a refused host, a prompt network rule) appends a
-	// network_rule for; empty otherwise.
+	// network_rule for; empty otherwise, and when the rule would not
+	// count (no user rules file to write, or a managed allowed_profiles
+	// that drops the user's allow network_rules): "always" is then not
+	// offered, and answered all the same it denies.
 	ProposedHost string `json:"proposed_host,omitempty"`
 	Kind         Kind   `json:"kind"`
 	// Denials are what the sandbox stopped, for an escalation.

@@ -53,6 +53,14 @@ func (c ceiling) refusesEscalation(name string, widened *sandbox.Profile) string
 	return ""
 }
 
+// dropsNetworkAllows reports whether the ceiling ignores the allow
+// network_rules of every layer below it: with allowed_profiles, the hosts
+// of the profiles it allows are the network's ceiling (loadPolicy). An
+// "always" answer for a host writes such a rule, so it is then not offered.
+func (c ceiling) dropsNetworkAllows() bool {
+	return c.m != nil && c.m.AllowedProfiles != nil
+}
+
 // fullAccess reports whether p is full access as allow_full_access means
 // it: unrestricted, or writing the whole filesystem with the network on.
 // A protect or hide path (one that need not even exist) makes a profile

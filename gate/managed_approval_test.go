@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/gatedexec/gatedexec/approval"
+	"github.com/gatedexec/gatedexec/config"
 )
 
 // sessionAnswerer approves every request for the session.
@@ -61,5 +62,28 @@ func TestManagedChangeRevokesLastingApprovals(t *testing.T) {
 				t.Errorf("registered command: settled by %q (%v), want %q", res.Approval.By, err, want)
 			}
 		})
+	}
+}
+
+// "Always" for a host is offered only where the network_rule it writes
+// would count: not without a rules file to write (allow_user_rules =
+// false), nor under a managed allowed_profiles, which drops the user's
+// allow network_rules.
+func TestProposedHostOnlyWhereTheRuleCounts(t *testing.T) {
+	for _, c := range []struct {
+		name    string
+		amend   string
+		managed *config.Managed
+		want    string
+	}{
+		{"no managed layer", "/u/rules/default.rules", nil, "h.test"},
+		{"managed, any profile", "/u/rules/default.rules", &config.Managed{}, "h.test"},
+		{"managed allowed_profiles", "/u/rules/default.rules", &config.Managed{AllowedProfiles: []string{"net"}}, ""},
+		{"no rules file to write", "", nil, ""},
+	} {
+		o := &call{AmendFile: c.amend, Ceiling: ceiling{c.managed}}
+		if got := o.proposedHost("h.test"); got != c.want {
+			t.Errorf("%s: proposedHost = %q, want %q", c.name, got, c.want)
+		}
 	}
 }

@@ -221,7 +221,7 @@ func (o *call) escalate(ctx context.Context, ev execpolicy.Evaluation, req appro
 	ereq.ProposedRule = nil
 	if len(plan.Changes) == 1 && plan.Changes[0].Kind == sandbox.GrantHost {
 		// One host: "always" makes it a network_rule of the user's rules.
-		ereq.ProposedHost = plan.Changes[0].Host
+		ereq.ProposedHost = o.proposedHost(plan.Changes[0].Host)
 	}
 	ereq.ID = approval.RequestID(approval.IDParts{Argv: o.argv(), Cwd: o.Cwd, Profile: prof.Name, ProfileDigest: req.ProfileDigest, PolicyDigest: digest,
 		Escalation: ereq.Escalation, ManagedDigest: req.ManagedDigest})
