@@ -74,7 +74,9 @@ func (g *Gate) Register(_ context.Context, req Request) (*Registration, error) {
 	o := &call{Request: req, Policy: st.policy, EvalOpts: evalOptions(req), DefaultProfile: st.defaultProfile.value, Profile: st.profileFunc(pl), Ceiling: st.ceiling}
 	ev := o.Policy.Evaluate(o.Argv, o.EvalOpts)
 	reg := &Registration{CheckResult: st.checkResult(ev)}
-	if reg.Action != approval.Ask {
+	if reg.Action != approval.Ask || st.ceiling.pinsApprover() {
+		// Under a pinned approver the agent's prompt answers nothing:
+		// the run asks the approver the managed layer chose.
 		return reg, nil
 	}
 	// The id as run computes it: the profile the decision picked,
@@ -88,7 +90,7 @@ func (g *Gate) Register(_ context.Context, req Request) (*Registration, error) {
 		return nil, fmt.Errorf("%w: %w", ErrConfig, err)
 	}
 	id := o.request(ev, prof.Name, approval.ProfileDigest(prof), o.Policy.Digest()).ID
-	dir := preapprovedDir(st)
+	dir := preapprovedDir(st, false)
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, fmt.Errorf("registering request %s: %w", id, err)
 	}
@@ -107,8 +109,12 @@ func (g *Gate) Register(_ context.Context, req Request) (*Registration, error) {
 }
 
 // preapprovedDir is where Register keeps registrations: under the state
-// directory, which every sandboxed command sees read-only (controlPaths).
-func preapprovedDir(st *state) string {
+// directory, which every sandboxed command sees read-only (controlPaths);
+// "" (nothing is claimed) when the managed layer pins the approver.
+func preapprovedDir(st *state, pinned bool) string {
+	if pinned {
+		return ""
+	}
 	return filepath.Join(st.layers.Dirs.State, "preapproved")
 }
 
