@@ -8,7 +8,7 @@ import (
 func BenchmarkRequestID(b *testing.B) {
 	argv := []string{"git", "push", "origin", "main"}
 	for b.Loop() {
-		RequestID(IDParts{argv, "/home/u/proj", "workspace-write", "fedcba9876543210", "0123456789abcdef", ""})
+		RequestID(IDParts{argv, "/home/u/proj", "workspace-write", "fedcba9876543210", "0123456789abcdef", "", ""})
 	}
 }
 

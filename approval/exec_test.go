@@ -66,7 +66,7 @@ sleep 0.3
 printf '{"id":"%s","outcome":"approved"}' "$id"`, 20 * time.Second, Denied, "still holds its stdout"},
 		{"huge", goodAnswer + `printf '{"id":"%s","outcome":"approved","reason":"' "$id"; head -c 2000000 /dev/zero | tr '\0' x; printf '"}'`, 0, Denied, "larger than"},
 	}
-	req := &Request{ID: RequestID(IDParts{[]string{"git", "push"}, "/w", "p", "pd", "d", ""}), Argv: []string{"git", "push"}, Cwd: "/w", Kind: KindExec}
+	req := &Request{ID: RequestID(IDParts{[]string{"git", "push"}, "/w", "p", "pd", "d", "", ""}), Argv: []string{"git", "push"}, Cwd: "/w", Kind: KindExec}
 	for _, sc := range scripts {
 		t.Run(sc.name, func(t *testing.T) {
 			a := &ExecApprover{Argv: []string{writeScript(t, dir, sc.name, sc.body)}, Timeout: sc.timeout}

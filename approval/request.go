@@ -108,7 +108,10 @@ type Request struct {
 	ProposedRule Argv `json:"proposed_rule"`
 	// ProposedHost is the host an "always" answer to a network request
 	// (an escalation for a refused host, a prompt network rule) appends a
-	// network_rule for; empty otherwise.
+	// network_rule for; empty otherwise, and when the rule would not
+	// count (no user rules file to write, or a managed allowed_profiles
+	// that drops the user's allow network_rules): "always" is then not
+	// offered, and answered all the same it denies.
 	ProposedHost string `json:"proposed_host,omitempty"`
 	Kind         Kind   `json:"kind"`
 	// Denials are what the sandbox stopped, for an escalation.
@@ -123,6 +126,13 @@ type Request struct {
 	// command is making (a prompt network rule): nothing is re-run, and
 	// the terminal prompt says so. Not part of the protocol.
 	Connecting bool `json:"-"`
+	// ManagedDigest is the digest of the managed layer the request was
+	// judged under, "" without one. An answer that outlives the run (a
+	// session approval, a request id resumed later) is bound to it: the
+	// ceiling a person approved under may have changed since, and what
+	// it now asks about is a question nobody answered. The id binds it;
+	// not part of the protocol.
+	ManagedDigest string `json:"-"`
 }
 
 // Response is an approver's answer to the request with the same ID.
@@ -147,12 +157,17 @@ type IDParts struct {
 	// Escalation is the requested access for KindEscalation, "" for
 	// KindExec.
 	Escalation string
+	// ManagedDigest digests the managed layer (config.Managed.Digest),
+	// "" without one: its config.toml (allowed_profiles, approval_policy,
+	// allow_full_access, ...) is not in PolicyDigest, and an approval
+	// given under one ceiling must not be resumed under another.
+	ManagedDigest string
 }
 
 // RequestID returns the id of a request: a hash of everything the answer
 // applies to, so that an approval given for one command, directory,
-// profile (its name and its resolved grants), rule set or escalation
-// cannot be replayed for another.
+// profile (its name and its resolved grants), rule set, managed layer or
+// escalation cannot be replayed for another.
 //
 // Every field is length-prefixed so that no two different inputs encode
 // alike (["a b"] and ["a","b"] differ).
@@ -164,7 +179,8 @@ func RequestID(p IDParts) string {
 		h.Write(n[:])
 		h.Write([]byte(s))
 	}
-	put("gatedexec-request-v2")
+	// v3 added the managed layer's digest.
+	put("gatedexec-request-v3")
 	binary.BigEndian.PutUint64(n[:], uint64(len(p.Argv)))
 	h.Write(n[:])
 	for _, a := range p.Argv {
@@ -175,6 +191,7 @@ func RequestID(p IDParts) string {
 	put(p.ProfileDigest)
 	put(p.PolicyDigest)
 	put(p.Escalation)
+	put(p.ManagedDigest)
 	return hex.EncodeToString(h.Sum(nil))[:RequestIDLen]
 }
 

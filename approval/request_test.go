@@ -11,27 +11,34 @@ import (
 
 func TestRequestIDBindsEveryField(t *testing.T) {
 	type in struct {
-		argv                                 []string
-		cwd, profile, pdigest, digest, escal string
+		argv                                          []string
+		cwd, profile, pdigest, digest, escal, managed string
 	}
-	base := in{[]string{"git", "push"}, "/w", "workspace-write", "p1", "d1", ""}
+	base := in{[]string{"git", "push"}, "/w", "workspace-write", "p1", "d1", "", ""}
 	variants := []in{
 		base,
-		{[]string{"git push"}, "/w", "workspace-write", "p1", "d1", ""},
-		{[]string{"git", "push", ""}, "/w", "workspace-write", "p1", "d1", ""},
-		{[]string{"git", "pus", "h"}, "/w", "workspace-write", "p1", "d1", ""},
-		{[]string{"git", "push"}, "/w2", "workspace-write", "p1", "d1", ""},
-		{[]string{"git", "push"}, "/", "wworkspace-write", "p1", "d1", ""},
-		{[]string{"git", "push"}, "/w", "read-only", "p1", "d1", ""},
-		{[]string{"git", "push"}, "/w", "workspace-write", "p2", "d1", ""},
-		{[]string{"git", "push"}, "/w", "workspace-write", "p1d1", "", ""},
-		{[]string{"git", "push"}, "/w", "workspace-write", "p1", "d2", ""},
-		{[]string{"git", "push"}, "/w", "workspace-write", "p1", "d1", "network on"},
+		{[]string{"git push"}, "/w", "workspace-write", "p1", "d1", "", ""},
+		{[]string{"git", "push", ""}, "/w", "workspace-write", "p1", "d1", "", ""},
+		{[]string{"git", "pus", "h"}, "/w", "workspace-write", "p1", "d1", "", ""},
+		{[]string{"git", "push"}, "/w2", "workspace-write", "p1", "d1", "", ""},
+		{[]string{"git", "push"}, "/", "wworkspace-write", "p1", "d1", "", ""},
+		{[]string{"git", "push"}, "/w", "read-only", "p1", "d1", "", ""},
+		{[]string{"git", "push"}, "/w", "workspace-write", "p2", "d1", "", ""},
+		{[]string{"git", "push"}, "/w", "workspace-write", "p1d1", "", "", ""},
+		{[]string{"git", "push"}, "/w", "workspace-write", "p1", "d2", "", ""},
+		{[]string{"git", "push"}, "/w", "workspace-write", "p1", "d1", "network on", ""},
+		// The managed layer the request was judged under.
+		{[]string{"git", "push"}, "/w", "workspace-write", "p1", "d1", "", "m1"},
+		{[]string{"git", "push"}, "/w", "workspace-write", "p1", "d1", "", "m2"},
+		{[]string{"git", "push"}, "/w", "workspace-write", "p1", "d1", "m1", ""},
+	}
+	id := func(v in) string {
+		return RequestID(IDParts{Argv: v.argv, Cwd: v.cwd, Profile: v.profile, ProfileDigest: v.pdigest, PolicyDigest: v.digest, Escalation: v.escal, ManagedDigest: v.managed})
 	}
 	seen := map[string]int{}
 	hex := regexp.MustCompile(`^[0-9a-f]{32}$`)
 	for i, v := range variants {
-		id := RequestID(IDParts{v.argv, v.cwd, v.profile, v.pdigest, v.digest, v.escal})
+		id := id(v)
 		if !hex.MatchString(id) {
 			t.Errorf("variant %d: id %q is not 32 hex digits", i, id)
 		}
@@ -40,7 +47,7 @@ func TestRequestIDBindsEveryField(t *testing.T) {
 		}
 		seen[id] = i
 	}
-	if a, b := RequestID(IDParts{base.argv, base.cwd, base.profile, base.pdigest, base.digest, ""}), RequestID(IDParts{[]string{"git", "push"}, "/w", "workspace-write", "p1", "d1", ""}); a != b {
+	if a, b := id(base), id(in{[]string{"git", "push"}, "/w", "workspace-write", "p1", "d1", "", ""}); a != b {
 		t.Errorf("RequestID not deterministic: %s vs %s", a, b)
 	}
 }

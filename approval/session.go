@@ -2,6 +2,9 @@ package approval
 
 import (
 	"bytes"
+	"crypto/sha256"
+	"encoding/binary"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -62,6 +65,10 @@ func DefaultSessionDir(getenv func(string) string) (string, error) {
 // directory and profile (its name and the digest of what it grants), and
 // for an escalation the access it granted, so that approving a command
 // never approves escalating it, nor running it with another workspace.
+// It also covers the policy the approval was given under: the managed
+// layer's digest and why the command asked (Basis), so that a session
+// approval never settles a prompt the managed layer, or a rule, raised
+// after the person answered: that is a question they were never asked.
 type SessionKey struct {
 	Argv          Argv   `json:"argv"`
 	Cwd           Bytes  `json:"cwd"`
@@ -69,22 +76,69 @@ type SessionKey struct {
 	ProfileDigest string `json:"profile_digest"`
 	Kind          Kind   `json:"kind"`
 	Escalation    string `json:"escalation,omitempty"`
+	// ManagedDigest is Request.ManagedDigest: "" without a managed layer.
+	ManagedDigest string `json:"managed_digest,omitempty"`
+	// Basis is BasisOf the request: its decision, reasons and matched
+	// rules. Not the whole rules digest: an "always" answer appends a
+	// rule, and must not revoke every other approval of the session.
+	Basis string `json:"basis"`
 }
 
 // KeyOf returns the session key of r.
 func KeyOf(r *Request) SessionKey {
-	return SessionKey{Argv: r.Argv, Cwd: r.Cwd, Profile: r.Profile, ProfileDigest: r.ProfileDigest, Kind: r.Kind, Escalation: r.Escalation}
+	return SessionKey{Argv: r.Argv, Cwd: r.Cwd, Profile: r.Profile, ProfileDigest: r.ProfileDigest, Kind: r.Kind, Escalation: r.Escalation,
+		ManagedDigest: r.ManagedDigest, Basis: BasisOf(r)}
 }
 
 func (k SessionKey) equal(o SessionKey) bool {
 	return slices.Equal(k.Argv, o.Argv) && k.Cwd == o.Cwd && k.Profile == o.Profile &&
-		k.ProfileDigest == o.ProfileDigest && k.Kind == o.Kind && k.Escalation == o.Escalation
+		k.ProfileDigest == o.ProfileDigest && k.Kind == o.Kind && k.Escalation == o.Escalation &&
+		k.ManagedDigest == o.ManagedDigest && k.Basis == o.Basis
+}
+
+// BasisOf returns a hex digest of why r asks: its decision, its reasons
+// and the rules that matched it (pattern, decision, justification and the
+// file:line:col they came from). A rule added, removed or reworded that
+// bears on the command changes it; a rule about another command does not.
+func BasisOf(r *Request) string {
+	h := sha256.New()
+	var n [8]byte
+	put := func(s string) {
+		binary.BigEndian.PutUint64(n[:], uint64(len(s)))
+		h.Write(n[:])
+		h.Write([]byte(s))
+	}
+	count := func(k int) {
+		binary.BigEndian.PutUint64(n[:], uint64(k))
+		h.Write(n[:])
+	}
+	put("gatedexec-basis-v1")
+	put(r.Decision)
+	count(len(r.Reasons))
+	for _, re := range r.Reasons {
+		put(string(re.Kind))
+		put(re.Detail)
+	}
+	count(len(r.Matched))
+	for _, m := range r.Matched {
+		count(len(m.MatchedPrefix))
+		for _, t := range m.MatchedPrefix {
+			put(t)
+		}
+		put(m.Decision)
+		put(m.Justification)
+		put(m.ResolvedProgram)
+		put(m.Source)
+	}
+	return hex.EncodeToString(h.Sum(nil))
 }
 
 // sessionVersion is the session file format. Version 1 held argv and cwd
-// as plain JSON strings, which lose invalid UTF-8 bytes; its entries are
-// not trusted (read as no approvals) and the next Add replaces the file.
-const sessionVersion = 2
+// as plain JSON strings, which lose invalid UTF-8 bytes; version 2 did
+// not bind an approval to the policy it was given under (SessionKey).
+// Their entries are not trusted (read as no approvals) and the next Add
+// replaces the file.
+const sessionVersion = 3
 
 // errDamaged is wrapped by read's error when the session file exists but
 // is not a session file gatedexec wrote.
@@ -198,8 +252,8 @@ func (s *Session) lockFile(how int) (func(), error) {
 	return func() { f.Close() }, nil
 }
 
-// read loads the session file; a missing file, or one of version 1, is
-// an empty session. A file that is not a regular file, or does not parse,
+// read loads the session file; a missing file, or one of version 1 or 2,
+// is an empty session. A file that is not a regular file, or does not parse,
 // is an error wrapping errDamaged that names it.
 func (s *Session) read() (*sessionFile, error) {
 	sf := &sessionFile{Version: sessionVersion, Session: s.id}
@@ -230,7 +284,7 @@ func (s *Session) read() (*sessionFile, error) {
 	if len(data) > maxSessionFile {
 		return nil, fmt.Errorf("session store: %s: %w: larger than %d bytes", s.path, errDamaged, maxSessionFile)
 	}
-	if err := json.Unmarshal(data, &ver); err == nil && ver.Version == 1 {
+	if err := json.Unmarshal(data, &ver); err == nil && (ver.Version == 1 || ver.Version == 2) {
 		return sf, nil
 	}
 	dec := json.NewDecoder(bytes.NewReader(data))

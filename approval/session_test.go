@@ -13,6 +13,8 @@ import (
 	"time"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/gatedexec/gatedexec/execpolicy"
 )
 
 func sessionReq(i int) *Request {
@@ -73,6 +75,14 @@ func TestSessionKeyExact(t *testing.T) {
 		"profile":    {Argv: []string{"echo", "1"}, Cwd: "/w", Profile: "read-only", Kind: KindExec},
 		"escalation": {Argv: []string{"echo", "1"}, Cwd: "/w", Profile: "workspace-write", Kind: KindEscalation, Escalation: "network on"},
 		"dangerous":  {Argv: []string{"echo", "1"}, Cwd: "/w", Profile: "workspace-write", Kind: KindExec, Dangerous: true},
+		// Approved under no managed layer, asked under one: the ceiling
+		// changed, and the question is a new one.
+		"managed": {Argv: []string{"echo", "1"}, Cwd: "/w", Profile: "workspace-write", Kind: KindExec, ManagedDigest: "m1"},
+		// Asked by a rule now, where it asked for want of one before.
+		"rule": {Argv: []string{"echo", "1"}, Cwd: "/w", Profile: "workspace-write", Kind: KindExec, Decision: "prompt",
+			Matched: []MatchedRule{{MatchedPrefix: []string{"echo"}, Decision: "prompt", Source: "/etc/gatedexec/rules/m.rules:1:1"}}},
+		"reason": {Argv: []string{"echo", "1"}, Cwd: "/w", Profile: "workspace-write", Kind: KindExec,
+			Reasons: []execpolicy.Reason{{Kind: execpolicy.ReasonUnanalysable, Detail: "x"}}},
 	}
 	for name, r := range variants {
 		got, err := s.Has(r)
@@ -93,10 +103,10 @@ func TestSessionKeyExact(t *testing.T) {
 // later Add with exit 125 and no hint).
 func TestSessionDamagedFile(t *testing.T) {
 	for name, content := range map[string]string{
-		"torn":         `{"version":2,"session":"bad","entries":[`,
-		"foreign":      `{"version":2,"session":"other","entries":[]}`,
-		"future":       `{"version":3,"session":"bad","entries":[]}`,
-		"unknown keys": `{"version":2,"session":"bad","entries":[],"x":1}`,
+		"torn":         `{"version":3,"session":"bad","entries":[`,
+		"foreign":      `{"version":3,"session":"other","entries":[]}`,
+		"future":       `{"version":4,"session":"bad","entries":[]}`,
+		"unknown keys": `{"version":3,"session":"bad","entries":[],"x":1}`,
 	} {
 		t.Run(name, func(t *testing.T) {
 			s, err := OpenSession(t.TempDir(), "bad")
@@ -327,5 +337,30 @@ func TestOpenSessionRefusesForeignDir(t *testing.T) {
 	}
 	if _, err := OpenSession(foreign, "s"); err == nil {
 		t.Error("a directory owned by another user was accepted")
+	}
+}
+
+// TestSessionVersion2Ignored: a version 2 entry did not say which managed
+// layer or rules it was given under, so it cannot be told from one given
+// under another: it approves nothing.
+func TestSessionVersion2Ignored(t *testing.T) {
+	s, err := OpenSession(t.TempDir(), "old")
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := sessionReq(1)
+	v2 := `{"version":2,"session":"old","entries":[{"argv":` + mustJSON(t, r.Argv) + `,"cwd":` + mustJSON(t, r.Cwd) +
+		`,"profile":"` + r.Profile + `","profile_digest":"","kind":"exec"}]}`
+	if err := os.WriteFile(s.path, []byte(v2), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if ok, err := s.Has(r); err != nil || ok {
+		t.Errorf("Has on a version 2 file = %v, %v; want false, nil", ok, err)
+	}
+	if err := s.Add(r); err != nil {
+		t.Fatal(err)
+	}
+	if ok, err := s.Has(r); err != nil || !ok {
+		t.Errorf("after Add: Has = %v, %v", ok, err)
 	}
 }

@@ -39,6 +39,11 @@ func TestParseSettings(t *testing.T) {
 		{name: "approver timeout", src: "approver_timeout = \"10s\"\n", want: Settings{ApproverTimeout: "10s"}},
 		{name: "zero approver timeout", src: "approver = \"deny\"\napprover_timeout = \"0s\"\n", wantErr: `c.toml:2:1: approver_timeout: timeout "0s" is not positive`},
 		{name: "bad approver timeout", src: "approver_timeout = \"soon\"\n", wantErr: `c.toml:1:1: approver_timeout: time: invalid duration`},
+		// A managed approver is a pin (Managed.Approver): one that names no
+		// approver would pin nothing.
+		{name: "managed approver", src: "managed = true\naudit_log = \"/l\"\napprover = \"sure\"\n", wantErr: `c.toml:3:1: approver "sure" is not tty, deny, defer or exec:CMD`},
+		{name: "managed exec approver", src: "managed = true\naudit_log = \"/l\"\napprover = \"exec:/usr/bin/ok\"\n",
+			want: Settings{Approver: "exec:/usr/bin/ok", AuditLog: "/l"}},
 		{name: "relative profile file", src: "approver = \"deny\"\nprofile = \"tools/p.toml\"\n", wantErr: `c.toml:2:1: profile "tools/p.toml" is a file but not an absolute path`},
 	}
 	for _, tt := range tests {

@@ -33,6 +33,12 @@ type Managed struct {
 	// AllowUserRules and AllowWorkspaceRules say whether the allow rules
 	// of those layers count; false keeps their prompt and forbidden rules.
 	AllowUserRules, AllowWorkspaceRules bool
+	// Approver, when set, is the approver every prompt goes to (tty,
+	// deny, defer or exec:CMD): the managed layer's approver key pins it,
+	// as its approval_policy bounds the policy, since an approver that
+	// always answers yes would make every managed prompt an allow. A
+	// lower layer, the environment or a flag may only tighten it to deny.
+	Approver string
 	// Origin says where each key was set ("file:line:col"), for messages.
 	Origin map[string]string
 	// Digest is the digest of the managed layer's snapshot (every entry
@@ -51,6 +57,21 @@ func (m *Managed) Where(key string) string {
 		return key + " (" + o + ")"
 	}
 	return key + " (unset in " + m.File + ")"
+}
+
+// CheckProgram fails unless path, the program of a pinned exec approver,
+// is absolute and, with every directory and symlink its path passes
+// through, root's and writable by nobody else, as the managed layer
+// itself must be: a program the user could replace would answer for them.
+func (m *Managed) CheckProgram(path string) error {
+	if !filepath.IsAbs(path) {
+		// A PATH lookup is the user's to steer.
+		return fmt.Errorf("%s: program %q is not an absolute path", m.Where(KeyApprover), path)
+	}
+	if _, err := resolveRootOnly(path); err != nil {
+		return fmt.Errorf("%s: program %s: %w", m.Where(KeyApprover), path, err)
+	}
+	return nil
 }
 
 // DefaultSystemDir is the system layer's standard directory.
@@ -79,6 +100,15 @@ func (s Settings) checkManagedKeys() error {
 	default:
 		// An unknown ceiling would let every policy under it.
 		return fmt.Errorf("%s: approval_policy %q is not untrusted, on-request, on-failure or never", s.Origin[KeyApprovalPolicy], s.ApprovalPolicy)
+	}
+	switch a := s.Approver; {
+	case a == "", a == "tty", a == "deny", a == "defer":
+	case strings.HasPrefix(a, "exec:"):
+		// Its program is checked where the words are split (the engine):
+		// an absolute path only root can change.
+	default:
+		// An approver that cannot be told would be no pin at all.
+		return fmt.Errorf("%s: approver %q is not tty, deny, defer or exec:CMD", s.Origin[KeyApprover], a)
 	}
 	for _, p := range s.AllowedProfiles {
 		if p == "" || strings.ContainsAny(p, "/\\") || strings.HasSuffix(p, ".toml") {
@@ -135,6 +165,7 @@ func managedOf(dir string, s Settings) (*Managed, *snapshot.Tree, error) {
 		AllowFullAccess:     s.AllowFullAccess != nil && *s.AllowFullAccess,
 		AllowUserRules:      orTrue(s.AllowUserRules),
 		AllowWorkspaceRules: orTrue(s.AllowWorkspaceRules),
+		Approver:            s.Approver,
 		Origin:              s.Origin,
 		Digest:              tree.Digest(),
 		settings:            s,

@@ -69,8 +69,8 @@ func (o *call) dropEscalation(id string) {
 // resumedEscalation returns the plan of a deferred escalation of req that
 // an --approve value names. It is used only when the escalation id made
 // from the plan is the one named, so that what runs is exactly what the
-// host approved: the id binds argv, cwd, profile, policy and the access
-// granted. Anything amiss (no file, a file someone else could write, a
+// host approved: the id binds argv, cwd, profile, policy, managed layer
+// and the access granted. Anything amiss (no file, a file someone else could write, a
 // plan of another command) means no plan: the command then runs first
 // unescalated, as without a kept plan.
 func (o *call) resumedEscalation(req approval.Request, profile, digest string) (*sandbox.Escalation, []sandbox.Denial, bool) {
@@ -88,7 +88,8 @@ func (o *call) resumedEscalation(req approval.Request, profile, digest string) (
 			continue
 		}
 		plan := &sandbox.Escalation{Changes: d.Changes}
-		if approval.RequestID(approval.IDParts{Argv: o.argv(), Cwd: o.Cwd, Profile: profile, ProfileDigest: req.ProfileDigest, PolicyDigest: digest, Escalation: plan.String()}) != id {
+		if approval.RequestID(approval.IDParts{Argv: o.argv(), Cwd: o.Cwd, Profile: profile, ProfileDigest: req.ProfileDigest, PolicyDigest: digest,
+			Escalation: plan.String(), ManagedDigest: req.ManagedDigest}) != id {
 			continue
 		}
 		if d.Denials == nil {

@@ -186,13 +186,19 @@ func (g *Gate) Refused() string {
 // that a refusal by the deny approver can say why nobody was asked.
 func (g *Gate) ApproverOrigin() string {
 	st := g.state.Load()
-	return st.approverSetting(g).from
+	return st.approver.from
+}
+
+// ApproverPinned says whether the managed layer pins the approver (its
+// approver key): then no flag, variable or lower config.toml changes it.
+func (g *Gate) ApproverPinned() bool {
+	return g.state.Load().ceiling.pinsApprover()
 }
 
 // ApproverName is the configured approver's kind: "tty", "exec", "deny"
 // or "defer".
 func (g *Gate) ApproverName() string {
-	return approverName(g.state.Load().approverSetting(g).value)
+	return approverName(g.state.Load().approver.value)
 }
 
 // Reload reads the configuration again and puts it in force for the

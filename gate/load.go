@@ -51,11 +51,11 @@ func loadPolicy(getenv func(string) string, cfg *config.Config, build string, pa
 		if len(dropped) > 0 {
 			*refused = append(*refused, fmt.Sprintf("host_executable paths for %s from %s (declared by the managed layer)", strings.Join(dropped, ", "), what))
 		}
-		if m := cfg.Managed; m != nil && m.AllowedProfiles != nil {
+		if (ceiling{cfg.Managed}).dropsNetworkAllows() {
 			// The managed profiles' hosts are the network's ceiling,
 			// as an escalation to a host is refused (refusesEscalation).
 			if lp, dropped = lp.WithoutNetworkAllows(); len(dropped) > 0 {
-				*refused = append(*refused, fmt.Sprintf("the allow network_rule for %s from %s (%s)", strings.Join(dropped, ", "), what, m.Where(config.KeyAllowedProfiles)))
+				*refused = append(*refused, fmt.Sprintf("the allow network_rule for %s from %s (%s)", strings.Join(dropped, ", "), what, cfg.Managed.Where(config.KeyAllowedProfiles)))
 			}
 		}
 		return lp

@@ -53,6 +53,14 @@ func (c ceiling) refusesEscalation(name string, widened *sandbox.Profile) string
 	return ""
 }
 
+// dropsNetworkAllows reports whether the ceiling ignores the allow
+// network_rules of every layer below it: with allowed_profiles, the hosts
+// of the profiles it allows are the network's ceiling (loadPolicy). An
+// "always" answer for a host writes such a rule, so it is then not offered.
+func (c ceiling) dropsNetworkAllows() bool {
+	return c.m != nil && c.m.AllowedProfiles != nil
+}
+
 // fullAccess reports whether p is full access as allow_full_access means
 // it: unrestricted, or writing the whole filesystem with the network on.
 // A protect or hide path (one that need not even exist) makes a profile
@@ -73,6 +81,39 @@ func (c ceiling) approval(ap approval.Policy, from setting) (approval.Policy, st
 		return ap, ""
 	}
 	return limit, fmt.Sprintf("approval policy %s from %s (looser than the managed %s = %s)", ap, from.from, c.m.Where(config.KeyApprovalPolicy), limit)
+}
+
+// approver returns the approver to use for the one picked (from a flag,
+// the environment or a layer's config.toml), with what was refused: the
+// managed approver when it pins one and picked is neither it nor deny,
+// the one tightening left (DESIGN §11: lower layers may only tighten).
+func (c ceiling) approver(picked setting) (setting, string) {
+	if !c.pinsApprover() || picked.value == c.m.Approver || picked.value == "deny" {
+		return picked, ""
+	}
+	pin := setting{c.m.Approver, c.m.Where(config.KeyApprover), ErrConfig}
+	return pin, fmt.Sprintf("approver %s from %s (the managed %s pins %s)", picked.value, picked.from, c.m.Where(config.KeyApprover), c.m.Approver)
+}
+
+// pinsApprover says whether the managed layer pins the approver: then
+// nobody else answers a prompt — not a front end's own approver (MCP
+// elicitation), not a request an agent's prompt registered, not an
+// --approve value unless the pinned approver is defer.
+func (c ceiling) pinsApprover() bool {
+	return c.m != nil && c.m.Approver != ""
+}
+
+// checkApprover fails (ErrConfig) when the pinned approver is an exec
+// approver whose program is not an absolute path only root can change.
+func (c ceiling) checkApprover() error {
+	if !c.pinsApprover() || !strings.HasPrefix(c.m.Approver, "exec:") {
+		return nil
+	}
+	argv, err := approval.SplitCommand(strings.TrimPrefix(c.m.Approver, "exec:"))
+	if err != nil {
+		return configErr(fmt.Errorf("%s: %w", c.m.Where(config.KeyApprover), err))
+	}
+	return configErr(c.m.CheckProgram(argv[0]))
 }
 
 // digest is the managed layer's digest for the audit record.

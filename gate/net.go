@@ -51,6 +51,20 @@ func hostPattern(host string) string {
 	return host
 }
 
+// proposedHost returns host when an "always" answer about it would append
+// a network_rule that counts, "" otherwise: then "always" is not offered
+// (Request.ProposedHost), since an answer that changes nothing would tell
+// the person their rule was written when every later run asks again.
+// Without a rules file to write (allow_user_rules = false) there is none,
+// and under a managed allowed_profiles the user's allow network_rules are
+// dropped.
+func (o *call) proposedHost(host string) string {
+	if o.AmendFile == "" || o.Ceiling.dropsNetworkAllows() {
+		return ""
+	}
+	return host
+}
+
 // netHooks connect the proxy of a run to the approval step and the audit
 // log: a prompt rule asks the approver about exactly that host and port,
 // and every connection is a record beside the command's.
@@ -60,9 +74,9 @@ func (o *call) netHooks(ev execpolicy.Evaluation, req approval.Request, rec appr
 			nreq := req
 			nreq.Kind = approval.KindEscalation
 			nreq.Escalation = "connections to " + net.JoinHostPort(host, strconv.Itoa(int(port))) + " (a prompt network rule)"
-			nreq.ProposedRule, nreq.ProposedHost, nreq.Connecting = nil, host, true
+			nreq.ProposedRule, nreq.ProposedHost, nreq.Connecting = nil, o.proposedHost(host), true
 			nreq.ID = approval.RequestID(approval.IDParts{Argv: o.argv(), Cwd: o.Cwd, Profile: req.Profile, ProfileDigest: req.ProfileDigest,
-				PolicyDigest: o.Policy.Digest(), Escalation: nreq.Escalation})
+				PolicyDigest: o.Policy.Digest(), Escalation: nreq.Escalation, ManagedDigest: req.ManagedDigest})
 			ans, err := o.settle(ctx, approval.Ask, ev, &nreq, approval.Naming(o.Approve, nreq.ID), approval.Naming(o.Deny, nreq.ID))
 			nrec := rec
 			nrec.RequestID, nrec.Kind, nrec.Escalation, nrec.Exit, nrec.Denials = nreq.ID, nreq.Kind, nreq.Escalation, nil, nil

@@ -44,7 +44,7 @@ type preapproval struct {
 
 // Register judges req as Check does and, when the approval policy would
 // ask, registers the request id Run will compute for it (a hash of argv,
-// cwd, profile, profile digest and rules digest) for req's session. The
+// cwd, profile, profile digest, rules digest and managed digest) for req's session. The
 // one Run of the same request in that session that comes first, within
 // PreapprovalTTL, then settles as approved (by "hook") instead of asking
 // again: the caller — an agent hook answering "ask" — has put the question
@@ -70,10 +70,13 @@ func (g *Gate) Register(_ context.Context, req Request) (*Registration, error) {
 		return nil, err
 	}
 	req.Cwd, req.Workspace = pl.Cwd, pl.Workspace
-	o := &call{Request: req, Policy: st.policy, EvalOpts: evalOptions(req), DefaultProfile: st.defaultProfile.value, Profile: st.profileFunc(pl)}
+	// The ceiling too: the id binds the managed layer's digest.
+	o := &call{Request: req, Policy: st.policy, EvalOpts: evalOptions(req), DefaultProfile: st.defaultProfile.value, Profile: st.profileFunc(pl), Ceiling: st.ceiling}
 	ev := o.Policy.Evaluate(o.Argv, o.EvalOpts)
 	reg := &Registration{CheckResult: st.checkResult(ev)}
-	if reg.Action != approval.Ask {
+	if reg.Action != approval.Ask || st.ceiling.pinsApprover() {
+		// Under a pinned approver the agent's prompt answers nothing:
+		// the run asks the approver the managed layer chose.
 		return reg, nil
 	}
 	// The id as run computes it: the profile the decision picked,
@@ -87,7 +90,7 @@ func (g *Gate) Register(_ context.Context, req Request) (*Registration, error) {
 		return nil, fmt.Errorf("%w: %w", ErrConfig, err)
 	}
 	id := o.request(ev, prof.Name, approval.ProfileDigest(prof), o.Policy.Digest()).ID
-	dir := preapprovedDir(st)
+	dir := preapprovedDir(st, false)
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, fmt.Errorf("registering request %s: %w", id, err)
 	}
@@ -106,8 +109,12 @@ func (g *Gate) Register(_ context.Context, req Request) (*Registration, error) {
 }
 
 // preapprovedDir is where Register keeps registrations: under the state
-// directory, which every sandboxed command sees read-only (controlPaths).
-func preapprovedDir(st *state) string {
+// directory, which every sandboxed command sees read-only (controlPaths);
+// "" (nothing is claimed) when the managed layer pins the approver.
+func preapprovedDir(st *state, pinned bool) string {
+	if pinned {
+		return ""
+	}
 	return filepath.Join(st.layers.Dirs.State, "preapproved")
 }
 

@@ -221,9 +221,10 @@ func (o *call) escalate(ctx context.Context, ev execpolicy.Evaluation, req appro
 	ereq.ProposedRule = nil
 	if len(plan.Changes) == 1 && plan.Changes[0].Kind == sandbox.GrantHost {
 		// One host: "always" makes it a network_rule of the user's rules.
-		ereq.ProposedHost = plan.Changes[0].Host
+		ereq.ProposedHost = o.proposedHost(plan.Changes[0].Host)
 	}
-	ereq.ID = approval.RequestID(approval.IDParts{Argv: o.argv(), Cwd: o.Cwd, Profile: prof.Name, ProfileDigest: req.ProfileDigest, PolicyDigest: digest, Escalation: ereq.Escalation})
+	ereq.ID = approval.RequestID(approval.IDParts{Argv: o.argv(), Cwd: o.Cwd, Profile: prof.Name, ProfileDigest: req.ProfileDigest, PolicyDigest: digest,
+		Escalation: ereq.Escalation, ManagedDigest: req.ManagedDigest})
 	erec := rec
 	erec.RequestID, erec.Kind, erec.Attempt, erec.Exit, erec.Error, erec.AfterRun = ereq.ID, ereq.Kind, 2, nil, "", false
 	erec.Escalation = ereq.Escalation
@@ -342,10 +343,12 @@ func plainWords(shell bool, argv []string, ev execpolicy.Evaluation) []string {
 
 // request builds the approval request for ev under the profile named
 // profile, whose grants digest to pd; digest is the policy's. All are
-// bound into the request id.
+// bound into the request id, with the managed layer's digest.
 func (o *call) request(ev execpolicy.Evaluation, profile, pd, digest string) approval.Request {
+	md := o.Ceiling.digest()
 	r := approval.Request{
-		ID:            approval.RequestID(approval.IDParts{Argv: o.argv(), Cwd: o.Cwd, Profile: profile, ProfileDigest: pd, PolicyDigest: digest}),
+		ID:            approval.RequestID(approval.IDParts{Argv: o.argv(), Cwd: o.Cwd, Profile: profile, ProfileDigest: pd, PolicyDigest: digest, ManagedDigest: md}),
+		ManagedDigest: md,
 		Argv:          o.argv(),
 		Cwd:           approval.Bytes(o.Cwd),
 		Workspace:     approval.Bytes(o.Workspace),

@@ -29,6 +29,8 @@ type state struct {
 	// lower layers, the environment and the flags.
 	ceiling ceiling
 	refused []string
+	// approver is the approver's spec, under the managed pin if any.
+	approver setting
 	// sources are the files and directories this state was read from,
 	// and print their fingerprint then, "" when it was not taken (a
 	// Gate that does not watch its files; see load).
@@ -78,6 +80,16 @@ func (g *Gate) load(withPrint bool) (*state, error) {
 	if st.approval, why = st.ceiling.approval(st.approval, ap); why != "" {
 		st.refused = append(st.refused, why)
 	}
+	if err := st.ceiling.checkApprover(); err != nil {
+		return nil, err
+	}
+	def := "deny"
+	if c.Interactive {
+		def = "tty"
+	}
+	if st.approver, why = st.ceiling.approver(pick(g.getenv, c.Flags.Approver, s, config.KeyApprover, def)); why != "" {
+		st.refused = append(st.refused, why)
+	}
 	build := cacheBuild(g.getenv, st.layers.Dirs, c.Version)
 	if st.policy, err = loadPolicy(g.getenv, st.layers, build, c.Rules, &st.refused); err != nil {
 		return nil, err
@@ -92,16 +104,6 @@ func (g *Gate) load(withPrint bool) (*state, error) {
 		st.print = fingerprint(st.sources)
 	}
 	return st, nil
-}
-
-// approverSetting picks the approver's spec.
-func (st *state) approverSetting(g *Gate) setting {
-	s := st.layers.Settings
-	def := "deny"
-	if g.cfg.Interactive {
-		def = "tty"
-	}
-	return pick(g.getenv, g.cfg.Flags.Approver, s, config.KeyApprover, def)
 }
 
 // runParts builds, once per state, what only Run needs.
@@ -121,7 +123,7 @@ func (st *state) runParts(g *Gate) (*runParts, error) {
 func (st *state) buildRun(g *Gate) (*runParts, error) {
 	c, s := &g.cfg, st.layers.Settings
 	rp := &runParts{session: flagOrEnv(g.getenv, "--session", c.Flags.Session, "GATEDEXEC_SESSION")}
-	rp.approverSpec = st.approverSetting(g)
+	rp.approverSpec = st.approver
 	at := pick(g.getenv, c.Flags.ApproverTimeout, s, config.KeyApproverTimeout, approval.DefaultExecTimeout.String())
 	var err error
 	if rp.timeout, err = config.ParseTimeout(at.value); err != nil {
@@ -203,8 +205,14 @@ func (st *state) call(g *Gate, req Request) (*call, error) {
 		return nil, err
 	}
 	approver, approverID := rp.approver, rp.approverID
-	if req.Approver != nil {
+	pinned := st.ceiling.pinsApprover()
+	if req.Approver != nil && !pinned {
 		approver, approverID = req.Approver, req.ApproverID
+	}
+	if pinned && st.approver.value != "defer" {
+		// An --approve value is the defer approver's answer, and the
+		// managed layer pinned another: only a refusal may stand.
+		req.Approve = nil
 	}
 	if ea, ok := approver.(*approval.ExecApprover); ok && req.Timeout > 0 && req.Timeout < rp.timeout {
 		// A caller's budget for the run bounds the wait for an answer too.
@@ -225,7 +233,7 @@ func (st *state) call(g *Gate, req Request) (*call, error) {
 		Approval: st.approval, Approver: serialApprover{&g.ask, approver}, ApproverID: approverID,
 		AmendFile:      amend,
 		DeferredDir:    st.layers.Dirs.Deferred(),
-		PreapprovedDir: preapprovedDir(st),
+		PreapprovedDir: preapprovedDir(st, pinned),
 		Profile:        st.profileFunc(pl),
 		DefaultProfile: def.value,
 		Runner:         g.runner,

@@ -52,6 +52,10 @@ func deniedError(res *gate.Result, hint denyHint) error {
 		reasons = append(reasons, string(r.Kind)+": "+r.Detail)
 	}
 	approver := "the approver is deny (" + hint.approverFrom + ")"
+	if hint.pinned {
+		return fmt.Errorf("denied: the command needs approval (%s) and the managed layer pins the approver to deny (%s): "+
+			"no --approver, GATEDEXEC_APPROVER or config.toml below it changes that", strings.Join(reasons, "; "), hint.approverFrom)
+	}
 	if strings.HasPrefix(hint.approverFrom, "default") {
 		approver = "no terminal to ask on (stdin and stderr are not both terminals), so the approver is deny"
 	}

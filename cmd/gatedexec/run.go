@@ -115,6 +115,9 @@ func checkRunFlags(cmd *cobra.Command, f *runFlags, args []string) error {
 // want of a terminal).
 type denyHint struct {
 	approverFrom string
+	// pinned says the managed layer pinned the approver: no flag or
+	// config of the user's can change it.
+	pinned bool
 }
 
 // gatedRun builds the engine from the flags and runs the command through
@@ -146,7 +149,7 @@ func gatedRun(cmd *cobra.Command, f *runFlags, args []string) (*gate.Result, den
 	for _, w := range g.Warnings() {
 		fmt.Fprintln(stderr, "gatedexec: warning:", w)
 	}
-	hint.approverFrom = g.ApproverOrigin()
+	hint.approverFrom, hint.pinned = g.ApproverOrigin(), g.ApproverPinned()
 
 	ctx, stop := approvalContext()
 	defer stop()
