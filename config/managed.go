@@ -26,8 +26,10 @@ type Managed struct {
 	// ApprovalPolicy is the loosest approval policy allowed; "" is any.
 	ApprovalPolicy string
 	// AuditLog is the log every decision is appended to, whatever else
-	// is asked for.
-	AuditLog string
+	// is asked for; AuditFsync makes each of its records durable before
+	// the command runs, whatever a lower layer says.
+	AuditLog   string
+	AuditFsync bool
 	// AllowFullAccess lets a run use an unrestricted profile.
 	AllowFullAccess bool
 	// AllowUserRules and AllowWorkspaceRules say whether the allow rules
@@ -162,6 +164,7 @@ func managedOf(dir string, s Settings) (*Managed, *snapshot.Tree, error) {
 		AllowedProfiles:     slices.Clone(s.AllowedProfiles),
 		ApprovalPolicy:      s.ApprovalPolicy,
 		AuditLog:            s.AuditLog,
+		AuditFsync:          s.AuditFsync != nil && *s.AuditFsync,
 		AllowFullAccess:     s.AllowFullAccess != nil && *s.AllowFullAccess,
 		AllowUserRules:      orTrue(s.AllowUserRules),
 		AllowWorkspaceRules: orTrue(s.AllowWorkspaceRules),

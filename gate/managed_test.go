@@ -4,8 +4,10 @@ import (
 	"bufio"
 	"context"
 	"errors"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -233,6 +235,25 @@ func TestManagedCeilingHoldsAgainstEveryLooseningPath(t *testing.T) {
 				t.Errorf("nothing in the managed audit log %s", h.log)
 			}
 		})
+	}
+}
+
+// A managed audit_fsync = true holds for the managed log whatever a lower
+// layer says: the user's audit_fsync = false had it written without
+// fsync.
+func TestManagedAuditFsyncHolds(t *testing.T) {
+	h := newManagedHost(t, "audit_fsync = true\n")
+	h.write(t, filepath.Join(h.user, "config.toml"), "audit_fsync = false\n")
+	g, err := New(Config{Workspace: h.workspace, Getenv: h.getenv, Runner: &profileRunner{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer g.Close()
+	if _, err := g.state.Load().runParts(g); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := g.logs["true:"+h.log]; !ok || len(g.logs) != 1 {
+		t.Errorf("managed log opened as %v, want with fsync", slices.Collect(maps.Keys(g.logs)))
 	}
 }
 

@@ -152,6 +152,11 @@ func (st *state) buildRun(g *Gate) (*runParts, error) {
 		}
 		audit = setting{m.AuditLog, m.Where(config.KeyAuditLog), nil}
 	}
+	if m := st.ceiling.m; m != nil && m.AuditFsync {
+		// A lower layer's audit_fsync = false must not put the managed
+		// log's records at the mercy of a crash.
+		fsync = true
+	}
 	rp.auditPath = audit.value
 	if rp.auditPath != "" {
 		if rp.audit, err = g.openLog(rp.auditPath, fsync); err != nil {
