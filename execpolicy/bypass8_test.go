@@ -116,3 +116,31 @@ func TestSSHStdin(t *testing.T) {
 		{"ssh -V", "ssh -V", Allow, 0},
 	})
 }
+
+// TestInputArguments holds xargs and parallel, which add the words of
+// their input to the arguments of the command they run: arguments the
+// rules never see. "echo '-exec touch p ;' | xargs find ." ran touch
+// (findutils 4.9) while judged allow; so did tar's --to-command, env's
+// command and sed's e. Only a program that reads whatever its arguments
+// takes them unseen.
+func TestInputArguments(t *testing.T) {
+	p := cmdLangPolicy()
+	for _, prog := range []string{"xargs", "parallel", "find", "sed", "tar", "env", "ls", "grep"} {
+		p.AddPrefixRule(PrefixRule{Program: prog, Decision: Allow, Source: "bypass8"})
+	}
+	checkBypass3(t, p, []bypass3Case{
+		{"xargs find", "echo '-exec rm x ;' | xargs find .", Prompt, 0},
+		{"xargs sed", "echo 's/a/b/e' | xargs sed", Prompt, 0},
+		{"xargs tar", "echo '--to-command=x' | xargs tar -xf a.tar", Prompt, 0},
+		{"xargs env", "echo 'rm x' | xargs env", Prompt, 0},
+		{"xargs -I", "echo -delete | xargs -I% find . %", Prompt, 0},
+		{"xargs -a", "xargs -a args find .", Prompt, 0},
+		{"xargs path", "echo -delete | xargs /usr/bin/find .", Prompt, 0},
+		{"parallel", "echo -delete | parallel find .", Prompt, 0},
+		{"xargs forbidden", "echo x | xargs rm", Forbidden, 0},
+		// Controls: programs that only read, whatever their arguments.
+		{"xargs grep", "find . -name '*.go' | xargs grep -l foo", Allow, 0},
+		{"xargs ls", "echo x | xargs -0 ls -l", Allow, 0},
+		{"xargs alone", "echo x | xargs", Allow, 0},
+	})
+}

@@ -446,6 +446,9 @@ func (a *analysis) wrapped(spec *wrapper, ws []word, depth int) Decision {
 	if u.unplain != "" {
 		d = Max(d, a.unanalysable(ws[0].value+": "+u.unplain))
 	}
+	if to := u.inputArgsTo; to != nil && !takesAnyArguments(to) {
+		d = Max(d, a.unanalysable(ws[0].value+": adds words of its input to the arguments of "+to.src))
+	}
 	for _, v := range u.sets {
 		a.sets(v)
 	}

@@ -56,7 +56,7 @@ func oldWrappers() map[string]wrapper {
 		"exec":    {kind: runsArgv, value: []string{"-a"}, flag: []string{"-c", "-l"}},
 		"builtin": {kind: runsArgv},
 		"busybox": {kind: runsArgv, noExec: []string{"--list", "--list-full", "--help"}},
-		"xargs": {kind: runsArgv,
+		"xargs": {kind: runsArgv, inputArgs: true,
 			value:    []string{"-a", "--arg-file", "-d", "--delimiter", "-E", "-I", "-L", "-n", "--max-args", "-P", "--max-procs", "-s", "--max-chars", "--process-slot-var"},
 			optValue: []string{"--eof", "--replace", "--max-lines"},
 			flag:     []string{"-0", "--null", "-o", "--open-tty", "-p", "--interactive", "-r", "--no-run-if-empty", "-t", "--verbose", "-x", "--exit", "-e", "-i", "-l"}},
@@ -97,7 +97,7 @@ func oldWrappers() map[string]wrapper {
 			script: []string{"-c", "--command", "--session-command"}},
 		"catchsegv": {kind: runsArgv},
 		// parallel runs its command words, joined, through a shell.
-		"parallel": {kind: runsJoined, inputCommands: true, value: []string{"-j", "--jobs", "-S", "--sshlogin", "-a", "--arg-file"}, flag: []string{"-k", "--keep-order", "-q", "--quote"}},
+		"parallel": {kind: runsJoined, inputCommands: true, inputArgs: true, value: []string{"-j", "--jobs", "-S", "--sshlogin", "-a", "--arg-file"}, flag: []string{"-k", "--keep-order", "-q", "--quote"}},
 		// script -c runs a command; without it, an interactive shell.
 		"script": {kind: runsNone, permute: true, value: []string{"-O", "--log-out", "-I", "--log-in", "-B", "--log-io", "-T", "--log-timing", "-E", "--echo", "-m", "--logging-format"},
 			flag: []string{"-a", "--append", "-e", "--return", "-f", "--flush", "-q", "--quiet"}, script: []string{"-c", "--command"}},

@@ -1,6 +1,7 @@
 package execpolicy
 
 import (
+	"path"
 	"slices"
 	"strings"
 )
@@ -56,6 +57,19 @@ var knownSafeList = nameTable[[]safeEntry]{
 // readsAny is the entry of a program that only reads, whatever its
 // options and operands.
 var readsAny = []safeEntry{{maxOperands: -1}}
+
+// takesAnyArguments reports whether w, a command word, names a program of
+// the known-safe list that only reads whatever its arguments (readsAny),
+// so that arguments nobody has seen (xargs's) cannot make it run or write
+// anything. A path names the program it ends in.
+func takesAnyArguments(w *word) bool {
+	if !w.static {
+		return false
+	}
+	safe := lookupProgram(path.Base(w.value)).safe
+	return len(safe) == 1 && safe[0].sub == "" && safe[0].denyShort == "" && safe[0].denyLong == nil &&
+		safe[0].maxOperands < 0 && safe[0].check == nil
+}
 
 // knownSafeAmong reports whether argv (literal words) is allowed by one of
 // entries, the known-safe list entries for its program, named exactly.

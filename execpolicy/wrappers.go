@@ -88,6 +88,10 @@ type wrapper struct {
 	// inputCommands: given no command, the wrapper runs its input lines,
 	// or the arguments after :::, as commands (parallel).
 	inputCommands bool
+	// inputArgs: the words of the wrapper's input become arguments of the
+	// command it runs, added at the end or put in place of a replace
+	// string (xargs, parallel): arguments the rules never see.
+	inputArgs bool
 }
 
 // wrappers holds, by basename, how each program that wraps another
@@ -143,7 +147,7 @@ var wrappers = nameTable[*wrapper]{
 	{"nsenter", &wrapper{kind: runsArgv, value: []string{"-t", "--target", "-S", "--setuid", "-G", "--setgid", "-R", "--root", "-W", "--wd"}, flag: []string{"-a", "--all", "-m", "--mount", "-u", "--uts", "-i", "--ipc", "-n", "--net", "-p", "--pid", "-U", "--user", "-C", "--cgroup", "-T", "--time", "-r", "-w", "-F", "--no-fork", "--preserve-credentials"}}},
 	{"numactl", &wrapper{kind: runsArgv}},
 	// parallel runs its command words, joined, through a shell.
-	{"parallel", &wrapper{kind: runsJoined, inputCommands: true, value: []string{"-j", "--jobs", "-S", "--sshlogin", "-a", "--arg-file"}, flag: []string{"-k", "--keep-order", "-q", "--quote"}}},
+	{"parallel", &wrapper{kind: runsJoined, inputCommands: true, inputArgs: true, value: []string{"-j", "--jobs", "-S", "--sshlogin", "-a", "--arg-file"}, flag: []string{"-k", "--keep-order", "-q", "--quote"}}},
 	// perf SUBCOMMAND [OPTIONS] CMD...: stat, record, trace and others
 	// run the command after their options. Any subcommand is taken for
 	// one that does: the options of those that run none are unknown, and
@@ -215,7 +219,7 @@ var wrappers = nameTable[*wrapper]{
 		flag:     []string{"-b", "--beep", "-c", "--color", "-C", "--no-color", "-d", "--differences", "-e", "--errexit", "-g", "--chgexit", "-t", "--no-title", "-w", "--no-wrap", "-p", "--precise", "-r", "--no-rerun"},
 		argvMode: []string{"-x", "--exec"}}},
 	{"with-lock-ex", &wrapper{kind: runsArgv, operands: 1, flag: []string{"-w", "-q", "-f"}}},
-	{"xargs", &wrapper{kind: runsArgv,
+	{"xargs", &wrapper{kind: runsArgv, inputArgs: true,
 		value:    []string{"-a", "--arg-file", "-d", "--delimiter", "-E", "-I", "-L", "-n", "--max-args", "-P", "--max-procs", "-s", "--max-chars", "--process-slot-var"},
 		optValue: []string{"--eof", "--replace", "--max-lines"},
 		flag:     []string{"-0", "--null", "-o", "--open-tty", "-p", "--interactive", "-r", "--no-run-if-empty", "-t", "--verbose", "-x", "--exit", "-e", "-i", "-l"}}},
@@ -303,6 +307,9 @@ type unwrapped struct {
 	// sets are the NAME=VALUE operands (env, sudo) that set a variable
 	// for what the wrapper runs.
 	sets []string
+	// inputArgsTo is the command word of what the wrapper runs with
+	// arguments from its input (wrapper.inputArgs); nil otherwise.
+	inputArgsTo *word
 }
 
 // keywordOption is why a shell's -k (-o keyword) leaves its script
@@ -519,10 +526,16 @@ opts:
 	case len(rest) == 0:
 	case kind == runsArgv:
 		out.argvs = append(out.argvs, rest)
+		if spec.inputArgs {
+			out.inputArgsTo = &rest[0]
+		}
 	case kind == runsShell:
 		out.scripts = append(out.scripts, rest[0])
 	case kind == runsJoined:
 		out.scripts = append(out.scripts, joinWords(rest))
+		if spec.inputArgs {
+			out.inputArgsTo = &rest[0]
+		}
 	case kind == runsTrap:
 		// With one operand, or "-" for action, the signals are reset; ""
 		// ignores them.
