@@ -144,3 +144,57 @@ func TestInputArguments(t *testing.T) {
 		{"xargs alone", "echo x | xargs", Allow, 0},
 	})
 }
+
+// TestRunners holds the runners of project environments and packages:
+// uv run, poetry run, bundle exec, npx and the like run the command after
+// their options, which the rules never saw ("npx --no touch f" ran touch,
+// npm 11). What the rules say of that command holds; a rule allowing the
+// runner speaks for a command no rule matches.
+func TestRunners(t *testing.T) {
+	p := execArgsPolicy()
+	for _, prefix := range [][]string{{"uv", "run"}, {"uv", "pip"}, {"uvx"}, {"poetry", "run"}, {"bundle", "exec"}, {"npx"},
+		{"npm", "exec"}, {"pnpm", "exec"}, {"yarn", "dlx"}, {"pdm", "run"}, {"conda", "run"}, {"docker", "exec"},
+		{"kubectl", "exec"}, {"direnv", "exec"}, {"pixi", "run"}} {
+		p.AddPrefixRule(PrefixRule{Program: prefix[0], Rest: rest(prefix[1:]), Decision: Allow, Source: "bypass8"})
+	}
+	p.AddPrefixRule(PrefixRule{Program: "git", Rest: rest([]string{"push"}), Decision: Prompt, Source: "bypass8"})
+	checkBypass3(t, p, []bypass3Case{
+		{"uv run", "uv run rm x", Forbidden, 0},
+		{"uv run options", "uv run --with x -p 3.12 -- rm x", Forbidden, 0},
+		{"uv global option value", "uv --directory d run rm x", Forbidden, 0},
+		{"uvx", "uvx rm x", Forbidden, 0},
+		{"poetry run", "poetry run rm x", Forbidden, 0},
+		{"bundle exec", "bundle exec rm x", Forbidden, 0},
+		{"npx", "npx --no rm x", Forbidden, 0},
+		{"npx -c", "npx -c 'rm x'", Forbidden, 0},
+		{"npm exec --", "npm exec -- rm x", Forbidden, 0},
+		{"npm x", "npm x -c 'rm x'", Forbidden, 0},
+		{"pnpm exec", "pnpm exec rm x", Forbidden, 0},
+		{"yarn dlx", "yarn dlx rm x", Forbidden, 0},
+		{"pdm run", "pdm run rm x", Forbidden, 0},
+		{"conda run", "conda run -n base rm x", Forbidden, 0},
+		{"docker exec", "docker exec -it c bash -c 'rm x'", Forbidden, 0},
+		{"kubectl exec", "kubectl exec -n ns pod -c ctr -- rm x", Forbidden, 0},
+		{"direnv exec", "direnv exec . rm x", Forbidden, 0},
+		{"pixi run", "pixi run rm x", Forbidden, 0},
+		{"prompt rule holds", "uv run git push", Prompt, 0},
+		{"danger holds", "poetry run dd if=/dev/zero of=/dev/sda", Prompt, 0},
+		{"stdin shell", "uv run sh", Prompt, 0},
+		{"unknown option", "uv run --new-flag rm x", Forbidden, 0},
+		// Controls: the runner's rule speaks for an unmatched command.
+		{"uv run pytest", "uv run pytest -q", Allow, 0},
+		{"uv run -m", "uv run -m pytest", Allow, 0},
+		{"npx tool", "npx --yes prettier --write .", Allow, 0},
+		{"bundle exec rspec", "bundle exec rspec", Allow, 0},
+		{"uv pip", "uv pip install requests", Allow, 0},
+	})
+}
+
+// rest is a PrefixRule.Rest of one alternative at each position.
+func rest(words []string) [][]string {
+	out := make([][]string, len(words))
+	for i, w := range words {
+		out[i] = []string{w}
+	}
+	return out
+}

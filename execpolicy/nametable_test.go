@@ -42,6 +42,7 @@ func TestNameTablesSorted(t *testing.T) {
 	for _, r := range programExecOptions {
 		checkSorted(t, r.name+" valuePrefix", r.val.valuePrefix)
 		checkSorted(t, r.name+" sub", r.val.sub)
+		checkSorted(t, r.name+" runners", r.val.runners)
 	}
 	// wrapperNamed looks the shells up first: a shell among wrappers
 	// would be shadowed.

@@ -23,6 +23,8 @@ type oldExecOptions struct {
 	sub         map[string]*oldExecOptions
 	runsAfter   string
 	script      func(a *analysis, ws []word, depth int) Decision
+	runs        *wrapper
+	runners     map[string]*wrapper
 }
 
 // oldSubcommands is what subcommandDepth held for a tool.
@@ -242,6 +244,15 @@ func oldShellBuiltins() map[string]builtinCheck {
 	}
 }
 
+// oldRunners is a runner table as a map.
+func oldRunners(t nameTable[*wrapper]) map[string]*wrapper {
+	m := map[string]*wrapper{}
+	for _, r := range t {
+		m[r.name] = r.val
+	}
+	return m
+}
+
 func oldProgramExecOptions() map[string]*oldExecOptions {
 	return map[string]*oldExecOptions{
 		"tar": {short: "IF", oldStyle: true,
@@ -284,6 +295,29 @@ func oldProgramExecOptions() map[string]*oldExecOptions {
 		"emacs":   {script: emacsArgs},
 		"psql":    {script: psqlArgs},
 		"sqlite3": {script: sqliteArgs},
+		// Runners (runners.go).
+		"bundle":     {global: true, skip: []string{"--gemfile"}, runners: oldRunners(bundleRunners)},
+		"bunx":       {runs: lookupProgram("bunx").exec.runs},
+		"conda":      {global: true, runners: oldRunners(condaRunners)},
+		"direnv":     {global: true, runners: oldRunners(direnvRunners)},
+		"docker":     {global: true, skip: dockerGlobalValue, runners: oldRunners(dockerRunners)},
+		"hatch":      {global: true, skip: []string{"-e", "--env", "-p", "--project"}, runners: oldRunners(pythonRun)},
+		"kubectl":    {global: true, skip: kubectlGlobalValue, runners: oldRunners(kubectlRuns)},
+		"mamba":      {global: true, runners: oldRunners(condaRunners)},
+		"micromamba": {global: true, runners: oldRunners(condaRunners)},
+		"npm":        {global: true, skip: []string{"--prefix", "-w", "--workspace"}, runners: oldRunners(npmRunners)},
+		"npx":        {runs: npmExec},
+		"pdm":        {global: true, skip: []string{"-p", "--project"}, runners: oldRunners(pythonRun)},
+		"pipenv":     {global: true, skip: []string{"--python"}, runners: oldRunners(pythonRun)},
+		"pixi":       {global: true, skip: []string{"--manifest-path", "--color"}, runners: oldRunners(pixiRunners)},
+		"pnpm":       {global: true, skip: []string{"-C", "--dir", "-F", "--filter"}, runners: oldRunners(pnpmRunners)},
+		"pnpx":       {runs: npmExec},
+		"podman":     {global: true, skip: dockerGlobalValue, runners: oldRunners(dockerRunners)},
+		"poetry":     {global: true, skip: []string{"-C", "--directory", "-P", "--project"}, runners: oldRunners(pythonRun)},
+		"rye":        {global: true, runners: oldRunners(pythonRun)},
+		"uv":         {global: true, skip: uvGlobalValue, runners: oldRunners(uvRunners)},
+		"uvx":        {runs: uvRun},
+		"yarn":       {global: true, skip: []string{"--cwd"}, runners: oldRunners(yarnRunners)},
 		// Many git settings are commands git runs (alias.*, core.pager,
 		// core.sshCommand, core.fsmonitor, diff.external, ...); --exec-path
 		// picks the directory of the programs its subcommands run.

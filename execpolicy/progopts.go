@@ -41,6 +41,12 @@ type execOptions struct {
 	// above: they hold a program in the tool's own language, which may
 	// run commands (sed's e).
 	script func(a *analysis, ws []word, depth int) Decision
+	// runs, when set, says how the program runs the command after its
+	// options (npx PKG ARGS), which is judged as a runner's (runner).
+	runs *wrapper
+	// runners, for a global spec, are the subcommands that run the
+	// command after their options (uv run, bundle exec), judged so.
+	runners nameTable[*wrapper]
 }
 
 // programExecOptions holds, by basename, the options of a program that
@@ -48,9 +54,16 @@ type execOptions struct {
 var programExecOptions = nameTable[*execOptions]{
 	// awk's system(), pipes and gawk's @ run commands (see awkArgs).
 	{"awk", &execOptions{script: awkArgs}},
+	// Runners (runners.go): what they run is judged, but a rule that
+	// allows the runner speaks for a command no rule matches.
+	{"bundle", &execOptions{global: true, skip: []string{"--gemfile"}, runners: bundleRunners}},
+	{"bunx", &execOptions{runs: &wrapper{kind: runsArgv, flag: []string{"--bun", "--silent", "--verbose"}, value: []string{"-p", "--package"}}}},
+	{"conda", &execOptions{global: true, runners: condaRunners}},
 	// dc's "!" runs a command; it reads code from stdin (see dcArgs).
 	{"dc", &execOptions{script: dcArgs}},
 	{"diff3", &execOptions{long: []string{"--diff-program"}}},
+	{"direnv", &execOptions{global: true, runners: direnvRunners}},
+	{"docker", &execOptions{global: true, skip: dockerGlobalValue, runners: dockerRunners}},
 	// ed's "!CMD" runs a command, and ed reads its commands from stdin.
 	{"ed", &execOptions{script: edArgs}},
 	// emacs --eval runs Lisp; -l, --script and -f load or call it.
@@ -68,14 +81,27 @@ var programExecOptions = nameTable[*execOptions]{
 	// run; -f, -C and -I pick another makefile (gmake on the BSDs).
 	{"gmake", &execOptions{script: makeArgs}},
 	{"gvim", &execOptions{script: vimArgs}},
+	{"hatch", &execOptions{global: true, skip: []string{"-e", "--env", "-p", "--project"}, runners: pythonRun}},
+	{"kubectl", &execOptions{global: true, skip: kubectlGlobalValue, runners: kubectlRuns}},
 	{"make", &execOptions{script: makeArgs}},
+	{"mamba", &execOptions{global: true, runners: condaRunners}},
 	// man's pager (-P) and browser (-H) are commands it runs.
 	{"man", &execOptions{script: manArgs}},
 	{"mawk", &execOptions{script: awkArgs}},
+	{"micromamba", &execOptions{global: true, runners: condaRunners}},
 	{"nawk", &execOptions{script: awkArgs}},
 	// nix-shell --run/--command run a command in the shell it makes.
 	{"nix-shell", &execOptions{long: []string{"--run", "--command"}}},
+	{"npm", &execOptions{global: true, skip: []string{"--prefix", "-w", "--workspace"}, runners: npmRunners}},
+	{"npx", &execOptions{runs: npmExec}},
 	{"nvim", &execOptions{script: vimArgs}},
+	{"pdm", &execOptions{global: true, skip: []string{"-p", "--project"}, runners: pythonRun}},
+	{"pipenv", &execOptions{global: true, skip: []string{"--python"}, runners: pythonRun}},
+	{"pixi", &execOptions{global: true, skip: []string{"--manifest-path", "--color"}, runners: pixiRunners}},
+	{"pnpm", &execOptions{global: true, skip: []string{"-C", "--dir", "-F", "--filter"}, runners: pnpmRunners}},
+	{"pnpx", &execOptions{runs: npmExec}},
+	{"podman", &execOptions{global: true, skip: dockerGlobalValue, runners: dockerRunners}},
+	{"poetry", &execOptions{global: true, skip: []string{"-C", "--directory", "-P", "--project"}, runners: pythonRun}},
 	// psql's meta-commands run commands, COPY ... PROGRAM one on the
 	// server (see psqlArgs).
 	{"psql", &execOptions{script: psqlArgs}},
@@ -84,6 +110,7 @@ var programExecOptions = nameTable[*execOptions]{
 	{"rg", &execOptions{long: []string{"--pre", "--hostname-bin"}}},
 	{"rsync", &execOptions{short: "e", long: []string{"--rsh"}}},
 	{"rvim", &execOptions{script: vimArgs}},
+	{"rye", &execOptions{global: true, runners: pythonRun}},
 	// scp -S and sftp -S/-D name a program to run; -o ProxyCommand and
 	// the like, for these and ssh, a command (see sshClientArgs).
 	{"scp", &execOptions{script: scpArgs}},
@@ -102,16 +129,27 @@ var programExecOptions = nameTable[*execOptions]{
 	{"tar", &execOptions{short: "IF", oldStyle: true,
 		long:        []string{"--use-compress-program", "--to-command", "--checkpoint-action", "--info-script", "--new-volume-script", "--rsh-command", "--rmt-command"},
 		valuePrefix: nameTable[string]{{"--checkpoint-action", "exec="}}}},
+	{"uv", &execOptions{global: true, skip: uvGlobalValue, runners: uvRunners}},
+	{"uvx", &execOptions{runs: uvRun}},
 	// vi and vim: -c, +CMD and --cmd run their commands (:!CMD); -S, -s,
 	// -u and ex mode read commands from a file or stdin.
 	{"vi", &execOptions{script: vimArgs}},
 	{"view", &execOptions{script: vimArgs}},
 	{"vim", &execOptions{script: vimArgs}},
 	{"vimdiff", &execOptions{script: vimArgs}},
+	{"yarn", &execOptions{global: true, skip: []string{"--cwd"}, runners: yarnRunners}},
 	// zip -TT (--unzip-command) runs a command to test the archive;
 	// -T alone tests with unzip, taken as stricter for a -T cluster.
 	{"zip", &execOptions{short: "T", long: []string{"--unzip-command"}}},
 }
+
+// dockerGlobalValue, kubectlGlobalValue and uvGlobalValue are the global
+// options of docker (podman), kubectl and uv whose value is the next word.
+var (
+	dockerGlobalValue  = []string{"-H", "--host", "-c", "--context", "--config", "-l", "--log-level"}
+	kubectlGlobalValue = []string{"-n", "--namespace", "--context", "--kubeconfig", "-s", "--server", "--cluster", "--user", "--token", "--as"}
+	uvGlobalValue      = []string{"--directory", "--project", "--cache-dir", "--config-file", "--color", "--python-preference", "--allow-insecure-host"}
+)
 
 // gitSubcommandExecOptions are the git subcommands whose options or
 // operands name a command git runs: a git allow rule says nothing about
@@ -137,7 +175,12 @@ func (a *analysis) execOptionsIn(spec *execOptions, ws []word, depth int) Decisi
 	if spec.script != nil {
 		return spec.script(a, ws, depth)
 	}
+	if spec.runs != nil {
+		return a.runner(spec.runs, ws, depth)
+	}
 	d := Decision(0)
+	// unknown: a global option was met that may take the next word.
+	unknown := false
 	found := func(opt string, value *word) {
 		d = Max(d, a.unanalysable(ws[0].value+" "+opt+" runs a command"))
 		if value == nil || !value.static {
@@ -159,8 +202,15 @@ func (a *analysis) execOptionsIn(spec *execOptions, ws []word, depth int) Decisi
 		switch {
 		case spec.global && !strings.HasPrefix(v, "-"):
 			// The subcommand: its options are its own.
+			if r, ok := spec.runners.lookup(v); ok {
+				return Max(d, a.runner(r, ws[i:], depth))
+			}
 			if sub, _ := spec.sub.lookup(v); sub != nil {
 				d = Max(d, a.execOptionsIn(sub, ws[i:], depth))
+			}
+			if r := runnerAfterUnknown(ws, i, unknown, spec.runners); r != "" {
+				d = Max(d, a.unanalysable(ws[0].value+": an option before "+v+" may take it for its value, and "+r+" be the subcommand"))
+				d = Max(d, a.probe(ws, depth))
 			}
 			return d
 		case spec.runsAfter != "" && v == spec.runsAfter:
@@ -186,7 +236,9 @@ func (a *analysis) execOptionsIn(spec *execOptions, ws []word, depth int) Decisi
 			name, val, hasEq := strings.Cut(v, "=")
 			opt := spec.longOption(name)
 			if opt == "" {
-				i += spec.skipped(v)
+				skip := spec.skipped(v)
+				unknown = unknown || skip == 0 && !hasEq
+				i += skip
 				continue
 			}
 			value := longValue(ws, &i, val, hasEq)
@@ -201,7 +253,9 @@ func (a *analysis) execOptionsIn(spec *execOptions, ws []word, depth int) Decisi
 		case strings.HasPrefix(v, "-") && len(v) > 1:
 			j := strings.IndexAny(v[1:], spec.short)
 			if spec.short == "" || j < 0 {
-				i += spec.skipped(v)
+				skip := spec.skipped(v)
+				unknown = unknown || skip == 0
+				i += skip
 				continue
 			}
 			opt := "-" + v[j+1:j+2]

@@ -19,6 +19,7 @@ func FuzzAnalyse(f *testing.F) {
 		"emacs --ev '(shell-command \"x\")' -l",
 		"echo x | gdb -batch --args y",
 		"ssh h -N; sftp -b - h",
+		"uv --color x run --with y -- z; npx -c 'w' ; kubectl exec p -- q | xargs find",
 	} {
 		f.Add(s)
 	}

@@ -102,6 +102,12 @@ func (a *analysis) variantAt(least Decision, src string, depth int) Decision {
 	})
 }
 
+// fresh returns a new analysis in a's dialect, sharing a's budgets and
+// scratch, for a reading on the side.
+func (a *analysis) fresh() *analysis {
+	return &analysis{p: a.p, match: a.match, spent: a.spent, scratch: a.scratch, lang: a.lang, safe: true}
+}
+
 // aside runs judge on a fresh analysis in a's dialect, sharing a's budgets
 // and scratch. When judge decides at least least, the reasons of sub that
 // stand for least or more are copied into a, and its decision returned;
@@ -109,7 +115,7 @@ func (a *analysis) variantAt(least Decision, src string, depth int) Decision {
 // sub found are kept whatever it decides: a reading that sets one the
 // main reading does not is no less a reason for a caller to look.
 func (a *analysis) aside(least Decision, judge func(sub *analysis) Decision) Decision {
-	sub := &analysis{p: a.p, match: a.match, spent: a.spent, scratch: a.scratch, lang: a.lang, safe: true}
+	sub := a.fresh()
 	d := judge(sub)
 	a.variables = append(a.variables, sub.variables...)
 	if d < least {
