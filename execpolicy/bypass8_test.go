@@ -198,3 +198,35 @@ func rest(words []string) [][]string {
 	}
 	return out
 }
+
+// TestBuildToolOptions holds build tools' options that name a program
+// they run: go's -exec, -toolexec, -vettool and -ldflags -extld, cargo's
+// --config, npm's --script-shell. An allow rule for "go test" said
+// nothing of "go test -exec 'rm x' ./...".
+func TestBuildToolOptions(t *testing.T) {
+	p := execArgsPolicy()
+	for _, prefix := range [][]string{{"go", "test"}, {"go", "build"}, {"go", "vet"}, {"go", "env"}, {"cargo", "test"},
+		{"cargo", "build"}, {"npm", "test"}, {"npm", "run"}, {"pnpm", "test"}} {
+		p.AddPrefixRule(PrefixRule{Program: prefix[0], Rest: rest(prefix[1:]), Decision: Allow, Source: "bypass8"})
+	}
+	checkBypass3(t, p, []bypass3Case{
+		{"go test -exec", "go test -exec 'rm x' ./...", Forbidden, 0},
+		{"go -exec after packages", "go test ./... -exec=rm", Forbidden, 0},
+		{"go -toolexec", "go build --toolexec='rm x' .", Forbidden, 0},
+		{"go -vettool", "go vet -vettool=./evil .", Prompt, 0},
+		{"go -ldflags -extld", "go build -ldflags='-linkmode=external -extld=rm' .", Forbidden, 0},
+		{"go env -w", "go env -w GOFLAGS=-toolexec=./evil", Prompt, 0},
+		{"cargo --config", "cargo test --config 'target.x86_64-unknown-linux-gnu.runner=\"rm\"'", Forbidden, 0},
+		{"cargo --config file", "cargo build --config evil.toml", Prompt, 0},
+		{"npm --script-shell", "npm test --script-shell='rm x'", Forbidden, 0},
+		{"npm run --script-shell", "npm run build --script-shell rm", Forbidden, 0},
+		{"npm --node-options", "npm test --node-options='--require ./evil.js'", Prompt, 0},
+		{"pnpm --script-shell", "pnpm test --script-shell=rm", Forbidden, 0},
+		// Controls.
+		{"go test", "go test -run TestX -v -count=1 ./...", Allow, 0},
+		{"go test -args", "go test ./... -args -exec rm", Allow, 0},
+		{"go build -ldflags", "go build -ldflags='-s -w' .", Allow, 0},
+		{"cargo build", "cargo build --release", Allow, 0},
+		{"npm test --", "npm test -- --script-shell=x", Allow, 0},
+	})
+}

@@ -25,6 +25,7 @@ type oldExecOptions struct {
 	script      func(a *analysis, ws []word, depth int) Decision
 	runs        *wrapper
 	runners     map[string]*wrapper
+	anywhere    []string
 }
 
 // oldSubcommands is what subcommandDepth held for a tool.
@@ -297,6 +298,8 @@ func oldProgramExecOptions() map[string]*oldExecOptions {
 		"sqlite3": {script: sqliteArgs},
 		// Runners (runners.go).
 		"bundle":     {global: true, skip: []string{"--gemfile"}, runners: oldRunners(bundleRunners)},
+		"go":         {script: goArgs},
+		"cargo":      {script: cargoArgs},
 		"bunx":       {runs: lookupProgram("bunx").exec.runs},
 		"conda":      {global: true, runners: oldRunners(condaRunners)},
 		"direnv":     {global: true, runners: oldRunners(direnvRunners)},
@@ -305,12 +308,12 @@ func oldProgramExecOptions() map[string]*oldExecOptions {
 		"kubectl":    {global: true, skip: kubectlGlobalValue, runners: oldRunners(kubectlRuns)},
 		"mamba":      {global: true, runners: oldRunners(condaRunners)},
 		"micromamba": {global: true, runners: oldRunners(condaRunners)},
-		"npm":        {global: true, skip: []string{"--prefix", "-w", "--workspace"}, runners: oldRunners(npmRunners)},
+		"npm":        {global: true, skip: []string{"--prefix", "-w", "--workspace"}, runners: oldRunners(npmRunners), anywhere: npmRunsConfig},
 		"npx":        {runs: npmExec},
 		"pdm":        {global: true, skip: []string{"-p", "--project"}, runners: oldRunners(pythonRun)},
 		"pipenv":     {global: true, skip: []string{"--python"}, runners: oldRunners(pythonRun)},
 		"pixi":       {global: true, skip: []string{"--manifest-path", "--color"}, runners: oldRunners(pixiRunners)},
-		"pnpm":       {global: true, skip: []string{"-C", "--dir", "-F", "--filter"}, runners: oldRunners(pnpmRunners)},
+		"pnpm":       {global: true, skip: []string{"-C", "--dir", "-F", "--filter"}, runners: oldRunners(pnpmRunners), anywhere: npmRunsConfig},
 		"pnpx":       {runs: npmExec},
 		"podman":     {global: true, skip: dockerGlobalValue, runners: oldRunners(dockerRunners)},
 		"poetry":     {global: true, skip: []string{"-C", "--directory", "-P", "--project"}, runners: oldRunners(pythonRun)},

@@ -47,6 +47,9 @@ type execOptions struct {
 	// runners, for a global spec, are the subcommands that run the
 	// command after their options (uv run, bundle exec), judged so.
 	runners nameTable[*wrapper]
+	// anywhere are long options read anywhere among the arguments, up to
+	// "--", whose value runs (npm --script-shell).
+	anywhere []string
 }
 
 // programExecOptions holds, by basename, the options of a program that
@@ -58,6 +61,7 @@ var programExecOptions = nameTable[*execOptions]{
 	// allows the runner speaks for a command no rule matches.
 	{"bundle", &execOptions{global: true, skip: []string{"--gemfile"}, runners: bundleRunners}},
 	{"bunx", &execOptions{runs: &wrapper{kind: runsArgv, flag: []string{"--bun", "--silent", "--verbose"}, value: []string{"-p", "--package"}}}},
+	{"cargo", &execOptions{script: cargoArgs}},
 	{"conda", &execOptions{global: true, runners: condaRunners}},
 	// dc's "!" runs a command; it reads code from stdin (see dcArgs).
 	{"dc", &execOptions{script: dcArgs}},
@@ -80,6 +84,8 @@ var programExecOptions = nameTable[*execOptions]{
 	// make's --eval text and NAME=VALUE operands define what its recipes
 	// run; -f, -C and -I pick another makefile (gmake on the BSDs).
 	{"gmake", &execOptions{script: makeArgs}},
+	// go -exec, -toolexec, -vettool; cargo --config (toolargs.go).
+	{"go", &execOptions{script: goArgs}},
 	{"gvim", &execOptions{script: vimArgs}},
 	{"hatch", &execOptions{global: true, skip: []string{"-e", "--env", "-p", "--project"}, runners: pythonRun}},
 	{"kubectl", &execOptions{global: true, skip: kubectlGlobalValue, runners: kubectlRuns}},
@@ -92,13 +98,14 @@ var programExecOptions = nameTable[*execOptions]{
 	{"nawk", &execOptions{script: awkArgs}},
 	// nix-shell --run/--command run a command in the shell it makes.
 	{"nix-shell", &execOptions{long: []string{"--run", "--command"}}},
-	{"npm", &execOptions{global: true, skip: []string{"--prefix", "-w", "--workspace"}, runners: npmRunners}},
+	// npm and pnpm: --script-shell and the like name a program (toolargs.go).
+	{"npm", &execOptions{global: true, skip: []string{"--prefix", "-w", "--workspace"}, runners: npmRunners, anywhere: npmRunsConfig}},
 	{"npx", &execOptions{runs: npmExec}},
 	{"nvim", &execOptions{script: vimArgs}},
 	{"pdm", &execOptions{global: true, skip: []string{"-p", "--project"}, runners: pythonRun}},
 	{"pipenv", &execOptions{global: true, skip: []string{"--python"}, runners: pythonRun}},
 	{"pixi", &execOptions{global: true, skip: []string{"--manifest-path", "--color"}, runners: pixiRunners}},
-	{"pnpm", &execOptions{global: true, skip: []string{"-C", "--dir", "-F", "--filter"}, runners: pnpmRunners}},
+	{"pnpm", &execOptions{global: true, skip: []string{"-C", "--dir", "-F", "--filter"}, runners: pnpmRunners, anywhere: npmRunsConfig}},
 	{"pnpx", &execOptions{runs: npmExec}},
 	{"podman", &execOptions{global: true, skip: dockerGlobalValue, runners: dockerRunners}},
 	{"poetry", &execOptions{global: true, skip: []string{"-C", "--directory", "-P", "--project"}, runners: pythonRun}},
@@ -179,6 +186,9 @@ func (a *analysis) execOptionsIn(spec *execOptions, ws []word, depth int) Decisi
 		return a.runner(spec.runs, ws, depth)
 	}
 	d := Decision(0)
+	if spec.anywhere != nil {
+		d = a.anywhereOptions(spec, ws, depth)
+	}
 	// unknown: a global option was met that may take the next word.
 	unknown := false
 	found := func(opt string, value *word) {
