@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"path/filepath"
 	"slices"
 	"strings"
 
@@ -99,6 +100,10 @@ func Handle(ctx context.Context, cfg Config, in io.Reader) Answer {
 }
 
 func handle(ctx context.Context, cfg Config, in io.Reader) (Answer, error) {
+	cfg, err := cfg.absolute()
+	if err != nil {
+		return Answer{}, err
+	}
 	ev, err := parseEvent(in)
 	if err != nil {
 		return Answer{}, err
@@ -170,6 +175,43 @@ func handle(ctx context.Context, cfg Config, in io.Reader) (Answer, error) {
 		return Answer{}, err
 	}
 	return Answer{Output: append(out, '\n')}, nil
+}
+
+// absolute returns cfg with its rules, config and profile file paths
+// made absolute from the hook's working directory, where the hook reads
+// them. The rewritten run starts in the agent's shell, whose directory
+// the model moves (cd in Claude Code's shell, workdir in Codex's
+// exec_command): a relative path written into it would name a file there,
+// which the model can write, and the run would be gated by rules the hook
+// never read.
+func (cfg Config) absolute() (Config, error) {
+	abs := func(what, p string) (string, error) {
+		if p == "" || filepath.IsAbs(p) {
+			return p, nil
+		}
+		a, err := filepath.Abs(p)
+		if err != nil {
+			return "", fmt.Errorf("%s %s: %w", what, p, err)
+		}
+		return a, nil
+	}
+	rules := make([]string, len(cfg.Rules))
+	var err error
+	for i, r := range cfg.Rules {
+		if rules[i], err = abs("rules", r); err != nil {
+			return cfg, err
+		}
+	}
+	cfg.Rules = rules
+	if cfg.ConfigFile, err = abs("config", cfg.ConfigFile); err != nil {
+		return cfg, err
+	}
+	if gate.IsProfileFile(cfg.Profile) {
+		if cfg.Profile, err = abs("profile", cfg.Profile); err != nil {
+			return cfg, err
+		}
+	}
+	return cfg, nil
 }
 
 // registers says whether an "ask" answer registers the request as
