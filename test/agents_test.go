@@ -374,8 +374,14 @@ func TestMCPDisconnectKillsCommand(t *testing.T) {
 // command.
 func hookAnswer(t *testing.T, f gateFixture, agent, command string, extra ...string) (decision, rewritten string, code int) {
 	t.Helper()
+	return hookAnswerIn(t, f, "default", agent, command, extra...)
+}
+
+// hookAnswerIn is hookAnswer for an event in the agent's permission mode.
+func hookAnswerIn(t *testing.T, f gateFixture, mode, agent, command string, extra ...string) (decision, rewritten string, code int) {
+	t.Helper()
 	ev, _ := json.Marshal(map[string]any{
-		"session_id": "e2e-session", "transcript_path": "/dev/null", "cwd": f.ws, "permission_mode": "default",
+		"session_id": "e2e-session", "transcript_path": "/dev/null", "cwd": f.ws, "permission_mode": mode,
 		"hook_event_name": "PreToolUse", "tool_name": "Bash", "tool_input": map[string]any{"command": command},
 	})
 	cmd := exec.Command(gatedexecBin, append([]string{"hook", agent, "-r", f.rules}, extra...)...)
@@ -464,6 +470,31 @@ func TestHookRewriteRunsSandboxed(t *testing.T) {
 	sh.Env, sh.Dir = f.env, f.ws
 	if err := sh.Run(); exitOf(t, err) != 77 {
 		t.Errorf("a second run of a once-approved command: exit %d, want 77", exitOf(t, err))
+	}
+}
+
+// A registration is the person's answer to one question. When they
+// refuse it, the registration stays behind unclaimed; the same command
+// asked again in a mode that puts no question to them (bypassPermissions)
+// must be refused by gatedexec's own approver, not approved by what was
+// left of the refused question.
+func TestHookRefusedQuestionApprovesNothingLater(t *testing.T) {
+	requireFeature(t, doctor(t).Host.LandlockABI > 0, "landlock")
+	f := newGateFixture(t, agentRules)
+	const script = "printf 'ran\\n'"
+	if decision, _, _ := hookAnswer(t, f, "claude-code", script); decision != "ask" {
+		t.Fatalf("prompted command: %s", decision)
+	}
+	// The person said no: the agent ran nothing. Then prompts are bypassed.
+	decision, rewritten, code := hookAnswerIn(t, f, "bypassPermissions", "claude-code", script)
+	if decision != "ask" || code != 0 {
+		t.Fatalf("prompted command, prompts bypassed: %s (exit %d)", decision, code)
+	}
+	sh := exec.Command("bash", "-c", rewritten+" </dev/null")
+	sh.Env, sh.Dir = f.env, f.ws
+	out, err := sh.CombinedOutput()
+	if exitOf(t, err) != 77 || strings.Contains(string(out), "ran\n") {
+		t.Errorf("run after a refused question: exit %d, %q; want gatedexec's approver's refusal (77)", exitOf(t, err), out)
 	}
 }
 

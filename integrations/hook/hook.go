@@ -145,10 +145,17 @@ func handle(ctx context.Context, cfg Config, in io.Reader) (Answer, error) {
 	if chk.Action == gate.ActionDeny {
 		return deny("gatedexec: " + denyReason(chk)), nil
 	}
-	if chk.Action == gate.ActionAsk && cfg.registers(ev.PermissionMode) {
-		// Judged again as it is registered: a rules edit in between
-		// is the one Register's id binds.
-		reg, err := g.Register(ctx, req)
+	if chk.Action == gate.ActionAsk {
+		// Registered when the agent puts the question to the person;
+		// otherwise a registration left from an earlier question about
+		// the same request, which the person refused, is removed, so
+		// that it cannot approve this run. Judged again either way: a
+		// rules edit in between is the one the request id binds.
+		settle := g.Unregister
+		if cfg.registers(ev.PermissionMode) {
+			settle = g.Register
+		}
+		reg, err := settle(ctx, req)
 		if err != nil {
 			return Answer{}, err
 		}
