@@ -92,6 +92,10 @@ type Request struct {
 	// Timeout, when positive, replaces the profile's timeout and bounds
 	// the wait for an exec approver.
 	Timeout time.Duration
+	// TimeoutOnlyShortens says Timeout comes from someone the profile's
+	// limits bind (the model, through the MCP server): it may shorten the
+	// profile's timeout, never lengthen it or lift it.
+	TimeoutOnlyShortens bool
 	// ResultFile is where the caller writes the result; when it already
 	// exists the command may not write it.
 	ResultFile string
@@ -312,4 +316,12 @@ func (g *Gate) place(req Request) (Place, error) {
 // evalOptions are the policy's options for req.
 func evalOptions(req Request) execpolicy.EvalOptions {
 	return execpolicy.EvalOptions{ResolveHostExecutables: req.ResolveHostExecutables, Shell: req.Shell}
+}
+
+// timeout is the run's timeout for a profile whose own is limit (0: none).
+func (r Request) timeout(limit time.Duration) time.Duration {
+	if r.Timeout <= 0 || r.TimeoutOnlyShortens && limit > 0 && r.Timeout >= limit {
+		return limit
+	}
+	return r.Timeout
 }

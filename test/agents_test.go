@@ -179,6 +179,24 @@ func TestMCPRunCommand(t *testing.T) {
 	}
 }
 
+// The model's timeout may cut a command short, but a profile's timeout
+// is a limit its commands are held to: a longer one from the model does
+// not outlast it.
+func TestMCPTimeoutOnlyShortens(t *testing.T) {
+	f := newGateFixture(t, agentRules)
+	prof := filepath.Join(f.dir, "short.toml")
+	mustWrite(t, prof, "extends = \"workspace-write\"\n[limits]\ntimeout = \"1s\"\n")
+	c := startMCP(t, f, nil, "-p", prof)
+	out := c.call(t, map[string]any{"command": "sleep 4; echo outlasted", "timeout": 3600})
+	if !out.TimedOut || strings.Contains(out.Stdout, "outlasted") {
+		t.Errorf("a model's timeout past the profile's 1s: %+v", out)
+	}
+	out = c.call(t, map[string]any{"command": "sleep 4; echo outlasted", "timeout": 0.2})
+	if !out.TimedOut {
+		t.Errorf("a model's timeout under the profile's: %+v", out)
+	}
+}
+
 // TestMCPKeepsHolders: the server makes the placeholder directories of
 // missing protect paths (.gatedexec, .git/hooks) at its first command and
 // keeps them for the next ones, which they still protect, and removes
