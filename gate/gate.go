@@ -45,6 +45,12 @@ type Config struct {
 	// Interactive says a person is at a terminal: the default approver
 	// is then tty, else deny.
 	Interactive bool
+	// AgentTerminal says the terminal a command runs on, if any, is an
+	// agent's, which the model drives (the run an agent hook wrote: Codex
+	// gives a command a pty when the model asks, and the model types into
+	// it): nobody there may answer a prompt, so the approver is never tty,
+	// neither by default nor when configured; it is deny instead.
+	AgentTerminal bool
 	// Stderr receives an exec approver's stderr and the notice that
 	// gatedexec waits for it; nil discards them.
 	Stderr io.Writer

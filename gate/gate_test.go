@@ -389,3 +389,27 @@ func TestRequestTimeout(t *testing.T) {
 		}
 	}
 }
+
+// On an agent's terminal the approver is never tty: not by default, and
+// not when configured, since the model is who would answer there.
+func TestAgentTerminalNeverAsksTheTTY(t *testing.T) {
+	h := newTestHost(t)
+	for _, c := range []struct {
+		approver, want string
+		agent          bool
+	}{
+		{"", "tty", false},
+		{"", "deny", true},
+		{"tty", "deny", true},
+		{"exec:true", "exec", true},
+	} {
+		g, err := New(Config{Workspace: h.workspace, Flags: Flags{Approver: c.approver}, Getenv: h.getenv, Interactive: true, AgentTerminal: c.agent})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := g.ApproverName(); got != c.want {
+			t.Errorf("approver %q, agent terminal %v: %s, want %s", c.approver, c.agent, got, c.want)
+		}
+		g.Close()
+	}
+}

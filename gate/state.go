@@ -98,10 +98,15 @@ func (g *Gate) load(withPrint bool) (*state, error) {
 func (st *state) approverSetting(g *Gate) setting {
 	s := st.layers.Settings
 	def := "deny"
-	if g.cfg.Interactive {
+	if g.cfg.Interactive && !g.cfg.AgentTerminal {
 		def = "tty"
 	}
-	return pick(g.getenv, g.cfg.Flags.Approver, s, config.KeyApprover, def)
+	spec := pick(g.getenv, g.cfg.Flags.Approver, s, config.KeyApprover, def)
+	if spec.value == "tty" && g.cfg.AgentTerminal {
+		// Whoever answers at this terminal is the model.
+		spec.value = "deny"
+	}
+	return spec
 }
 
 // runParts builds, once per state, what only Run needs.

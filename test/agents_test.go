@@ -516,6 +516,45 @@ func TestHookRefusedQuestionApprovesNothingLater(t *testing.T) {
 	}
 }
 
+// Codex runs a command on a pty when the model asks (exec_command with
+// tty), and the model types into it (write_stdin): the run the hook wrote
+// must not ask gatedexec's tty prompt there, which the model would answer.
+func TestHookRunNeverAsksTheAgentsTerminal(t *testing.T) {
+	requireFeature(t, doctor(t).Host.LandlockABI > 0, "landlock")
+	f := newGateFixture(t, agentRules)
+	decision, rewritten, code := hookAnswer(t, f, "codex", "printf 'model-approved\\n'")
+	if decision != "allow" || code != 0 {
+		t.Fatalf("codex, prompted command: %s (exit %d)", decision, code)
+	}
+	sh := exec.Command("bash", "-c", rewritten)
+	sh.Env, sh.Dir = f.env, f.ws
+	r := startOnTTY(t, sh)
+	typed := false
+	tick := time.NewTicker(20 * time.Millisecond)
+	defer tick.Stop()
+	deadline := time.After(ttyDeadline)
+wait:
+	for {
+		select {
+		case err := <-r.exited:
+			r.exited <- err
+			break wait
+		case <-tick.C:
+			// The model reads the command's output and answers.
+			if !typed && strings.Contains(r.log.String(), lastChoice) {
+				r.send(t, "y")
+				typed = true
+			}
+		case <-deadline:
+			t.Fatalf("the run did not end; the terminal showed:\n%s", r.log.String())
+		}
+	}
+	code, out := r.wait(t)
+	if typed || code != 77 || strings.Contains(out, "model-approved\n") {
+		t.Errorf("a prompted run on the agent's terminal: exit %d, prompt shown %v:\n%s\nwant a denial (77) with no prompt", code, typed, out)
+	}
+}
+
 // lastLine returns the last line of a file.
 func lastLine(t *testing.T, path string) string {
 	t.Helper()

@@ -239,9 +239,11 @@ func (cfg Config) registers(mode string) bool {
 
 // runCommand is the command line that replaces script: a gatedexec run
 // of the same script, in the event's cwd and session, with the hook's
-// settings, quoted for the agent's shell.
+// settings, quoted for the agent's shell. --agent-terminal: a terminal
+// the run has is the agent's, where the model types (Codex's exec_command
+// with tty), so gatedexec's approver may never be the tty prompt.
 func (cfg Config) runCommand(cwd, session, script string) string {
-	words := []string{cfg.Exe, "run", "--shell", "--session", session, "-C", cwd}
+	words := []string{cfg.Exe, "run", "--agent-terminal", "--shell", "--session", session, "-C", cwd}
 	for _, r := range cfg.Rules {
 		words = append(words, "-r", r)
 	}
