@@ -45,6 +45,12 @@ type Config struct {
 	// Interactive says a person is at a terminal: the default approver
 	// is then tty, else deny.
 	Interactive bool
+	// AgentTerminal says the terminal a command runs on, if any, is an
+	// agent's, which the model drives (the run an agent hook wrote: Codex
+	// gives a command a pty when the model asks, and the model types into
+	// it): nobody there may answer a prompt, so the approver is never tty,
+	// neither by default nor when configured; it is deny instead.
+	AgentTerminal bool
 	// Stderr receives an exec approver's stderr and the notice that
 	// gatedexec waits for it; nil discards them.
 	Stderr io.Writer
@@ -92,6 +98,10 @@ type Request struct {
 	// Timeout, when positive, replaces the profile's timeout and bounds
 	// the wait for an exec approver.
 	Timeout time.Duration
+	// TimeoutOnlyShortens says Timeout comes from someone the profile's
+	// limits bind (the model, through the MCP server): it may shorten the
+	// profile's timeout, never lengthen it or lift it.
+	TimeoutOnlyShortens bool
 	// ResultFile is where the caller writes the result; when it already
 	// exists the command may not write it.
 	ResultFile string
@@ -318,4 +328,12 @@ func (g *Gate) place(req Request) (Place, error) {
 // evalOptions are the policy's options for req.
 func evalOptions(req Request) execpolicy.EvalOptions {
 	return execpolicy.EvalOptions{ResolveHostExecutables: req.ResolveHostExecutables, Shell: req.Shell}
+}
+
+// timeout is the run's timeout for a profile whose own is limit (0: none).
+func (r Request) timeout(limit time.Duration) time.Duration {
+	if r.Timeout <= 0 || r.TimeoutOnlyShortens && limit > 0 && r.Timeout >= limit {
+		return limit
+	}
+	return r.Timeout
 }

@@ -366,3 +366,50 @@ func TestRunRequestIDBindsResolvedProfile(t *testing.T) {
 		t.Errorf("--timeout changed the request id: %s, want %s", got, base)
 	}
 }
+
+// A request's timeout replaces the profile's, unless it comes from
+// someone the profile's limits bind: then it only shortens one.
+func TestRequestTimeout(t *testing.T) {
+	const limit = time.Minute
+	cases := []struct {
+		req         Request
+		limit, want time.Duration
+	}{
+		{Request{}, limit, limit},
+		{Request{Timeout: time.Hour}, limit, time.Hour},
+		{Request{Timeout: time.Second}, 0, time.Second},
+		{Request{Timeout: time.Hour, TimeoutOnlyShortens: true}, limit, limit},
+		{Request{Timeout: time.Second, TimeoutOnlyShortens: true}, limit, time.Second},
+		{Request{Timeout: time.Hour, TimeoutOnlyShortens: true}, 0, time.Hour},
+		{Request{Timeout: -time.Second, TimeoutOnlyShortens: true}, limit, limit},
+	}
+	for _, c := range cases {
+		if got := c.req.timeout(c.limit); got != c.want {
+			t.Errorf("%+v with a limit of %v: %v, want %v", c.req, c.limit, got, c.want)
+		}
+	}
+}
+
+// On an agent's terminal the approver is never tty: not by default, and
+// not when configured, since the model is who would answer there.
+func TestAgentTerminalNeverAsksTheTTY(t *testing.T) {
+	h := newTestHost(t)
+	for _, c := range []struct {
+		approver, want string
+		agent          bool
+	}{
+		{"", "tty", false},
+		{"", "deny", true},
+		{"tty", "deny", true},
+		{"exec:true", "exec", true},
+	} {
+		g, err := New(Config{Workspace: h.workspace, Flags: Flags{Approver: c.approver}, Getenv: h.getenv, Interactive: true, AgentTerminal: c.agent})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := g.ApproverName(); got != c.want {
+			t.Errorf("approver %q, agent terminal %v: %s, want %s", c.approver, c.agent, got, c.want)
+		}
+		g.Close()
+	}
+}

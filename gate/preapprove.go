@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"time"
@@ -55,41 +56,11 @@ type preapproval struct {
 //
 // req.Session is required; an invalid one is ErrUsage.
 func (g *Gate) Register(_ context.Context, req Request) (*Registration, error) {
-	st, err := g.current()
-	if err != nil {
-		return nil, err
+	st, reg, err := g.registration(req)
+	if err != nil || reg.RequestID == "" {
+		return reg, err
 	}
-	if req.Session == "" {
-		return nil, usageErr(errors.New("registering a request needs a session id"))
-	}
-	if _, err := openSession(st.layers.Dirs, setting{req.Session, "session", ErrUsage}); err != nil {
-		return nil, err
-	}
-	pl, err := g.place(req)
-	if err != nil {
-		return nil, err
-	}
-	req.Cwd, req.Workspace = pl.Cwd, pl.Workspace
-	// The ceiling too: the id binds the managed layer's digest.
-	o := &call{Request: req, Policy: st.policy, EvalOpts: evalOptions(req), DefaultProfile: st.defaultProfile.value, Profile: st.profileFunc(pl), Ceiling: st.ceiling}
-	ev := o.Policy.Evaluate(o.Argv, o.EvalOpts)
-	reg := &Registration{CheckResult: st.checkResult(ev)}
-	if reg.Action != approval.Ask || st.ceiling.pinsApprover() {
-		// Under a pinned approver the agent's prompt answers nothing:
-		// the run asks the approver the managed layer chose.
-		return reg, nil
-	}
-	// The id as run computes it: the profile the decision picked,
-	// resolved for this cwd, its digest before a timeout is applied.
-	name := o.DefaultProfile
-	if ev.Profile != "" {
-		name = ev.Profile
-	}
-	prof, err := o.Profile(name)
-	if err != nil {
-		return nil, fmt.Errorf("%w: %w", ErrConfig, err)
-	}
-	id := o.request(ev, prof.Name, approval.ProfileDigest(prof), o.Policy.Digest()).ID
+	id := reg.RequestID
 	dir := preapprovedDir(st, false)
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, fmt.Errorf("registering request %s: %w", id, err)
@@ -104,8 +75,69 @@ func (g *Gate) Register(_ context.Context, req Request) (*Registration, error) {
 	if err := atomicfile.Write(preapprovalPath(dir, id, req.Session), b, false); err != nil {
 		return nil, fmt.Errorf("registering request %s: %w", id, err)
 	}
-	reg.RequestID = id
 	return reg, nil
+}
+
+// Unregister judges req as Register does and, when the approval policy
+// would ask, removes a registration of its request id for req's session,
+// returning the id it removed (or found none of) in RequestID. A caller
+// answering "ask" without putting the question to the person (a mode of
+// the agent that skips or refuses its prompts) calls it: a registration
+// left from an earlier question about the same request, which the person
+// refused, would otherwise approve the run that follows, asked of nobody.
+//
+// req.Session is required; an invalid one is ErrUsage.
+func (g *Gate) Unregister(_ context.Context, req Request) (*Registration, error) {
+	st, reg, err := g.registration(req)
+	if err != nil || reg.RequestID == "" {
+		return reg, err
+	}
+	path := preapprovalPath(preapprovedDir(st, false), reg.RequestID, req.Session)
+	if err := os.Remove(path); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("removing the registration of request %s: %w", reg.RequestID, err)
+	}
+	return reg, nil
+}
+
+// registration judges req as Check does and, when the approval policy
+// would ask, names in RequestID the request id Run will compute for it.
+func (g *Gate) registration(req Request) (*state, *Registration, error) {
+	st, err := g.current()
+	if err != nil {
+		return nil, nil, err
+	}
+	if req.Session == "" {
+		return nil, nil, usageErr(errors.New("registering a request needs a session id"))
+	}
+	if _, err := openSession(st.layers.Dirs, setting{req.Session, "session", ErrUsage}); err != nil {
+		return nil, nil, err
+	}
+	pl, err := g.place(req)
+	if err != nil {
+		return nil, nil, err
+	}
+	req.Cwd, req.Workspace = pl.Cwd, pl.Workspace
+	// The ceiling too: the id binds the managed layer's digest.
+	o := &call{Request: req, Policy: st.policy, EvalOpts: evalOptions(req), DefaultProfile: st.defaultProfile.value, Profile: st.profileFunc(pl), Ceiling: st.ceiling}
+	ev := o.Policy.Evaluate(o.Argv, o.EvalOpts)
+	reg := &Registration{CheckResult: st.checkResult(ev)}
+	if reg.Action != approval.Ask || st.ceiling.pinsApprover() {
+		// Under a pinned approver the agent's prompt answers nothing:
+		// the run asks the approver the managed layer chose.
+		return st, reg, nil
+	}
+	// The id as run computes it: the profile the decision picked,
+	// resolved for this cwd, its digest before a timeout is applied.
+	name := o.DefaultProfile
+	if ev.Profile != "" {
+		name = ev.Profile
+	}
+	prof, err := o.Profile(name)
+	if err != nil {
+		return nil, nil, fmt.Errorf("%w: %w", ErrConfig, err)
+	}
+	reg.RequestID = o.request(ev, prof.Name, approval.ProfileDigest(prof), o.Policy.Digest()).ID
+	return st, reg, nil
 }
 
 // preapprovedDir is where Register keeps registrations: under the state

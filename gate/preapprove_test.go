@@ -30,6 +30,7 @@ func TestRegisterApprovesOneRun(t *testing.T) {
 		{"other script", Request{Argv: []string{"git  push"}, Shell: true, Session: "s1"}, false, "policy"},
 		{"other cwd", Request{Argv: push.Argv, Shell: true, Session: "s1", Cwd: h.sub}, false, "policy"},
 		{"rules changed", push, true, "policy"},
+		{"unregistered", push, false, "policy"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -49,6 +50,11 @@ func TestRegisterApprovesOneRun(t *testing.T) {
 			}
 			if c.edit {
 				h.write(t, rules, `prefix_rule(pattern=["git", "push"], decision="prompt", justification="edited")`)
+			}
+			if c.name == "unregistered" {
+				if un, err := g.Unregister(ctx, push); err != nil || un.RequestID != reg.RequestID {
+					t.Fatalf("unregister: %+v, %v", un, err)
+				}
 			}
 			res, err := g.Run(ctx, c.run)
 			if err != nil {

@@ -134,9 +134,7 @@ func (o *call) run(ctx context.Context) (*Result, error) {
 	// and before gatedexec's own files are carved out of it (they depend
 	// on the approver and the audit log chosen, and only take access away).
 	rec.ProfileDigest = approval.ProfileDigest(prof)
-	if o.Timeout > 0 {
-		prof.Limits.Timeout = o.Timeout
-	}
+	prof.Limits.Timeout = o.Request.timeout(prof.Limits.Timeout)
 	prof = withNetworkRules(prof, o.Policy.NetworkRules())
 	prof = sandbox.WithControl(prof, o.Control)
 	res.Profile = prof.Name

@@ -84,11 +84,15 @@ func (g *Gate) load(withPrint bool) (*state, error) {
 		return nil, err
 	}
 	def := "deny"
-	if c.Interactive {
+	if c.Interactive && !c.AgentTerminal {
 		def = "tty"
 	}
 	if st.approver, why = st.ceiling.approver(pick(g.getenv, c.Flags.Approver, s, config.KeyApprover, def)); why != "" {
 		st.refused = append(st.refused, why)
+	}
+	if st.approver.value == "tty" && c.AgentTerminal {
+		// Whoever answers at this terminal is the model.
+		st.approver.value = "deny"
 	}
 	build := cacheBuild(g.getenv, st.layers.Dirs, c.Version)
 	if st.policy, err = loadPolicy(g.getenv, st.layers, build, c.Rules, &st.refused); err != nil {

@@ -50,5 +50,9 @@ const (
 	ActionDeny = approval.Deny
 )
 
+// IsProfileFile reports whether a --profile value names a profile file
+// rather than a profile by name.
+func IsProfileFile(nameOrFile string) bool { return profiles.IsFile(nameOrFile) }
+
 // CheckSessionID checks the syntax of a session id (--session).
 func CheckSessionID(id string) error { return approval.CheckSessionID(id) }

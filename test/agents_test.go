@@ -179,6 +179,24 @@ func TestMCPRunCommand(t *testing.T) {
 	}
 }
 
+// The model's timeout may cut a command short, but a profile's timeout
+// is a limit its commands are held to: a longer one from the model does
+// not outlast it.
+func TestMCPTimeoutOnlyShortens(t *testing.T) {
+	f := newGateFixture(t, agentRules)
+	prof := filepath.Join(f.dir, "short.toml")
+	mustWrite(t, prof, "extends = \"workspace-write\"\n[limits]\ntimeout = \"1s\"\n")
+	c := startMCP(t, f, nil, "-p", prof)
+	out := c.call(t, map[string]any{"command": "sleep 4; echo outlasted", "timeout": 3600})
+	if !out.TimedOut || strings.Contains(out.Stdout, "outlasted") {
+		t.Errorf("a model's timeout past the profile's 1s: %+v", out)
+	}
+	out = c.call(t, map[string]any{"command": "sleep 4; echo outlasted", "timeout": 0.2})
+	if !out.TimedOut {
+		t.Errorf("a model's timeout under the profile's: %+v", out)
+	}
+}
+
 // TestMCPKeepsHolders: the server makes the placeholder directories of
 // missing protect paths (.gatedexec, .git/hooks) at its first command and
 // keeps them for the next ones, which they still protect, and removes
@@ -374,8 +392,14 @@ func TestMCPDisconnectKillsCommand(t *testing.T) {
 // command.
 func hookAnswer(t *testing.T, f gateFixture, agent, command string, extra ...string) (decision, rewritten string, code int) {
 	t.Helper()
+	return hookAnswerIn(t, f, "default", agent, command, extra...)
+}
+
+// hookAnswerIn is hookAnswer for an event in the agent's permission mode.
+func hookAnswerIn(t *testing.T, f gateFixture, mode, agent, command string, extra ...string) (decision, rewritten string, code int) {
+	t.Helper()
 	ev, _ := json.Marshal(map[string]any{
-		"session_id": "e2e-session", "transcript_path": "/dev/null", "cwd": f.ws, "permission_mode": "default",
+		"session_id": "e2e-session", "transcript_path": "/dev/null", "cwd": f.ws, "permission_mode": mode,
 		"hook_event_name": "PreToolUse", "tool_name": "Bash", "tool_input": map[string]any{"command": command},
 	})
 	cmd := exec.Command(gatedexecBin, append([]string{"hook", agent, "-r", f.rules}, extra...)...)
@@ -464,6 +488,70 @@ func TestHookRewriteRunsSandboxed(t *testing.T) {
 	sh.Env, sh.Dir = f.env, f.ws
 	if err := sh.Run(); exitOf(t, err) != 77 {
 		t.Errorf("a second run of a once-approved command: exit %d, want 77", exitOf(t, err))
+	}
+}
+
+// A registration is the person's answer to one question. When they
+// refuse it, the registration stays behind unclaimed; the same command
+// asked again in a mode that puts no question to them (bypassPermissions)
+// must be refused by gatedexec's own approver, not approved by what was
+// left of the refused question.
+func TestHookRefusedQuestionApprovesNothingLater(t *testing.T) {
+	requireFeature(t, doctor(t).Host.LandlockABI > 0, "landlock")
+	f := newGateFixture(t, agentRules)
+	const script = "printf 'ran\\n'"
+	if decision, _, _ := hookAnswer(t, f, "claude-code", script); decision != "ask" {
+		t.Fatalf("prompted command: %s", decision)
+	}
+	// The person said no: the agent ran nothing. Then prompts are bypassed.
+	decision, rewritten, code := hookAnswerIn(t, f, "bypassPermissions", "claude-code", script)
+	if decision != "ask" || code != 0 {
+		t.Fatalf("prompted command, prompts bypassed: %s (exit %d)", decision, code)
+	}
+	sh := exec.Command("bash", "-c", rewritten+" </dev/null")
+	sh.Env, sh.Dir = f.env, f.ws
+	out, err := sh.CombinedOutput()
+	if exitOf(t, err) != 77 || strings.Contains(string(out), "ran\n") {
+		t.Errorf("run after a refused question: exit %d, %q; want gatedexec's approver's refusal (77)", exitOf(t, err), out)
+	}
+}
+
+// Codex runs a command on a pty when the model asks (exec_command with
+// tty), and the model types into it (write_stdin): the run the hook wrote
+// must not ask gatedexec's tty prompt there, which the model would answer.
+func TestHookRunNeverAsksTheAgentsTerminal(t *testing.T) {
+	requireFeature(t, doctor(t).Host.LandlockABI > 0, "landlock")
+	f := newGateFixture(t, agentRules)
+	decision, rewritten, code := hookAnswer(t, f, "codex", "printf 'model-approved\\n'")
+	if decision != "allow" || code != 0 {
+		t.Fatalf("codex, prompted command: %s (exit %d)", decision, code)
+	}
+	sh := exec.Command("bash", "-c", rewritten)
+	sh.Env, sh.Dir = f.env, f.ws
+	r := startOnTTY(t, sh)
+	typed := false
+	tick := time.NewTicker(20 * time.Millisecond)
+	defer tick.Stop()
+	deadline := time.After(ttyDeadline)
+wait:
+	for {
+		select {
+		case err := <-r.exited:
+			r.exited <- err
+			break wait
+		case <-tick.C:
+			// The model reads the command's output and answers.
+			if !typed && strings.Contains(r.log.String(), lastChoice) {
+				r.send(t, "y")
+				typed = true
+			}
+		case <-deadline:
+			t.Fatalf("the run did not end; the terminal showed:\n%s", r.log.String())
+		}
+	}
+	code, out := r.wait(t)
+	if typed || code != 77 || strings.Contains(out, "model-approved\n") {
+		t.Errorf("a prompted run on the agent's terminal: exit %d, prompt shown %v:\n%s\nwant a denial (77) with no prompt", code, typed, out)
 	}
 }
 

@@ -32,6 +32,7 @@ type runFlags struct {
 	configFile      string
 	shell           bool
 	resolveHost     bool
+	agentTerminal   bool
 	approve, deny   []string
 }
 
@@ -62,6 +63,7 @@ func newRunCmd() *cobra.Command {
 	fs.StringVar(&f.configFile, "config", "", "config.toml above the configuration layers")
 	fs.BoolVar(&f.shell, "shell", false, "CMD is one shell script, judged by shell analysis as bash and run with bash -c")
 	fs.BoolVar(&f.resolveHost, "resolve-host-executables", false, "let an absolute program path match the rules of its basename")
+	fs.BoolVar(&f.agentTerminal, "agent-terminal", false, "the terminal is an agent's, not a person's: never ask at it (tty approver: deny); the hook's runs set it")
 	fs.StringArrayVar(&f.approve, "approve", nil, "resume a deferred request: REQUEST_ID[:once|session|always]")
 	fs.StringArrayVar(&f.deny, "deny", nil, "resume a deferred request by denying REQUEST_ID")
 	registerCompletions(cmd)
@@ -138,9 +140,10 @@ func gatedRun(cmd *cobra.Command, f *runFlags, args []string) (*gate.Result, den
 			ConfigFile: f.configFile, ApprovalPolicy: f.approvalPolicy, Approver: f.approver,
 			ApproverTimeout: f.approverTimeout, Profile: f.profile, Session: f.session, AuditLog: f.auditLog,
 		},
-		Interactive: gate.Interactive(os.Stdin, os.Stderr),
-		Stderr:      stderr,
-		Version:     version,
+		Interactive:   gate.Interactive(os.Stdin, os.Stderr),
+		AgentTerminal: f.agentTerminal,
+		Stderr:        stderr,
+		Version:       version,
 	})
 	if err != nil {
 		return nil, hint, engineExit(err)

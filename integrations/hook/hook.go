@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"path/filepath"
 	"slices"
 	"strings"
 
@@ -99,6 +100,10 @@ func Handle(ctx context.Context, cfg Config, in io.Reader) Answer {
 }
 
 func handle(ctx context.Context, cfg Config, in io.Reader) (Answer, error) {
+	cfg, err := cfg.absolute()
+	if err != nil {
+		return Answer{}, err
+	}
 	ev, err := parseEvent(in)
 	if err != nil {
 		return Answer{}, err
@@ -140,10 +145,17 @@ func handle(ctx context.Context, cfg Config, in io.Reader) (Answer, error) {
 	if chk.Action == gate.ActionDeny {
 		return deny("gatedexec: " + denyReason(chk)), nil
 	}
-	if chk.Action == gate.ActionAsk && cfg.registers(ev.PermissionMode) {
-		// Judged again as it is registered: a rules edit in between
-		// is the one Register's id binds.
-		reg, err := g.Register(ctx, req)
+	if chk.Action == gate.ActionAsk {
+		// Registered when the agent puts the question to the person;
+		// otherwise a registration left from an earlier question about
+		// the same request, which the person refused, is removed, so
+		// that it cannot approve this run. Judged again either way: a
+		// rules edit in between is the one the request id binds.
+		settle := g.Unregister
+		if cfg.registers(ev.PermissionMode) {
+			settle = g.Register
+		}
+		reg, err := settle(ctx, req)
 		if err != nil {
 			return Answer{}, err
 		}
@@ -172,6 +184,43 @@ func handle(ctx context.Context, cfg Config, in io.Reader) (Answer, error) {
 	return Answer{Output: append(out, '\n')}, nil
 }
 
+// absolute returns cfg with its rules, config and profile file paths
+// made absolute from the hook's working directory, where the hook reads
+// them. The rewritten run starts in the agent's shell, whose directory
+// the model moves (cd in Claude Code's shell, workdir in Codex's
+// exec_command): a relative path written into it would name a file there,
+// which the model can write, and the run would be gated by rules the hook
+// never read.
+func (cfg Config) absolute() (Config, error) {
+	abs := func(what, p string) (string, error) {
+		if p == "" || filepath.IsAbs(p) {
+			return p, nil
+		}
+		a, err := filepath.Abs(p)
+		if err != nil {
+			return "", fmt.Errorf("%s %s: %w", what, p, err)
+		}
+		return a, nil
+	}
+	rules := make([]string, len(cfg.Rules))
+	var err error
+	for i, r := range cfg.Rules {
+		if rules[i], err = abs("rules", r); err != nil {
+			return cfg, err
+		}
+	}
+	cfg.Rules = rules
+	if cfg.ConfigFile, err = abs("config", cfg.ConfigFile); err != nil {
+		return cfg, err
+	}
+	if gate.IsProfileFile(cfg.Profile) {
+		if cfg.Profile, err = abs("profile", cfg.Profile); err != nil {
+			return cfg, err
+		}
+	}
+	return cfg, nil
+}
+
 // registers says whether an "ask" answer registers the request as
 // approved for the run: only when the agent asks the person itself
 // (Claude Code, in a mode that prompts). A mode that skips prompts
@@ -190,9 +239,11 @@ func (cfg Config) registers(mode string) bool {
 
 // runCommand is the command line that replaces script: a gatedexec run
 // of the same script, in the event's cwd and session, with the hook's
-// settings, quoted for the agent's shell.
+// settings, quoted for the agent's shell. --agent-terminal: a terminal
+// the run has is the agent's, where the model types (Codex's exec_command
+// with tty), so gatedexec's approver may never be the tty prompt.
 func (cfg Config) runCommand(cwd, session, script string) string {
-	words := []string{cfg.Exe, "run", "--shell", "--session", session, "-C", cwd}
+	words := []string{cfg.Exe, "run", "--agent-terminal", "--shell", "--session", session, "-C", cwd}
 	for _, r := range cfg.Rules {
 		words = append(words, "-r", r)
 	}

@@ -245,3 +245,34 @@ func TestHandleFailsClosed(t *testing.T) {
 		}
 	})
 }
+
+// A relative -r, --config or profile file given to the hook is read from
+// the hook's directory; the rewritten run starts in the agent's shell,
+// whose directory the model moves, so it must name the same files by
+// absolute paths, never ones the model could put in its own directory.
+func TestRewriteNamesFilesAbsolutely(t *testing.T) {
+	e := newTestEnv(t)
+	dir := filepath.Dir(e.rules)
+	write(t, filepath.Join(dir, "c.toml"), "")
+	write(t, filepath.Join(dir, "p.toml"), "extends = \"workspace-write\"\n")
+	ev := e.event(t, "claude-bash.json", "make")
+	t.Chdir(dir)
+	cfg := e.config(ClaudeCode)
+	cfg.Rules, cfg.ConfigFile, cfg.Profile = []string{filepath.Base(e.rules)}, "c.toml", "p.toml"
+	ans := Handle(context.Background(), cfg, strings.NewReader(ev))
+	var out decoded
+	if err := json.Unmarshal(ans.Output, &out); err != nil || ans.Deny != "" {
+		t.Fatalf("answer %q (deny %q): %v", ans.Output, ans.Deny, err)
+	}
+	cmd, _ := out.HookSpecificOutput.UpdatedInput["command"].(string)
+	words, err := approval.SplitCommand(cmd)
+	if err != nil {
+		t.Fatal(err)
+	}
+	flags := strings.Join(words, " ")
+	for _, want := range []string{"-r " + e.rules, "--config " + filepath.Join(dir, "c.toml"), "--profile " + filepath.Join(dir, "p.toml")} {
+		if !strings.Contains(flags, want) {
+			t.Errorf("rewritten command %q lacks %q", cmd, want)
+		}
+	}
+}

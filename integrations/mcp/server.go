@@ -52,7 +52,7 @@ type Options struct {
 type Input struct {
 	Command string  `json:"command" jsonschema:"the command, a bash script"`
 	Cwd     string  `json:"cwd,omitempty" jsonschema:"the directory to run in, absolute or relative to the workspace (default: the workspace)"`
-	Timeout float64 `json:"timeout,omitempty" jsonschema:"seconds after which the command is killed (default: the profile's)"`
+	Timeout float64 `json:"timeout,omitempty" jsonschema:"seconds after which the command is killed (default and most: the profile's timeout, when it has one)"`
 }
 
 // Output is run_command's structured result.
@@ -250,8 +250,10 @@ func (s *Server) run(ctx context.Context, in Input, approver gate.Approver, appr
 	if err != nil {
 		return out, nil, err
 	}
+	// The model's timeout may cut a command short, never outlast the
+	// profile's limit.
 	req := gate.Request{Argv: []string{in.Command}, Shell: true, Cwd: pl.Cwd, Env: s.opts.Env,
-		Timeout: time.Duration(in.Timeout * float64(time.Second))}
+		Timeout: time.Duration(in.Timeout * float64(time.Second)), TimeoutOnlyShortens: true}
 	chk, err := s.opts.Gate.Check(ctx, req)
 	if err != nil {
 		return out, nil, err
