@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/gatedexec/gatedexec/integrations"
@@ -104,7 +105,31 @@ func (ev *event) shell() (*shellInput, error) {
 		// was judged.
 		return nil, fmt.Errorf("%s: tool_input.command holds a NUL byte", ev.ToolName)
 	}
+	if raw, ok := in.fields["shell"]; ok {
+		if err := posixShell(raw); err != nil {
+			return nil, fmt.Errorf("%s: tool_input.shell: %w", ev.ToolName, err)
+		}
+	}
 	return &in, nil
+}
+
+// posixShells are the shells the rewritten command is quoted for.
+var posixShells = []string{"bash", "sh", "zsh", "dash", "ksh", "ash", "mksh"}
+
+// posixShell fails unless raw, the shell a tool input names (Codex lets
+// the model pick one), is a JSON string naming a POSIX shell: the
+// rewritten command quotes the script for one, and another shell
+// (PowerShell, fish, cmd) would read those quotes otherwise, running
+// what was never judged.
+func posixShell(raw json.RawMessage) error {
+	var sh string
+	if err := json.Unmarshal(raw, &sh); err != nil {
+		return errors.New("not a string")
+	}
+	if name := filepath.Base(sh); !slices.Contains(posixShells, name) {
+		return fmt.Errorf("%q is not a POSIX shell, for which gatedexec quotes the command", sh)
+	}
+	return nil
 }
 
 // with returns the tool input with its command replaced.

@@ -228,6 +228,11 @@ func TestHandleFailsClosed(t *testing.T) {
 		"command with NUL":    strings.Replace(good, `"command":"make"`, `"command":"make\u0000 x"`, 1),
 		"cwd missing on disk": strings.Replace(good, e.ws, filepath.Join(e.ws, "gone"), 1),
 		"session id a path":   strings.Replace(good, `"session_id":"`, `"session_id":"../`, 1),
+		// The rewritten command is quoted for a POSIX shell; PowerShell
+		// or fish would read a quote or backslash otherwise.
+		"shell pwsh":         strings.Replace(good, `"command":"make"`, `"command":"make","shell":"pwsh"`, 1),
+		"shell fish path":    strings.Replace(good, `"command":"make"`, `"command":"make","shell":"/usr/bin/fish"`, 1),
+		"shell not a string": strings.Replace(good, `"command":"make"`, `"command":"make","shell":["bash"]`, 1),
 	}
 	for name, in := range cases {
 		t.Run(name, func(t *testing.T) {
@@ -237,6 +242,13 @@ func TestHandleFailsClosed(t *testing.T) {
 			}
 		})
 	}
+	t.Run("shell bash", func(t *testing.T) {
+		in := strings.Replace(good, `"command":"make"`, `"command":"make","shell":"/bin/bash"`, 1)
+		ans := Handle(context.Background(), e.config(ClaudeCode), strings.NewReader(in))
+		if ans.Deny != "" || !strings.Contains(string(ans.Output), "updatedInput") {
+			t.Errorf("answer %q, deny %q: want the command rewritten for bash", ans.Output, ans.Deny)
+		}
+	})
 	t.Run("bad rules", func(t *testing.T) {
 		write(t, e.rules, `prefix_rule(pattern=["make"], decision="allow"`)
 		ans := Handle(context.Background(), e.config(ClaudeCode), strings.NewReader(good))
