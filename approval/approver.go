@@ -36,6 +36,9 @@ type Options struct {
 	// Session says a session id is set, so that a session approval lasts:
 	// only then does the tty prompt offer [s].
 	Session bool
+	// NoTerminal keeps any terminal from an exec approver
+	// (ExecApprover.NoTerminal).
+	NoTerminal bool
 }
 
 // ParseApprover builds the approver named by spec: "tty", "deny",
@@ -61,7 +64,8 @@ func ParseApprover(spec string, opts Options) (Approver, error) {
 		if err != nil {
 			return nil, fmt.Errorf("%w %q: %w", ErrUsage, spec, err)
 		}
-		return &ExecApprover{Argv: argv, Timeout: opts.ExecTimeout, Stderr: opts.ExecStderr, Status: opts.Status, Env: opts.ExecEnv}, nil
+		return &ExecApprover{Argv: argv, Timeout: opts.ExecTimeout, Stderr: opts.ExecStderr, Status: opts.Status, Env: opts.ExecEnv,
+			NoTerminal: opts.NoTerminal}, nil
 	}
 	return nil, fmt.Errorf("%w %q (want tty, deny, defer or exec:CMD)", ErrUsage, spec)
 }

@@ -48,6 +48,11 @@ type ExecApprover struct {
 	Status io.Writer
 	// Env is the program's environment; nil means the caller's.
 	Env []string
+	// NoTerminal starts the program in a session of its own, without a
+	// controlling terminal, and gives it its stderr through a pipe, so
+	// that it can read no terminal: whoever types at the caller's
+	// terminal is no person (an agent's pty, which the model drives).
+	NoTerminal bool
 }
 
 // Approve runs the approver program for r. A denial for any failure comes
@@ -99,8 +104,16 @@ func (a *ExecApprover) run(ctx context.Context, r *Request) (Response, error) {
 	cmd.Stdout = pw
 	cmd.Stderr = a.Stderr
 	// Its own process group, so that a timeout kills whatever the
-	// approver started too, not just its first process.
+	// approver started too, not just its first process; a session is one.
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if a.NoTerminal {
+		cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+		if a.Stderr != nil {
+			// Not an *os.File: exec copies through a pipe, and no
+			// descriptor of the terminal reaches the program.
+			cmd.Stderr = struct{ io.Writer }{a.Stderr}
+		}
+	}
 	if a.Status != nil {
 		fmt.Fprintf(a.Status, "gatedexec: waiting for approver exec:%s (up to %v)\n", a.Argv[0], timeout)
 	}

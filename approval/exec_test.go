@@ -2,6 +2,7 @@ package approval
 
 import (
 	"context"
+	"io"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -9,6 +10,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/creack/pty"
 )
 
 // goodAnswer is shell that answers the request on stdin with outcome $1.
@@ -190,5 +193,34 @@ func TestExecApproverStatus(t *testing.T) {
 	}
 	if got := status.String(); !strings.HasPrefix(got, "gatedexec: waiting for approver exec:") || !strings.Contains(got, "(up to 7s)") {
 		t.Errorf("status line %q", got)
+	}
+}
+
+// With NoTerminal an exec approver can read no terminal: not its stderr,
+// which was the caller's terminal, nor /dev/tty. On an agent's pty the
+// model is who would type the answer.
+func TestExecApproverNoTerminal(t *testing.T) {
+	ptmx, tty, err := pty.Open()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ptmx.Close()
+	defer tty.Close()
+	go io.Copy(io.Discard, ptmx)
+	// Approves only when it finds no terminal to read.
+	script := writeScript(t, t.TempDir(), "approver", goodAnswer+`if [ -t 2 ] || ( : </dev/tty ) 2>/dev/null; then
+  printf '{"id":"%s","outcome":"denied","reason":"a terminal"}' "$id"
+else
+  printf '{"id":"%s","outcome":"approved"}' "$id"
+fi`)
+	for _, none := range []bool{false, true} {
+		a := &ExecApprover{Argv: []string{script}, Stderr: tty, NoTerminal: none}
+		resp, err := a.Approve(context.Background(), &Request{ID: "abc123"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := resp.Outcome == Approved; got != none {
+			t.Errorf("NoTerminal %v: %s (%s), want approved %v", none, resp.Outcome, resp.Reason, none)
+		}
 	}
 }

@@ -135,6 +135,7 @@ func (st *state) buildRun(g *Gate) (*runParts, error) {
 	}
 	rp.approver, err = approval.ParseApprover(rp.approverSpec.value, approval.Options{
 		ExecStderr: c.Stderr, Status: c.Stderr, ExecTimeout: rp.timeout, Session: rp.session.value != "",
+		NoTerminal: c.AgentTerminal,
 	})
 	if err != nil {
 		return nil, rp.approverSpec.errorf(err)
