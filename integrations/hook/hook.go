@@ -145,6 +145,13 @@ func handle(ctx context.Context, cfg Config, in io.Reader) (Answer, error) {
 	if chk.Action == gate.ActionDeny {
 		return deny("gatedexec: " + denyReason(chk)), nil
 	}
+	if chk.Action == gate.ActionAsk && cfg.Agent == ClaudeCode {
+		// The person is shown the rewritten command and answers for it:
+		// it must show as it runs.
+		if what := integrations.Unshown(si.command); what != "" {
+			return deny("gatedexec: the command holds " + what + ", which would show it at the prompt otherwise than it runs; write it without"), nil
+		}
+	}
 	if chk.Action == gate.ActionAsk {
 		// Registered when the agent puts the question to the person;
 		// otherwise a registration left from an earlier question about

@@ -288,3 +288,28 @@ func TestRewriteNamesFilesAbsolutely(t *testing.T) {
 		}
 	}
 }
+
+// A command the person is asked about must show as it runs: a carriage
+// return or an escape sequence could draw "git push" over what runs.
+// Codex asks nobody at its prompt (the run asks gatedexec's approver,
+// which escapes what it shows): there it is rewritten as usual.
+func TestAskShowsTheCommandAsItRuns(t *testing.T) {
+	e := newTestEnv(t)
+	for _, c := range []struct {
+		agent   Agent
+		command string
+		deny    bool
+	}{
+		{ClaudeCode, "git push\n", false},
+		{ClaudeCode, "touch x; git push\r", true},
+		{ClaudeCode, "git push \x1b[2K\x1b[1G", true},
+		{ClaudeCode, "git push \u202e", true},
+		{Codex, "touch x; git push\r", false},
+	} {
+		file := map[Agent]string{ClaudeCode: "claude-bash.json", Codex: "codex-bash.json"}[c.agent]
+		ans := Handle(context.Background(), e.config(c.agent), strings.NewReader(e.event(t, file, c.command)))
+		if denied := ans.Deny != "" || strings.Contains(string(ans.Output), `"deny"`); denied != c.deny {
+			t.Errorf("%v %q: answer %s (deny %q), want denied %v", c.agent, c.command, ans.Output, ans.Deny, c.deny)
+		}
+	}
+}
