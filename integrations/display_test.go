@@ -2,7 +2,6 @@ package integrations
 
 import "testing"
 
-
 func TestUnshown(t *testing.T) {
 	for _, c := range []struct {
 		script, want string
