@@ -3,7 +3,6 @@ package approval
 import (
 	"bytes"
 	"crypto/sha256"
-	"encoding/binary"
 	"encoding/hex"
 	"encoding/json"
 
@@ -168,31 +167,17 @@ type IDParts struct {
 // applies to, so that an approval given for one command, directory,
 // profile (its name and its resolved grants), rule set, managed layer or
 // escalation cannot be replayed for another.
-//
-// Every field is length-prefixed so that no two different inputs encode
-// alike (["a b"] and ["a","b"] differ).
 func RequestID(p IDParts) string {
-	h := sha256.New()
-	var n [8]byte
-	put := func(s string) {
-		binary.BigEndian.PutUint64(n[:], uint64(len(s)))
-		h.Write(n[:])
-		h.Write([]byte(s))
-	}
 	// v3 added the managed layer's digest.
-	put("gatedexec-request-v3")
-	binary.BigEndian.PutUint64(n[:], uint64(len(p.Argv)))
-	h.Write(n[:])
+	h := newFramedHash("gatedexec-request-v3")
+	h.count(len(p.Argv))
 	for _, a := range p.Argv {
-		put(a)
+		h.str(a)
 	}
-	put(p.Cwd)
-	put(p.Profile)
-	put(p.ProfileDigest)
-	put(p.PolicyDigest)
-	put(p.Escalation)
-	put(p.ManagedDigest)
-	return hex.EncodeToString(h.Sum(nil))[:RequestIDLen]
+	for _, s := range []string{p.Cwd, p.Profile, p.ProfileDigest, p.PolicyDigest, p.Escalation, p.ManagedDigest} {
+		h.str(s)
+	}
+	return h.hex()[:RequestIDLen]
 }
 
 // ProfileDigest returns a hex digest of everything the resolved profile p

@@ -2,9 +2,6 @@ package approval
 
 import (
 	"bytes"
-	"crypto/sha256"
-	"encoding/binary"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -101,36 +98,24 @@ func (k SessionKey) equal(o SessionKey) bool {
 // file:line:col they came from). A rule added, removed or reworded that
 // bears on the command changes it; a rule about another command does not.
 func BasisOf(r *Request) string {
-	h := sha256.New()
-	var n [8]byte
-	put := func(s string) {
-		binary.BigEndian.PutUint64(n[:], uint64(len(s)))
-		h.Write(n[:])
-		h.Write([]byte(s))
-	}
-	count := func(k int) {
-		binary.BigEndian.PutUint64(n[:], uint64(k))
-		h.Write(n[:])
-	}
-	put("gatedexec-basis-v1")
-	put(r.Decision)
-	count(len(r.Reasons))
+	h := newFramedHash("gatedexec-basis-v1")
+	h.str(r.Decision)
+	h.count(len(r.Reasons))
 	for _, re := range r.Reasons {
-		put(string(re.Kind))
-		put(re.Detail)
+		h.str(string(re.Kind))
+		h.str(re.Detail)
 	}
-	count(len(r.Matched))
+	h.count(len(r.Matched))
 	for _, m := range r.Matched {
-		count(len(m.MatchedPrefix))
+		h.count(len(m.MatchedPrefix))
 		for _, t := range m.MatchedPrefix {
-			put(t)
+			h.str(t)
 		}
-		put(m.Decision)
-		put(m.Justification)
-		put(m.ResolvedProgram)
-		put(m.Source)
+		for _, s := range []string{m.Decision, m.Justification, m.ResolvedProgram, m.Source} {
+			h.str(s)
+		}
 	}
-	return hex.EncodeToString(h.Sum(nil))
+	return h.hex()
 }
 
 // sessionVersion is the session file format. Version 1 held argv and cwd
