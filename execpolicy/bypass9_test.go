@@ -1,0 +1,40 @@
+package execpolicy
+
+import "testing"
+
+// TestCommandLanguageOptions holds the ninth red-team round's ways past
+// the readers of gdb, the vi family and ed: gdb's getopt_long_only
+// abbreviations (-ev is -eval-command), a value of an option the reader
+// did not know takes one (gdb -d --version, vim -T --help) passing for the
+// option that stops the stdin read, vim's attached and clustered -c
+// (-c!CMD, -nc CMD), vim's system("CMD"), ed's "!CMD" file operand. Each
+// forbidden case ran "touch" through a shell on this host (gdb 13.1,
+// vim 9.0, GNU ed 1.19) while judged allow or prompt.
+func TestCommandLanguageOptions(t *testing.T) {
+	checkBypass3(t, cmdLangPolicy(), []bypass3Case{
+		{"gdb -ev", "gdb -batch -ev 'shell rm x'", Forbidden, 0},
+		{"gdb -eval-co", "gdb -batch -eval-co 'shell rm x'", Forbidden, 0},
+		{"gdb --eval-c=", "gdb -batch --eval-c='shell rm x'", Forbidden, 0},
+		{"gdb --arg", "gdb -batch -ex r --arg rm x", Forbidden, 0},
+		{"gdb -comm", "gdb -batch -comm evil.gdb", Prompt, 0},
+		{"gdb value --version", "echo 'shell rm x' | gdb -d --version", Prompt, 0},
+		{"gdb value -batch", "echo 'shell rm x' | gdb -cd -batch", Prompt, 0},
+		{"gdb python", "gdb -batch -ex 'python import os; os.system(\"rm x\")'", Forbidden, 0},
+		{"vim -T --help", "echo ':!rm x' | vim -T --help", Prompt, 0},
+		{"vim -t --version", "echo ':!rm x' | vim -t --version", Prompt, 0},
+		{"vim -c attached", "vim -T --version '-c!rm x' f", Forbidden, 0},
+		{"vim -c cluster", "vim -es -nc '!rm x' f </dev/null", Forbidden, 0},
+		{"vim system()", "vim -es -c 'call system(\"rm x\")' f </dev/null", Forbidden, 0},
+		{"vim system() single quotes", "vim -es -c \"call system('rm x')\" f </dev/null", Forbidden, 0},
+		{"vim --remote-send", "vim --remote-send ':!rm x<CR>'", Forbidden, 0},
+		{"nvim -l", "nvim -l evil.lua", Prompt, 0},
+		{"ed !file", "ed -s '!rm x' </dev/null", Forbidden, 0},
+		// Controls.
+		{"gdb -q -batch", "gdb -q -batch ./a.out core", Allow, 0},
+		{"gdb -nx --batch", "gdb -nx --batch -p 12", Allow, 0},
+		{"gdb -batch-silent", "gdb -batch-silent ./a.out", Allow, 0},
+		{"vim --version", "vim --version", Allow, 0},
+		{"vim -n --version", "vim -n --version", Allow, 0},
+		{"ed --version", "ed --version", Allow, 0},
+	})
+}
