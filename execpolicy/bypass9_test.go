@@ -38,3 +38,32 @@ func TestCommandLanguageOptions(t *testing.T) {
 		{"ed --version", "ed --version", Allow, 0},
 	})
 }
+
+// TestGoBuildFlags holds go's ways of naming a program it runs that
+// goArgs missed: -ldflags with a package pattern ("all=-extld=CMD"), the
+// linker flag's value in the next field ("-extld CMD"), -extldflags
+// (gcc's -B, -wrapper and --ld-path run programs), and "go env --w", the
+// flag package's two-dash spelling of -w. "go build
+// -ldflags='all=-linkmode=external -extld=./x'" ran ./x and "go env --w"
+// wrote the go env file (go 1.26) while judged allow.
+func TestGoBuildFlags(t *testing.T) {
+	p := execArgsPolicy()
+	for _, prefix := range [][]string{{"go", "build"}, {"go", "test"}, {"go", "env"}} {
+		p.AddPrefixRule(PrefixRule{Program: prefix[0], Rest: rest(prefix[1:]), Decision: Allow, Source: "bypass9"})
+	}
+	checkBypass3(t, p, []bypass3Case{
+		{"-ldflags pattern", "go build '-ldflags=all=-linkmode=external -extld=rm' .", Forbidden, 0},
+		{"-ldflags pattern next word", "go build -ldflags 'pkg/...=-extld=rm' .", Forbidden, 0},
+		{"-extld next field", "go build -ldflags '-linkmode external -extld rm' .", Forbidden, 0},
+		{"-extld quoted", "go build -ldflags '-extld \"rm\"' .", Forbidden, 0},
+		{"-extldflags", "go build -ldflags '-extldflags -B/tmp/evil' .", Prompt, 0},
+		{"-extldflags quoted", "go build -ldflags \"-extldflags '-wrapper rm,x'\" .", Forbidden, 0},
+		{"-gccgoflags", "go build -compiler gccgo -gccgoflags '-wrapper rm,x' .", Forbidden, 0},
+		{"go env --w", "go env --w GOFLAGS=-toolexec=rm", Prompt, 0},
+		{"go env -w=true", "go env -w=true CC=rm", Prompt, 0},
+		// Controls.
+		{"-ldflags -X", "go build -ldflags='all=-s -w -X main.v=1' .", Allow, 0},
+		{"-extldflags -static", "go build -ldflags '-extldflags \"-static\"' .", Allow, 0},
+		{"go env", "go env GOPATH", Allow, 0},
+	})
+}

@@ -12,10 +12,13 @@ import (
 // -exec 'rm x' ./..." runs rm.
 
 // goRuns are go's flags whose value is a program it runs; goLinkerRuns
-// the linker flags, within -ldflags, whose value is one.
+// the linker flags, within -ldflags, whose value is one; goCFlags the
+// flags whose value is flags of the C compiler or linker, which name
+// programs too (gcc's -B, -wrapper, --ld-path).
 var (
 	goRuns       = []string{"exec", "toolexec", "vettool"}
 	goLinkerRuns = []string{"extld", "extar"}
+	goCFlags     = []string{"gccgoflags"}
 )
 
 // goArgs judges go's arguments (execOptions.script): its flags are read
@@ -24,7 +27,7 @@ var (
 func goArgs(a *analysis, ws []word, depth int) Decision {
 	d := Decision(0)
 	prog := ws[0].value
-	if len(ws) > 2 && ws[1].value == "env" && slices.ContainsFunc(ws[2:], func(w word) bool { return w.value == "-w" || w.value == "-u" }) {
+	if len(ws) > 2 && ws[1].value == "env" && slices.ContainsFunc(ws[2:], goEnvWrites) {
 		// GOFLAGS=-toolexec=CMD, CC=CMD: what every later go command runs.
 		d = Max(d, a.unanalysable(prog+" env -w: sets what later go commands run"))
 	}
@@ -43,21 +46,121 @@ func goArgs(a *analysis, ws []word, depth int) Decision {
 			if value := longValue(ws, &i, val, hasEq); value != nil && value.static {
 				d = Max(d, a.forbiddenIn(value.value, depth))
 			}
-		case name == "ldflags":
+		case name == "ldflags" || slices.Contains(goCFlags, name):
 			value := longValue(ws, &i, val, hasEq)
 			if value == nil || !value.static {
 				continue
 			}
-			for _, f := range strings.Fields(value.value) {
-				lf, lv, _ := strings.Cut(strings.TrimLeft(f, "-"), "=")
-				if slices.Contains(goLinkerRuns, lf) {
-					d = Max(d, a.unanalysable(prog+" -ldflags -"+lf+" runs a command"))
-					d = Max(d, a.forbiddenIn(strings.Trim(lv, `'"`), depth))
-				}
+			flags := goPackageFlags(value.value)
+			if name == "ldflags" {
+				d = Max(d, goLinkerFlags(a, prog, flags, depth))
+			} else {
+				d = Max(d, cFlags(a, prog+" -"+name, flags, depth))
 			}
 		}
 	}
 	return d
+}
+
+// goEnvWrites reports whether w is go env's -w or -u, with one dash or
+// two, or a value after "=" (-w=true).
+func goEnvWrites(w word) bool {
+	name, _, _ := strings.Cut(strings.TrimPrefix(strings.TrimPrefix(w.value, "-"), "-"), "=")
+	return strings.HasPrefix(w.value, "-") && (name == "w" || name == "u")
+}
+
+// goPackageFlags returns the flags of a per-package flag's value
+// ([pattern=]flags: a value not starting with "-" names the packages it
+// is for before its first "="), split into fields as go splits them.
+func goPackageFlags(v string) []string {
+	v = strings.TrimSpace(v)
+	if !strings.HasPrefix(v, "-") {
+		if _, flags, ok := strings.Cut(v, "="); ok {
+			v = flags
+		}
+	}
+	return quotedFields(v)
+}
+
+// goLinkerFlags judges flags, the link tool's: -extld and -extar name a
+// program it runs, their value attached or the next field; -extldflags
+// are the external linker's (cFlags).
+func goLinkerFlags(a *analysis, prog string, flags []string, depth int) Decision {
+	d := Decision(0)
+	for i := 0; i < len(flags); i++ {
+		f := flags[i]
+		if !strings.HasPrefix(f, "-") {
+			continue
+		}
+		name, val, hasEq := strings.Cut(strings.TrimPrefix(strings.TrimPrefix(f, "-"), "-"), "=")
+		if !hasEq && (slices.Contains(goLinkerRuns, name) || name == "extldflags") && i+1 < len(flags) {
+			i++
+			val = flags[i]
+		}
+		switch {
+		case slices.Contains(goLinkerRuns, name):
+			d = Max(d, a.unanalysable(prog+" -ldflags -"+name+" runs a command"))
+			d = Max(d, a.forbiddenIn(strings.Trim(val, `'"`), depth))
+		case name == "extldflags":
+			d = Max(d, cFlags(a, prog+" -ldflags -extldflags", quotedFields(val), depth))
+		}
+	}
+	return d
+}
+
+// safeCFlags are C compiler and linker flags that run no program but the
+// compiler's own: any other (-B DIR, -wrapper PROG, --ld-path, @FILE,
+// -specs, -fplugin, -Wl,-plugin) may.
+var safeCFlags = []string{"-static", "-static-pie", "-static-libgcc", "-static-libstdc++", "-pie", "-no-pie",
+	"-s", "-pthread", "-m32", "-m64", "-fPIC", "-fPIE", "-O0", "-O1", "-O2", "-O3", "-Os", "-g",
+	"-fuse-ld=bfd", "-fuse-ld=gold", "-fuse-ld=lld", "-fuse-ld=mold"}
+
+// safeCFlagPrefixes are the prefixes of C flags with a value attached
+// that run nothing: libraries, their directories, include directories and
+// macros.
+var safeCFlagPrefixes = []string{"-l", "-L", "-I", "-D"}
+
+// cFlags judges flags given to a C compiler or linker (what): one not of
+// safeCFlags (nor -l, -L, -I or -D) makes the command unanalysable, and
+// its text, commas read as spaces (-wrapper PROG,ARGS), is searched for
+// forbidden commands.
+func cFlags(a *analysis, what string, flags []string, depth int) Decision {
+	d := Decision(0)
+	for _, f := range flags {
+		if slices.Contains(safeCFlags, f) || slices.ContainsFunc(safeCFlagPrefixes, func(p string) bool {
+			return len(f) > len(p) && strings.HasPrefix(f, p)
+		}) {
+			continue
+		}
+		d = Max(d, a.unanalysable(what+" "+f+": the C toolchain may run a program it names"))
+		d = Max(d, a.forbiddenIn(strings.ReplaceAll(f, ",", " "), depth))
+	}
+	return d
+}
+
+// quotedFields splits s at spaces outside quotes, as go splits its flag
+// lists (cmd/internal/quoted): a field in '...' or "..." is taken
+// without the quotes.
+func quotedFields(s string) []string {
+	var out []string
+	for {
+		s = strings.TrimLeft(s, " \t\n\r")
+		if s == "" {
+			return out
+		}
+		if q := s[0]; q == '\'' || q == '"' {
+			f, rest, _ := strings.Cut(s[1:], string(q))
+			out = append(out, f)
+			s = rest
+			continue
+		}
+		end := strings.IndexAny(s, " \t\n\r")
+		if end < 0 {
+			end = len(s)
+		}
+		out = append(out, s[:end])
+		s = s[end:]
+	}
 }
 
 // cargoArgs judges cargo's arguments (execOptions.script): --config sets
