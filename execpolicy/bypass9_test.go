@@ -67,3 +67,54 @@ func TestGoBuildFlags(t *testing.T) {
 		{"go env", "go env GOPATH", Allow, 0},
 	})
 }
+
+// TestRunnerSpellings holds runners the tables missed under another
+// name: npm's abbreviations (npm exe, npm explo) and its option
+// abbreviations (--scr=CMD is --script-shell), npm explore, npm config set
+// of a program npm runs later, pnpm's implicit exec of a command that is
+// no pnpm command, bun x and bun exec, docker container exec, docker
+// compose exec/run and docker run, hatch's ENV:CMD and hatch env run, uv
+// tool run, pixi exec, and the project shells reading stdin. "npm exe
+// touch f", "npm explo foo -- touch f" and "npm test --scr=./sh" ran
+// (npm 11.19) while judged allow.
+func TestRunnerSpellings(t *testing.T) {
+	p := execArgsPolicy()
+	for _, prog := range []string{"npm", "pnpm", "bun", "docker", "hatch", "uv", "pixi", "poetry", "pipenv"} {
+		p.AddPrefixRule(PrefixRule{Program: prog, Decision: Allow, Source: "bypass9"})
+	}
+	checkBypass3(t, p, []bypass3Case{
+		{"npm exe", "npm exe rm x", Forbidden, 0},
+		{"npm explore", "npm explore foo -- rm x", Forbidden, 0},
+		{"npm explo joined", "npm explo foo -- 'rm x'", Forbidden, 0},
+		{"npm explore shell", "echo 'rm x' | npm explore foo", Prompt, 0},
+		{"npm --scr=", "npm test --scr=rm", Forbidden, 0},
+		{"npm --script-shel", "npm test --script-shel rm", Forbidden, 0},
+		{"npm config set", "npm config set script-shell rm", Forbidden, 0},
+		{"npm set", "npm set script-shell=rm", Forbidden, 0},
+		{"npm c set", "npm c set node-options='--require ./e.js'", Prompt, 0},
+		{"pnpm config set", "pnpm config set script-shell rm", Forbidden, 0},
+		{"pnpm implicit exec", "pnpm rm-rf-tool x && pnpm curl x", Forbidden, 0},
+		{"bun x", "bun x rm x", Forbidden, 0},
+		{"bun exec", "bun exec 'rm x'", Forbidden, 0},
+		{"docker container exec", "docker container exec c rm x", Forbidden, 0},
+		{"docker compose exec", "docker compose -f f.yml exec -T svc rm x", Forbidden, 0},
+		{"docker compose run", "docker compose run --rm svc rm x", Forbidden, 0},
+		{"docker run", "docker run --rm -v a:b img rm x", Forbidden, 0},
+		{"docker run --entrypoint", "docker run --entrypoint rm img x", Forbidden, 0},
+		{"hatch ENV:CMD", "hatch run dev:rm x", Forbidden, 0},
+		{"hatch env run", "hatch env run -- rm x", Forbidden, 0},
+		{"uv tool run", "uv tool run rm x", Forbidden, 0},
+		{"pixi exec", "pixi exec rm x", Forbidden, 0},
+		{"poetry shell", "echo 'rm x' | poetry shell", Prompt, 0},
+		{"pipenv shell", "echo 'rm x' | pipenv shell", Prompt, 0},
+		// Controls.
+		{"npm install --global", "npm install --global prettier", Allow, 0},
+		{"npm config set registry", "npm config set registry https://r.example", Allow, 0},
+		{"pnpm rm", "pnpm rm lodash", Allow, 0},
+		{"pnpm install", "pnpm install --frozen-lockfile", Allow, 0},
+		{"pnpm lint", "pnpm lint", Allow, 0},
+		{"docker run tool", "docker run --rm -it img pytest", Allow, 0},
+		{"hatch run test", "hatch run test:pytest", Allow, 0},
+		{"docker ps", "docker ps -a", Allow, 0},
+	})
+}

@@ -200,6 +200,56 @@ func cargoArgs(a *analysis, ws []word, depth int) Decision {
 var npmRunsConfig = []string{"--script-shell", "--shell", "--git", "--editor", "--browser", "--viewer",
 	"--node-gyp", "--node-options", "--userconfig", "--globalconfig", "--shell-emulator"}
 
+// npmExactKeys are the npm configuration keys that are prefixes of
+// npmRunsConfig entries: named in full, they are themselves.
+var npmExactKeys = []string{"--global", "--shell"}
+
+// npmOption returns the option of opts that name is or, as npm's option
+// parser (nopt) expands a unique prefix of a key, abbreviates (--scr is
+// --script-shell), or "". An ambiguous prefix is taken for the first:
+// stricter.
+func npmOption(name string, opts []string) string {
+	if slices.Contains(opts, name) {
+		return name
+	}
+	if len(name) < len("--xy") || !strings.HasPrefix(name, "--") || slices.Contains(npmExactKeys, name) {
+		return ""
+	}
+	return longPrefixOf(name, opts)
+}
+
+// npmConfigCommands are npm's (and pnpm's) commands that set its
+// configuration, which later commands read: "npm config set
+// script-shell CMD" is what every later script runs in.
+var npmConfigCommands = nameTable[*execOptions]{
+	{"c", &execOptions{script: npmConfigArgs}},
+	{"config", &execOptions{script: npmConfigArgs}},
+	{"set", &execOptions{script: npmConfigArgs}},
+}
+
+// npmConfigArgs judges the arguments of npm config (execOptions.script):
+// a key of npmRunsConfig, as KEY VALUE or KEY=VALUE, makes the command
+// unanalysable, and its value is searched for forbidden commands.
+func npmConfigArgs(a *analysis, ws []word, depth int) Decision {
+	d := Decision(0)
+	prog := ws[0].value
+	for i := 1; i < len(ws); i++ {
+		w := ws[i]
+		if !w.static {
+			continue
+		}
+		key, val, hasEq := strings.Cut(w.value, "=")
+		if npmOption("--"+strings.TrimLeft(key, "-"), npmRunsConfig) == "" {
+			continue
+		}
+		d = Max(d, a.unanalysable(prog+" "+key+": sets a program npm runs"))
+		if value := longValue(ws, &i, val, hasEq); value != nil && value.static {
+			d = Max(d, a.forbiddenIn(value.value, depth))
+		}
+	}
+	return d
+}
+
 // anywhereOptions judges spec.anywhere in ws: each makes the command
 // unanalysable, and its value is searched for forbidden commands.
 func (a *analysis) anywhereOptions(spec *execOptions, ws []word, depth int) Decision {
@@ -214,7 +264,7 @@ func (a *analysis) anywhereOptions(spec *execOptions, ws []word, depth int) Deci
 			break // what follows is a script's or a command's
 		}
 		name, val, hasEq := strings.Cut(w.value, "=")
-		if !slices.Contains(spec.anywhere, name) {
+		if name = npmOption(name, spec.anywhere); name == "" {
 			continue
 		}
 		d = Max(d, a.unanalysable(prog+" "+name+" names a program it runs"))
