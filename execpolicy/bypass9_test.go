@@ -118,3 +118,37 @@ func TestRunnerSpellings(t *testing.T) {
 		{"docker ps", "docker ps -a", Allow, 0},
 	})
 }
+
+// TestTmux holds tmux, whose commands run shell commands in its server,
+// which may be the user's, outside the sandbox: new-session, new-window,
+// split-window, respawn-pane, run-shell, if-shell, pipe-pane and
+// display-popup take one, a format's #(CMD) runs one, -c runs one,
+// source-file and -f read commands, send-keys types them. Each of
+// new-session, run-shell, if-shell, new-window, split-window, pipe-pane,
+// respawn-pane and source-file ran touch (tmux 3.3a) while judged allow.
+func TestTmux(t *testing.T) {
+	p := execArgsPolicy()
+	p.AddPrefixRule(PrefixRule{Program: "tmux", Decision: Allow, Source: "bypass9"})
+	checkBypass3(t, p, []bypass3Case{
+		{"new-session", "tmux new-session -d 'rm x'", Forbidden, 0},
+		{"new argv", "tmux new -d rm x", Forbidden, 0},
+		{"run-shell", "tmux run-shell 'rm x'", Forbidden, 0},
+		{"run -b", "tmux -L s run -b 'rm x'", Forbidden, 0},
+		{"if-shell", "tmux if-shell 'rm x' 'display x'", Forbidden, 0},
+		{"second command", "tmux ls \\; run 'rm x'", Forbidden, 0},
+		{"format", "tmux display -p '#(rm x)'", Forbidden, 0},
+		{"list -F format", "tmux ls -F '#(rm x)'", Forbidden, 0},
+		{"-c", "tmux -c 'rm x'", Forbidden, 0},
+		{"send-keys", "tmux send-keys 'rm x' Enter", Forbidden, 0},
+		{"source-file", "tmux source-file t.conf", Prompt, 0},
+		{"-f", "tmux -f evil.conf ls", Prompt, 0},
+		{"-C", "echo 'run \"rm x\"' | tmux -C attach", Prompt, 0},
+		{"abbreviation", "tmux neww -d 'rm x'", Forbidden, 0},
+		{"no command", "tmux", Prompt, 0},
+		// Controls.
+		{"ls", "tmux ls", Allow, 0},
+		{"list-windows -F", "tmux -L s list-windows -F '#{window_name}'", Allow, 0},
+		{"capture-pane", "tmux capture-pane -p -t 0", Allow, 0},
+		{"kill-server", "tmux -S /tmp/s kill-server", Allow, 0},
+	})
+}

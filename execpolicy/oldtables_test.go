@@ -313,6 +313,7 @@ func oldProgramExecOptions() map[string]*oldExecOptions {
 		"emacs":   {script: emacsArgs},
 		"psql":    {script: psqlArgs},
 		"sqlite3": {script: sqliteArgs},
+		"tmux":    {script: tmuxArgs},
 		// Runners (runners.go).
 		"bundle": {global: true, skip: []string{"--gemfile"}, runners: oldRunners(bundleRunners)},
 		"go":     {script: goArgs},

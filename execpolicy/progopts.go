@@ -147,6 +147,8 @@ var programExecOptions = nameTable[*execOptions]{
 	{"tar", &execOptions{short: "IF", oldStyle: true,
 		long:        []string{"--use-compress-program", "--to-command", "--checkpoint-action", "--info-script", "--new-volume-script", "--rsh-command", "--rmt-command"},
 		valuePrefix: nameTable[string]{{"--checkpoint-action", "exec="}}}},
+	// tmux runs shell commands in its server (see tmuxArgs).
+	{"tmux", &execOptions{script: tmuxArgs}},
 	{"uv", &execOptions{global: true, skip: uvGlobalValue, runners: uvRunners, sub: uvGroups}},
 	{"uvx", &execOptions{runs: uvRun}},
 	// vi and vim: -c, +CMD and --cmd run their commands (:!CMD); -S, -s,

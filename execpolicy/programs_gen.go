@@ -379,6 +379,8 @@ func lookupProgram(prog string) programFacts {
 		return programFacts{wrapper: wrappers[63].val}
 	case "tini":
 		return programFacts{wrapper: wrappers[64].val}
+	case "tmux":
+		return programFacts{exec: programExecOptions[53].val}
 	case "torsocks":
 		return programFacts{wrapper: wrappers[65].val}
 	case "toybox":
@@ -402,19 +404,19 @@ func lookupProgram(prog string) programFacts {
 	case "unshare":
 		return programFacts{wrapper: wrappers[69].val}
 	case "uv":
-		return programFacts{exec: programExecOptions[53].val}
-	case "uvx":
 		return programFacts{exec: programExecOptions[54].val}
+	case "uvx":
+		return programFacts{exec: programExecOptions[55].val}
 	case "valgrind":
 		return programFacts{wrapper: wrappers[70].val}
 	case "vi":
-		return programFacts{exec: programExecOptions[55].val}
-	case "view":
 		return programFacts{exec: programExecOptions[56].val}
-	case "vim":
+	case "view":
 		return programFacts{exec: programExecOptions[57].val}
-	case "vimdiff":
+	case "vim":
 		return programFacts{exec: programExecOptions[58].val}
+	case "vimdiff":
+		return programFacts{exec: programExecOptions[59].val}
 	case "wait":
 		return programFacts{builtin: shellBuiltins[22].val}
 	case "watch":
@@ -434,11 +436,11 @@ func lookupProgram(prog string) programFacts {
 	case "xvfb-run":
 		return programFacts{wrapper: wrappers[74].val}
 	case "yarn":
-		return programFacts{exec: programExecOptions[59].val}
+		return programFacts{exec: programExecOptions[60].val}
 	case "yash":
 		return programFacts{wrapper: &shellWrapper}
 	case "zip":
-		return programFacts{exec: programExecOptions[60].val}
+		return programFacts{exec: programExecOptions[61].val}
 	case "zsh":
 		return programFacts{wrapper: &shellWrapper}
 	}
