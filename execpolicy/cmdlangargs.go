@@ -38,23 +38,48 @@ type cmdLang struct {
 	// lisp: the commands are Lisp, whose string constants are what a
 	// shell would run ((shell-command "CMD")).
 	lisp bool
+	// flags are the options known to take no value: a batch option right
+	// after one is one. After any other option it may be that option's
+	// value (gdb -d --version reads stdin with the directory
+	// "--version"), and does not count.
+	flags []string
+	// shortRuns and shortReads are the letters of a cluster of short
+	// options (vim -nc CMD) that run the rest of the cluster or the next
+	// word, or read commands from a file named so; shortValued those that
+	// take a value so. Without shortRuns every option word is one option.
+	shortRuns, shortReads, shortValued string
+	// bangFile: a file operand "!CMD" is the output of CMD (ed).
+	bangFile bool
 }
 
 var (
+	// gdb reads its options with getopt_long_only: one dash or two, any
+	// unambiguous prefix (-ev is -eval-command).
 	gdbLang = &cmdLang{
 		runs:        []string{"ex", "iex", "eval-command", "init-eval-command"},
 		readsValued: []string{"x", "ix", "command", "init-command"},
 		runsRest:    "args",
 		stdin:       true,
 		batch:       []string{"batch", "batch-silent", "version", "help", "configuration"},
+		abbrev:      true,
+		flags: []string{"q", "quiet", "silent", "nx", "n", "nh", "nw", "nowindows", "readnow", "readnever",
+			"write", "tui", "return-child-result"},
 	}
+	// vim reads a cluster of one-letter options (-nR), -c with its command
+	// attached (-c!CMD) or in the next word; --remote-send and
+	// --remote-expr run keys and expressions in another, running vim.
 	vimLang = &cmdLang{
-		runs:        []string{"c", "cmd"},
-		reads:       []string{"e", "E", "es", "Es", "s-"},
+		runs:        []string{"c", "cmd", "remote-send", "remote-expr"},
+		reads:       []string{"e", "E", "es", "Es", "s-", "l", "ll"},
 		readsValued: []string{"S", "s", "u", "U"},
 		plus:        true,
 		stdin:       true,
 		batch:       []string{"version", "help", "h"},
+		flags: []string{"v", "e", "E", "d", "y", "R", "Z", "m", "M", "b", "C", "N", "D", "n", "r", "L", "A", "H", "x",
+			"clean", "noplugin", "not-a-term", "ttyfail", "literal", "nofork", "headless"},
+		shortRuns:   "c",
+		shortReads:  "SsuU",
+		shortValued: "TtiwWq",
 	}
 	// emacs --eval runs Lisp, which runs programs (shell-command,
 	// call-process); -l, --script and -f run Lisp from a file or by name.
@@ -64,11 +89,14 @@ var (
 		abbrev:      true,
 		lisp:        true,
 	}
-	// GNU ed: its only option with a value is -p PROMPT.
+	// GNU ed: its only option with a value is -p PROMPT; a file "!CMD" is
+	// read from CMD's output.
 	edLang = &cmdLang{
 		readsValued: []string{"p", "prompt"},
 		stdin:       true,
 		batch:       []string{"version", "help", "V", "h"},
+		flags:       []string{"G", "traditional", "l", "loose-exit-status", "r", "restricted", "s", "quiet", "silent", "v", "verbose", "E", "extended-regexp"},
+		bangFile:    true,
 	}
 )
 
@@ -96,30 +124,41 @@ func (l *cmdLang) judge(a *analysis, ws []word, depth int) Decision {
 // them is of l.batch.
 func (l *cmdLang) options(a *analysis, ws []word, depth int) (d Decision, batch bool) {
 	prog := ws[0].value
+	// known: the word before is no option that may take the next word.
+	known := true
 	for i := 1; i < len(ws); i++ {
 		w := ws[i]
 		if !w.static {
+			known = false
 			continue // the command is not plain already
 		}
 		v := w.value
+		after := known
+		known = true
 		if v == "--" {
 			return d, batch
 		}
 		if l.plus && strings.HasPrefix(v, "+") {
 			if n := strings.TrimLeft(v[1:], "0123456789"); n != "" {
 				d = Max(d, a.unanalysable(prog+" "+v+": runs a command of its own"))
-				d = Max(d, a.forbiddenIn(shellPart(n), depth))
+				d = Max(d, l.forbiddenIn(a, n, depth))
 			}
 			continue
 		}
-		if !strings.HasPrefix(v, "-") {
+		if !strings.HasPrefix(v, "-") || v == "-" {
+			if l.bangFile && strings.HasPrefix(v, "!") {
+				d = Max(d, a.unanalysable(prog+" "+v+": reads the output of a command"))
+				d = Max(d, a.forbiddenIn(v[1:], depth))
+			}
 			continue
 		}
 		name, val, hasEq := strings.Cut(strings.TrimLeft(v, "-"), "=")
 		name = l.option(name)
 		switch {
 		case slices.Contains(l.batch, name):
-			batch = true
+			// Only an option: after one that may take a value, it may be
+			// that value.
+			batch = batch || after
 		case name == l.runsRest && name != "":
 			d = Max(d, a.unanalysable(prog+" "+v+": starts a program"))
 			if rest := joinWords(ws[i+1:]); rest.static {
@@ -132,13 +171,46 @@ func (l *cmdLang) options(a *analysis, ws []word, depth int) (d Decision, batch 
 				d = Max(d, l.forbiddenIn(a, text.value, depth))
 			}
 		case slices.Contains(l.readsValued, name):
-			longValue(ws, &i, val, hasEq)
+			// The file is not skipped: were it no value of the option
+			// (vim -S alone), the next word is judged as what it is.
 			d = Max(d, a.unanalysable(prog+" "+v+": reads commands of its own"))
+			known = hasEq
 		case slices.Contains(l.reads, name):
 			d = Max(d, a.unanalysable(prog+" "+v+": reads commands of its own"))
+		case slices.Contains(l.flags, name):
+		case l.shortRuns != "" && !strings.HasPrefix(v, "--"):
+			d = Max(d, l.cluster(a, ws, &i, depth))
+			known = false
+		default:
+			known = false
 		}
 	}
 	return d, batch
+}
+
+// cluster judges ws[*i], a cluster of l's one-letter options, up to its
+// first option that takes a value: the rest of the cluster, or the next
+// word.
+func (l *cmdLang) cluster(a *analysis, ws []word, i *int, depth int) Decision {
+	prog, v := ws[0].value, ws[*i].value
+	for j := 1; j < len(v); j++ {
+		c := v[j]
+		switch {
+		case strings.IndexByte(l.shortRuns, c) >= 0:
+			d := a.unanalysable(prog + " " + v + ": runs a command of its own")
+			if text := shortValue(ws, i, v, j); text != nil && text.static {
+				d = Max(d, l.forbiddenIn(a, text.value, depth))
+			}
+			return d
+		case strings.IndexByte(l.shortReads, c) >= 0:
+			return a.unanalysable(prog + " " + v + ": reads commands of its own")
+		case strings.IndexByte(l.shortValued, c) >= 0:
+			// Its value is not skipped: a word that may be one is judged
+			// as an option too, which is only stricter.
+			return 0
+		}
+	}
+	return 0
 }
 
 // option returns the option of l that name (its dashes cut) stands for:
@@ -147,7 +219,13 @@ func (l *cmdLang) option(name string) string {
 	if !l.abbrev || len(name) < 2 {
 		return name
 	}
-	for _, opts := range [][]string{l.runs, l.readsValued, l.reads, l.batch} {
+	lists := [][]string{l.runs, {l.runsRest}, l.readsValued, l.reads, l.batch, l.flags}
+	for _, opts := range lists {
+		if slices.Contains(opts, name) {
+			return name
+		}
+	}
+	for _, opts := range lists {
 		for _, o := range opts {
 			if strings.HasPrefix(o, name) {
 				return o
@@ -158,16 +236,38 @@ func (l *cmdLang) option(name string) string {
 }
 
 // forbiddenIn searches text, a command of l's language, for forbidden
-// commands where a shell would run them.
+// commands where a shell would run them: past what introduces a shell
+// command, and in its string constants (vim's system("CMD"), gdb's
+// python os.system("CMD"), Lisp's (shell-command "CMD")).
 func (l *cmdLang) forbiddenIn(a *analysis, text string, depth int) Decision {
-	if !l.lisp {
-		return a.forbiddenIn(shellPart(text), depth)
-	}
 	d := Decision(0)
-	for _, s := range awkStrings(text) {
+	if !l.lisp {
+		d = a.forbiddenIn(shellPart(text), depth)
+	}
+	for _, s := range quotedStrings(text, !l.lisp) {
 		d = Max(d, a.forbiddenIn(s, depth))
 	}
 	return d
+}
+
+// quotedStrings returns the string constants of text in double quotes
+// (see awkStrings) and, with single, in single quotes too, taken as they
+// stand.
+func quotedStrings(text string, single bool) []string {
+	out := awkStrings(text)
+	for single {
+		open := strings.IndexByte(text, '\'')
+		if open < 0 {
+			break
+		}
+		s, rest, ok := strings.Cut(text[open+1:], "'")
+		out = append(out, s)
+		if !ok {
+			break
+		}
+		text = rest
+	}
+	return out
 }
 
 // shellPart returns what a command of gdb's or vim's language would run

@@ -26,6 +26,9 @@ type oldExecOptions struct {
 	runs        *wrapper
 	runners     map[string]*wrapper
 	anywhere    []string
+	commands    []string
+	implicit    *wrapper
+	envPrefix   bool
 }
 
 // oldSubcommands is what subcommandDepth held for a tool.
@@ -245,6 +248,20 @@ func oldShellBuiltins() map[string]builtinCheck {
 	}
 }
 
+// oldDockerGroups is dockerGroups as a map.
+func oldDockerGroups() map[string]*oldExecOptions {
+	return map[string]*oldExecOptions{
+		"compose": {global: true, runners: oldRunners(composeRunners),
+			skip: []string{"-f", "--file", "-p", "--project-name", "--profile", "--env-file", "--project-directory", "--ansi", "--progress", "--parallel"}},
+		"container": {global: true, runners: oldRunners(dockerRunners)},
+	}
+}
+
+// oldNpmConfig is npmConfigCommands as a map.
+func oldNpmConfig() map[string]*oldExecOptions {
+	return map[string]*oldExecOptions{"c": {script: npmConfigArgs}, "config": {script: npmConfigArgs}, "set": {script: npmConfigArgs}}
+}
+
 // oldRunners is a runner table as a map.
 func oldRunners(t nameTable[*wrapper]) map[string]*wrapper {
 	m := map[string]*wrapper{}
@@ -296,31 +313,36 @@ func oldProgramExecOptions() map[string]*oldExecOptions {
 		"emacs":   {script: emacsArgs},
 		"psql":    {script: psqlArgs},
 		"sqlite3": {script: sqliteArgs},
+		"tmux":    {script: tmuxArgs},
 		// Runners (runners.go).
-		"bundle":     {global: true, skip: []string{"--gemfile"}, runners: oldRunners(bundleRunners)},
-		"go":         {script: goArgs},
-		"cargo":      {script: cargoArgs},
-		"bunx":       {runs: lookupProgram("bunx").exec.runs},
-		"conda":      {global: true, runners: oldRunners(condaRunners)},
-		"direnv":     {global: true, runners: oldRunners(direnvRunners)},
-		"docker":     {global: true, skip: dockerGlobalValue, runners: oldRunners(dockerRunners)},
-		"hatch":      {global: true, skip: []string{"-e", "--env", "-p", "--project"}, runners: oldRunners(pythonRun)},
+		"bundle": {global: true, skip: []string{"--gemfile"}, runners: oldRunners(bundleRunners)},
+		"go":     {script: goArgs},
+		"cargo":  {script: cargoArgs},
+		"bunx":   {runs: lookupProgram("bunx").exec.runs},
+		"conda":  {global: true, runners: oldRunners(condaRunners)},
+		"direnv": {global: true, runners: oldRunners(direnvRunners)},
+		"bun":    {global: true, runners: oldRunners(bunRunners)},
+		"docker": {global: true, skip: dockerGlobalValue, runners: oldRunners(dockerRunners), sub: oldDockerGroups()},
+		"hatch": {global: true, skip: []string{"-e", "--env", "-p", "--project"}, runners: oldRunners(hatchRunners), envPrefix: true,
+			sub: map[string]*oldExecOptions{"env": {global: true, runners: oldRunners(hatchEnvRunners)}}},
 		"kubectl":    {global: true, skip: kubectlGlobalValue, runners: oldRunners(kubectlRuns)},
 		"mamba":      {global: true, runners: oldRunners(condaRunners)},
 		"micromamba": {global: true, runners: oldRunners(condaRunners)},
-		"npm":        {global: true, skip: []string{"--prefix", "-w", "--workspace"}, runners: oldRunners(npmRunners), anywhere: npmRunsConfig},
+		"npm":        {global: true, skip: []string{"--prefix", "-w", "--workspace"}, runners: oldRunners(npmRunners), anywhere: npmRunsConfig, sub: oldNpmConfig()},
 		"npx":        {runs: npmExec},
 		"pdm":        {global: true, skip: []string{"-p", "--project"}, runners: oldRunners(pythonRun)},
 		"pipenv":     {global: true, skip: []string{"--python"}, runners: oldRunners(pythonRun)},
 		"pixi":       {global: true, skip: []string{"--manifest-path", "--color"}, runners: oldRunners(pixiRunners)},
-		"pnpm":       {global: true, skip: []string{"-C", "--dir", "-F", "--filter"}, runners: oldRunners(pnpmRunners), anywhere: npmRunsConfig},
-		"pnpx":       {runs: npmExec},
-		"podman":     {global: true, skip: dockerGlobalValue, runners: oldRunners(dockerRunners)},
-		"poetry":     {global: true, skip: []string{"-C", "--directory", "-P", "--project"}, runners: oldRunners(pythonRun)},
-		"rye":        {global: true, runners: oldRunners(pythonRun)},
-		"uv":         {global: true, skip: uvGlobalValue, runners: oldRunners(uvRunners)},
-		"uvx":        {runs: uvRun},
-		"yarn":       {global: true, skip: []string{"--cwd"}, runners: oldRunners(yarnRunners)},
+		"pnpm": {global: true, skip: []string{"-C", "--dir", "-F", "--filter"}, runners: oldRunners(pnpmRunners), anywhere: npmRunsConfig,
+			sub: oldNpmConfig(), commands: pnpmCommands, implicit: anyCommand},
+		"pnpx":   {runs: npmExec},
+		"podman": {global: true, skip: dockerGlobalValue, runners: oldRunners(dockerRunners), sub: oldDockerGroups()},
+		"poetry": {global: true, skip: []string{"-C", "--directory", "-P", "--project"}, runners: oldRunners(pythonRun)},
+		"rye":    {global: true, runners: oldRunners(pythonRun)},
+		"uv": {global: true, skip: uvGlobalValue, runners: oldRunners(uvRunners),
+			sub: map[string]*oldExecOptions{"tool": {global: true, runners: oldRunners(uvRunners)}}},
+		"uvx":  {runs: uvRun},
+		"yarn": {global: true, skip: []string{"--cwd"}, runners: oldRunners(yarnRunners)},
 		// Many git settings are commands git runs (alias.*, core.pager,
 		// core.sshCommand, core.fsmonitor, diff.external, ...); --exec-path
 		// picks the directory of the programs its subcommands run.

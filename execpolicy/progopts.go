@@ -50,6 +50,14 @@ type execOptions struct {
 	// anywhere are long options read anywhere among the arguments, up to
 	// "--", whose value runs (npm --script-shell).
 	anywhere []string
+	// commands, with implicit, are the subcommands of a global spec: any
+	// other word there is a command it runs as implicit says (pnpm
+	// eslint), judged as a runner's.
+	commands []string
+	implicit *wrapper
+	// envPrefix: the command of a runner may be given as ENV:CMD (hatch
+	// run dev:pytest), which runs CMD.
+	envPrefix bool
 }
 
 // programExecOptions holds, by basename, the options of a program that
@@ -59,15 +67,16 @@ var programExecOptions = nameTable[*execOptions]{
 	{"awk", &execOptions{script: awkArgs}},
 	// Runners (runners.go): what they run is judged, but a rule that
 	// allows the runner speaks for a command no rule matches.
+	{"bun", &execOptions{global: true, runners: bunRunners}},
 	{"bundle", &execOptions{global: true, skip: []string{"--gemfile"}, runners: bundleRunners}},
-	{"bunx", &execOptions{runs: &wrapper{kind: runsArgv, flag: []string{"--bun", "--silent", "--verbose"}, value: []string{"-p", "--package"}}}},
+	{"bunx", &execOptions{runs: bunxRun}},
 	{"cargo", &execOptions{script: cargoArgs}},
 	{"conda", &execOptions{global: true, runners: condaRunners}},
 	// dc's "!" runs a command; it reads code from stdin (see dcArgs).
 	{"dc", &execOptions{script: dcArgs}},
 	{"diff3", &execOptions{long: []string{"--diff-program"}}},
 	{"direnv", &execOptions{global: true, runners: direnvRunners}},
-	{"docker", &execOptions{global: true, skip: dockerGlobalValue, runners: dockerRunners}},
+	{"docker", &execOptions{global: true, skip: dockerGlobalValue, runners: dockerRunners, sub: dockerGroups}},
 	// ed's "!CMD" runs a command, and ed reads its commands from stdin.
 	{"ed", &execOptions{script: edArgs}},
 	// emacs --eval runs Lisp; -l, --script and -f load or call it.
@@ -87,7 +96,8 @@ var programExecOptions = nameTable[*execOptions]{
 	// go -exec, -toolexec, -vettool; cargo --config (toolargs.go).
 	{"go", &execOptions{script: goArgs}},
 	{"gvim", &execOptions{script: vimArgs}},
-	{"hatch", &execOptions{global: true, skip: []string{"-e", "--env", "-p", "--project"}, runners: pythonRun}},
+	// hatch run ENV:CMD runs CMD (see cutEnvPrefix).
+	{"hatch", &execOptions{global: true, skip: []string{"-e", "--env", "-p", "--project"}, runners: hatchRunners, sub: hatchGroups, envPrefix: true}},
 	{"kubectl", &execOptions{global: true, skip: kubectlGlobalValue, runners: kubectlRuns}},
 	{"make", &execOptions{script: makeArgs}},
 	{"mamba", &execOptions{global: true, runners: condaRunners}},
@@ -99,15 +109,16 @@ var programExecOptions = nameTable[*execOptions]{
 	// nix-shell --run/--command run a command in the shell it makes.
 	{"nix-shell", &execOptions{long: []string{"--run", "--command"}}},
 	// npm and pnpm: --script-shell and the like name a program (toolargs.go).
-	{"npm", &execOptions{global: true, skip: []string{"--prefix", "-w", "--workspace"}, runners: npmRunners, anywhere: npmRunsConfig}},
+	{"npm", &execOptions{global: true, skip: []string{"--prefix", "-w", "--workspace"}, runners: npmRunners, anywhere: npmRunsConfig, sub: npmConfigCommands}},
 	{"npx", &execOptions{runs: npmExec}},
 	{"nvim", &execOptions{script: vimArgs}},
 	{"pdm", &execOptions{global: true, skip: []string{"-p", "--project"}, runners: pythonRun}},
 	{"pipenv", &execOptions{global: true, skip: []string{"--python"}, runners: pythonRun}},
 	{"pixi", &execOptions{global: true, skip: []string{"--manifest-path", "--color"}, runners: pixiRunners}},
-	{"pnpm", &execOptions{global: true, skip: []string{"-C", "--dir", "-F", "--filter"}, runners: pnpmRunners, anywhere: npmRunsConfig}},
+	{"pnpm", &execOptions{global: true, skip: []string{"-C", "--dir", "-F", "--filter"}, runners: pnpmRunners, anywhere: npmRunsConfig,
+		sub: npmConfigCommands, commands: pnpmCommands, implicit: anyCommand}},
 	{"pnpx", &execOptions{runs: npmExec}},
-	{"podman", &execOptions{global: true, skip: dockerGlobalValue, runners: dockerRunners}},
+	{"podman", &execOptions{global: true, skip: dockerGlobalValue, runners: dockerRunners, sub: dockerGroups}},
 	{"poetry", &execOptions{global: true, skip: []string{"-C", "--directory", "-P", "--project"}, runners: pythonRun}},
 	// psql's meta-commands run commands, COPY ... PROGRAM one on the
 	// server (see psqlArgs).
@@ -136,7 +147,9 @@ var programExecOptions = nameTable[*execOptions]{
 	{"tar", &execOptions{short: "IF", oldStyle: true,
 		long:        []string{"--use-compress-program", "--to-command", "--checkpoint-action", "--info-script", "--new-volume-script", "--rsh-command", "--rmt-command"},
 		valuePrefix: nameTable[string]{{"--checkpoint-action", "exec="}}}},
-	{"uv", &execOptions{global: true, skip: uvGlobalValue, runners: uvRunners}},
+	// tmux runs shell commands in its server (see tmuxArgs).
+	{"tmux", &execOptions{script: tmuxArgs}},
+	{"uv", &execOptions{global: true, skip: uvGlobalValue, runners: uvRunners, sub: uvGroups}},
 	{"uvx", &execOptions{runs: uvRun}},
 	// vi and vim: -c, +CMD and --cmd run their commands (:!CMD); -S, -s,
 	// -u and ex mode read commands from a file or stdin.
@@ -213,10 +226,16 @@ func (a *analysis) execOptionsIn(spec *execOptions, ws []word, depth int) Decisi
 		case spec.global && !strings.HasPrefix(v, "-"):
 			// The subcommand: its options are its own.
 			if r, ok := spec.runners.lookup(v); ok {
+				if spec.envPrefix {
+					ws = cutEnvPrefix(ws, i)
+				}
 				return Max(d, a.runner(r, ws[i:], depth))
 			}
 			if sub, _ := spec.sub.lookup(v); sub != nil {
 				d = Max(d, a.execOptionsIn(sub, ws[i:], depth))
+			} else if spec.implicit != nil && !slices.Contains(spec.commands, v) {
+				// ws[i-1], the word before, stands for the runner.
+				d = Max(d, a.runner(spec.implicit, ws[i-1:], depth))
 			}
 			if r := runnerAfterUnknown(ws, i, unknown, spec.runners); r != "" {
 				d = Max(d, a.unanalysable(ws[0].value+": an option before "+v+" may take it for its value, and "+r+" be the subcommand"))

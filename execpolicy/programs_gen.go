@@ -27,10 +27,12 @@ func lookupProgram(prog string) programFacts {
 		return programFacts{wrapper: &shellWrapper}
 	case "builtin":
 		return programFacts{wrapper: wrappers[0].val}
-	case "bundle":
+	case "bun":
 		return programFacts{exec: programExecOptions[1].val}
-	case "bunx":
+	case "bundle":
 		return programFacts{exec: programExecOptions[2].val}
+	case "bunx":
+		return programFacts{exec: programExecOptions[3].val}
 	case "busybox":
 		return programFacts{wrapper: wrappers[1].val}
 	case "bwrap":
@@ -38,7 +40,7 @@ func lookupProgram(prog string) programFacts {
 	case "caffeinate":
 		return programFacts{wrapper: wrappers[3].val}
 	case "cargo":
-		return programFacts{exec: programExecOptions[3].val}
+		return programFacts{exec: programExecOptions[4].val}
 	case "cat":
 		return programFacts{safe: knownSafeList[1].val}
 	case "catchsegv":
@@ -64,7 +66,7 @@ func lookupProgram(prog string) programFacts {
 	case "compgen":
 		return programFacts{builtin: shellBuiltins[3].val}
 	case "conda":
-		return programFacts{exec: programExecOptions[4].val}
+		return programFacts{exec: programExecOptions[5].val}
 	case "cpulimit":
 		return programFacts{wrapper: wrappers[10].val}
 	case "cut":
@@ -76,7 +78,7 @@ func lookupProgram(prog string) programFacts {
 	case "dbus-run-session":
 		return programFacts{wrapper: wrappers[11].val}
 	case "dc":
-		return programFacts{exec: programExecOptions[5].val}
+		return programFacts{exec: programExecOptions[6].val}
 	case "dd":
 		return programFacts{danger: dangerIndex[3].val}
 	case "declare":
@@ -86,15 +88,15 @@ func lookupProgram(prog string) programFacts {
 	case "diff":
 		return programFacts{safe: knownSafeList[6].val}
 	case "diff3":
-		return programFacts{exec: programExecOptions[6].val}
-	case "direnv":
 		return programFacts{exec: programExecOptions[7].val}
+	case "direnv":
+		return programFacts{exec: programExecOptions[8].val}
 	case "dirname":
 		return programFacts{safe: knownSafeList[7].val}
 	case "doas":
 		return programFacts{wrapper: wrappers[12].val}
 	case "docker":
-		return programFacts{exec: programExecOptions[8].val}
+		return programFacts{exec: programExecOptions[9].val}
 	case "du":
 		return programFacts{safe: knownSafeList[8].val}
 	case "dumb-init":
@@ -104,9 +106,9 @@ func lookupProgram(prog string) programFacts {
 	case "echo":
 		return programFacts{safe: knownSafeList[9].val}
 	case "ed":
-		return programFacts{exec: programExecOptions[9].val}
-	case "emacs":
 		return programFacts{exec: programExecOptions[10].val}
+	case "emacs":
+		return programFacts{exec: programExecOptions[11].val}
 	case "enable":
 		return programFacts{builtin: shellBuiltins[5].val}
 	case "entr":
@@ -116,7 +118,7 @@ func lookupProgram(prog string) programFacts {
 	case "eval":
 		return programFacts{wrapper: wrappers[17].val}
 	case "ex":
-		return programFacts{exec: programExecOptions[11].val}
+		return programFacts{exec: programExecOptions[12].val}
 	case "exec":
 		return programFacts{wrapper: wrappers[18].val}
 	case "export":
@@ -142,29 +144,29 @@ func lookupProgram(prog string) programFacts {
 	case "flock":
 		return programFacts{wrapper: wrappers[25].val}
 	case "gawk":
-		return programFacts{exec: programExecOptions[12].val}
-	case "gdb":
 		return programFacts{exec: programExecOptions[13].val}
+	case "gdb":
+		return programFacts{exec: programExecOptions[14].val}
 	case "getopts":
 		return programFacts{builtin: shellBuiltins[8].val}
 	case "git":
-		return programFacts{danger: dangerIndex[4].val, safe: knownSafeList[13].val, exec: programExecOptions[14].val}
+		return programFacts{danger: dangerIndex[4].val, safe: knownSafeList[13].val, exec: programExecOptions[15].val}
 	case "gmake":
-		return programFacts{exec: programExecOptions[15].val}
-	case "go":
 		return programFacts{exec: programExecOptions[16].val}
+	case "go":
+		return programFacts{exec: programExecOptions[17].val}
 	case "gosu":
 		return programFacts{wrapper: wrappers[26].val}
 	case "grep":
 		return programFacts{safe: knownSafeList[14].val}
 	case "gvim":
-		return programFacts{exec: programExecOptions[17].val}
+		return programFacts{exec: programExecOptions[18].val}
 	case "halt":
 		return programFacts{danger: dangerIndex[5].val}
 	case "hash":
 		return programFacts{builtin: shellBuiltins[9].val}
 	case "hatch":
-		return programFacts{exec: programExecOptions[18].val}
+		return programFacts{exec: programExecOptions[19].val}
 	case "head":
 		return programFacts{safe: knownSafeList[15].val}
 	case "hyperfine":
@@ -184,7 +186,7 @@ func lookupProgram(prog string) programFacts {
 	case "ksh":
 		return programFacts{wrapper: &shellWrapper}
 	case "kubectl":
-		return programFacts{exec: programExecOptions[19].val}
+		return programFacts{exec: programExecOptions[20].val}
 	case "lckdo":
 		return programFacts{wrapper: wrappers[31].val}
 	case "local":
@@ -194,19 +196,19 @@ func lookupProgram(prog string) programFacts {
 	case "ltrace":
 		return programFacts{wrapper: wrappers[32].val}
 	case "make":
-		return programFacts{exec: programExecOptions[20].val}
-	case "mamba":
 		return programFacts{exec: programExecOptions[21].val}
-	case "man":
+	case "mamba":
 		return programFacts{exec: programExecOptions[22].val}
+	case "man":
+		return programFacts{exec: programExecOptions[23].val}
 	case "mapfile":
 		return programFacts{builtin: shellBuiltins[11].val}
 	case "mawk":
-		return programFacts{exec: programExecOptions[23].val}
+		return programFacts{exec: programExecOptions[24].val}
 	case "md5sum":
 		return programFacts{safe: knownSafeList[18].val}
 	case "micromamba":
-		return programFacts{exec: programExecOptions[24].val}
+		return programFacts{exec: programExecOptions[25].val}
 	case "mke2fs":
 		return programFacts{danger: dangerIndex[8].val}
 	case "mksh":
@@ -214,11 +216,11 @@ func lookupProgram(prog string) programFacts {
 	case "mkswap":
 		return programFacts{danger: dangerIndex[9].val}
 	case "nawk":
-		return programFacts{exec: programExecOptions[25].val}
+		return programFacts{exec: programExecOptions[26].val}
 	case "nice":
 		return programFacts{wrapper: wrappers[33].val}
 	case "nix-shell":
-		return programFacts{exec: programExecOptions[26].val}
+		return programFacts{exec: programExecOptions[27].val}
 	case "nl":
 		return programFacts{safe: knownSafeList[19].val}
 	case "nocache":
@@ -226,37 +228,37 @@ func lookupProgram(prog string) programFacts {
 	case "nohup":
 		return programFacts{wrapper: wrappers[35].val}
 	case "npm":
-		return programFacts{exec: programExecOptions[27].val}
-	case "npx":
 		return programFacts{exec: programExecOptions[28].val}
+	case "npx":
+		return programFacts{exec: programExecOptions[29].val}
 	case "nsenter":
 		return programFacts{wrapper: wrappers[36].val}
 	case "numactl":
 		return programFacts{wrapper: wrappers[37].val}
 	case "nvim":
-		return programFacts{exec: programExecOptions[29].val}
+		return programFacts{exec: programExecOptions[30].val}
 	case "od":
 		return programFacts{safe: knownSafeList[20].val}
 	case "parallel":
 		return programFacts{wrapper: wrappers[38].val}
 	case "pdm":
-		return programFacts{exec: programExecOptions[30].val}
+		return programFacts{exec: programExecOptions[31].val}
 	case "perf":
 		return programFacts{wrapper: wrappers[39].val}
 	case "pipenv":
-		return programFacts{exec: programExecOptions[31].val}
-	case "pixi":
 		return programFacts{exec: programExecOptions[32].val}
+	case "pixi":
+		return programFacts{exec: programExecOptions[33].val}
 	case "pkexec":
 		return programFacts{wrapper: wrappers[40].val}
 	case "pnpm":
-		return programFacts{exec: programExecOptions[33].val}
-	case "pnpx":
 		return programFacts{exec: programExecOptions[34].val}
-	case "podman":
+	case "pnpx":
 		return programFacts{exec: programExecOptions[35].val}
-	case "poetry":
+	case "podman":
 		return programFacts{exec: programExecOptions[36].val}
+	case "poetry":
+		return programFacts{exec: programExecOptions[37].val}
 	case "posh":
 		return programFacts{wrapper: &shellWrapper}
 	case "poweroff":
@@ -270,7 +272,7 @@ func lookupProgram(prog string) programFacts {
 	case "proxychains4":
 		return programFacts{wrapper: wrappers[43].val}
 	case "psql":
-		return programFacts{exec: programExecOptions[37].val}
+		return programFacts{exec: programExecOptions[38].val}
 	case "pwd":
 		return programFacts{safe: knownSafeList[22].val}
 	case "read":
@@ -286,31 +288,31 @@ func lookupProgram(prog string) programFacts {
 	case "reboot":
 		return programFacts{danger: dangerIndex[11].val}
 	case "rg":
-		return programFacts{safe: knownSafeList[25].val, exec: programExecOptions[38].val}
+		return programFacts{safe: knownSafeList[25].val, exec: programExecOptions[39].val}
 	case "rm":
 		return programFacts{danger: dangerIndex[12].val}
 	case "rsync":
-		return programFacts{exec: programExecOptions[39].val}
+		return programFacts{exec: programExecOptions[40].val}
 	case "run0":
 		return programFacts{wrapper: wrappers[44].val}
 	case "runuser":
 		return programFacts{wrapper: wrappers[45].val}
 	case "rvim":
-		return programFacts{exec: programExecOptions[40].val}
-	case "rye":
 		return programFacts{exec: programExecOptions[41].val}
+	case "rye":
+		return programFacts{exec: programExecOptions[42].val}
 	case "sandbox-exec":
 		return programFacts{wrapper: wrappers[46].val}
 	case "scp":
-		return programFacts{exec: programExecOptions[42].val}
+		return programFacts{exec: programExecOptions[43].val}
 	case "screen":
 		return programFacts{wrapper: wrappers[47].val}
 	case "script":
 		return programFacts{wrapper: wrappers[48].val}
 	case "sdiff":
-		return programFacts{exec: programExecOptions[43].val}
+		return programFacts{exec: programExecOptions[44].val}
 	case "sed":
-		return programFacts{safe: knownSafeList[26].val, exec: programExecOptions[44].val}
+		return programFacts{safe: knownSafeList[26].val, exec: programExecOptions[45].val}
 	case "set":
 		return programFacts{builtin: shellBuiltins[16].val}
 	case "setpriv":
@@ -320,7 +322,7 @@ func lookupProgram(prog string) programFacts {
 	case "setuidgid":
 		return programFacts{wrapper: wrappers[51].val}
 	case "sftp":
-		return programFacts{exec: programExecOptions[45].val}
+		return programFacts{exec: programExecOptions[46].val}
 	case "sg":
 		return programFacts{wrapper: wrappers[52].val}
 	case "sh":
@@ -332,15 +334,15 @@ func lookupProgram(prog string) programFacts {
 	case "shutdown":
 		return programFacts{danger: dangerIndex[13].val}
 	case "sort":
-		return programFacts{safe: knownSafeList[28].val, exec: programExecOptions[46].val}
+		return programFacts{safe: knownSafeList[28].val, exec: programExecOptions[47].val}
 	case "source":
 		return programFacts{builtin: shellBuiltins[18].val}
 	case "split":
-		return programFacts{exec: programExecOptions[47].val}
-	case "sqlite3":
 		return programFacts{exec: programExecOptions[48].val}
-	case "ssh":
+	case "sqlite3":
 		return programFacts{exec: programExecOptions[49].val}
+	case "ssh":
+		return programFacts{exec: programExecOptions[50].val}
 	case "ssh-agent":
 		return programFacts{wrapper: wrappers[53].val}
 	case "sshpass":
@@ -350,7 +352,7 @@ func lookupProgram(prog string) programFacts {
 	case "stdbuf":
 		return programFacts{wrapper: wrappers[55].val}
 	case "strace":
-		return programFacts{wrapper: wrappers[56].val, exec: programExecOptions[50].val}
+		return programFacts{wrapper: wrappers[56].val, exec: programExecOptions[51].val}
 	case "su":
 		return programFacts{wrapper: wrappers[57].val}
 	case "su-exec":
@@ -364,7 +366,7 @@ func lookupProgram(prog string) programFacts {
 	case "tail":
 		return programFacts{safe: knownSafeList[30].val}
 	case "tar":
-		return programFacts{exec: programExecOptions[51].val}
+		return programFacts{exec: programExecOptions[52].val}
 	case "taskset":
 		return programFacts{wrapper: wrappers[61].val}
 	case "telinit":
@@ -377,6 +379,8 @@ func lookupProgram(prog string) programFacts {
 		return programFacts{wrapper: wrappers[63].val}
 	case "tini":
 		return programFacts{wrapper: wrappers[64].val}
+	case "tmux":
+		return programFacts{exec: programExecOptions[53].val}
 	case "torsocks":
 		return programFacts{wrapper: wrappers[65].val}
 	case "toybox":
@@ -400,19 +404,19 @@ func lookupProgram(prog string) programFacts {
 	case "unshare":
 		return programFacts{wrapper: wrappers[69].val}
 	case "uv":
-		return programFacts{exec: programExecOptions[52].val}
+		return programFacts{exec: programExecOptions[54].val}
 	case "uvx":
-		return programFacts{exec: programExecOptions[53].val}
+		return programFacts{exec: programExecOptions[55].val}
 	case "valgrind":
 		return programFacts{wrapper: wrappers[70].val}
 	case "vi":
-		return programFacts{exec: programExecOptions[54].val}
-	case "view":
-		return programFacts{exec: programExecOptions[55].val}
-	case "vim":
 		return programFacts{exec: programExecOptions[56].val}
-	case "vimdiff":
+	case "view":
 		return programFacts{exec: programExecOptions[57].val}
+	case "vim":
+		return programFacts{exec: programExecOptions[58].val}
+	case "vimdiff":
+		return programFacts{exec: programExecOptions[59].val}
 	case "wait":
 		return programFacts{builtin: shellBuiltins[22].val}
 	case "watch":
@@ -432,11 +436,11 @@ func lookupProgram(prog string) programFacts {
 	case "xvfb-run":
 		return programFacts{wrapper: wrappers[74].val}
 	case "yarn":
-		return programFacts{exec: programExecOptions[58].val}
+		return programFacts{exec: programExecOptions[60].val}
 	case "yash":
 		return programFacts{wrapper: &shellWrapper}
 	case "zip":
-		return programFacts{exec: programExecOptions[59].val}
+		return programFacts{exec: programExecOptions[61].val}
 	case "zsh":
 		return programFacts{wrapper: &shellWrapper}
 	}

@@ -1,6 +1,9 @@
 package execpolicy
 
-import "strings"
+import (
+	"slices"
+	"strings"
+)
 
 // Runners run a command given after their options in an environment they
 // set up: a project's virtual environment (uv run, poetry run), its
@@ -56,25 +59,97 @@ var kubectlExec = &wrapper{kind: runsArgv, operands: 1,
 	flag:  []string{"-i", "--stdin", "-t", "--tty", "-it", "-ti", "-q", "--quiet"},
 }
 
+// npmExplore is npm explore: it runs the words after the package (and
+// "--") joined, as a script, in the package's directory, or a shell that
+// reads stdin when given none.
+var npmExplore = &wrapper{kind: runsJoined, operands: 1, startsShellAlone: true}
+
+// dockerRun is docker run's (and podman's, compose run's) options before
+// the image, which is its one operand before the command. --entrypoint,
+// the program it runs, is left out: as an unknown option it makes the
+// command unanalysable, and every operand is probed (probe).
+var dockerRun = &wrapper{kind: runsArgv, operands: 1,
+	value: []string{"--add-host", "--cap-add", "--cap-drop", "--cidfile", "--cpus", "--device", "--dns", "-e", "--env",
+		"--env-file", "--gpus", "-h", "--hostname", "--ipc", "-l", "--label", "--log-driver", "--log-opt", "-m", "--memory",
+		"--mount", "--name", "--net", "--network", "-p", "--pid", "--platform", "--publish", "--pull", "--restart",
+		"--security-opt", "--shm-size", "--stop-signal", "--stop-timeout", "--tmpfs", "-u", "--ulimit", "--user", "-v",
+		"--volume", "--volumes-from", "-w", "--workdir"},
+	flag: []string{"-d", "--detach", "-i", "--init", "--interactive", "-it", "-P", "--privileged", "--publish-all",
+		"-q", "--quiet", "--read-only", "--rm", "-t", "-ti", "--tty", "--no-deps", "--service-ports", "-T", "--no-TTY",
+		"--build", "--use-aliases"},
+}
+
+// composeExec is docker compose exec's options before the service.
+var composeExec = &wrapper{kind: runsArgv, operands: 1,
+	value: []string{"-e", "--env", "--index", "-u", "--user", "-w", "--workdir"},
+	flag:  []string{"-d", "--detach", "--privileged", "-T", "--no-TTY", "-it", "-i", "-t"},
+}
+
+// projectShell is the shell subcommand of the Python project managers
+// (poetry shell, pipenv shell, hatch shell): given no command, it starts
+// an interactive shell, which reads its commands from stdin.
+var projectShell = &wrapper{kind: runsArgv, startsShellAlone: true}
+
 // runnerSubcommands names, for each program with runner subcommands, the
 // subcommands and how each reads its options.
 var (
-	bundleRunners = nameTable[*wrapper]{{"exec", &wrapper{kind: runsArgv, flag: []string{"--keep-file-descriptors"}, value: []string{"--gemfile"}}}}
-	condaRunners  = nameTable[*wrapper]{{"run", &wrapper{kind: runsArgv,
+	bunRunners     = nameTable[*wrapper]{{"exec", &wrapper{kind: runsJoined}}, {"x", bunxRun}}
+	bundleRunners  = nameTable[*wrapper]{{"exec", &wrapper{kind: runsArgv, flag: []string{"--keep-file-descriptors"}, value: []string{"--gemfile"}}}}
+	composeRunners = nameTable[*wrapper]{{"exec", composeExec}, {"run", dockerRun}}
+	condaRunners   = nameTable[*wrapper]{{"run", &wrapper{kind: runsArgv,
 		value: []string{"-n", "--name", "-p", "--prefix", "--cwd"},
 		flag:  []string{"--no-capture-output", "--live-stream", "-v", "--verbose", "--debug-wrapper-scripts"}}}}
-	direnvRunners = nameTable[*wrapper]{{"exec", &wrapper{kind: runsArgv, operands: 1}}}
-	dockerRunners = nameTable[*wrapper]{{"exec", dockerExec}}
-	kubectlRuns   = nameTable[*wrapper]{{"exec", kubectlExec}}
-	npmRunners    = nameTable[*wrapper]{{"exec", npmExec}, {"x", npmExec}}
-	pixiRunners   = nameTable[*wrapper]{{"run", &wrapper{kind: runsArgv,
+	direnvRunners   = nameTable[*wrapper]{{"exec", &wrapper{kind: runsArgv, operands: 1}}}
+	dockerRunners   = nameTable[*wrapper]{{"exec", dockerExec}, {"run", dockerRun}}
+	hatchEnvRunners = nameTable[*wrapper]{{"run", &wrapper{kind: runsArgv,
+		value: []string{"-e", "--env", "-i", "--include", "-x", "--exclude"},
+		flag:  []string{"--ignore-compat"}}}}
+	hatchRunners = nameTable[*wrapper]{{"run", pythonEnvRun}, {"shell", projectShell}}
+	kubectlRuns  = nameTable[*wrapper]{{"exec", kubectlExec}}
+	npmRunners   = nameTable[*wrapper]{{"exe", npmExec}, {"exec", npmExec}, {"explo", npmExplore}, {"explor", npmExplore}, {"explore", npmExplore}, {"x", npmExec}}
+	pixiRunners  = nameTable[*wrapper]{{"exec", &wrapper{kind: runsArgv,
+		value: []string{"-s", "--spec", "-c", "--channel", "-p", "--platform"},
+		flag:  []string{"--force-reinstall", "-q", "--quiet", "-v", "--verbose"}}}, {"run", &wrapper{kind: runsArgv,
 		value: []string{"-e", "--environment", "--manifest-path"},
-		flag:  []string{"--frozen", "--locked", "--clean-env", "-q", "--quiet", "-v", "--verbose"}}}}
+		flag:  []string{"--frozen", "--locked", "--clean-env", "-q", "--quiet", "-v", "--verbose"}}}, {"shell", projectShell}}
 	pnpmRunners = nameTable[*wrapper]{{"dlx", npmExec}, {"exec", npmExec}}
-	pythonRun   = nameTable[*wrapper]{{"run", pythonEnvRun}}
+	pythonRun   = nameTable[*wrapper]{{"run", pythonEnvRun}, {"shell", projectShell}}
 	uvRunners   = nameTable[*wrapper]{{"run", uvRun}}
 	yarnRunners = nameTable[*wrapper]{{"dlx", npmExec}, {"exec", npmExec}}
 )
+
+// bunxRun is bunx's (bun x's) options before the package it runs.
+var bunxRun = &wrapper{kind: runsArgv, flag: []string{"--bun", "--silent", "--verbose"}, value: []string{"-p", "--package"}}
+
+// runnerGroups are the subcommands that hold runner subcommands of their
+// own (docker container exec, docker compose run, uv tool run, hatch env
+// run).
+var (
+	dockerGroups = nameTable[*execOptions]{
+		{"compose", &execOptions{global: true, runners: composeRunners,
+			skip: []string{"-f", "--file", "-p", "--project-name", "--profile", "--env-file", "--project-directory", "--ansi", "--progress", "--parallel"}}},
+		{"container", &execOptions{global: true, runners: dockerRunners}},
+	}
+	hatchGroups = nameTable[*execOptions]{{"env", &execOptions{global: true, runners: hatchEnvRunners}}}
+	uvGroups    = nameTable[*execOptions]{{"tool", &execOptions{global: true, runners: uvRunners}}}
+)
+
+// pnpmCommands are pnpm's own commands and the npm commands it passes on:
+// any other word in their place is a command pnpm runs as pnpm exec would
+// (pnpm eslint), when no script of that name exists.
+var pnpmCommands = []string{"access", "add", "adduser", "approve-builds", "audit", "bin", "bugs", "c", "cat-file",
+	"cat-index", "completion", "config", "create", "dedupe", "deploy", "deprecate", "dist-tag", "dlx", "docs", "doctor",
+	"edit", "env", "exec", "fetch", "find-hash", "get", "help", "home", "i", "ignored-builds", "import", "info", "init",
+	"install", "install-completion", "install-test", "it", "la", "licenses", "link", "list", "ll", "ln", "login",
+	"logout", "ls", "m", "multi", "outdated", "owner", "pack", "patch", "patch-commit", "patch-remove", "ping", "pkg",
+	"prefix", "profile", "prune", "publish", "rb", "rebuild", "recursive", "remove", "repo", "restart", "rm", "root",
+	"run", "run-script", "s", "sbom", "search", "self-update", "server", "set", "set-script", "setup", "star", "stars",
+	"start", "stop", "store", "t", "team", "test", "token", "tst", "un", "uninstall", "unlink", "unpublish", "unstar",
+	"up", "update", "upgrade", "version", "view", "whoami", "why"}
+
+// anyCommand is how a program runs a command given in place of its
+// subcommand (pnpm eslint): as it stands.
+var anyCommand = &wrapper{kind: runsArgv}
 
 // runner judges what the runner at ws[0] (uv run, npx) runs, as spec
 // reads its options (see the top of this file): every reason the command
@@ -95,6 +170,23 @@ func (a *analysis) runner(spec *wrapper, ws []word, depth int) Decision {
 	a.dynamic = a.dynamic || sub.dynamic
 	a.dangerous = a.dangerous || sub.dangerous
 	return d
+}
+
+// cutEnvPrefix returns ws with the word after its runner subcommand
+// ws[i] cut of an "ENV:" before the command (hatch run ENV:CMD runs CMD in
+// the environment ENV).
+func cutEnvPrefix(ws []word, i int) []word {
+	if i+1 >= len(ws) {
+		return ws
+	}
+	cmd := ws[i+1]
+	env, rest, ok := strings.Cut(cmd.value, ":")
+	if !ok || !cmd.static || rest == "" || strings.ContainsAny(env, "/-") {
+		return ws
+	}
+	ws = slices.Clone(ws)
+	ws[i+1] = word{value: rest, src: rest, static: true, literal: cmd.literal}
+	return ws
 }
 
 // runnerAfterUnknown returns the first of ws past the subcommand position

@@ -519,7 +519,7 @@ opts:
 			}
 		}
 	case kind == runsNone && len(out.scripts) == 0,
-		kind == runsArgv && (startsShell || spec.startsShellAlone) && len(rest) == 0:
+		(kind == runsArgv || kind == runsJoined) && (startsShell || spec.startsShellAlone) && len(rest) == 0:
 		out.stdinScript = true // su, sudo -s: an interactive shell
 	case kind == runsEach:
 		out.scripts = append(append(out.scripts, permuted...), rest...)
