@@ -152,3 +152,22 @@ func TestTmux(t *testing.T) {
 		{"kill-server", "tmux -S /tmp/s kill-server", Allow, 0},
 	})
 }
+
+// TestKubectlPods holds kubectl run and kubectl debug, which start a pod
+// running the command after "--", as kubectl exec runs one in a pod.
+func TestKubectlPods(t *testing.T) {
+	p := execArgsPolicy()
+	for _, sub := range []string{"run", "debug", "get"} {
+		p.AddPrefixRule(PrefixRule{Program: "kubectl", Rest: rest([]string{sub}), Decision: Allow, Source: "bypass9"})
+	}
+	checkBypass3(t, p, []bypass3Case{
+		{"kubectl run", "kubectl run x --image=busybox --restart=Never -- rm x", Forbidden, 0},
+		{"kubectl run -it --rm", "kubectl run -it --rm x --image busybox -- sh -c 'rm x'", Forbidden, 0},
+		{"kubectl debug", "kubectl debug mypod -it --image=busybox -- rm x", Forbidden, 0},
+		{"kubectl run unknown option", "kubectl run x --image=b --new-flag v -- rm x", Forbidden, 0},
+		// Controls.
+		{"kubectl run image", "kubectl run x --image=nginx", Allow, 0},
+		{"kubectl run command", "kubectl run x --image=busybox -- sleep 10", Allow, 0},
+		{"kubectl get", "kubectl get pods -n ns", Allow, 0},
+	})
+}

@@ -52,6 +52,17 @@ var dockerExec = &wrapper{kind: runsArgv, operands: 1,
 	flag:  []string{"-i", "--interactive", "-t", "--tty", "-it", "-ti", "-d", "--detach", "--privileged"},
 }
 
+// kubectlPod is the options of kubectl run and kubectl debug, which start
+// a pod (or a debugging container) running the command after "--"; the
+// pod's name is their one operand.
+var kubectlPod = &wrapper{kind: runsArgv, operands: 1,
+	value: []string{"--image", "-n", "--namespace", "--env", "--port", "-l", "--labels", "--overrides", "--restart",
+		"--image-pull-policy", "--serviceaccount", "--context", "--annotations", "--pod-running-timeout", "-c",
+		"--container", "--target", "--profile", "--copy-to", "--set-image", "--dry-run", "-o", "--output"},
+	flag: []string{"-i", "--stdin", "-t", "--tty", "-it", "-ti", "--rm", "--command", "-q", "--quiet", "--attach",
+		"--privileged", "--share-processes", "--replace", "--same-node", "--keep-init-containers"},
+}
+
 // kubectlExec is kubectl exec's options; the pod is the one operand
 // before the command (after "--" in current kubectl).
 var kubectlExec = &wrapper{kind: runsArgv, operands: 1,
@@ -105,7 +116,7 @@ var (
 		value: []string{"-e", "--env", "-i", "--include", "-x", "--exclude"},
 		flag:  []string{"--ignore-compat"}}}}
 	hatchRunners = nameTable[*wrapper]{{"run", pythonEnvRun}, {"shell", projectShell}}
-	kubectlRuns  = nameTable[*wrapper]{{"exec", kubectlExec}}
+	kubectlRuns  = nameTable[*wrapper]{{"debug", kubectlPod}, {"exec", kubectlExec}, {"run", kubectlPod}}
 	npmRunners   = nameTable[*wrapper]{{"exe", npmExec}, {"exec", npmExec}, {"explo", npmExplore}, {"explor", npmExplore}, {"explore", npmExplore}, {"x", npmExec}}
 	pixiRunners  = nameTable[*wrapper]{{"exec", &wrapper{kind: runsArgv,
 		value: []string{"-s", "--spec", "-c", "--channel", "-p", "--platform"},
