@@ -22,6 +22,7 @@ func FuzzParseEvent(f *testing.F) {
 		f.Add(strings.NewReplacer("$CWD", "/w", "$COMMAND", "ls").Replace(string(b)))
 	}
 	f.Add(`{"hook_event_name":"PreToolUse","tool_name":"Bash","session_id":"s","cwd":"/","tool_input":{"command":"a\u0000"}}`)
+	f.Add(`{"hook_event_name":"PreToolUse","tool_name":"Bash","session_id":"s","cwd":"/","tool_input":{"command":"ls","shell":"/usr/bin/pwsh"}}`)
 	f.Fuzz(func(t *testing.T, in string) {
 		ev, err := parseEvent(strings.NewReader(in))
 		if err != nil {
@@ -36,6 +37,9 @@ func FuzzParseEvent(f *testing.F) {
 		}
 		if strings.TrimSpace(si.command) == "" || strings.ContainsRune(si.command, 0) {
 			t.Fatalf("accepted command %q", si.command)
+		}
+		if raw, ok := si.fields["shell"]; ok && posixShell(raw) != nil {
+			t.Fatalf("accepted a tool input for the shell %s", raw)
 		}
 		out, err := si.with("replaced")
 		if err != nil {
