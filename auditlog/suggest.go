@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -20,6 +21,11 @@ type Suggester struct {
 	// (profiles do not merge lists); nil or false: the additions alone
 	// are listed.
 	Profile func(name string) (write, read []string, ok bool)
+	// Place says where each suggestion must go to take effect under the
+	// configuration reading the log: a managed ceiling ignores allow rules,
+	// network_rules and profiles of the lower layers, so a suggestion
+	// that does not say where it counts misleads.
+	Place Placement
 
 	allow    *topK // execpolicy prefixes, as quoted words
 	byRule   *topK // prompt rules an allow rule cannot lower
@@ -31,6 +37,22 @@ type Suggester struct {
 	// Made by NewSuggester, not at start-up, which every gatedexec
 	// command would pay.
 	empty *execpolicy.Policy
+}
+
+// Placement says where suggestions must be written to take effect, each
+// with why only there when a managed key decides it. A zero field says
+// nothing of where (a log read without its configuration).
+type Placement struct {
+	// Rules is where an allow prefix_rule counts.
+	Rules string
+	// Network is where an allow network_rule counts.
+	Network string
+	// Profiles is the directory a new profile must go in.
+	Profiles string
+	// ProfileRefused, when set, says why the managed ceiling refuses a
+	// profile of that name, naming its key and file:line, and what would
+	// change that; "" when it allows it.
+	ProfileRefused func(name string) string
 }
 
 // NewSuggester returns an empty Suggester.
@@ -100,7 +122,7 @@ func (s *Suggester) WriteText(w io.Writer) error {
 	var b strings.Builder
 	b.WriteString("# Suggestions from the audit log: review them; nothing was applied.\n")
 	allow := s.allow.top(trackedKeys)
-	b.WriteString("\n# Rules that would have allowed the recorded prompts (for a .rules file):\n")
+	fmt.Fprintf(&b, "\n# Rules that would have allowed the recorded prompts; %s:\n", where(s.Place.Rules))
 	if len(allow) == 0 {
 		b.WriteString("# (none)\n")
 	}
@@ -142,7 +164,7 @@ func (s *Suggester) writeHosts(b *strings.Builder) {
 	if len(hosts) == 0 {
 		return
 	}
-	b.WriteString("\n# Hosts the network proxy refused (for a .rules file; profiles in mode \"proxy\"):\n")
+	fmt.Fprintf(b, "\n# Hosts the network proxy refused (profiles in mode \"proxy\"); %s:\n", where(s.Place.Network))
 	slices.Sort(hosts)
 	for _, h := range hosts {
 		word := "denials"
@@ -211,7 +233,11 @@ func (s *Suggester) writeProfiles(b *strings.Builder) {
 		if name == "" {
 			name = "workspace-write"
 		}
-		fmt.Fprintf(b, "\n# profiles/%s-audit.toml: %d denials under %s\n", safeName(name), g.n, name)
+		file := safeName(name) + "-audit"
+		fmt.Fprintf(b, "\n# %s.toml: %d denials under %s\n", filepath.Join(s.profileDir(), file), g.n, name)
+		if why := s.refusedProfile(file); why != "" {
+			fmt.Fprintf(b, "# refused by the managed layer: %s\n", why)
+		}
 		fmt.Fprintf(b, "extends = %s\n", strconv.Quote(name))
 		if len(g.write) > 0 || len(g.read) > 0 {
 			b.WriteString("[filesystem]\n")
@@ -225,6 +251,31 @@ func (s *Suggester) writeProfiles(b *strings.Builder) {
 			b.WriteString("mode = \"on\"\n")
 		}
 	}
+}
+
+// where says where suggestions of one kind go: in a .rules file, unless
+// the configuration says which.
+func where(place string) string {
+	if place == "" {
+		return "for a .rules file"
+	}
+	return "to take effect, in " + place
+}
+
+// profileDir is the directory a suggested profile goes in.
+func (s *Suggester) profileDir() string {
+	if s.Place.Profiles == "" {
+		return "profiles"
+	}
+	return s.Place.Profiles
+}
+
+// refusedProfile says why the ceiling refuses the profile name, or "".
+func (s *Suggester) refusedProfile(name string) string {
+	if s.Place.ProfileRefused == nil {
+		return ""
+	}
+	return s.Place.ProfileRefused(name)
 }
 
 func (s *Suggester) lists(name string) (write, read []string, ok bool) {
