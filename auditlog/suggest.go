@@ -29,6 +29,7 @@ type Suggester struct {
 
 	allow    *topK // execpolicy prefixes, as quoted words
 	byRule   *topK // prompt rules an allow rule cannot lower
+	other    *topK // other prompts an allow rule cannot lower: "kind: detail"
 	denied   *topK // profile \x00 kind \x00 target
 	examples map[string]string
 	// empty is the policy suggestions are proposed against: the prefix
@@ -57,7 +58,7 @@ type Placement struct {
 
 // NewSuggester returns an empty Suggester.
 func NewSuggester() *Suggester {
-	return &Suggester{allow: newTopK(trackedKeys), byRule: newTopK(trackedKeys), denied: newTopK(trackedKeys), examples: map[string]string{},
+	return &Suggester{allow: newTopK(trackedKeys), byRule: newTopK(trackedKeys), other: newTopK(trackedKeys), denied: newTopK(trackedKeys), examples: map[string]string{},
 		empty: execpolicy.NewPolicy()}
 }
 
@@ -84,14 +85,40 @@ func (s *Suggester) Add(e *Entry) {
 		}
 	}
 	ev := s.empty.Evaluate(r.Argv, execpolicy.EvalOptions{Shell: r.Shell})
-	if ev.Dangerous {
-		return // the floor: no rule lowers it, and none should be offered
+	if why := notUnmatched(r.Reasons, ev.Reasons); why != "" {
+		s.note(s.other, why, where)
+		return
 	}
 	prefix, ok := execpolicy.ProposedPrefix(ev)
 	if !ok {
 		return
 	}
 	s.note(s.allow, quoteWords(prefix), where)
+}
+
+// notUnmatched returns "kind: detail" of the first reason of a prompt
+// that is not "unmatched", or "": only a prompt for want of a rule is
+// lowered by an allow rule (one for a redirect, a dangerous command or a
+// prompt rule stays a prompt whatever allows the command). The recorded
+// reasons are what decided; a log of an earlier version has none, and
+// the reasons of the empty policy then stand in for those that do not
+// depend on rules (unanalysable, dangerous): a prompt rule matching a
+// command inside a script is not seen there.
+func notUnmatched(recorded []Reason, empty []execpolicy.Reason) string {
+	for _, r := range recorded {
+		if r.Kind != string(execpolicy.ReasonUnmatched) {
+			return r.Kind + ": " + r.Detail
+		}
+	}
+	if len(recorded) > 0 {
+		return ""
+	}
+	for _, r := range empty {
+		if r.Kind != execpolicy.ReasonUnmatched {
+			return string(r.Kind) + ": " + r.Detail
+		}
+	}
+	return ""
 }
 
 func (s *Suggester) note(t *topK, key, where string) {
@@ -132,13 +159,29 @@ func (s *Suggester) WriteText(w io.Writer) error {
 	if byRule := s.byRule.top(trackedKeys); len(byRule) > 0 {
 		b.WriteString("\n# Prompts no allow rule can lower (prompt > allow): change the rule itself.\n")
 		for _, c := range byRule {
-			fmt.Fprintf(&b, "# %s: %s, e.g. %s\n", c.Key, times(c), s.examples[c.Key])
+			fmt.Fprintf(&b, "# %s: %s, e.g. %s\n", printable(c.Key), times(c), s.examples[c.Key])
 		}
 	}
+	s.writeOther(&b)
 	s.writeHosts(&b)
 	s.writeProfiles(&b)
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// writeOther lists the prompts that were not for want of a rule, which
+// no allow rule lowers, with what each kind needs instead.
+func (s *Suggester) writeOther(b *strings.Builder) {
+	other := s.other.top(trackedKeys)
+	if len(other) == 0 {
+		return
+	}
+	b.WriteString("\n# Prompts no allow rule lowers (not for want of a rule): an unanalysable script needs a plainer command\n" +
+		"# (no redirect, expansion or construct the shell analysis cannot vouch for); a dangerous one stays a prompt\n" +
+		"# (the floor); one from a prompt rule needs a change of that rule.\n")
+	for _, c := range other {
+		fmt.Fprintf(b, "# %s: %s, e.g. %s\n", printable(c.Key), times(c), s.examples[c.Key])
+	}
 }
 
 // writeHosts writes a network_rule per host the egress proxy refused:

@@ -1,6 +1,7 @@
 package test
 
 import (
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -51,5 +52,29 @@ func TestManagedSuggestSaysWhereItTakesEffect(t *testing.T) {
 	}
 	if strings.Contains(out, "# profiles/workspace-write-audit.toml") || strings.Contains(out, "for a .rules file") {
 		t.Errorf("a suggestion does not say where it takes effect:\n%s", out)
+	}
+}
+
+// A script prompted for its redirect is not lowered by an allow rule for
+// its command: --suggest must not offer prefix_rule(["echo"]) for it, but
+// list it, from the reasons the record now holds, as needing another
+// change; an unmatched command beside it still gets its rule.
+func TestSuggestNoAllowRuleForAPromptNotForWantOfARule(t *testing.T) {
+	requireIsolation(t)
+	f, _, log := managedSuggestFixture(t)
+	out := f.suggest(t, log, []string{"sh", "-c", "echo x > /opt/denied-x"}, []string{"touch", "/opt/denied-y"})
+	if strings.Contains(out, `pattern=["echo"]`) || strings.Contains(out, `pattern=["sh"`) {
+		t.Errorf("an allow rule is suggested for a prompt it would not lower:\n%s", out)
+	}
+	for _, want := range []string{
+		"# unanalysable: write redirect to /opt/denied-x: 1 record",
+		`prefix_rule(pattern=["touch"], decision="allow")`,
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("suggestions lack %q:\n%s", want, out)
+		}
+	}
+	if recs, err := os.ReadFile(log); err != nil || !strings.Contains(string(recs), `"reasons":[{"kind":"unanalysable","detail":"write redirect to /opt/denied-x"}`) {
+		t.Errorf("the audit record does not hold the prompt's reasons (%v):\n%s", err, recs)
 	}
 }
