@@ -12,6 +12,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/gatedexec/gatedexec/execpolicy"
 	"github.com/gatedexec/gatedexec/sandbox/egress"
 )
 
@@ -29,6 +30,11 @@ type Record struct {
 	Cwd      Bytes         `json:"cwd"`
 	Rules    []MatchedRule `json:"rules_matched"`
 	Decision string        `json:"decision"`
+	// Reasons explain a prompt or forbidden decision (execpolicy): a
+	// reader must know whether no rule matched, the only prompt an allow
+	// rule lowers, and the top-level Rules miss a prompt rule matching a
+	// command inside a script.
+	Reasons []execpolicy.Reason `json:"reasons,omitempty"`
 	// Action is what the approval policy made of the decision.
 	Action   string  `json:"action,omitempty"`
 	Approver string  `json:"approver,omitempty"`

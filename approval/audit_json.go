@@ -4,6 +4,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/gatedexec/gatedexec/execpolicy"
 	"github.com/gatedexec/gatedexec/internal/jsonstr"
 	"github.com/gatedexec/gatedexec/sandbox/egress"
 )
@@ -28,6 +29,9 @@ func (r Record) MarshalJSON() ([]byte, error) {
 	o.Marshaler("cwd", r.Cwd)
 	jsonstr.List(&o, "rules_matched", r.Rules, appendMatchedRule)
 	o.String("decision", r.Decision)
+	if len(r.Reasons) > 0 {
+		jsonstr.List(&o, "reasons", r.Reasons, appendReason)
+	}
 	o.StringOmit("action", r.Action)
 	o.StringOmit("approver", r.Approver)
 	o.StringOmit("outcome", string(r.Outcome))
@@ -70,6 +74,14 @@ func appendMatchedRule(b []byte, m MatchedRule) []byte {
 	o.StringOmit("justification", m.Justification)
 	o.StringOmit("resolved_program", m.ResolvedProgram)
 	o.StringOmit("source", m.Source)
+	b, _ = o.Close()
+	return b
+}
+
+func appendReason(b []byte, r execpolicy.Reason) []byte {
+	o := jsonstr.Object{B: b}
+	o.String("kind", string(r.Kind))
+	o.String("detail", r.Detail)
 	b, _ = o.Close()
 	return b
 }

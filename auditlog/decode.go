@@ -110,6 +110,8 @@ func recordKey(key []byte) int {
 		return 21
 	case "version":
 		return 22
+	case "reasons":
+		return 23
 	}
 	return -1
 }
@@ -183,6 +185,8 @@ func (d *decoder) field(l *lexer, bit uint, r *Record) bool {
 		return d.denials(l, &r.Denials)
 	case 18:
 		return l.boolField(&r.AfterRun)
+	case 23:
+		return d.reasons(l, &r.Reasons)
 	}
 	switch bit {
 	case 2, 13, 17:
@@ -326,6 +330,46 @@ func (d *decoder) rules(l *lexer, dst *[]Rule) bool {
 			return d.strField(l, &m.Source, true)
 		})
 		out = append(out, m)
+		return ok
+	})
+	*dst = out
+	return ok
+}
+
+// reasons decodes reasons.
+func (d *decoder) reasons(l *lexer, dst *[]Reason) bool {
+	if l.null() {
+		*dst = nil
+		return true
+	}
+	out := []Reason{}
+	ok := l.elements(func() bool {
+		var r Reason
+		var seen uint8
+		if !l.eat('{') {
+			return false
+		}
+		ok := l.members(func(key []byte) bool {
+			var bit uint8
+			switch string(key) {
+			case "kind":
+				bit = 1
+			case "detail":
+				bit = 2
+			default:
+				return l.skip(1)
+			}
+			if seen&bit != 0 {
+				return false
+			}
+			seen |= bit
+			if bit == 1 {
+				return d.strField(l, &r.Kind, true)
+			}
+			// Details name paths and commands: all different.
+			return d.strField(l, &r.Detail, false)
+		})
+		out = append(out, r)
 		return ok
 	})
 	*dst = out

@@ -12,7 +12,7 @@ import (
 // json.Unmarshal does, or hand to it: records as gatedexec writes them and
 // every shape it is not sure of.
 var decodeCases = []string{
-	`{"time":"2026-01-01T10:00:00.123456789Z","session":"s1","request_id":"ab","kind":"exec","attempt":1,"argv":["git","push"],"shell":true,"cwd":"/w","rules_matched":[{"matched_prefix":["git","push"],"decision":"prompt","source":"m.rules:1:1"}],"decision":"prompt","action":"ask","approver":"tty","outcome":"denied","reason":"no","profile":"workspace-write","layers":["landlock-v7"],"exit":null,"duration_ms":3,"denials":[{"kind":"fs-write","path":"/p"},{"kind":"net","host":"h","port":443}],"tampered":[".git/config"],"error":"e","after_run":true,"rules_digest":"r","profile_digest":"p","managed_digest":"m","version":"v"}`,
+	`{"time":"2026-01-01T10:00:00.123456789Z","session":"s1","request_id":"ab","kind":"exec","attempt":1,"argv":["git","push"],"shell":true,"cwd":"/w","rules_matched":[{"matched_prefix":["git","push"],"decision":"prompt","source":"m.rules:1:1"}],"decision":"prompt","reasons":[{"kind":"rule","detail":"rule git push (m.rules:1)"}],"action":"ask","approver":"tty","outcome":"denied","reason":"no","profile":"workspace-write","layers":["landlock-v7"],"exit":null,"duration_ms":3,"denials":[{"kind":"fs-write","path":"/p"},{"kind":"net","host":"h","port":443}],"tampered":[".git/config"],"error":"e","after_run":true,"rules_digest":"r","profile_digest":"p","managed_digest":"m","version":"v"}`,
 	`{"argv":["a\"b","c\\d","\u00e9\ud83d\ude00","tab\there"],"cwd":"/w/\u0000x"}`,
 	`{"argv":[{"b64":"/w=="},"x"],"cwd":{"b64":"/w=="}}`,
 	`{"argv":[{"b64":"!!"}]}`,
@@ -38,6 +38,8 @@ var decodeCases = []string{
 	`{"decision":"allow"} x`, `{"decision":"allow"}  `, `  {"decision":"allow"}`, `{"decision":"allow",}`, `{,}`,
 	`null`, `[]`, `"x"`, `{}`, `{"argv":["ls"`, `{"denials":[{"kind":"a","port":80.5}]}`, `{"denials":[{"port":null}]}`,
 	`{"rules_matched":[{"matched_prefix":null,"decision":null,"extra":[1]}]}`,
+	`{"decision":"prompt","reasons":[{"kind":"unanalysable","detail":"write redirect to /opt/x"},{"kind":"unmatched","detail":"echo x","extra":1}]}`,
+	`{"reasons":null}`, `{"reasons":[]}`, `{"reasons":[null]}`, `{"reasons":[{"kind":"a","kind":"b"}]}`, `{"reasons":[{"detail":1}]}`,
 	strings.Repeat(`{"x":`, 100) + "1" + strings.Repeat("}", 100),
 }
 

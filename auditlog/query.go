@@ -34,6 +34,8 @@ type Query struct {
 	Top int
 	// Profile is Suggester.Profile.
 	Profile func(name string) (write, read []string, ok bool)
+	// Placement is Suggester.Place.
+	Placement Placement
 }
 
 // Run reads files in order ("-" is stdin) and prints to w; every line
@@ -47,7 +49,7 @@ func (q *Query) Run(files []string, stdin io.Reader, w, problems io.Writer) (int
 		fmt.Fprintf(problems, "gatedexec: audit: %v (skipped)\n", p)
 	}
 	sum, sug := NewSummary(), NewSuggester()
-	sug.Profile = q.Profile
+	sug.Profile, sug.Place = q.Profile, q.Placement
 	if q.Output == Table {
 		fmt.Fprintf(out, "%-24s  %-9s  %-20s  %-16s  %4s  %s\n", "TIME", "DECISION", "OUTCOME", "PROFILE", "EXIT", "COMMAND")
 	}

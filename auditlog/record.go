@@ -22,6 +22,7 @@ type Record struct {
 	Cwd       approval.Bytes `json:"cwd"`
 	Rules     []Rule         `json:"rules_matched"`
 	Decision  string         `json:"decision"`
+	Reasons   []Reason       `json:"reasons,omitempty"`
 	Action    string         `json:"action,omitempty"`
 	Approver  string         `json:"approver,omitempty"`
 	Outcome   string         `json:"outcome,omitempty"`
@@ -43,6 +44,13 @@ type Rule struct {
 	MatchedPrefix []string `json:"matched_prefix"`
 	Decision      string   `json:"decision"`
 	Source        string   `json:"source,omitempty"`
+}
+
+// Reason is why a recorded command got its decision (execpolicy.Reason):
+// "unmatched" (no rule covered it), "unanalysable", "dangerous" or "rule".
+type Reason struct {
+	Kind   string `json:"kind"`
+	Detail string `json:"detail"`
 }
 
 // Denial is what the sandbox refused a recorded command: a path

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -20,9 +21,15 @@ type Suggester struct {
 	// (profiles do not merge lists); nil or false: the additions alone
 	// are listed.
 	Profile func(name string) (write, read []string, ok bool)
+	// Place says where each suggestion must go to take effect under the
+	// configuration reading the log: a managed ceiling ignores allow rules,
+	// network_rules and profiles of the lower layers, so a suggestion
+	// that does not say where it counts misleads.
+	Place Placement
 
 	allow    *topK // execpolicy prefixes, as quoted words
 	byRule   *topK // prompt rules an allow rule cannot lower
+	other    *topK // other prompts an allow rule cannot lower: "kind: detail"
 	denied   *topK // profile \x00 kind \x00 target
 	examples map[string]string
 	// empty is the policy suggestions are proposed against: the prefix
@@ -33,9 +40,25 @@ type Suggester struct {
 	empty *execpolicy.Policy
 }
 
+// Placement says where suggestions must be written to take effect, each
+// with why only there when a managed key decides it. A zero field says
+// nothing of where (a log read without its configuration).
+type Placement struct {
+	// Rules is where an allow prefix_rule counts.
+	Rules string
+	// Network is where an allow network_rule counts.
+	Network string
+	// Profiles is the directory a new profile must go in.
+	Profiles string
+	// ProfileRefused, when set, says why the managed ceiling refuses a
+	// profile of that name, naming its key and file:line, and what would
+	// change that; "" when it allows it.
+	ProfileRefused func(name string) string
+}
+
 // NewSuggester returns an empty Suggester.
 func NewSuggester() *Suggester {
-	return &Suggester{allow: newTopK(trackedKeys), byRule: newTopK(trackedKeys), denied: newTopK(trackedKeys), examples: map[string]string{},
+	return &Suggester{allow: newTopK(trackedKeys), byRule: newTopK(trackedKeys), other: newTopK(trackedKeys), denied: newTopK(trackedKeys), examples: map[string]string{},
 		empty: execpolicy.NewPolicy()}
 }
 
@@ -62,14 +85,40 @@ func (s *Suggester) Add(e *Entry) {
 		}
 	}
 	ev := s.empty.Evaluate(r.Argv, execpolicy.EvalOptions{Shell: r.Shell})
-	if ev.Dangerous {
-		return // the floor: no rule lowers it, and none should be offered
+	if why := notUnmatched(r.Reasons, ev.Reasons); why != "" {
+		s.note(s.other, why, where)
+		return
 	}
 	prefix, ok := execpolicy.ProposedPrefix(ev)
 	if !ok {
 		return
 	}
 	s.note(s.allow, quoteWords(prefix), where)
+}
+
+// notUnmatched returns "kind: detail" of the first reason of a prompt
+// that is not "unmatched", or "": only a prompt for want of a rule is
+// lowered by an allow rule (one for a redirect, a dangerous command or a
+// prompt rule stays a prompt whatever allows the command). The recorded
+// reasons are what decided; a log of an earlier version has none, and
+// the reasons of the empty policy then stand in for those that do not
+// depend on rules (unanalysable, dangerous): a prompt rule matching a
+// command inside a script is not seen there.
+func notUnmatched(recorded []Reason, empty []execpolicy.Reason) string {
+	for _, r := range recorded {
+		if r.Kind != string(execpolicy.ReasonUnmatched) {
+			return r.Kind + ": " + r.Detail
+		}
+	}
+	if len(recorded) > 0 {
+		return ""
+	}
+	for _, r := range empty {
+		if r.Kind != execpolicy.ReasonUnmatched {
+			return string(r.Kind) + ": " + r.Detail
+		}
+	}
+	return ""
 }
 
 func (s *Suggester) note(t *topK, key, where string) {
@@ -100,7 +149,7 @@ func (s *Suggester) WriteText(w io.Writer) error {
 	var b strings.Builder
 	b.WriteString("# Suggestions from the audit log: review them; nothing was applied.\n")
 	allow := s.allow.top(trackedKeys)
-	b.WriteString("\n# Rules that would have allowed the recorded prompts (for a .rules file):\n")
+	fmt.Fprintf(&b, "\n# Rules that would have allowed the recorded prompts; %s:\n", where(s.Place.Rules))
 	if len(allow) == 0 {
 		b.WriteString("# (none)\n")
 	}
@@ -110,13 +159,29 @@ func (s *Suggester) WriteText(w io.Writer) error {
 	if byRule := s.byRule.top(trackedKeys); len(byRule) > 0 {
 		b.WriteString("\n# Prompts no allow rule can lower (prompt > allow): change the rule itself.\n")
 		for _, c := range byRule {
-			fmt.Fprintf(&b, "# %s: %s, e.g. %s\n", c.Key, times(c), s.examples[c.Key])
+			fmt.Fprintf(&b, "# %s: %s, e.g. %s\n", printable(c.Key), times(c), s.examples[c.Key])
 		}
 	}
+	s.writeOther(&b)
 	s.writeHosts(&b)
 	s.writeProfiles(&b)
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// writeOther lists the prompts that were not for want of a rule, which
+// no allow rule lowers, with what each kind needs instead.
+func (s *Suggester) writeOther(b *strings.Builder) {
+	other := s.other.top(trackedKeys)
+	if len(other) == 0 {
+		return
+	}
+	b.WriteString("\n# Prompts no allow rule lowers (not for want of a rule): an unanalysable script needs a plainer command\n" +
+		"# (no redirect, expansion or construct the shell analysis cannot vouch for); a dangerous one stays a prompt\n" +
+		"# (the floor); one from a prompt rule needs a change of that rule.\n")
+	for _, c := range other {
+		fmt.Fprintf(b, "# %s: %s, e.g. %s\n", printable(c.Key), times(c), s.examples[c.Key])
+	}
 }
 
 // writeHosts writes a network_rule per host the egress proxy refused:
@@ -142,7 +207,7 @@ func (s *Suggester) writeHosts(b *strings.Builder) {
 	if len(hosts) == 0 {
 		return
 	}
-	b.WriteString("\n# Hosts the network proxy refused (for a .rules file; profiles in mode \"proxy\"):\n")
+	fmt.Fprintf(b, "\n# Hosts the network proxy refused (profiles in mode \"proxy\"); %s:\n", where(s.Place.Network))
 	slices.Sort(hosts)
 	for _, h := range hosts {
 		word := "denials"
@@ -211,7 +276,11 @@ func (s *Suggester) writeProfiles(b *strings.Builder) {
 		if name == "" {
 			name = "workspace-write"
 		}
-		fmt.Fprintf(b, "\n# profiles/%s-audit.toml: %d denials under %s\n", safeName(name), g.n, name)
+		file := safeName(name) + "-audit"
+		fmt.Fprintf(b, "\n# %s.toml: %d denials under %s\n", filepath.Join(s.profileDir(), file), g.n, name)
+		if why := s.refusedProfile(file); why != "" {
+			fmt.Fprintf(b, "# refused by the managed layer: %s\n", why)
+		}
 		fmt.Fprintf(b, "extends = %s\n", strconv.Quote(name))
 		if len(g.write) > 0 || len(g.read) > 0 {
 			b.WriteString("[filesystem]\n")
@@ -225,6 +294,31 @@ func (s *Suggester) writeProfiles(b *strings.Builder) {
 			b.WriteString("mode = \"on\"\n")
 		}
 	}
+}
+
+// where says where suggestions of one kind go: in a .rules file, unless
+// the configuration says which.
+func where(place string) string {
+	if place == "" {
+		return "for a .rules file"
+	}
+	return "to take effect, in " + place
+}
+
+// profileDir is the directory a suggested profile goes in.
+func (s *Suggester) profileDir() string {
+	if s.Place.Profiles == "" {
+		return "profiles"
+	}
+	return s.Place.Profiles
+}
+
+// refusedProfile says why the ceiling refuses the profile name, or "".
+func (s *Suggester) refusedProfile(name string) string {
+	if s.Place.ProfileRefused == nil {
+		return ""
+	}
+	return s.Place.ProfileRefused(name)
 }
 
 func (s *Suggester) lists(name string) (write, read []string, ok bool) {

@@ -120,7 +120,7 @@ func (o *call) run(ctx context.Context) (*Result, error) {
 	digest := o.Policy.Digest()
 	rec := approval.Record{
 		Time: time.Now(), Session: o.SessionID, Kind: approval.KindExec, Attempt: 1,
-		Argv: o.Argv, Shell: o.Shell, Cwd: approval.Bytes(o.Cwd), Rules: approval.MatchedRules(ev.Matched), Decision: res.Decision, Profile: name,
+		Argv: o.Argv, Shell: o.Shell, Cwd: approval.Bytes(o.Cwd), Rules: approval.MatchedRules(ev.Matched), Decision: res.Decision, Reasons: ev.Reasons, Profile: name,
 		RulesDigest: digest, ManagedDigest: o.Ceiling.digest(), Version: o.Version,
 	}
 	prof, err := o.Profile(name)

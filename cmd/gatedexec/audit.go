@@ -96,6 +96,11 @@ func runAudit(cmd *cobra.Command, f *auditFlags, logs []string) error {
 		logs = []string{log}
 	}
 	if f.suggest {
+		// Where a suggestion counts is the configuration's to say: one
+		// that cannot be read would leave it unsaid, and misleading.
+		if q.Placement, err = gate.SuggestPlacement(pl); err != nil {
+			return engineExit(err)
+		}
 		if loader, err := profileLoaderOf(pl); err == nil {
 			q.Profile = func(name string) ([]string, []string, bool) {
 				p, err := loader.Resolve(name)

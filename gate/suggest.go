@@ -1,0 +1,78 @@
+package gate
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/gatedexec/gatedexec/auditlog"
+	"github.com/gatedexec/gatedexec/config"
+)
+
+// SuggestPlacement says where the suggestions of `audit --suggest` must go
+// to take effect under the configuration of pl: a managed layer decides
+// which layers' allow rules, network_rules and profiles count, and a
+// suggestion that ignored it would propose what the ceiling drops.
+func SuggestPlacement(pl Place) (auditlog.Placement, error) {
+	cfg, err := loadLayers(os.Getenv, pl.Workspace, setting{})
+	if err != nil {
+		return auditlog.Placement{}, err
+	}
+	return placementOf(cfg), nil
+}
+
+// placementOf is SuggestPlacement of the layers cfg.
+func placementOf(cfg *config.Config) auditlog.Placement {
+	m := cfg.Managed
+	user := userRulesFile(cfg.Dirs)
+	if m == nil {
+		rules := user + " (or a trusted workspace's .gatedexec/rules/)"
+		return auditlog.Placement{Rules: rules, Network: rules, Profiles: filepath.Join(cfg.Dirs.User, "profiles")}
+	}
+	pl := auditlog.Placement{Rules: managedRules(cfg), Network: managedNetwork(cfg), Profiles: filepath.Join(cfg.Dirs.User, "profiles")}
+	if m.AllowedProfiles != nil {
+		// Lower layers' profile directories are not read, and a name
+		// not listed is refused whatever file defines it.
+		pl.Profiles = filepath.Join(m.Dir, "profiles")
+		pl.ProfileRefused = func(name string) string { return refusedName(m, name) }
+	}
+	return pl
+}
+
+// managedRules says where an allow prefix_rule counts under the managed
+// layer of cfg, and which keys say so.
+func managedRules(cfg *config.Config) string {
+	m := cfg.Managed
+	if m.AllowUserRules {
+		return fmt.Sprintf("%s (the managed %s lets the user's allow rules count)", userRulesFile(cfg.Dirs), m.Where(config.KeyAllowUserRules))
+	}
+	where := fmt.Sprintf("%s (the managed layer; a user's allow rule would not count: the managed %s is false)", filepath.Join(m.Dir, "rules")+"/", m.Where(config.KeyAllowUserRules))
+	if m.AllowWorkspaceRules {
+		where += fmt.Sprintf(", or a trusted workspace's .gatedexec/rules/ (the managed %s)", m.Where(config.KeyAllowWorkspaceRules))
+	}
+	return where
+}
+
+// managedNetwork says where an allow network_rule counts: with
+// allowed_profiles, the managed layer drops those of every lower layer
+// (loadPolicy), whatever allow_user_rules says.
+func managedNetwork(cfg *config.Config) string {
+	m := cfg.Managed
+	if m.AllowedProfiles == nil {
+		return managedRules(cfg)
+	}
+	return fmt.Sprintf("%s (the managed layer; the managed %s drops the allow network_rules of every lower layer)", filepath.Join(m.Dir, "rules")+"/", m.Where(config.KeyAllowedProfiles))
+}
+
+// refusedName says why the managed allowed_profiles refuses a profile
+// named name, and what a change of the managed layer would take, or ""
+// when it lists the name.
+func refusedName(m *config.Managed, name string) string {
+	if slices.Contains(m.AllowedProfiles, name) {
+		return ""
+	}
+	return fmt.Sprintf("profile %s is not among the managed %s: %s; it takes effect only in %s with %q added to that list",
+		name, m.Where(config.KeyAllowedProfiles), strings.Join(m.AllowedProfiles, ", "), filepath.Join(m.Dir, "profiles")+"/", name)
+}
