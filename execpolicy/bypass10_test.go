@@ -29,3 +29,23 @@ func TestFdBaseNames(t *testing.T) {
 		{"find", "fd -x find", Allow, 0},
 	})
 }
+
+// TestViNames holds the vi family under the names distributions install
+// it as: each ran ":!touch x" from -c (vim.basic 9.0 on Debian 12) or is
+// a link to the same binary, which reads its name only for its mode,
+// while judged allow by an allow rule for the name.
+func TestViNames(t *testing.T) {
+	p := cmdLangPolicy()
+	names := []string{"editor", "eview", "evim", "gview", "gvimdiff", "nex", "nvi", "nview", "rgview", "rgvim", "rview",
+		"vim.athena", "vim.basic", "vim.gtk", "vim.gtk3", "vim.motif", "vim.nox", "vim.tiny", "vimx"}
+	var cases []bypass3Case
+	for _, n := range names {
+		p.AddPrefixRule(PrefixRule{Program: n, Decision: Allow, Source: "bypass10"})
+		cases = append(cases,
+			bypass3Case{n + " -c", n + " -c '!rm x' f", Forbidden, 0},
+			bypass3Case{n + " stdin", "echo ':!rm x' | " + n + " f", Prompt, 0},
+			bypass3Case{n + " --version", n + " --version", Allow, 0})
+	}
+	cases = append(cases, bypass3Case{"by path", "/usr/bin/vim.basic -es '+!rm x' f", Forbidden, 0})
+	checkBypass3(t, p, cases)
+}
