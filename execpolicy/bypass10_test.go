@@ -49,3 +49,54 @@ func TestViNames(t *testing.T) {
 	cases = append(cases, bypass3Case{"by path", "/usr/bin/vim.basic -es '+!rm x' f", Forbidden, 0})
 	checkBypass3(t, p, cases)
 }
+
+// TestMysql holds the mysql client's commands that run programs: system
+// and \! (at a line's start, or \! anywhere outside a string), pager and
+// \P, source and \., given in -e or read from stdin without it, and
+// --pager, --defaults-file and --plugin-dir. "mysql -e 'system touch x'",
+// "mysql -e 'select 1 \! touch x'", "mysql --exec='\! touch x'", "mysql
+// -e 'source f'" and "echo 'system touch x' | mysql" ran touch (MariaDB
+// 10.11) while judged allow.
+func TestMysql(t *testing.T) {
+	p := cmdLangPolicy()
+	for _, prog := range []string{"mysql", "mariadb"} {
+		p.AddPrefixRule(PrefixRule{Program: prog, Decision: Allow, Source: "bypass10"})
+	}
+	checkBypass3(t, p, []bypass3Case{
+		{"-e system", "mysql -e 'system rm x' db", Forbidden, 0},
+		{"-e SYSTEM", "mysql -e '  SYSTEM rm x'", Forbidden, 0},
+		{"-e system tab", "mysql -e 'system\tfoo rm x'", Forbidden, 0},
+		{"-e second line", "mysql -e 'select 1;\nsystem rm x'", Forbidden, 0},
+		{"-e \\!", "mariadb -e '\\! rm x'", Forbidden, 0},
+		{"-e \\! mid-line", "mysql -e 'select 1 \\! rm x'", Forbidden, 0},
+		{"-e pager", "mysql -e 'pager rm x'", Forbidden, 0},
+		{"-e \\P", "mysql -e 'select 1 \\P rm x'", Forbidden, 0},
+		{"-e source", "mysql -e 'source evil.sql'", Prompt, 0},
+		{"-e \\.", "mysql -e '\\. evil.sql'", Prompt, 0},
+		{"-e tee", "mysql -e 'tee out.txt'", Prompt, 0},
+		{"-e \\e", "mysql -e 'select 1\\e'", Prompt, 0},
+		{"-e soname", "mysql -e \"create function f returns int soname 'evil.so'\"", Prompt, 0},
+		{"--execute=", "mysql --execute='\\! rm x'", Forbidden, 0},
+		{"--exec abbreviated", "mysql --exec '\\! rm x'", Forbidden, 0},
+		{"--loose-execute", "mysql --loose-execute='system rm x'", Forbidden, 0},
+		{"-e attached", "mysql '-e\\! rm x'", Forbidden, 0},
+		{"-Bse cluster", "mysql -Bse 'system rm x'", Forbidden, 0},
+		{"stdin", "echo 'system rm x' | mysql", Prompt, 0},
+		{"stdin db", "mysql db <<< '\\! rm x'", Prompt, 0},
+		{"stdin -e as a value", "echo 'system rm x' | mysql --prompt -e x", Prompt, 0},
+		{"stdin -e after unknown", "echo 'system rm x' | mysql --loose-foo -e x", Prompt, 0},
+		{"stdin -u", "echo 'system rm x' | mysql -u -V", Prompt, 0},
+		{"--pager=", "mysql --pager='rm x' db", Forbidden, 0},
+		{"--pag=", "mysql --pag='rm x' -e 'select 1'", Forbidden, 0},
+		{"--defaults-file", "mysql --defaults-file=evil.cnf -e 'select 1'", Prompt, 0},
+		{"--plugin-dir", "mysql --plugin-dir . --default-auth evil -e 'select 1'", Prompt, 0},
+		// Controls.
+		{"-e select", "mysql -e 'select 1' db", Allow, 0},
+		{"-u -h -e", "mysql -u root -h db.example -P 3306 -e 'show tables' app", Allow, 0},
+		{"-Bse select", "mariadb -Bse 'select system_user()'", Allow, 0},
+		{"-e string escape", "mysql -e \"select 'a\\\\'\"", Allow, 0},
+		{"--init-command", "mysql --init-command='system rm x' -e 'select 1'", Allow, 0},
+		{"--version", "mysql --version", Allow, 0},
+		{"-V", "mariadb -V", Allow, 0},
+	})
+}

@@ -314,7 +314,9 @@ func oldProgramExecOptions() map[string]*oldExecOptions {
 		"psql":    {script: psqlArgs},
 		"sqlite3": {script: sqliteArgs},
 		"tmux":    {script: tmuxArgs},
-		// Added in the tenth: the vi family under its other names.
+		// Added in the tenth: the vi family under its other names, mysql.
+		"mariadb":    {script: mysqlArgs},
+		"mysql":      {script: mysqlArgs},
 		"editor":     {script: vimArgs},
 		"eview":      {script: vimArgs},
 		"evim":       {script: vimArgs},

@@ -108,8 +108,12 @@ var programExecOptions = nameTable[*execOptions]{
 	{"mamba", &execOptions{global: true, runners: condaRunners}},
 	// man's pager (-P) and browser (-H) are commands it runs.
 	{"man", &execOptions{script: manArgs}},
+	// mariadb and mysql: system, \! and pager run commands, and they
+	// read them from stdin without -e (see mysqlArgs).
+	{"mariadb", &execOptions{script: mysqlArgs}},
 	{"mawk", &execOptions{script: awkArgs}},
 	{"micromamba", &execOptions{global: true, runners: condaRunners}},
+	{"mysql", &execOptions{script: mysqlArgs}},
 	{"nawk", &execOptions{script: awkArgs}},
 	{"nex", &execOptions{script: vimArgs}},
 	// nix-shell --run/--command run a command in the shell it makes.
