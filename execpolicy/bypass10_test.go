@@ -100,3 +100,41 @@ func TestMysql(t *testing.T) {
 		{"-V", "mariadb -V", Allow, 0},
 	})
 }
+
+// TestGnuplot holds gnuplot's ways of running a command: system, "!",
+// backquotes, set print and set output to "|CMD", plot "< CMD", load
+// and call of a file, eval, sprintf("%c", 60) and "\074" spelling "<",
+// file operands and stdin. Each of system (and sy), !, backquotes, set
+// print, set output, plot "<", sprintf, "\074", load, call, eval, a file
+// operand and stdin ran touch (gnuplot 5.4.4) while judged allow.
+func TestGnuplot(t *testing.T) {
+	p := cmdLangPolicy()
+	p.AddPrefixRule(PrefixRule{Program: "gnuplot", Decision: Allow, Source: "bypass10"})
+	checkBypass3(t, p, []bypass3Case{
+		{"system", "gnuplot -e 'system \"rm x\"'", Forbidden, 0},
+		{"sy", "gnuplot -e \"sy 'rm x'\"", Forbidden, 0},
+		{"system()", "gnuplot -e 'print system(\"rm x\")'", Forbidden, 0},
+		{"!", "gnuplot -e '!rm x'", Forbidden, 0},
+		{"backquotes", "gnuplot -e 'x = `rm x`'", Forbidden, 0},
+		{"set print", "gnuplot -e 'set print \"|rm x\"; print 1'", Forbidden, 0},
+		{"set output", "gnuplot -e 'set term dumb; set output \"| rm x\"; plot sin(x)'", Forbidden, 0},
+		{"plot <", "gnuplot -e 'plot \"< rm x\"'", Forbidden, 0},
+		{"sprintf %c", "gnuplot -e 'plot sprintf(\"%c whoami\", 60)'", Prompt, 0},
+		{"octal escape", "gnuplot -e 'plot \"\\074 whoami\"'", Prompt, 0},
+		{"load", "gnuplot -e 'load \"evil.gp\"'", Prompt, 0},
+		{"l", "gnuplot -e 'a=1; l f'", Prompt, 0},
+		{"call", "gnuplot -e 'ca \"evil.gp\"'", Prompt, 0},
+		{"eval", "gnuplot -e 'eval s'", Prompt, 0},
+		{"macro", "gnuplot -e 'a=\"x\"; @a'", Prompt, 0},
+		{"strcol", "gnuplot -e 'plot \"d\" using (f=strcol(1), 1)'", Prompt, 0},
+		{"file operand", "gnuplot evil.gp", Prompt, 0},
+		{"-c", "gnuplot -c evil.gp a b", Prompt, 0},
+		{"stdin", "echo '!rm x' | gnuplot", Prompt, 0},
+		{"stdin -p", "echo '!rm x' | gnuplot -p", Prompt, 0},
+		{"stdin -", "gnuplot -e 'a=1' - <<< '!rm x'", Prompt, 0},
+		// Controls.
+		{"plot sin", "gnuplot -e 'plot sin(x)'", Allow, 0},
+		{"w l", "gnuplot -e 'set term png; set output \"a.png\"; plot \"data.csv\" using 1:2 w l lw 2'", Allow, 0},
+		{"--version", "gnuplot --version", Allow, 0},
+	})
+}

@@ -316,6 +316,7 @@ func oldProgramExecOptions() map[string]*oldExecOptions {
 		"tmux":    {script: tmuxArgs},
 		// Added in the tenth: the vi family under its other names, mysql.
 		"mariadb":    {script: mysqlArgs},
+		"gnuplot":    {script: gnuplotArgs},
 		"mysql":      {script: mysqlArgs},
 		"editor":     {script: vimArgs},
 		"eview":      {script: vimArgs},

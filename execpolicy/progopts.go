@@ -96,6 +96,9 @@ var programExecOptions = nameTable[*execOptions]{
 	// make's --eval text and NAME=VALUE operands define what its recipes
 	// run; -f, -C and -I pick another makefile (gmake on the BSDs).
 	{"gmake", &execOptions{script: makeArgs}},
+	// gnuplot's system, !, backquotes, "|CMD" and "< CMD" run commands;
+	// it reads them from files and stdin (see gnuplotArgs).
+	{"gnuplot", &execOptions{script: gnuplotArgs}},
 	// go -exec, -toolexec, -vettool; cargo --config (toolargs.go).
 	{"go", &execOptions{script: goArgs}},
 	{"gview", &execOptions{script: vimArgs}},
