@@ -17,8 +17,23 @@ const fdValued = "dEteSocj"
 // (--exec=CMD, -xCMD) is the option's one value for clap as fd 8.6 builds
 // it, the words after being fd's own; a reading where the words after it
 // continue the command is judged too, so that neither hides what runs.
-func unwrapFd(ws []word) unwrapped {
-	var out unwrapped
+//
+// fd names a file found as "./NAME" (fd 8.6, and fd 9 and later with
+// -x/-X), which no program reads as an option; --strip-cwd-prefix drops
+// the "./", and the placeholders {/} and {/.} are the base name, so a file
+// named "-delete" reaches the command as an option ("fd --strip-cwd-prefix
+// -x find" runs "find -delete", which deletes every file under "."). The
+// file names are then the command's input, as xargs adds them
+// (inputArgsTo): only a program that takes any arguments may run so.
+func unwrapFd(ws []word) (out unwrapped) {
+	strip := false
+	defer func() {
+		for _, argv := range out.argvs {
+			if (strip || fdBaseNames(argv)) && (out.inputArgsTo == nil || takesAnyArguments(out.inputArgsTo)) {
+				out.inputArgsTo = &argv[0]
+			}
+		}
+	}()
 	// upTo returns the end of the command that starts at i: the index of
 	// its ";", or len(ws).
 	upTo := func(i int) int {
@@ -56,6 +71,10 @@ func unwrapFd(ws []word) unwrapped {
 			return out // the rest are the pattern and paths
 		case strings.HasPrefix(v, "--"):
 			name, val, hasEq := strings.Cut(v, "=")
+			// fd 9 takes --strip-cwd-prefix=always|never|auto.
+			if name == "--strip-cwd-prefix" && !(hasEq && val == "never") {
+				strip = true
+			}
 			for _, l := range fdExecLong {
 				if name == l {
 					i = found(i, val, hasEq)
@@ -76,4 +95,17 @@ func unwrapFd(ws []word) unwrapped {
 		}
 	}
 	return out
+}
+
+// fdBaseNames says whether a word of argv, a command of fd's -x or -X,
+// starts with the placeholder of a file's base name ({/}, {/.}), which
+// holds no "./" before a name that starts with "-". A word not plain
+// already counts: it may be one.
+func fdBaseNames(argv []word) bool {
+	for _, w := range argv {
+		if !w.static || strings.HasPrefix(w.value, "{/}") || strings.HasPrefix(w.value, "{/.}") {
+			return true
+		}
+	}
+	return false
 }

@@ -79,8 +79,11 @@ var programExecOptions = nameTable[*execOptions]{
 	{"docker", &execOptions{global: true, skip: dockerGlobalValue, runners: dockerRunners, sub: dockerGroups}},
 	// ed's "!CMD" runs a command, and ed reads its commands from stdin.
 	{"ed", &execOptions{script: edArgs}},
+	{"editor", &execOptions{script: vimArgs}},
 	// emacs --eval runs Lisp; -l, --script and -f load or call it.
 	{"emacs", &execOptions{script: emacsArgs}},
+	{"eview", &execOptions{script: vimArgs}},
+	{"evim", &execOptions{script: vimArgs}},
 	{"ex", &execOptions{script: vimArgs}},
 	{"gawk", &execOptions{script: awkArgs}},
 	// gdb -ex/-x run gdb commands (shell CMD, !CMD); --args starts a program.
@@ -93,9 +96,14 @@ var programExecOptions = nameTable[*execOptions]{
 	// make's --eval text and NAME=VALUE operands define what its recipes
 	// run; -f, -C and -I pick another makefile (gmake on the BSDs).
 	{"gmake", &execOptions{script: makeArgs}},
+	// gnuplot's system, !, backquotes, "|CMD" and "< CMD" run commands;
+	// it reads them from files and stdin (see gnuplotArgs).
+	{"gnuplot", &execOptions{script: gnuplotArgs}},
 	// go -exec, -toolexec, -vettool; cargo --config (toolargs.go).
 	{"go", &execOptions{script: goArgs}},
+	{"gview", &execOptions{script: vimArgs}},
 	{"gvim", &execOptions{script: vimArgs}},
+	{"gvimdiff", &execOptions{script: vimArgs}},
 	// hatch run ENV:CMD runs CMD (see cutEnvPrefix).
 	{"hatch", &execOptions{global: true, skip: []string{"-e", "--env", "-p", "--project"}, runners: hatchRunners, sub: hatchGroups, envPrefix: true}},
 	{"kubectl", &execOptions{global: true, skip: kubectlGlobalValue, runners: kubectlRuns}},
@@ -103,14 +111,21 @@ var programExecOptions = nameTable[*execOptions]{
 	{"mamba", &execOptions{global: true, runners: condaRunners}},
 	// man's pager (-P) and browser (-H) are commands it runs.
 	{"man", &execOptions{script: manArgs}},
+	// mariadb and mysql: system, \! and pager run commands, and they
+	// read them from stdin without -e (see mysqlArgs).
+	{"mariadb", &execOptions{script: mysqlArgs}},
 	{"mawk", &execOptions{script: awkArgs}},
 	{"micromamba", &execOptions{global: true, runners: condaRunners}},
+	{"mysql", &execOptions{script: mysqlArgs}},
 	{"nawk", &execOptions{script: awkArgs}},
+	{"nex", &execOptions{script: vimArgs}},
 	// nix-shell --run/--command run a command in the shell it makes.
 	{"nix-shell", &execOptions{long: []string{"--run", "--command"}}},
 	// npm and pnpm: --script-shell and the like name a program (toolargs.go).
 	{"npm", &execOptions{global: true, skip: []string{"--prefix", "-w", "--workspace"}, runners: npmRunners, anywhere: npmRunsConfig, sub: npmConfigCommands}},
 	{"npx", &execOptions{runs: npmExec}},
+	{"nvi", &execOptions{script: vimArgs}},
+	{"nview", &execOptions{script: vimArgs}},
 	{"nvim", &execOptions{script: vimArgs}},
 	{"pdm", &execOptions{global: true, skip: []string{"-p", "--project"}, runners: pythonRun}},
 	{"pipenv", &execOptions{global: true, skip: []string{"--python"}, runners: pythonRun}},
@@ -126,7 +141,10 @@ var programExecOptions = nameTable[*execOptions]{
 	// rg --pre runs a program on every file searched; --hostname-bin
 	// runs one for the hostname of its hyperlinks.
 	{"rg", &execOptions{long: []string{"--pre", "--hostname-bin"}}},
+	{"rgview", &execOptions{script: vimArgs}},
+	{"rgvim", &execOptions{script: vimArgs}},
 	{"rsync", &execOptions{short: "e", long: []string{"--rsh"}}},
+	{"rview", &execOptions{script: vimArgs}},
 	{"rvim", &execOptions{script: vimArgs}},
 	{"rye", &execOptions{global: true, runners: pythonRun}},
 	// scp -S and sftp -S/-D name a program to run; -o ProxyCommand and
@@ -152,11 +170,22 @@ var programExecOptions = nameTable[*execOptions]{
 	{"uv", &execOptions{global: true, skip: uvGlobalValue, runners: uvRunners, sub: uvGroups}},
 	{"uvx", &execOptions{runs: uvRun}},
 	// vi and vim: -c, +CMD and --cmd run their commands (:!CMD); -S, -s,
-	// -u and ex mode read commands from a file or stdin.
+	// -u and ex mode read commands from a file or stdin. Each name a
+	// distribution installs vim or nvi under (Debian's vim.basic,
+	// vim.tiny and the "editor" alternative, Fedora's vimx, the r*, e*
+	// and g* names, nvi's nex and nview) reads the same way.
 	{"vi", &execOptions{script: vimArgs}},
 	{"view", &execOptions{script: vimArgs}},
 	{"vim", &execOptions{script: vimArgs}},
+	{"vim.athena", &execOptions{script: vimArgs}},
+	{"vim.basic", &execOptions{script: vimArgs}},
+	{"vim.gtk", &execOptions{script: vimArgs}},
+	{"vim.gtk3", &execOptions{script: vimArgs}},
+	{"vim.motif", &execOptions{script: vimArgs}},
+	{"vim.nox", &execOptions{script: vimArgs}},
+	{"vim.tiny", &execOptions{script: vimArgs}},
 	{"vimdiff", &execOptions{script: vimArgs}},
+	{"vimx", &execOptions{script: vimArgs}},
 	{"yarn", &execOptions{global: true, skip: []string{"--cwd"}, runners: yarnRunners}},
 	// zip -TT (--unzip-command) runs a command to test the archive;
 	// -T alone tests with unzip, taken as stricter for a -T cluster.
