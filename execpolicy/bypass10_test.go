@@ -138,3 +138,26 @@ func TestGnuplot(t *testing.T) {
 		{"--version", "gnuplot --version", Allow, 0},
 	})
 }
+
+// TestEmacsclient holds emacsclient, whose -e hands its operands, Lisp,
+// to a running Emacs outside the sandbox, and whose -a runs a program
+// when none answers.
+func TestEmacsclient(t *testing.T) {
+	p := execArgsPolicy()
+	p.AddPrefixRule(PrefixRule{Program: "emacsclient", Decision: Allow, Source: "bypass10"})
+	checkBypass3(t, p, []bypass3Case{
+		{"-e", "emacsclient -e '(shell-command \"rm x\")'", Forbidden, 0},
+		{"--eval", "emacsclient --eval '(call-process \"rm\" nil nil nil \"x\")'", Forbidden, 0},
+		{"-eval one dash", "emacsclient -eval '(shell-command \"rm x\")'", Forbidden, 0},
+		{"--ev abbreviated", "emacsclient --ev '(shell-command \"rm x\")'", Forbidden, 0},
+		{"-ne cluster", "emacsclient -ne '(shell-command \"rm x\")'", Forbidden, 0},
+		{"-e later operand", "emacsclient -e t '(shell-command \"rm x\")'", Forbidden, 0},
+		{"-e other Lisp", "emacsclient -e '(kill-emacs)'", Prompt, 0},
+		{"-a", "emacsclient -a 'rm x' f", Forbidden, 0},
+		{"--alternate-editor=", "emacsclient --alternate-editor='rm x' f", Forbidden, 0},
+		{"-F", "emacsclient -c -F '((name . \"x\"))' f", Prompt, 0},
+		// Controls.
+		{"open a file", "emacsclient -n f.txt", Allow, 0},
+		{"socket", "emacsclient -s server -n f.txt", Allow, 0},
+	})
+}

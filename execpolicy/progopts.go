@@ -82,6 +82,8 @@ var programExecOptions = nameTable[*execOptions]{
 	{"editor", &execOptions{script: vimArgs}},
 	// emacs --eval runs Lisp; -l, --script and -f load or call it.
 	{"emacs", &execOptions{script: emacsArgs}},
+	// emacsclient -e hands Lisp to a running Emacs (emacsclientargs.go).
+	{"emacsclient", &execOptions{script: emacsclientArgs}},
 	{"eview", &execOptions{script: vimArgs}},
 	{"evim", &execOptions{script: vimArgs}},
 	{"ex", &execOptions{script: vimArgs}},
