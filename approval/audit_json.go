@@ -30,7 +30,7 @@ func (r Record) MarshalJSON() ([]byte, error) {
 	jsonstr.List(&o, "rules_matched", r.Rules, appendMatchedRule)
 	o.String("decision", r.Decision)
 	if len(r.Reasons) > 0 {
-		jsonstr.List(&o, "reasons", r.Reasons, appendReason)
+		jsonstr.List(&o, "reasons", r.Reasons, AppendReason)
 	}
 	o.StringOmit("action", r.Action)
 	o.StringOmit("approver", r.Approver)
@@ -78,7 +78,9 @@ func appendMatchedRule(b []byte, m MatchedRule) []byte {
 	return b
 }
 
-func appendReason(b []byte, r execpolicy.Reason) []byte {
+// AppendReason appends r to b as JSON ({"kind", "detail"}), as the audit
+// record and check's output write a reason.
+func AppendReason(b []byte, r execpolicy.Reason) []byte {
 	o := jsonstr.Object{B: b}
 	o.String("kind", string(r.Kind))
 	o.String("detail", r.Detail)

@@ -1,7 +1,7 @@
 package gate
 
 import (
-	"github.com/gatedexec/gatedexec/execpolicy"
+	"github.com/gatedexec/gatedexec/approval"
 	"github.com/gatedexec/gatedexec/internal/jsonstr"
 )
 
@@ -14,7 +14,7 @@ func (r CheckResult) MarshalJSON() ([]byte, error) {
 	o.String("decision", r.Decision.String())
 	o.Marshaler("matchedRules", r.MatchedRules)
 	jsonstr.List(&o, "commands", r.Commands, appendCheckedCommand)
-	jsonstr.List(&o, "reasons", r.Reasons, appendReason)
+	jsonstr.List(&o, "reasons", r.Reasons, approval.AppendReason)
 	o.String("action", string(r.Action))
 	return o.Close()
 }
@@ -26,14 +26,6 @@ func appendCheckedCommand(b []byte, c CheckedCommand) []byte {
 	o.Marshaler("argv", c.Argv)
 	o.Marshaler("matchedRules", c.MatchedRules)
 	o.String("decision", c.Decision.String())
-	b, _ = o.Close()
-	return b
-}
-
-func appendReason(b []byte, r execpolicy.Reason) []byte {
-	o := jsonstr.Object{B: b}
-	o.String("kind", string(r.Kind))
-	o.String("detail", r.Detail)
 	b, _ = o.Close()
 	return b
 }
