@@ -161,3 +161,27 @@ func TestEmacsclient(t *testing.T) {
 		{"socket", "emacsclient -s server -n f.txt", Allow, 0},
 	})
 }
+
+// TestWatchers holds the programs that run a command on every change of
+// the files they watch (nodemon -x, watchexec, entr -s) and tox exec,
+// which runs one in a tox environment: with an allow rule for them,
+// "watchexec -- rm x" and "nodemon --exec 'rm x'" were allowed.
+func TestWatchers(t *testing.T) {
+	p := execArgsPolicy()
+	for _, prefix := range [][]string{{"nodemon"}, {"watchexec"}, {"entr"}, {"tox"}, {"ls"}, {"go", "test"}} {
+		p.AddPrefixRule(PrefixRule{Program: prefix[0], Rest: rest(prefix[1:]), Decision: Allow, Source: "bypass10"})
+	}
+	checkBypass3(t, p, []bypass3Case{
+		{"nodemon --exec", "nodemon --exec 'rm x'", Forbidden, 0},
+		{"nodemon -x", "nodemon -x 'rm x' app.js", Forbidden, 0},
+		{"watchexec --", "watchexec -- rm x", Forbidden, 0},
+		{"watchexec joined", "watchexec -e go 'rm x'", Forbidden, 0},
+		{"watchexec --shell", "watchexec --shell=rm -- ls", Forbidden, 0},
+		{"entr -s", "ls | entr -s 'rm x'", Forbidden, 0},
+		{"tox exec", "tox exec -e py -- rm x", Forbidden, 0},
+		// Controls.
+		{"watchexec go test", "watchexec -e go -- go test ./...", Allow, 0},
+		{"nodemon app", "nodemon app.js", Allow, 0},
+		{"tox", "tox -e py", Allow, 0},
+	})
+}

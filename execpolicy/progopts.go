@@ -124,6 +124,8 @@ var programExecOptions = nameTable[*execOptions]{
 	// nix-shell --run/--command run a command in the shell it makes.
 	{"nix-shell", &execOptions{long: []string{"--run", "--command"}}},
 	// npm and pnpm: --script-shell and the like name a program (toolargs.go).
+	// nodemon -x/--exec runs a command on every change.
+	{"nodemon", &execOptions{short: "x", long: []string{"--exec"}}},
 	{"npm", &execOptions{global: true, skip: []string{"--prefix", "-w", "--workspace"}, runners: npmRunners, anywhere: npmRunsConfig, sub: npmConfigCommands}},
 	{"npx", &execOptions{runs: npmExec}},
 	{"nvi", &execOptions{script: vimArgs}},
@@ -169,6 +171,7 @@ var programExecOptions = nameTable[*execOptions]{
 		valuePrefix: nameTable[string]{{"--checkpoint-action", "exec="}}}},
 	// tmux runs shell commands in its server (see tmuxArgs).
 	{"tmux", &execOptions{script: tmuxArgs}},
+	{"tox", &execOptions{global: true, skip: []string{"-c", "--conf", "--root", "--workdir"}, runners: toxRunners}},
 	{"uv", &execOptions{global: true, skip: uvGlobalValue, runners: uvRunners, sub: uvGroups}},
 	{"uvx", &execOptions{runs: uvRun}},
 	// vi and vim: -c, +CMD and --cmd run their commands (:!CMD); -S, -s,

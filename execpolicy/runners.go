@@ -125,6 +125,9 @@ var (
 		flag:  []string{"--frozen", "--locked", "--clean-env", "-q", "--quiet", "-v", "--verbose"}}}, {"shell", projectShell}}
 	pnpmRunners = nameTable[*wrapper]{{"dlx", npmExec}, {"exec", npmExec}}
 	pythonRun   = nameTable[*wrapper]{{"run", pythonEnvRun}, {"shell", projectShell}}
+	toxRunners  = nameTable[*wrapper]{{"exec", &wrapper{kind: runsArgv,
+		value: []string{"-e", "-f", "--factor", "-m", "--labels", "-x", "--override"},
+		flag:  []string{"-r", "--recreate", "-n", "--notest", "--skip-missing-interpreters", "-q", "--quiet", "-v", "--verbose", "--no-recreate-pkg"}}}}
 	uvRunners   = nameTable[*wrapper]{{"run", uvRun}}
 	yarnRunners = nameTable[*wrapper]{{"dlx", npmExec}, {"exec", npmExec}}
 )

@@ -115,7 +115,8 @@ var wrappers = nameTable[*wrapper]{
 	{"doas", &wrapper{kind: runsArgv, value: []string{"-u", "-C"}, flag: []string{"-n", "-s"}, noExec: []string{"-L"}, shellOpts: []string{"-s"}}},
 	{"dumb-init", &wrapper{kind: runsArgv, value: []string{"-r", "--rewrite"}, flag: []string{"-c", "--single-child", "-v", "--verbose"}, noExec: []string{"-V", "--version", "-h", "--help"}}},
 	{"eatmydata", &wrapper{kind: runsArgv}},
-	{"entr", &wrapper{kind: runsArgv, flag: []string{"-a", "-c", "-d", "-n", "-p", "-r", "-z"}}},
+	// entr -s runs its first operand as a script in $SHELL.
+	{"entr", &wrapper{kind: runsArgv, flag: []string{"-a", "-c", "-d", "-n", "-p", "-r", "-z"}, script: []string{"-s"}}},
 	{"env", &wrapper{kind: runsArgv, assignments: true, value: []string{"-u", "--unset", "-C", "--chdir"}, flag: []string{"-i", "-", "--ignore-environment", "-0", "--null", "-v", "--debug", "--default-signal", "--ignore-signal", "--block-signal", "--list-signal-handling"}, script: []string{"-S", "--split-string"}, noExec: []string{"--help", "--version"}}},
 	{"eval", &wrapper{kind: runsJoined}},
 	{"exec", &wrapper{kind: runsArgv, value: []string{"-a"}, flag: []string{"-c", "-l"}}},
@@ -218,6 +219,15 @@ var wrappers = nameTable[*wrapper]{
 	{"watch", &wrapper{kind: runsJoined, value: []string{"-n", "--interval", "-q", "--equexit"},
 		flag:     []string{"-b", "--beep", "-c", "--color", "-C", "--no-color", "-d", "--differences", "-e", "--errexit", "-g", "--chgexit", "-t", "--no-title", "-w", "--no-wrap", "-p", "--precise", "-r", "--no-rerun"},
 		argvMode: []string{"-x", "--exec"}}},
+	// watchexec runs its operands, joined, through a shell on every change;
+	// --shell names the shell program.
+	{"watchexec", &wrapper{kind: runsJoined,
+		value: []string{"-e", "--exts", "-w", "--watch", "-W", "--watch-non-recursive", "-i", "--ignore", "-f", "--filter",
+			"-d", "--debounce", "-s", "--signal", "--stop-signal", "--stop-timeout", "-E", "--env", "--workdir",
+			"--project-origin", "--on-busy-update", "--delay-run", "--poll", "--emit-events-to", "--ignore-file", "--filter-file"},
+		flag: []string{"-c", "--clear", "-r", "--restart", "-n", "-p", "--postpone", "-N", "--notify", "-1", "--no-vcs-ignore",
+			"--no-project-ignore", "--no-global-ignore", "--no-default-ignore", "--no-meta", "-q", "--quiet", "-v", "--verbose"},
+		script: []string{"--shell"}}},
 	{"with-lock-ex", &wrapper{kind: runsArgv, operands: 1, flag: []string{"-w", "-q", "-f"}}},
 	{"xargs", &wrapper{kind: runsArgv, inputArgs: true,
 		value:    []string{"-a", "--arg-file", "-d", "--delimiter", "-E", "-I", "-L", "-n", "--max-args", "-P", "--max-procs", "-s", "--max-chars", "--process-slot-var"},
