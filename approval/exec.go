@@ -110,8 +110,12 @@ func (a *ExecApprover) run(ctx context.Context, r *Request) (Response, error) {
 		cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
 		if a.Stderr != nil {
 			// Not an *os.File: exec copies through a pipe, and no
-			// descriptor of the terminal reaches the program.
+			// descriptor of the terminal reaches the program. Wait then
+			// waits for that pipe's end too, which a process the
+			// approver left behind may hold: not longer than the grace
+			// the answer on stdout gets.
 			cmd.Stderr = struct{ io.Writer }{a.Stderr}
+			cmd.WaitDelay = execGrace
 		}
 	}
 	if a.Status != nil {
@@ -144,6 +148,11 @@ func (a *ExecApprover) run(ctx context.Context, r *Request) (Response, error) {
 	var waitErr error
 	select {
 	case waitErr = <-waited:
+		if errors.Is(waitErr, exec.ErrWaitDelay) {
+			// It exited 0; what it left behind holds its stderr, whose
+			// tail is lost (killed below, as for stdout).
+			waitErr = nil
+		}
 	case <-ctx.Done():
 		killGroup()
 		<-waited

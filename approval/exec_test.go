@@ -1,6 +1,7 @@
 package approval
 
 import (
+	"bytes"
 	"context"
 	"io"
 	"os"
@@ -70,27 +71,38 @@ printf '{"id":"%s","outcome":"approved"}' "$id"`, 20 * time.Second, Denied, "sti
 		{"huge", goodAnswer + `printf '{"id":"%s","outcome":"approved","reason":"' "$id"; head -c 2000000 /dev/zero | tr '\0' x; printf '"}'`, 0, Denied, "larger than"},
 	}
 	req := &Request{ID: RequestID(IDParts{[]string{"git", "push"}, "/w", "p", "pd", "d", "", ""}), Argv: []string{"git", "push"}, Cwd: "/w", Kind: KindExec}
+	// Each also without a terminal (NoTerminal), where its stderr is a
+	// pipe gatedexec copies from, which a child can hold open too.
 	for _, sc := range scripts {
-		t.Run(sc.name, func(t *testing.T) {
-			a := &ExecApprover{Argv: []string{writeScript(t, dir, sc.name, sc.body)}, Timeout: sc.timeout}
-			start := time.Now()
-			resp, err := a.Approve(context.Background(), req)
-			if el := time.Since(start); el > 5*time.Second {
-				t.Errorf("the approver took %v to settle", el)
+		for _, noTerm := range []bool{false, true} {
+			name := sc.name
+			if noTerm {
+				name += "-no-terminal"
 			}
-			if resp.Outcome != sc.want || resp.ID != req.ID {
-				t.Fatalf("outcome %+v, want %s (err %v)", resp, sc.want, err)
-			}
-			if sc.errText == "" {
-				if err != nil {
-					t.Fatalf("unexpected error %v", err)
+			t.Run(name, func(t *testing.T) {
+				a := &ExecApprover{Argv: []string{writeScript(t, dir, name, sc.body)}, Timeout: sc.timeout}
+				if noTerm {
+					a.NoTerminal, a.Stderr = true, &bytes.Buffer{}
 				}
-				return
-			}
-			if err == nil || !strings.Contains(err.Error(), sc.errText) || !strings.Contains(resp.Reason, sc.errText) {
-				t.Fatalf("error %v / reason %q, want them to mention %q", err, resp.Reason, sc.errText)
-			}
-		})
+				start := time.Now()
+				resp, err := a.Approve(context.Background(), req)
+				if el := time.Since(start); el > 5*time.Second {
+					t.Errorf("the approver took %v to settle", el)
+				}
+				if resp.Outcome != sc.want || resp.ID != req.ID {
+					t.Fatalf("outcome %+v, want %s (err %v)", resp, sc.want, err)
+				}
+				if sc.errText == "" {
+					if err != nil {
+						t.Fatalf("unexpected error %v", err)
+					}
+					return
+				}
+				if err == nil || !strings.Contains(err.Error(), sc.errText) || !strings.Contains(resp.Reason, sc.errText) {
+					t.Fatalf("error %v / reason %q, want them to mention %q", err, resp.Reason, sc.errText)
+				}
+			})
+		}
 	}
 	data, err := os.ReadFile(reqFile)
 	if err != nil || !strings.Contains(string(data), `"argv":["git","push"]`) {
