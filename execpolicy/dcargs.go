@@ -79,17 +79,12 @@ func dcCode(a *analysis, prog, text string, depth int) Decision {
 	if strings.Contains(text, "?") {
 		d = Max(d, a.unanalysable(prog+" ?: runs code read from stdin"))
 	}
-	for rest := text; ; {
-		i := strings.IndexByte(rest, '!')
-		if i < 0 {
-			return d
+	for line := range linesAfter(text, "!") {
+		if line != "" && strings.IndexByte("<=>", line[0]) >= 0 {
+			continue // a comparison
 		}
-		rest = rest[i+1:]
-		if rest != "" && strings.IndexByte("<=>", rest[0]) >= 0 {
-			continue
-		}
-		line, _, _ := strings.Cut(rest, "\n")
 		d = Max(d, a.unanalysable(prog+" !: runs a command"))
 		d = Max(d, a.forbiddenIn(line, depth))
 	}
+	return d
 }

@@ -107,14 +107,8 @@ func gnuplotCommand(a *analysis, prog, text string, depth int) Decision {
 	for _, s := range quotedStrings(text, true) {
 		d = Max(d, a.forbiddenIn(strings.TrimLeft(s, " <|"), depth))
 	}
-	for rest := text; ; {
-		_, after, ok := strings.Cut(rest, "!")
-		if !ok {
-			break
-		}
-		line, _, _ := strings.Cut(after, "\n")
+	for line := range linesAfter(text, "!") {
 		d = Max(d, a.forbiddenIn(line, depth))
-		rest = after
 	}
 	for i, s := range strings.Split(text, "`") {
 		if i%2 == 1 {

@@ -1,6 +1,9 @@
 package execpolicy
 
-import "strings"
+import (
+	"iter"
+	"strings"
+)
 
 // The readers of programs' options (execOptions, makeArgs, manArgs,
 // straceArgs, sshClientArgs, cmdLang) take values as getopt does: a short
@@ -59,4 +62,23 @@ func longPrefixOf(name string, longs []string) string {
 		}
 	}
 	return ""
+}
+
+// linesAfter yields, for each mark in text, the rest of the line after
+// it: what a shell escape of a program's own language (psql's \!,
+// gnuplot's and dc's !) hands to a shell.
+func linesAfter(text, mark string) iter.Seq[string] {
+	return func(yield func(string) bool) {
+		for rest := text; ; {
+			_, after, ok := strings.Cut(rest, mark)
+			if !ok {
+				return
+			}
+			line, _, _ := strings.Cut(after, "\n")
+			if !yield(line) {
+				return
+			}
+			rest = after
+		}
+	}
 }

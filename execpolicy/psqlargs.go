@@ -103,13 +103,7 @@ func psqlCommand(a *analysis, prog, text string, depth int) Decision {
 	d := Decision(0)
 	if strings.Contains(text, `\`) {
 		d = Max(d, a.unanalysable(prog+" -c: a meta-command may run a command"))
-		for rest := text; ; {
-			i := strings.Index(rest, `\!`)
-			if i < 0 {
-				break
-			}
-			rest = rest[i+2:]
-			line, _, _ := strings.Cut(rest, "\n")
+		for line := range linesAfter(text, `\!`) {
 			d = Max(d, a.forbiddenIn(line, depth))
 		}
 	}
