@@ -61,7 +61,7 @@ func (g *Gate) Register(_ context.Context, req Request) (*Registration, error) {
 		return reg, err
 	}
 	id := reg.RequestID
-	dir := preapprovedDir(st, false)
+	dir := preapprovedDir(st)
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, fmt.Errorf("registering request %s: %w", id, err)
 	}
@@ -92,7 +92,7 @@ func (g *Gate) Unregister(_ context.Context, req Request) (*Registration, error)
 	if err != nil || reg.RequestID == "" {
 		return reg, err
 	}
-	path := preapprovalPath(preapprovedDir(st, false), reg.RequestID, req.Session)
+	path := preapprovalPath(preapprovedDir(st), reg.RequestID, req.Session)
 	if err := os.Remove(path); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return nil, fmt.Errorf("removing the registration of request %s: %w", reg.RequestID, err)
 	}
@@ -141,12 +141,8 @@ func (g *Gate) registration(req Request) (*state, *Registration, error) {
 }
 
 // preapprovedDir is where Register keeps registrations: under the state
-// directory, which every sandboxed command sees read-only (controlPaths);
-// "" (nothing is claimed) when the managed layer pins the approver.
-func preapprovedDir(st *state, pinned bool) string {
-	if pinned {
-		return ""
-	}
+// directory, which every sandboxed command sees read-only (controlPaths).
+func preapprovedDir(st *state) string {
 	return filepath.Join(st.layers.Dirs.State, "preapproved")
 }
 

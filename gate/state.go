@@ -224,6 +224,12 @@ func (st *state) call(g *Gate, req Request) (*call, error) {
 		// managed layer pinned another: only a refusal may stand.
 		req.Approve = nil
 	}
+	preapproved := preapprovedDir(st)
+	if pinned {
+		// Nobody but the pinned approver answers: what the agent's own
+		// prompt registered approves nothing.
+		preapproved = ""
+	}
 	if ea, ok := approver.(*approval.ExecApprover); ok && req.Timeout > 0 && req.Timeout < rp.timeout {
 		// A caller's budget for the run bounds the wait for an answer too.
 		cp := *ea
@@ -243,7 +249,7 @@ func (st *state) call(g *Gate, req Request) (*call, error) {
 		Approval: st.approval, Approver: serialApprover{&g.ask, approver}, ApproverID: approverID,
 		AmendFile:      amend,
 		DeferredDir:    st.layers.Dirs.Deferred(),
-		PreapprovedDir: preapprovedDir(st, pinned),
+		PreapprovedDir: preapproved,
 		Profile:        st.profileFunc(pl),
 		DefaultProfile: def.value,
 		Runner:         g.runner,
