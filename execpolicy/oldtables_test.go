@@ -293,6 +293,7 @@ func oldProgramExecOptions() map[string]*oldExecOptions {
 		"mawk":   {script: awkArgs},
 		"nawk":   {script: awkArgs},
 		"man":    {script: manArgs},
+		"less":   {script: lessArgs},
 		"strace": {script: straceArgs},
 		// Added in the seventh red-team round.
 		"ssh":       {script: sshArgs},

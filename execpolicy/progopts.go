@@ -109,6 +109,8 @@ var programExecOptions = nameTable[*execOptions]{
 	// hatch run ENV:CMD runs CMD (see cutEnvPrefix).
 	{"hatch", &execOptions{global: true, skip: []string{"-e", "--env", "-p", "--project"}, runners: hatchRunners, sub: hatchGroups, envPrefix: true}},
 	{"kubectl", &execOptions{global: true, skip: kubectlGlobalValue, runners: kubectlRuns}},
+	// less's initial commands (+CMD) and lesskey files run commands.
+	{"less", &execOptions{script: lessArgs}},
 	{"make", &execOptions{script: makeArgs}},
 	{"mamba", &execOptions{global: true, runners: condaRunners}},
 	// man's pager (-P) and browser (-H) are commands it runs.

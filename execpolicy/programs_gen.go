@@ -203,6 +203,8 @@ func lookupProgram(prog string) programFacts {
 		return programFacts{exec: programExecOptions[27].val}
 	case "lckdo":
 		return programFacts{wrapper: wrappers[31].val}
+	case "less":
+		return programFacts{exec: programExecOptions[28].val}
 	case "local":
 		return programFacts{builtin: shellBuiltins[10].val}
 	case "ls":
@@ -210,21 +212,21 @@ func lookupProgram(prog string) programFacts {
 	case "ltrace":
 		return programFacts{wrapper: wrappers[32].val}
 	case "make":
-		return programFacts{exec: programExecOptions[28].val}
-	case "mamba":
 		return programFacts{exec: programExecOptions[29].val}
-	case "man":
+	case "mamba":
 		return programFacts{exec: programExecOptions[30].val}
+	case "man":
+		return programFacts{exec: programExecOptions[31].val}
 	case "mapfile":
 		return programFacts{builtin: shellBuiltins[11].val}
 	case "mariadb":
-		return programFacts{exec: programExecOptions[31].val}
-	case "mawk":
 		return programFacts{exec: programExecOptions[32].val}
+	case "mawk":
+		return programFacts{exec: programExecOptions[33].val}
 	case "md5sum":
 		return programFacts{safe: knownSafeList[18].val}
 	case "micromamba":
-		return programFacts{exec: programExecOptions[33].val}
+		return programFacts{exec: programExecOptions[34].val}
 	case "mke2fs":
 		return programFacts{danger: dangerIndex[8].val}
 	case "mksh":
@@ -232,59 +234,59 @@ func lookupProgram(prog string) programFacts {
 	case "mkswap":
 		return programFacts{danger: dangerIndex[9].val}
 	case "mysql":
-		return programFacts{exec: programExecOptions[34].val}
-	case "nawk":
 		return programFacts{exec: programExecOptions[35].val}
-	case "nex":
+	case "nawk":
 		return programFacts{exec: programExecOptions[36].val}
+	case "nex":
+		return programFacts{exec: programExecOptions[37].val}
 	case "nice":
 		return programFacts{wrapper: wrappers[33].val}
 	case "nix-shell":
-		return programFacts{exec: programExecOptions[37].val}
+		return programFacts{exec: programExecOptions[38].val}
 	case "nl":
 		return programFacts{safe: knownSafeList[19].val}
 	case "nocache":
 		return programFacts{wrapper: wrappers[34].val}
 	case "nodemon":
-		return programFacts{exec: programExecOptions[38].val}
+		return programFacts{exec: programExecOptions[39].val}
 	case "nohup":
 		return programFacts{wrapper: wrappers[35].val}
 	case "npm":
-		return programFacts{exec: programExecOptions[39].val}
-	case "npx":
 		return programFacts{exec: programExecOptions[40].val}
+	case "npx":
+		return programFacts{exec: programExecOptions[41].val}
 	case "nsenter":
 		return programFacts{wrapper: wrappers[36].val}
 	case "numactl":
 		return programFacts{wrapper: wrappers[37].val}
 	case "nvi":
-		return programFacts{exec: programExecOptions[41].val}
-	case "nview":
 		return programFacts{exec: programExecOptions[42].val}
-	case "nvim":
+	case "nview":
 		return programFacts{exec: programExecOptions[43].val}
+	case "nvim":
+		return programFacts{exec: programExecOptions[44].val}
 	case "od":
 		return programFacts{safe: knownSafeList[20].val}
 	case "parallel":
 		return programFacts{wrapper: wrappers[38].val}
 	case "pdm":
-		return programFacts{exec: programExecOptions[44].val}
+		return programFacts{exec: programExecOptions[45].val}
 	case "perf":
 		return programFacts{wrapper: wrappers[39].val}
 	case "pipenv":
-		return programFacts{exec: programExecOptions[45].val}
-	case "pixi":
 		return programFacts{exec: programExecOptions[46].val}
+	case "pixi":
+		return programFacts{exec: programExecOptions[47].val}
 	case "pkexec":
 		return programFacts{wrapper: wrappers[40].val}
 	case "pnpm":
-		return programFacts{exec: programExecOptions[47].val}
-	case "pnpx":
 		return programFacts{exec: programExecOptions[48].val}
-	case "podman":
+	case "pnpx":
 		return programFacts{exec: programExecOptions[49].val}
-	case "poetry":
+	case "podman":
 		return programFacts{exec: programExecOptions[50].val}
+	case "poetry":
+		return programFacts{exec: programExecOptions[51].val}
 	case "posh":
 		return programFacts{wrapper: &shellWrapper}
 	case "poweroff":
@@ -298,7 +300,7 @@ func lookupProgram(prog string) programFacts {
 	case "proxychains4":
 		return programFacts{wrapper: wrappers[43].val}
 	case "psql":
-		return programFacts{exec: programExecOptions[51].val}
+		return programFacts{exec: programExecOptions[52].val}
 	case "pwd":
 		return programFacts{safe: knownSafeList[22].val}
 	case "read":
@@ -314,37 +316,37 @@ func lookupProgram(prog string) programFacts {
 	case "reboot":
 		return programFacts{danger: dangerIndex[11].val}
 	case "rg":
-		return programFacts{safe: knownSafeList[25].val, exec: programExecOptions[52].val}
+		return programFacts{safe: knownSafeList[25].val, exec: programExecOptions[53].val}
 	case "rgview":
-		return programFacts{exec: programExecOptions[53].val}
-	case "rgvim":
 		return programFacts{exec: programExecOptions[54].val}
+	case "rgvim":
+		return programFacts{exec: programExecOptions[55].val}
 	case "rm":
 		return programFacts{danger: dangerIndex[12].val}
 	case "rsync":
-		return programFacts{exec: programExecOptions[55].val}
+		return programFacts{exec: programExecOptions[56].val}
 	case "run0":
 		return programFacts{wrapper: wrappers[44].val}
 	case "runuser":
 		return programFacts{wrapper: wrappers[45].val}
 	case "rview":
-		return programFacts{exec: programExecOptions[56].val}
-	case "rvim":
 		return programFacts{exec: programExecOptions[57].val}
-	case "rye":
+	case "rvim":
 		return programFacts{exec: programExecOptions[58].val}
+	case "rye":
+		return programFacts{exec: programExecOptions[59].val}
 	case "sandbox-exec":
 		return programFacts{wrapper: wrappers[46].val}
 	case "scp":
-		return programFacts{exec: programExecOptions[59].val}
+		return programFacts{exec: programExecOptions[60].val}
 	case "screen":
 		return programFacts{wrapper: wrappers[47].val}
 	case "script":
 		return programFacts{wrapper: wrappers[48].val}
 	case "sdiff":
-		return programFacts{exec: programExecOptions[60].val}
+		return programFacts{exec: programExecOptions[61].val}
 	case "sed":
-		return programFacts{safe: knownSafeList[26].val, exec: programExecOptions[61].val}
+		return programFacts{safe: knownSafeList[26].val, exec: programExecOptions[62].val}
 	case "set":
 		return programFacts{builtin: shellBuiltins[16].val}
 	case "setpriv":
@@ -354,7 +356,7 @@ func lookupProgram(prog string) programFacts {
 	case "setuidgid":
 		return programFacts{wrapper: wrappers[51].val}
 	case "sftp":
-		return programFacts{exec: programExecOptions[62].val}
+		return programFacts{exec: programExecOptions[63].val}
 	case "sg":
 		return programFacts{wrapper: wrappers[52].val}
 	case "sh":
@@ -366,15 +368,15 @@ func lookupProgram(prog string) programFacts {
 	case "shutdown":
 		return programFacts{danger: dangerIndex[13].val}
 	case "sort":
-		return programFacts{safe: knownSafeList[28].val, exec: programExecOptions[63].val}
+		return programFacts{safe: knownSafeList[28].val, exec: programExecOptions[64].val}
 	case "source":
 		return programFacts{builtin: shellBuiltins[18].val}
 	case "split":
-		return programFacts{exec: programExecOptions[64].val}
-	case "sqlite3":
 		return programFacts{exec: programExecOptions[65].val}
-	case "ssh":
+	case "sqlite3":
 		return programFacts{exec: programExecOptions[66].val}
+	case "ssh":
+		return programFacts{exec: programExecOptions[67].val}
 	case "ssh-agent":
 		return programFacts{wrapper: wrappers[53].val}
 	case "sshpass":
@@ -384,7 +386,7 @@ func lookupProgram(prog string) programFacts {
 	case "stdbuf":
 		return programFacts{wrapper: wrappers[55].val}
 	case "strace":
-		return programFacts{wrapper: wrappers[56].val, exec: programExecOptions[67].val}
+		return programFacts{wrapper: wrappers[56].val, exec: programExecOptions[68].val}
 	case "su":
 		return programFacts{wrapper: wrappers[57].val}
 	case "su-exec":
@@ -398,7 +400,7 @@ func lookupProgram(prog string) programFacts {
 	case "tail":
 		return programFacts{safe: knownSafeList[30].val}
 	case "tar":
-		return programFacts{exec: programExecOptions[68].val}
+		return programFacts{exec: programExecOptions[69].val}
 	case "taskset":
 		return programFacts{wrapper: wrappers[61].val}
 	case "telinit":
@@ -412,11 +414,11 @@ func lookupProgram(prog string) programFacts {
 	case "tini":
 		return programFacts{wrapper: wrappers[64].val}
 	case "tmux":
-		return programFacts{exec: programExecOptions[69].val}
+		return programFacts{exec: programExecOptions[70].val}
 	case "torsocks":
 		return programFacts{wrapper: wrappers[65].val}
 	case "tox":
-		return programFacts{exec: programExecOptions[70].val}
+		return programFacts{exec: programExecOptions[71].val}
 	case "toybox":
 		return programFacts{wrapper: wrappers[66].val}
 	case "tr":
@@ -438,35 +440,35 @@ func lookupProgram(prog string) programFacts {
 	case "unshare":
 		return programFacts{wrapper: wrappers[69].val}
 	case "uv":
-		return programFacts{exec: programExecOptions[71].val}
-	case "uvx":
 		return programFacts{exec: programExecOptions[72].val}
+	case "uvx":
+		return programFacts{exec: programExecOptions[73].val}
 	case "valgrind":
 		return programFacts{wrapper: wrappers[70].val}
 	case "vi":
-		return programFacts{exec: programExecOptions[73].val}
-	case "view":
 		return programFacts{exec: programExecOptions[74].val}
-	case "vim":
+	case "view":
 		return programFacts{exec: programExecOptions[75].val}
-	case "vim.athena":
+	case "vim":
 		return programFacts{exec: programExecOptions[76].val}
-	case "vim.basic":
+	case "vim.athena":
 		return programFacts{exec: programExecOptions[77].val}
-	case "vim.gtk":
+	case "vim.basic":
 		return programFacts{exec: programExecOptions[78].val}
-	case "vim.gtk3":
+	case "vim.gtk":
 		return programFacts{exec: programExecOptions[79].val}
-	case "vim.motif":
+	case "vim.gtk3":
 		return programFacts{exec: programExecOptions[80].val}
-	case "vim.nox":
+	case "vim.motif":
 		return programFacts{exec: programExecOptions[81].val}
-	case "vim.tiny":
+	case "vim.nox":
 		return programFacts{exec: programExecOptions[82].val}
-	case "vimdiff":
+	case "vim.tiny":
 		return programFacts{exec: programExecOptions[83].val}
-	case "vimx":
+	case "vimdiff":
 		return programFacts{exec: programExecOptions[84].val}
+	case "vimx":
+		return programFacts{exec: programExecOptions[85].val}
 	case "wait":
 		return programFacts{builtin: shellBuiltins[22].val}
 	case "watch":
@@ -488,11 +490,11 @@ func lookupProgram(prog string) programFacts {
 	case "xvfb-run":
 		return programFacts{wrapper: wrappers[75].val}
 	case "yarn":
-		return programFacts{exec: programExecOptions[85].val}
+		return programFacts{exec: programExecOptions[86].val}
 	case "yash":
 		return programFacts{wrapper: &shellWrapper}
 	case "zip":
-		return programFacts{exec: programExecOptions[86].val}
+		return programFacts{exec: programExecOptions[87].val}
 	case "zsh":
 		return programFacts{wrapper: &shellWrapper}
 	}

@@ -1,0 +1,99 @@
+package execpolicy
+
+import "strings"
+
+// less's options that give it commands: an initial command (+CMD, ++CMD),
+// which is any of its keystrokes, "!" and "|" among them, which run a
+// shell; and a lesskey file or text (-k, --lesskey-file, --lesskey-src,
+// --lesskey-content), whose #env section may set LESSOPEN, a command less
+// runs on every file it opens. less takes a long option by any prefix and
+// in either case (--LESSKEY-S).
+var lessKeyLong = []string{"--lesskey-file", "--lesskey-src", "--lesskey-content"}
+
+// lessValued are less's short options that take a value, attached or in
+// the next word: in a cluster, the rest of the word is that value.
+const lessValued = "bDhjkoOpPtTxyz\"#"
+
+// lessArgs judges less's arguments (execOptions.script): an initial
+// command other than a plain move or search (lessPlainCommand), and any
+// lesskey option, are unanalysable; what follows a "!" or "|" in an
+// initial command is searched for forbidden commands. "less $'+!touch
+// x\n' f" and "less --lesskey-src=k f" (k setting LESSOPEN) ran touch
+// (less 590) while judged allow by an allow rule for less.
+func lessArgs(a *analysis, ws []word, depth int) Decision {
+	d := Decision(0)
+	prog := ws[0].value
+	for i := 1; i < len(ws); i++ {
+		w := ws[i]
+		v := w.value
+		switch {
+		case !w.static:
+			continue // the command is not plain already
+		case v == "--":
+			return d
+		case strings.HasPrefix(v, "+"):
+			if !lessPlainCommand(v) {
+				d = Max(d, a.unanalysable(prog+" "+v[:min(len(v), 2)]+" runs one of its commands"))
+				for line := range linesAfter(v, "!") {
+					d = Max(d, a.forbiddenIn(line, depth))
+				}
+				// "|" takes a mark letter before its command.
+				for line := range linesAfter(v, "|") {
+					d = Max(d, a.forbiddenIn(line, depth))
+					if line != "" {
+						d = Max(d, a.forbiddenIn(line[1:], depth))
+					}
+				}
+			}
+		case strings.HasPrefix(v, "--"):
+			name, val, hasEq := strings.Cut(v, "=")
+			if opt := longPrefixOf(strings.ToLower(name), lessKeyLong); opt != "" {
+				longValue(ws, &i, val, hasEq)
+				d = Max(d, a.unanalysable(prog+" "+opt+" may set the command it runs on each file (LESSOPEN)"))
+			}
+		case strings.HasPrefix(v, "-") && len(v) > 1:
+			for j := 1; j < len(v); j++ {
+				c := v[j]
+				switch {
+				case c == 'k':
+					shortValue(ws, &i, v, j)
+					d = Max(d, a.unanalysable(prog+" -k may set the command it runs on each file (LESSOPEN)"))
+				case strings.IndexByte(lessValued, c) >= 0:
+					shortValue(ws, &i, v, j)
+				default:
+					continue // a flag: the cluster goes on
+				}
+				break
+			}
+		}
+	}
+	return d
+}
+
+// lessPlainCommand reports whether the initial command v (+CMD or ++CMD)
+// only moves or searches: a line number, percentage or end (+G, +50%),
+// following the file (+F), or a search (+/PATTERN, +?PATTERN) with no
+// control character, which would end the pattern and start another
+// command.
+func lessPlainCommand(v string) bool {
+	cmd := strings.TrimPrefix(strings.TrimPrefix(v, "+"), "+")
+	n := 0
+	for n < len(cmd) && cmd[n] >= '0' && cmd[n] <= '9' {
+		n++
+	}
+	rest := cmd[n:]
+	switch {
+	case rest == "":
+		return true
+	case rest[0] == '/' || rest[0] == '?':
+		for i := 1; i < len(rest); i++ {
+			if rest[i] < 0x20 || rest[i] == 0x7f {
+				return false
+			}
+		}
+		return true
+	case len(rest) == 1:
+		return strings.IndexByte("gGpP%F", rest[0]) >= 0
+	}
+	return false
+}
