@@ -66,27 +66,27 @@ func (r *Runner) startDirect(ctx context.Context, c *Command, p *sandbox.Profile
 			done <- outcome{err: fmt.Errorf("sandbox: no_new_privs: %w", err)}
 			return
 		}
-		// This thread is the run's alone, and ends with it.
-		entered := cg != nil && cg.enterThread() == nil
 		started := false
 		timedOut, err := sup.Run(ctx, cmd, func() error {
 			begin = time.Now()
-			if err := cmd.Start(); err != nil {
+			err := cg.fork(func(add func(int) error) error {
+				if err := cmd.Start(); err != nil {
+					return err
+				}
+				if add != nil {
+					// Best effort: the cgroup only ends what left the
+					// process group, at the run's end.
+					add(cmd.Process.Pid)
+				}
+				return nil
+			})
+			if err != nil {
 				return err
-			}
-			if cg != nil && !entered {
-				// A unified hierarchy moves whole processes only: the
-				// command goes in after its start, and what it forked
-				// before that stays out (README, Sandbox notes).
-				cg.add(cmd.Process.Pid)
 			}
 			started = true
 			io3.started()
 			return nil
 		})
-		if entered {
-			cg.leaveThread()
-		}
 		done <- outcome{timedOut: timedOut, started: started, err: err}
 	}()
 	o := <-done

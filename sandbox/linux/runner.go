@@ -342,10 +342,6 @@ func (r *Runner) start(ctx context.Context, c *Command, p *sandbox.Profile, spec
 	}
 	cg := cgs.wait()
 	var begin time.Time
-	var started func(int) error
-	if cg != nil {
-		started = cg.add
-	}
 	finished := false
 	defer func() {
 		// Every way out puts the caller's terminal back.
@@ -365,7 +361,10 @@ func (r *Runner) start(ctx context.Context, c *Command, p *sandbox.Profile, spec
 	}
 	timedOut, err := sup.Run(ctx, cmd, func() error {
 		begin = time.Now()
-		if err := startHelper(cmd, specR, repW, specW, data, started); err != nil {
+		err := cg.fork(func(add func(int) error) error {
+			return startHelper(cmd, specR, repW, specW, data, add)
+		})
+		if err != nil {
 			io3.close()
 			finished = true
 			return err
