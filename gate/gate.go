@@ -86,7 +86,8 @@ type Request struct {
 	Cwd string
 	// Workspace, when set, must be the Gate's: the layers were read for it.
 	Workspace string
-	// Env is the command's environment.
+	// Env is the command's environment; on an agent's terminal
+	// (Config.AgentTerminal) its pagers are set (agentTerminalEnv).
 	Env                    []string
 	Stdin                  io.Reader
 	Stdout, Stderr         io.Writer

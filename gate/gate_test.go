@@ -413,3 +413,47 @@ func TestAgentTerminalNeverAsksTheTTY(t *testing.T) {
 		g.Close()
 	}
 }
+
+// envRunner records the environment of each command it is asked to run.
+type envRunner struct{ envs [][]string }
+
+func (r *envRunner) Run(_ context.Context, c *sandbox.Command) (*sandbox.Result, error) {
+	r.envs = append(r.envs, c.Env)
+	return &sandbox.Result{Layers: []string{"fake"}}, nil
+}
+
+// On an agent's terminal the pagers a command starts are cat and less is
+// in its secure mode, whatever the caller's environment said: a pager
+// takes commands from the terminal the model types into. Elsewhere the
+// environment is the caller's.
+func TestAgentTerminalEnv(t *testing.T) {
+	h := newTestHost(t)
+	h.write(t, filepath.Join(h.user, "rules", "user.rules"), `prefix_rule(pattern=["git", "log"], decision="allow")`)
+	env := []string{"PATH=/usr/bin:/bin", "PAGER=less", "GIT_PAGER=less -R", "LESSSECURE=0", "HOME=/h"}
+	for _, agent := range []bool{false, true} {
+		r := &envRunner{}
+		g, err := New(Config{Workspace: h.workspace, Getenv: h.getenv, Runner: r, AgentTerminal: agent, Flags: Flags{Approver: "deny"}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := g.Run(context.Background(), Request{Argv: []string{"git", "log"}, Env: env})
+		g.Close()
+		if err != nil || !res.Ran || len(r.envs) != 1 {
+			t.Fatalf("agent terminal %v: ran %v, err %v", agent, res != nil && res.Ran, err)
+		}
+		got := map[string][]string{}
+		for _, kv := range r.envs[0] {
+			k, v, _ := strings.Cut(kv, "=")
+			got[k] = append(got[k], v)
+		}
+		want := map[string]string{"PAGER": "less", "GIT_PAGER": "less -R", "LESSSECURE": "0", "PATH": "/usr/bin:/bin", "HOME": "/h"}
+		if agent {
+			want = map[string]string{"PAGER": "cat", "GIT_PAGER": "cat", "MANPAGER": "cat", "SYSTEMD_PAGER": "cat", "LESSSECURE": "1", "PATH": "/usr/bin:/bin", "HOME": "/h"}
+		}
+		for k, v := range want {
+			if len(got[k]) != 1 || got[k][0] != v {
+				t.Errorf("agent terminal %v: %s=%q, want exactly %q", agent, k, got[k], v)
+			}
+		}
+	}
+}
