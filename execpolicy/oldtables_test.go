@@ -343,6 +343,16 @@ func oldProgramExecOptions() map[string]*oldExecOptions {
 		"vim.nox":    {script: vimArgs},
 		"vim.tiny":   {script: vimArgs},
 		"vimx":       {script: vimArgs},
+		// Added in the eleventh: the C toolchain and rustc.
+		"gcc": {script: ccArgs}, "g++": {script: ccArgs}, "cc": {script: ccArgs}, "c++": {script: ccArgs},
+		"c89": {script: ccArgs}, "c99": {script: ccArgs}, "cpp": {script: ccArgs}, "cc1": {script: ccArgs},
+		"cc1plus": {script: ccArgs}, "clang": {script: ccArgs}, "clang++": {script: ccArgs}, "clang-cpp": {script: ccArgs},
+		"gfortran": {script: ccArgs}, "gccgo": {script: ccArgs},
+		"collect2": {script: ldArgs}, "ld": {script: ldArgs}, "ld.bfd": {script: ldArgs}, "ld.gold": {script: ldArgs},
+		"ld.lld": {script: ldArgs}, "ld.mold": {script: ldArgs}, "gold": {script: ldArgs}, "mold": {script: ldArgs},
+		"ar": {script: ldArgs}, "nm": {script: ldArgs}, "ranlib": {script: ldArgs},
+		"gcc-ar": {script: ldArgs}, "gcc-nm": {script: ldArgs}, "gcc-ranlib": {script: ldArgs},
+		"rustc": {script: rustcArgs},
 		// Runners (runners.go).
 		"bundle": {global: true, skip: []string{"--gemfile"}, runners: oldRunners(bundleRunners)},
 		"go":     {script: goArgs},

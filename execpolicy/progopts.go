@@ -63,6 +63,7 @@ type execOptions struct {
 // programExecOptions holds, by basename, the options of a program that
 // run a command.
 var programExecOptions = nameTable[*execOptions]{
+	{"ar", &execOptions{script: ldArgs}},
 	// awk's system(), pipes and gawk's @ run commands (see awkArgs).
 	{"awk", &execOptions{script: awkArgs}},
 	// Runners (runners.go): what they run is judged, but a rule that
@@ -70,8 +71,19 @@ var programExecOptions = nameTable[*execOptions]{
 	{"bun", &execOptions{global: true, runners: bunRunners}},
 	{"bundle", &execOptions{global: true, skip: []string{"--gemfile"}, runners: bundleRunners}},
 	{"bunx", &execOptions{runs: bunxRun}},
+	{"c++", &execOptions{script: ccArgs}},
+	{"c89", &execOptions{script: ccArgs}},
+	{"c99", &execOptions{script: ccArgs}},
 	{"cargo", &execOptions{script: cargoArgs}},
+	{"cc", &execOptions{script: ccArgs}},
+	{"cc1", &execOptions{script: ccArgs}},
+	{"cc1plus", &execOptions{script: ccArgs}},
+	{"clang", &execOptions{script: ccArgs}},
+	{"clang++", &execOptions{script: ccArgs}},
+	{"clang-cpp", &execOptions{script: ccArgs}},
+	{"collect2", &execOptions{script: ldArgs}},
 	{"conda", &execOptions{global: true, runners: condaRunners}},
+	{"cpp", &execOptions{script: ccArgs}},
 	// dc's "!" runs a command; it reads code from stdin (see dcArgs).
 	{"dc", &execOptions{script: dcArgs}},
 	{"diff3", &execOptions{long: []string{"--diff-program"}}},
@@ -87,9 +99,19 @@ var programExecOptions = nameTable[*execOptions]{
 	{"eview", &execOptions{script: vimArgs}},
 	{"evim", &execOptions{script: vimArgs}},
 	{"ex", &execOptions{script: vimArgs}},
+	{"g++", &execOptions{script: ccArgs}},
 	{"gawk", &execOptions{script: awkArgs}},
+	// The C toolchain: programs, plugins and option files its flags name
+	// (ccargs.go); versioned and triple names are found by
+	// toolchainExecOptions.
+	{"gcc", &execOptions{script: ccArgs}},
+	{"gcc-ar", &execOptions{script: ldArgs}},
+	{"gcc-nm", &execOptions{script: ldArgs}},
+	{"gcc-ranlib", &execOptions{script: ldArgs}},
+	{"gccgo", &execOptions{script: ccArgs}},
 	// gdb -ex/-x run gdb commands (shell CMD, !CMD); --args starts a program.
 	{"gdb", &execOptions{script: gdbArgs}},
+	{"gfortran", &execOptions{script: ccArgs}},
 	// Many git settings are commands git runs (alias.*, core.pager,
 	// core.sshCommand, core.fsmonitor, diff.external, ...); --exec-path
 	// picks the directory of the programs its subcommands run.
@@ -103,12 +125,18 @@ var programExecOptions = nameTable[*execOptions]{
 	{"gnuplot", &execOptions{script: gnuplotArgs}},
 	// go -exec, -toolexec, -vettool; cargo --config (toolargs.go).
 	{"go", &execOptions{script: goArgs}},
+	{"gold", &execOptions{script: ldArgs}},
 	{"gview", &execOptions{script: vimArgs}},
 	{"gvim", &execOptions{script: vimArgs}},
 	{"gvimdiff", &execOptions{script: vimArgs}},
 	// hatch run ENV:CMD runs CMD (see cutEnvPrefix).
 	{"hatch", &execOptions{global: true, skip: []string{"-e", "--env", "-p", "--project"}, runners: hatchRunners, sub: hatchGroups, envPrefix: true}},
 	{"kubectl", &execOptions{global: true, skip: kubectlGlobalValue, runners: kubectlRuns}},
+	{"ld", &execOptions{script: ldArgs}},
+	{"ld.bfd", &execOptions{script: ldArgs}},
+	{"ld.gold", &execOptions{script: ldArgs}},
+	{"ld.lld", &execOptions{script: ldArgs}},
+	{"ld.mold", &execOptions{script: ldArgs}},
 	// less's initial commands (+CMD) and lesskey files run commands.
 	{"less", &execOptions{script: lessArgs}},
 	{"make", &execOptions{script: makeArgs}},
@@ -120,11 +148,13 @@ var programExecOptions = nameTable[*execOptions]{
 	{"mariadb", &execOptions{script: mysqlArgs}},
 	{"mawk", &execOptions{script: awkArgs}},
 	{"micromamba", &execOptions{global: true, runners: condaRunners}},
+	{"mold", &execOptions{script: ldArgs}},
 	{"mysql", &execOptions{script: mysqlArgs}},
 	{"nawk", &execOptions{script: awkArgs}},
 	{"nex", &execOptions{script: vimArgs}},
 	// nix-shell --run/--command run a command in the shell it makes.
 	{"nix-shell", &execOptions{long: []string{"--run", "--command"}}},
+	{"nm", &execOptions{script: ldArgs}},
 	// npm and pnpm: --script-shell and the like name a program (toolargs.go).
 	// nodemon -x/--exec runs a command on every change.
 	{"nodemon", &execOptions{short: "x", long: []string{"--exec"}}},
@@ -144,12 +174,15 @@ var programExecOptions = nameTable[*execOptions]{
 	// psql's meta-commands run commands, COPY ... PROGRAM one on the
 	// server (see psqlArgs).
 	{"psql", &execOptions{script: psqlArgs}},
+	{"ranlib", &execOptions{script: ldArgs}},
 	// rg --pre runs a program on every file searched; --hostname-bin
 	// runs one for the hostname of its hyperlinks.
 	{"rg", &execOptions{long: []string{"--pre", "--hostname-bin"}}},
 	{"rgview", &execOptions{script: vimArgs}},
 	{"rgvim", &execOptions{script: vimArgs}},
 	{"rsync", &execOptions{short: "e", long: []string{"--rsh"}}},
+	// rustc -C linker, link-args, -Z codegen-backend (ccargs.go).
+	{"rustc", &execOptions{script: rustcArgs}},
 	{"rview", &execOptions{script: vimArgs}},
 	{"rvim", &execOptions{script: vimArgs}},
 	{"rye", &execOptions{global: true, runners: pythonRun}},

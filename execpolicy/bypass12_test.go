@@ -1,0 +1,122 @@
+package execpolicy
+
+import "testing"
+
+// round11Policy is bypassPolicy with allow rules for progs.
+func round11Policy(progs ...string) *Policy {
+	p := bypassPolicy()
+	for _, prog := range progs {
+		p.AddPrefixRule(PrefixRule{Program: prog, Decision: Allow, Source: "bypass12"})
+	}
+	return p
+}
+
+// TestCToolchain holds the C toolchain's options that run a program or
+// load a plugin: "gcc -wrapper ./x,arg a.c" (every subprocess through x),
+// "gcc -fplugin=./p.so", "gcc -B ./d" and --prefix (d/as), "gcc
+// -specs=s" (*linker: x), "gcc -Wl,-plugin,./p.so", "-Xlinker -plugin",
+// "gcc -Wp,-fplugin=./p.so", -Xpreprocessor, "gcc @rsp" (-wrapper in it),
+// "cpp -wrapper", "g++ -wrapper", cc1 -fplugin and collect2 -plugin (gcc
+// 12.2); "clang -fuse-ld=/abs/x", "clang --ld-path=./x", "clang
+// -fplugin=", "-fpass-plugin=", "-Xclang -load -Xclang ./p.so", "clang
+// -B d -fno-integrated-as", "clang --config ./c.cfg", clang-14 and
+// clang-cpp-14 (clang 14.0.6); "ld --plugin ./p.so", "ld -plugin=",
+// "ld @rsp", "nm --plugin", "ar --plugin ./p.so rc l.a a.o" and "ranlib
+// --plugin" (binutils 2.40) ran x or the plugin's constructor while
+// judged allow by an allow rule for the program.
+func TestCToolchain(t *testing.T) {
+	p := round11Policy("gcc", "cc", "g++", "c++", "cpp", "clang", "clang++", "clang-14", "clang-cpp-14", "gcc-12",
+		"x86_64-linux-gnu-gcc-12", "aarch64-linux-gnu-g++", "cc1", "c99", "ld", "ld.gold", "collect2", "ar", "nm", "ranlib", "gcc-ar-12")
+	checkBypass3(t, p, []bypass3Case{
+		{"-wrapper", "gcc -wrapper rm,x a.c", Forbidden, 0},
+		{"-wrapper prog", "gcc -wrapper ./x,arg a.c", Prompt, 0},
+		{"-fplugin", "gcc -fplugin=./p.so a.c", Prompt, 0},
+		{"-fplugin-arg", "gcc -fplugin=p -fplugin-arg-p-k=v a.c", Prompt, 0},
+		{"-B", "gcc -B ./d a.c", Prompt, 0},
+		{"-B attached", "gcc -Bd a.c", Prompt, 0},
+		{"--prefix", "gcc --prefix=d/ a.c", Prompt, 0},
+		{"--prefix next", "gcc --prefix d/ a.c", Prompt, 0},
+		{"-specs", "cc -specs=s a.c", Prompt, 0},
+		{"--specs next", "gcc --specs s a.c", Prompt, 0},
+		{"-Wl,-plugin", "gcc -Wl,-plugin,./p.so a.c", Prompt, 0},
+		{"-Wl,--plugin=", "gcc -Wl,--plugin=./p.so a.c", Prompt, 0},
+		{"-Wl,-plugin-opt", "gcc -Wl,-plugin-opt=./x a.c", Prompt, 0},
+		{"-Wl,@", "gcc -Wl,@rsp a.c", Prompt, 0},
+		{"-Xlinker", "gcc -Xlinker -plugin -Xlinker ./p.so a.c", Prompt, 0},
+		{"-Wp,-fplugin", "gcc -Wp,-fplugin=./p.so a.c", Prompt, 0},
+		{"-Xpreprocessor", "gcc -Xpreprocessor -fplugin=./p.so a.c", Prompt, 0},
+		{"@file", "gcc @rsp a.c", Prompt, 0},
+		{"cpp", "cpp -wrapper rm,x a.c", Forbidden, 0},
+		{"g++", "g++ -wrapper ./x a.cc", Prompt, 0},
+		{"c++", "c++ -fplugin=./p.so a.cc", Prompt, 0},
+		{"c99", "c99 -B d a.c", Prompt, 0},
+		{"cc1", "cc1 -fplugin=./p.so a.c", Prompt, 0},
+		{"collect2", "collect2 -plugin ./p.so a.o", Prompt, 0},
+		{"gcc-12", "gcc-12 -wrapper rm,x a.c", Forbidden, 0},
+		{"triple", "x86_64-linux-gnu-gcc-12 -fplugin=./p.so a.c", Prompt, 0},
+		{"triple g++", "aarch64-linux-gnu-g++ -B d a.c", Prompt, 0},
+		{"by path", "/usr/bin/gcc -wrapper rm,x a.c", Forbidden, 0},
+		{"clang -fuse-ld path", "clang -fuse-ld=/tmp/x a.c", Prompt, 0},
+		{"clang -fuse-ld rm", "clang -fuse-ld=rm a.c", Forbidden, 0},
+		{"clang --ld-path", "clang --ld-path=./x a.c", Prompt, 0},
+		{"clang --ld-path rm", "clang --ld-path=rm a.c", Forbidden, 0},
+		{"clang -fpass-plugin", "clang -fpass-plugin=./p.so a.c", Prompt, 0},
+		{"clang -Xclang -load", "clang -Xclang -load -Xclang ./p.so a.c", Prompt, 0},
+		{"clang -Xarch", "clang -Xarch_x86_64 -fplugin=./p.so a.c", Prompt, 0},
+		{"clang -mllvm", "clang -mllvm -load=./p.so a.c", Prompt, 0},
+		{"clang --config", "clang --config ./c.cfg a.c", Prompt, 0},
+		{"clang --config=", "clang --config=./c.cfg a.c", Prompt, 0},
+		{"clang++", "clang++ -fplugin=./p.so a.cc", Prompt, 0},
+		{"clang-14", "clang-14 -fplugin=./p.so a.c", Prompt, 0},
+		{"clang-cpp-14", "clang-cpp-14 -fplugin=./p.so a.c", Prompt, 0},
+		{"ld --plugin", "ld --plugin ./p.so a.o", Prompt, 0},
+		{"ld -plugin=", "ld -plugin=./p.so a.o", Prompt, 0},
+		{"ld @", "ld @rsp", Prompt, 0},
+		{"ld.gold", "ld.gold --plugin ./p.so a.o", Prompt, 0},
+		{"nm --plugin", "nm --plugin ./p.so a.o", Prompt, 0},
+		{"ar --plugin", "ar --plugin ./p.so rc l.a a.o", Prompt, 0},
+		{"ranlib --plugin", "ranlib --plugin=./p.so l.a", Prompt, 0},
+		{"gcc-ar-12 --plugin", "gcc-ar-12 --plugin ./p.so rc l.a a.o", Prompt, 0},
+		// Controls: ordinary compiles and links.
+		{"-O2 -o", "gcc -O2 -o a a.c", Allow, 0},
+		{"flags", "gcc -Wall -Wextra -std=c11 -Iinc -DX=1 -g -c a.c -o a.o", Allow, 0},
+		{"link", "cc -o a a.o -Llib -lm -Wl,--as-needed,-rpath,/opt/lib -Xlinker --gc-sections", Allow, 0},
+		{"-fuse-ld=lld", "clang++ -O2 -fuse-ld=lld -std=c++20 a.cc", Allow, 0},
+		{"-Wa", "gcc -Wa,--noexecstack -c a.c", Allow, 0},
+		{"-x c", "gcc -x c -E a.c", Allow, 0},
+		{"gcc-12", "gcc-12 -O2 a.c", Allow, 0},
+		{"ld", "ld -o a a.o -Bstatic -lc", Allow, 0},
+		{"ar", "ar rcs l.a a.o", Allow, 0},
+		{"nm", "nm -D l.so", Allow, 0},
+	})
+}
+
+// TestRustc holds rustc's linker and its flags, its unstable options and
+// its option files: "rustc -C linker=./x a.rs" (-Clinker=, --codegen
+// linker=, --codegen=linker=), "rustc -C link-arg=-wrapper -C
+// link-arg=./x", "rustc @rsp" and, with RUSTC_BOOTSTRAP=1, "rustc -Z
+// codegen-backend=./p.so" ran x or p.so's constructor (rustc 1.95.0)
+// while judged allow.
+func TestRustc(t *testing.T) {
+	p := round11Policy("rustc")
+	checkBypass3(t, p, []bypass3Case{
+		{"-C linker", "rustc -C linker=./x a.rs", Prompt, 0},
+		{"-C linker rm", "rustc -C linker=rm a.rs", Forbidden, 0},
+		{"-Clinker", "rustc -Clinker=./x a.rs", Prompt, 0},
+		{"--codegen", "rustc --codegen linker=./x a.rs", Prompt, 0},
+		{"--codegen=", "rustc --codegen=linker=./x a.rs", Prompt, 0},
+		{"link-arg", "rustc -C link-arg=-wrapper -C link-arg=./x a.rs", Prompt, 0},
+		{"link-args", "rustc -C link-args='-wrapper rm,x' a.rs", Forbidden, 0},
+		{"link-arg -B", "rustc -C link-arg=-B./d a.rs", Prompt, 0},
+		{"linker-plugin-lto", "rustc -C linker-plugin-lto=./p.so a.rs", Prompt, 0},
+		{"linker-flavor", "rustc -C linker-flavor=ld a.rs", Prompt, 0},
+		{"-Z", "rustc -Z codegen-backend=./p.so a.rs", Prompt, 0},
+		{"-Z attached", "rustc -Zcodegen-backend=./p.so a.rs", Prompt, 0},
+		{"@file", "rustc @rsp a.rs", Prompt, 0},
+		// Controls.
+		{"plain", "rustc a.rs", Allow, 0},
+		{"-O", "rustc -O --edition 2021 -o a a.rs", Allow, 0},
+		{"opt-level", "rustc -C opt-level=3 -Cdebuginfo=2 -C target-cpu=native a.rs", Allow, 0},
+		{"link-arg safe", "rustc -C link-arg=-Wl,--gc-sections -C link-arg=-fuse-ld=lld a.rs", Allow, 0},
+	})
+}
