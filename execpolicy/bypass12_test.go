@@ -120,3 +120,65 @@ func TestRustc(t *testing.T) {
 		{"link-arg safe", "rustc -C link-arg=-Wl,--gc-sections -C link-arg=-fuse-ld=lld a.rs", Allow, 0},
 	})
 }
+
+// TestApt holds apt's -o and -c, which set the commands apt and dpkg run,
+// and dpkg's own: "apt-get -o APT::Update::Pre-Invoke::=./x update", its
+// -qo, -oKEY and --option=KEY spellings, "apt -o
+// APT::Update::Post-Invoke::=./x update", "apt-get -c ./conf update" and
+// --config-file= (apt 2.6.1), and "dpkg --pre-invoke=./x --configure -a",
+// "--post-invoke ./x" and --status-logger= (dpkg 1.21.22) ran x while
+// judged allow.
+func TestApt(t *testing.T) {
+	p := round11Policy("apt-get", "apt", "dpkg")
+	checkBypass3(t, p, []bypass3Case{
+		{"-o Pre-Invoke", "apt-get -o APT::Update::Pre-Invoke::=./x update", Prompt, 0},
+		{"-o Pre-Invoke rm", "apt-get -o 'APT::Update::Pre-Invoke::=rm x' update", Forbidden, 0},
+		{"-qo cluster", "apt-get -qo 'APT::Update::Pre-Invoke::=rm x' update", Forbidden, 0},
+		{"-o attached", "apt-get '-oAPT::Update::Pre-Invoke::=rm x' update", Forbidden, 0},
+		{"--option=", "apt-get '--option=APT::Update::Pre-Invoke::=rm x' update", Forbidden, 0},
+		{"--option next", "apt-get --option 'DPkg::Post-Invoke::=rm x' install foo", Forbidden, 0},
+		{"after the command", "apt-get update -o 'APT::Update::Post-Invoke::=rm x'", Forbidden, 0},
+		{"apt", "apt -o 'APT::Update::Post-Invoke::=rm x' update", Forbidden, 0},
+		{"Dpkg::Options --pre-invoke", "apt-get -o 'Dpkg::Options::=--pre-invoke=rm x' install foo", Forbidden, 0},
+		{"Dir::Bin::dpkg", "apt-get -o Dir::Bin::dpkg=./x install foo", Prompt, 0},
+		{"ProxyAutoDetect", "apt-get -o Acquire::http::ProxyAutoDetect=./x update", Prompt, 0},
+		{"-c", "apt-get -c ./conf update", Prompt, 0},
+		{"--config-file=", "apt-get --config-file=./conf update", Prompt, 0},
+		{"dpkg --pre-invoke", "dpkg --pre-invoke='rm x' --configure -a", Forbidden, 0},
+		{"dpkg --post-invoke next", "dpkg --post-invoke ./x --configure -a", Prompt, 0},
+		{"dpkg --status-logger", "dpkg --status-logger=./x -i p.deb", Prompt, 0},
+		// Controls.
+		{"install", "apt-get install foo", Allow, 0},
+		{"-y -q", "apt-get -yq --no-install-recommends install foo", Allow, 0},
+		{"-t", "apt-get -t bookworm-backports install foo", Allow, 0},
+		{"force-confold", "apt-get -o Dpkg::Options::=--force-confold -y install foo", Allow, 0},
+		{"Install-Recommends", "apt -o APT::Install-Recommends=false install foo", Allow, 0},
+		{"APT::Get", "apt-get -o APT::Get::Assume-Yes=true install foo", Allow, 0},
+		{"dpkg -i", "dpkg -i p.deb", Allow, 0},
+		{"dpkg --status", "dpkg --status bash", Allow, 0},
+	})
+}
+
+// TestRpm holds rpm's macro expansion: "rpm --eval '%(./x)'", -E,
+// "--define 'f %(./x)' -E %f", "--macros=m -E %bar" and "--load m" (m
+// defining %bar as %(./x)), "--pipe ./x" and "-E '%{lua:
+// os.execute(\"./x\")}'" ran x (rpm 4.18.0) while judged allow.
+func TestRpm(t *testing.T) {
+	p := round11Policy("rpm", "rpmbuild")
+	checkBypass3(t, p, []bypass3Case{
+		{"--eval", "rpm --eval '%(touch x)'", Prompt, 0},
+		{"-E", "rpm -E '%(touch x)'", Prompt, 0},
+		{"--define", "rpm --define 'f %(touch x)' -E %f", Prompt, 0},
+		{"-D", "rpm -D 'f 1' -q foo", Prompt, 0},
+		{"--macros", "rpm --macros=m -E %bar", Prompt, 0},
+		{"--load", "rpm --load m -qa", Prompt, 0},
+		{"--pipe", "rpm --pipe 'rm x' -qa", Forbidden, 0},
+		{"lua", "rpm -E '%{lua: os.execute(\"touch x\")}'", Prompt, 0},
+		{"rpmbuild", "rpmbuild -D 'f 1' -ba x.spec", Prompt, 0},
+		// Controls.
+		{"-qa", "rpm -qa", Allow, 0},
+		{"-qi", "rpm -qi bash", Allow, 0},
+		{"-Uvh", "rpm -Uvh p.rpm", Allow, 0},
+		{"--queryformat", "rpm -qa --queryformat '%{NAME}\\n'", Allow, 0},
+	})
+}

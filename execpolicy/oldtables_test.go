@@ -343,7 +343,7 @@ func oldProgramExecOptions() map[string]*oldExecOptions {
 		"vim.nox":    {script: vimArgs},
 		"vim.tiny":   {script: vimArgs},
 		"vimx":       {script: vimArgs},
-		// Added in the eleventh: the C toolchain and rustc.
+		// Added in the eleventh: the C toolchain, rustc, apt, dpkg, rpm.
 		"gcc": {script: ccArgs}, "g++": {script: ccArgs}, "cc": {script: ccArgs}, "c++": {script: ccArgs},
 		"c89": {script: ccArgs}, "c99": {script: ccArgs}, "cpp": {script: ccArgs}, "cc1": {script: ccArgs},
 		"cc1plus": {script: ccArgs}, "clang": {script: ccArgs}, "clang++": {script: ccArgs}, "clang-cpp": {script: ccArgs},
@@ -352,7 +352,13 @@ func oldProgramExecOptions() map[string]*oldExecOptions {
 		"ld.lld": {script: ldArgs}, "ld.mold": {script: ldArgs}, "gold": {script: ldArgs}, "mold": {script: ldArgs},
 		"ar": {script: ldArgs}, "nm": {script: ldArgs}, "ranlib": {script: ldArgs},
 		"gcc-ar": {script: ldArgs}, "gcc-nm": {script: ldArgs}, "gcc-ranlib": {script: ldArgs},
-		"rustc": {script: rustcArgs},
+		"rustc":    {script: rustcArgs},
+		"apt":      {script: aptArgs},
+		"apt-get":  {script: aptArgs},
+		"dpkg":     {script: dpkgArgs},
+		"rpm":      {short: "DE", long: rpmRuns},
+		"rpmbuild": {short: "DE", long: rpmRuns},
+		"rpmspec":  {short: "DE", long: rpmRuns},
 		// Runners (runners.go).
 		"bundle": {global: true, skip: []string{"--gemfile"}, runners: oldRunners(bundleRunners)},
 		"go":     {script: goArgs},

@@ -63,6 +63,9 @@ type execOptions struct {
 // programExecOptions holds, by basename, the options of a program that
 // run a command.
 var programExecOptions = nameTable[*execOptions]{
+	// apt -o sets commands apt and dpkg run (aptargs.go).
+	{"apt", &execOptions{script: aptArgs}},
+	{"apt-get", &execOptions{script: aptArgs}},
 	{"ar", &execOptions{script: ldArgs}},
 	// awk's system(), pipes and gawk's @ run commands (see awkArgs).
 	{"awk", &execOptions{script: awkArgs}},
@@ -89,6 +92,7 @@ var programExecOptions = nameTable[*execOptions]{
 	{"diff3", &execOptions{long: []string{"--diff-program"}}},
 	{"direnv", &execOptions{global: true, runners: direnvRunners}},
 	{"docker", &execOptions{global: true, skip: dockerGlobalValue, runners: dockerRunners, sub: dockerGroups}},
+	{"dpkg", &execOptions{script: dpkgArgs}},
 	// ed's "!CMD" runs a command, and ed reads its commands from stdin.
 	{"ed", &execOptions{script: edArgs}},
 	{"editor", &execOptions{script: vimArgs}},
@@ -180,6 +184,13 @@ var programExecOptions = nameTable[*execOptions]{
 	{"rg", &execOptions{long: []string{"--pre", "--hostname-bin"}}},
 	{"rgview", &execOptions{script: vimArgs}},
 	{"rgvim", &execOptions{script: vimArgs}},
+	// rpm expands macros, %(CMD) and %{lua:...} among them, from --eval,
+	// --define and macro files; --pipe pipes its output to a command.
+	// "rpm --eval '%(./x)'", -E, -D, --macros, --load, --pipe and
+	// %{lua: os.execute()} ran x (rpm 4.18.0) while judged allow.
+	{"rpm", &execOptions{short: "DE", long: rpmRuns}},
+	{"rpmbuild", &execOptions{short: "DE", long: rpmRuns}},
+	{"rpmspec", &execOptions{short: "DE", long: rpmRuns}},
 	{"rsync", &execOptions{short: "e", long: []string{"--rsh"}}},
 	// rustc -C linker, link-args, -Z codegen-backend (ccargs.go).
 	{"rustc", &execOptions{script: rustcArgs}},
@@ -231,6 +242,10 @@ var programExecOptions = nameTable[*execOptions]{
 	// -T alone tests with unzip, taken as stricter for a -T cluster.
 	{"zip", &execOptions{short: "T", long: []string{"--unzip-command"}}},
 }
+
+// rpmRuns are rpm's long options that expand macros or name a file of
+// them, or pipe its output to a command.
+var rpmRuns = []string{"--eval", "--define", "--predefine", "--macros", "--load", "--pipe", "--rcfile"}
 
 // dockerGlobalValue, kubectlGlobalValue and uvGlobalValue are the global
 // options of docker (podman), kubectl and uv whose value is the next word.
