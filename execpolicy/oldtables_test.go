@@ -279,7 +279,7 @@ func oldProgramExecOptions() map[string]*oldExecOptions {
 			long:        []string{"--use-compress-program", "--to-command", "--checkpoint-action", "--info-script", "--new-volume-script", "--rsh-command", "--rmt-command"},
 			valuePrefix: map[string]string{"--checkpoint-action": "exec="}},
 		"sort":  {long: []string{"--compress-program"}},
-		"rsync": {short: "e", long: []string{"--rsh"}},
+		"rsync": {short: "e", long: []string{"--rsh", "--rsync-path"}}, // --rsync-path: the eleventh round
 		// Added since, as they are in programExecOptions.
 		"diff3":  {long: []string{"--diff-program"}},
 		"rg":     {long: []string{"--pre", "--hostname-bin"}},
@@ -343,7 +343,8 @@ func oldProgramExecOptions() map[string]*oldExecOptions {
 		"vim.nox":    {script: vimArgs},
 		"vim.tiny":   {script: vimArgs},
 		"vimx":       {script: vimArgs},
-		// Added in the eleventh: the C toolchain, rustc, apt, dpkg, rpm.
+		// Added in the eleventh: the C toolchain, rustc, package managers,
+		// file tools, cmake, pytest, openssl, gpg.
 		"gcc": {script: ccArgs}, "g++": {script: ccArgs}, "cc": {script: ccArgs}, "c++": {script: ccArgs},
 		"c89": {script: ccArgs}, "c99": {script: ccArgs}, "cpp": {script: ccArgs}, "cc1": {script: ccArgs},
 		"cc1plus": {script: ccArgs}, "clang": {script: ccArgs}, "clang++": {script: ccArgs}, "clang-cpp": {script: ccArgs},
@@ -359,6 +360,21 @@ func oldProgramExecOptions() map[string]*oldExecOptions {
 		"rpm":      {short: "DE", long: rpmRuns},
 		"rpmbuild": {short: "DE", long: rpmRuns},
 		"rpmspec":  {short: "DE", long: rpmRuns},
+		"gs":       {script: gsArgs}, "gsc": {script: gsArgs}, "gsx": {script: gsArgs}, "ps2pdf": {script: gsArgs},
+		"ps2pdfwr": {script: gsArgs}, "ps2ps": {script: gsArgs}, "pdf2ps": {script: gsArgs}, "eps2eps": {script: gsArgs},
+		"convert": {script: imageMagickArgs}, "magick": {script: imageMagickArgs}, "mogrify": {script: imageMagickArgs},
+		"montage": {script: imageMagickArgs}, "composite": {script: imageMagickArgs}, "identify": {script: imageMagickArgs},
+		"wget":   {script: wgetArgs},
+		"cpio":   {long: []string{"--rsh-command"}},
+		"cmake":  {script: cmakeArgs},
+		"nano":   {short: "sf", long: []string{"--speller", "--rcfile"}},
+		"svn":    {long: []string{"--editor-cmd", "--diff-cmd", "--diff3-cmd", "--config-option", "--config-dir"}},
+		"hg":     {long: []string{"--config"}, configValue: true},
+		"chg":    {long: []string{"--config"}, configValue: true},
+		"pytest": {script: pytestArgs}, "pytest-3": {script: pytestArgs}, "py.test": {script: pytestArgs},
+		"openssl": {script: opensslArgs},
+		"gpg":     {long: gpgRuns},
+		"gpg2":    {long: gpgRuns},
 		// Runners (runners.go).
 		"bundle": {global: true, skip: []string{"--gemfile"}, runners: oldRunners(bundleRunners)},
 		"go":     {script: goArgs},
