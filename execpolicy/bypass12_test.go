@@ -366,8 +366,9 @@ func TestHg(t *testing.T) {
 
 // TestPytest holds pytest's options that import a module of the
 // caller's choosing: "pytest -p evilplug" and -pevilplug, "pytest --pdb
-// --pdbcls=evilplug:X", "pytest -o 'addopts=-p evilplug'" and
-// --override-ini= ran evilplug's code (pytest 7.2.1, evilplug.py on
+// --pdbcls=evilplug:X", "pytest -o 'addopts=-p evilplug'",
+// --override-ini= and "pytest -W 'ignore::evilplug.X'" (the warning
+// category's module) ran evilplug's code (pytest 7.2.1, evilplug.py on
 // PYTHONPATH) while judged allow.
 func TestPytest(t *testing.T) {
 	p := round11Policy("pytest", "pytest-3")

@@ -271,9 +271,9 @@ func cmakeArgs(a *analysis, ws []word, depth int) Decision {
 // the debugger, -W's category (ignore::MOD.CLASS) one as a warning
 // class, -o (--override-ini) may set addopts to any of them, and -c
 // (--config-file) reads an ini file that may. "pytest -p evilplug",
-// "pytest --pdb --pdbcls=evilplug:X" and "pytest -o 'addopts=-p
-// evilplug'" ran evilplug's code (pytest 7.2.1, evilplug.py on
-// PYTHONPATH) while judged allow.
+// "pytest --pdb --pdbcls=evilplug:X", "pytest -o 'addopts=-p evilplug'"
+// and "pytest -W 'ignore::evilplug.X'" ran evilplug's code (pytest 7.2.1,
+// evilplug.py on PYTHONPATH) while judged allow.
 func pytestArgs(a *analysis, ws []word, _ int) Decision {
 	d := Decision(0)
 	prog := ws[0].value
