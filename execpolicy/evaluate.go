@@ -373,6 +373,9 @@ func (a *analysis) command(ws []word, depth int) Decision {
 	// One lookup for the floor, the known-safe list and the wrappers.
 	prog := path.Base(ws[0].value)
 	facts := lookupProgram(prog)
+	if facts.exec == nil && strings.IndexByte(prog, '-') > 0 {
+		facts.exec = toolchainExecOptions(prog)
+	}
 	if name := dangerousAmong(ws, prog, facts.danger); name != "" {
 		d = Max(d, a.danger(name+": "+QuoteArgv(argv)))
 	}

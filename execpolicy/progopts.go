@@ -63,6 +63,10 @@ type execOptions struct {
 // programExecOptions holds, by basename, the options of a program that
 // run a command.
 var programExecOptions = nameTable[*execOptions]{
+	// apt -o sets commands apt and dpkg run (aptargs.go).
+	{"apt", &execOptions{script: aptArgs}},
+	{"apt-get", &execOptions{script: aptArgs}},
+	{"ar", &execOptions{script: ldArgs}},
 	// awk's system(), pipes and gawk's @ run commands (see awkArgs).
 	{"awk", &execOptions{script: awkArgs}},
 	// Runners (runners.go): what they run is judged, but a rule that
@@ -70,13 +74,34 @@ var programExecOptions = nameTable[*execOptions]{
 	{"bun", &execOptions{global: true, runners: bunRunners}},
 	{"bundle", &execOptions{global: true, skip: []string{"--gemfile"}, runners: bundleRunners}},
 	{"bunx", &execOptions{runs: bunxRun}},
+	{"c++", &execOptions{script: ccArgs}},
+	{"c89", &execOptions{script: ccArgs}},
+	{"c99", &execOptions{script: ccArgs}},
 	{"cargo", &execOptions{script: cargoArgs}},
+	{"cc", &execOptions{script: ccArgs}},
+	{"cc1", &execOptions{script: ccArgs}},
+	{"cc1plus", &execOptions{script: ccArgs}},
+	{"chg", &execOptions{long: []string{"--config"}, configValue: true}},
+	{"clang", &execOptions{script: ccArgs}},
+	{"clang++", &execOptions{script: ccArgs}},
+	{"clang-cpp", &execOptions{script: ccArgs}},
+	// cmake -E env/time/chdir, -P, -C, -DCMAKE_* (toolopts.go).
+	{"cmake", &execOptions{script: cmakeArgs}},
+	{"collect2", &execOptions{script: ldArgs}},
+	{"composite", &execOptions{script: imageMagickArgs}},
 	{"conda", &execOptions{global: true, runners: condaRunners}},
+	// ImageMagick opens "|CMD" as a pipe where built with pipes.
+	{"convert", &execOptions{script: imageMagickArgs}},
+	// cpio --rsh-command runs the remote shell for HOST:FILE archives:
+	// "cpio -o --rsh-command=./x -F localhost:f" ran x (cpio 2.13).
+	{"cpio", &execOptions{long: []string{"--rsh-command"}}},
+	{"cpp", &execOptions{script: ccArgs}},
 	// dc's "!" runs a command; it reads code from stdin (see dcArgs).
 	{"dc", &execOptions{script: dcArgs}},
 	{"diff3", &execOptions{long: []string{"--diff-program"}}},
 	{"direnv", &execOptions{global: true, runners: direnvRunners}},
 	{"docker", &execOptions{global: true, skip: dockerGlobalValue, runners: dockerRunners, sub: dockerGroups}},
+	{"dpkg", &execOptions{script: dpkgArgs}},
 	// ed's "!CMD" runs a command, and ed reads its commands from stdin.
 	{"ed", &execOptions{script: edArgs}},
 	{"editor", &execOptions{script: vimArgs}},
@@ -84,12 +109,23 @@ var programExecOptions = nameTable[*execOptions]{
 	{"emacs", &execOptions{script: emacsArgs}},
 	// emacsclient -e hands Lisp to a running Emacs (emacsclientargs.go).
 	{"emacsclient", &execOptions{script: emacsclientArgs}},
+	{"eps2eps", &execOptions{script: gsArgs}},
 	{"eview", &execOptions{script: vimArgs}},
 	{"evim", &execOptions{script: vimArgs}},
 	{"ex", &execOptions{script: vimArgs}},
+	{"g++", &execOptions{script: ccArgs}},
 	{"gawk", &execOptions{script: awkArgs}},
+	// The C toolchain: programs, plugins and option files its flags name
+	// (ccargs.go); versioned and triple names are found by
+	// toolchainExecOptions.
+	{"gcc", &execOptions{script: ccArgs}},
+	{"gcc-ar", &execOptions{script: ldArgs}},
+	{"gcc-nm", &execOptions{script: ldArgs}},
+	{"gcc-ranlib", &execOptions{script: ldArgs}},
+	{"gccgo", &execOptions{script: ccArgs}},
 	// gdb -ex/-x run gdb commands (shell CMD, !CMD); --args starts a program.
 	{"gdb", &execOptions{script: gdbArgs}},
+	{"gfortran", &execOptions{script: ccArgs}},
 	// Many git settings are commands git runs (alias.*, core.pager,
 	// core.sshCommand, core.fsmonitor, diff.external, ...); --exec-path
 	// picks the directory of the programs its subcommands run.
@@ -103,14 +139,35 @@ var programExecOptions = nameTable[*execOptions]{
 	{"gnuplot", &execOptions{script: gnuplotArgs}},
 	// go -exec, -toolexec, -vettool; cargo --config (toolargs.go).
 	{"go", &execOptions{script: goArgs}},
+	{"gold", &execOptions{script: ldArgs}},
+	// gpg runs its agent, dirmngr and photo viewer programs, which its
+	// options (or an --options file) name: "gpg --agent-program ./x" and
+	// --dirmngr-program ran x (GnuPG 2.2.40).
+	{"gpg", &execOptions{long: gpgRuns}},
+	{"gpg2", &execOptions{long: gpgRuns}},
+	// Ghostscript: -dNOSAFER, pipes as output files (toolopts.go).
+	{"gs", &execOptions{script: gsArgs}},
+	{"gsc", &execOptions{script: gsArgs}},
+	{"gsx", &execOptions{script: gsArgs}},
 	{"gview", &execOptions{script: vimArgs}},
 	{"gvim", &execOptions{script: vimArgs}},
 	{"gvimdiff", &execOptions{script: vimArgs}},
 	// hatch run ENV:CMD runs CMD (see cutEnvPrefix).
 	{"hatch", &execOptions{global: true, skip: []string{"-e", "--env", "-p", "--project"}, runners: hatchRunners, sub: hatchGroups, envPrefix: true}},
+	// hg --config sets hooks, aliases (!CMD), extensions and the editor:
+	// "hg --config hooks.pre-status=./x status", alias.x=!./x and
+	// extensions.e=e.py ran x (Mercurial 6.3.2); chg is its client.
+	{"hg", &execOptions{long: []string{"--config"}, configValue: true}},
+	{"identify", &execOptions{script: imageMagickArgs}},
 	{"kubectl", &execOptions{global: true, skip: kubectlGlobalValue, runners: kubectlRuns}},
+	{"ld", &execOptions{script: ldArgs}},
+	{"ld.bfd", &execOptions{script: ldArgs}},
+	{"ld.gold", &execOptions{script: ldArgs}},
+	{"ld.lld", &execOptions{script: ldArgs}},
+	{"ld.mold", &execOptions{script: ldArgs}},
 	// less's initial commands (+CMD) and lesskey files run commands.
 	{"less", &execOptions{script: lessArgs}},
+	{"magick", &execOptions{script: imageMagickArgs}},
 	{"make", &execOptions{script: makeArgs}},
 	{"mamba", &execOptions{global: true, runners: condaRunners}},
 	// man's pager (-P) and browser (-H) are commands it runs.
@@ -120,11 +177,18 @@ var programExecOptions = nameTable[*execOptions]{
 	{"mariadb", &execOptions{script: mysqlArgs}},
 	{"mawk", &execOptions{script: awkArgs}},
 	{"micromamba", &execOptions{global: true, runners: condaRunners}},
+	{"mogrify", &execOptions{script: imageMagickArgs}},
+	{"mold", &execOptions{script: ldArgs}},
+	{"montage", &execOptions{script: imageMagickArgs}},
 	{"mysql", &execOptions{script: mysqlArgs}},
+	// nano's speller (-s) runs on ^T/F12, and an rcfile (-f) may set it:
+	// "nano --speller=./x f", -s and "--rcfile=rc" ran x on F12 (nano 7.2).
+	{"nano", &execOptions{short: "sf", long: []string{"--speller", "--rcfile"}}},
 	{"nawk", &execOptions{script: awkArgs}},
 	{"nex", &execOptions{script: vimArgs}},
 	// nix-shell --run/--command run a command in the shell it makes.
 	{"nix-shell", &execOptions{long: []string{"--run", "--command"}}},
+	{"nm", &execOptions{script: ldArgs}},
 	// npm and pnpm: --script-shell and the like name a program (toolargs.go).
 	// nodemon -x/--exec runs a command on every change.
 	{"nodemon", &execOptions{short: "x", long: []string{"--exec"}}},
@@ -133,6 +197,9 @@ var programExecOptions = nameTable[*execOptions]{
 	{"nvi", &execOptions{script: vimArgs}},
 	{"nview", &execOptions{script: vimArgs}},
 	{"nvim", &execOptions{script: vimArgs}},
+	// openssl -engine, -provider, -config load shared objects (toolopts.go).
+	{"openssl", &execOptions{script: opensslArgs}},
+	{"pdf2ps", &execOptions{script: gsArgs}},
 	{"pdm", &execOptions{global: true, skip: []string{"-p", "--project"}, runners: pythonRun}},
 	{"pipenv", &execOptions{global: true, skip: []string{"--python"}, runners: pythonRun}},
 	{"pixi", &execOptions{global: true, skip: []string{"--manifest-path", "--color"}, runners: pixiRunners}},
@@ -141,15 +208,35 @@ var programExecOptions = nameTable[*execOptions]{
 	{"pnpx", &execOptions{runs: npmExec}},
 	{"podman", &execOptions{global: true, skip: dockerGlobalValue, runners: dockerRunners, sub: dockerGroups}},
 	{"poetry", &execOptions{global: true, skip: []string{"-C", "--directory", "-P", "--project"}, runners: pythonRun}},
+	{"ps2pdf", &execOptions{script: gsArgs}},
+	{"ps2pdfwr", &execOptions{script: gsArgs}},
+	{"ps2ps", &execOptions{script: gsArgs}},
 	// psql's meta-commands run commands, COPY ... PROGRAM one on the
 	// server (see psqlArgs).
 	{"psql", &execOptions{script: psqlArgs}},
+	{"py.test", &execOptions{script: pytestArgs}},
+	// pytest -p, --pdbcls, -W, -o and -c import modules (toolopts.go).
+	{"pytest", &execOptions{script: pytestArgs}},
+	{"pytest-3", &execOptions{script: pytestArgs}},
+	{"ranlib", &execOptions{script: ldArgs}},
 	// rg --pre runs a program on every file searched; --hostname-bin
 	// runs one for the hostname of its hyperlinks.
 	{"rg", &execOptions{long: []string{"--pre", "--hostname-bin"}}},
 	{"rgview", &execOptions{script: vimArgs}},
 	{"rgvim", &execOptions{script: vimArgs}},
-	{"rsync", &execOptions{short: "e", long: []string{"--rsh"}}},
+	// rpm expands macros, %(CMD) and %{lua:...} among them, from --eval,
+	// --define and macro files; --pipe pipes its output to a command.
+	// "rpm --eval '%(./x)'", -E, -D, --macros, --load, --pipe and
+	// %{lua: os.execute()} ran x (rpm 4.18.0) while judged allow.
+	{"rpm", &execOptions{short: "DE", long: rpmRuns}},
+	{"rpmbuild", &execOptions{short: "DE", long: rpmRuns}},
+	{"rpmspec", &execOptions{short: "DE", long: rpmRuns}},
+	// --rsync-path is the command rsync runs on the remote host, this host
+	// for localhost: "rsync -e ./fakessh --rsync-path='./x; rsync' d/ h:d/"
+	// ran x (rsync 3.5.0, fakessh running the command here).
+	{"rsync", &execOptions{short: "e", long: []string{"--rsh", "--rsync-path"}}},
+	// rustc -C linker, link-args, -Z codegen-backend (ccargs.go).
+	{"rustc", &execOptions{script: rustcArgs}},
 	{"rview", &execOptions{script: vimArgs}},
 	{"rvim", &execOptions{script: vimArgs}},
 	{"rye", &execOptions{global: true, runners: pythonRun}},
@@ -168,6 +255,11 @@ var programExecOptions = nameTable[*execOptions]{
 	// ssh HOST CMD runs CMD on HOST, which may be this host.
 	{"ssh", &execOptions{script: sshArgs}},
 	{"strace", &execOptions{script: straceArgs}},
+	// svn's editor, diff and diff3 programs, and --config-option
+	// (helpers, tunnels) or --config-dir setting them: "svn propedit
+	// --editor-cmd ./x", "svn diff --diff-cmd ./x", --config-option
+	// config:tunnels:foo=./x and config:helpers:diff-cmd ran x (svn 1.14.2).
+	{"svn", &execOptions{long: []string{"--editor-cmd", "--diff-cmd", "--diff3-cmd", "--config-option", "--config-dir"}}},
 	{"tar", &execOptions{short: "IF", oldStyle: true,
 		long:        []string{"--use-compress-program", "--to-command", "--checkpoint-action", "--info-script", "--new-volume-script", "--rsh-command", "--rmt-command"},
 		valuePrefix: nameTable[string]{{"--checkpoint-action", "exec="}}}},
@@ -193,11 +285,21 @@ var programExecOptions = nameTable[*execOptions]{
 	{"vim.tiny", &execOptions{script: vimArgs}},
 	{"vimdiff", &execOptions{script: vimArgs}},
 	{"vimx", &execOptions{script: vimArgs}},
+	// wget --use-askpass, -e use_askpass, --config (toolopts.go).
+	{"wget", &execOptions{script: wgetArgs}},
 	{"yarn", &execOptions{global: true, skip: []string{"--cwd"}, runners: yarnRunners}},
 	// zip -TT (--unzip-command) runs a command to test the archive;
 	// -T alone tests with unzip, taken as stricter for a -T cluster.
 	{"zip", &execOptions{short: "T", long: []string{"--unzip-command"}}},
 }
+
+// rpmRuns are rpm's long options that expand macros or name a file of
+// them, or pipe its output to a command; gpgRuns gpg's that name a
+// program it runs or a file of options.
+var (
+	rpmRuns = []string{"--eval", "--define", "--predefine", "--macros", "--load", "--pipe", "--rcfile"}
+	gpgRuns = []string{"--photo-viewer", "--exec-path", "--agent-program", "--dirmngr-program", "--keyboxd-program", "--options"}
+)
 
 // dockerGlobalValue, kubectlGlobalValue and uvGlobalValue are the global
 // options of docker (podman), kubectl and uv whose value is the next word.

@@ -17,10 +17,16 @@ func lookupProgram(prog string) programFacts {
 		return programFacts{builtin: shellBuiltins[1].val}
 	case "alias":
 		return programFacts{builtin: shellBuiltins[2].val}
+	case "apt":
+		return programFacts{exec: programExecOptions[0].val}
+	case "apt-get":
+		return programFacts{exec: programExecOptions[1].val}
+	case "ar":
+		return programFacts{exec: programExecOptions[2].val}
 	case "ash":
 		return programFacts{wrapper: &shellWrapper}
 	case "awk":
-		return programFacts{exec: programExecOptions[0].val}
+		return programFacts{exec: programExecOptions[3].val}
 	case "basename":
 		return programFacts{safe: knownSafeList[0].val}
 	case "bash":
@@ -28,25 +34,39 @@ func lookupProgram(prog string) programFacts {
 	case "builtin":
 		return programFacts{wrapper: wrappers[0].val}
 	case "bun":
-		return programFacts{exec: programExecOptions[1].val}
+		return programFacts{exec: programExecOptions[4].val}
 	case "bundle":
-		return programFacts{exec: programExecOptions[2].val}
+		return programFacts{exec: programExecOptions[5].val}
 	case "bunx":
-		return programFacts{exec: programExecOptions[3].val}
+		return programFacts{exec: programExecOptions[6].val}
 	case "busybox":
 		return programFacts{wrapper: wrappers[1].val}
 	case "bwrap":
 		return programFacts{wrapper: wrappers[2].val}
+	case "c++":
+		return programFacts{exec: programExecOptions[7].val}
+	case "c89":
+		return programFacts{exec: programExecOptions[8].val}
+	case "c99":
+		return programFacts{exec: programExecOptions[9].val}
 	case "caffeinate":
 		return programFacts{wrapper: wrappers[3].val}
 	case "cargo":
-		return programFacts{exec: programExecOptions[4].val}
+		return programFacts{exec: programExecOptions[10].val}
 	case "cat":
 		return programFacts{safe: knownSafeList[1].val}
 	case "catchsegv":
 		return programFacts{wrapper: wrappers[4].val}
+	case "cc":
+		return programFacts{exec: programExecOptions[11].val}
+	case "cc1":
+		return programFacts{exec: programExecOptions[12].val}
+	case "cc1plus":
+		return programFacts{exec: programExecOptions[13].val}
 	case "ccache":
 		return programFacts{wrapper: wrappers[5].val}
+	case "chg":
+		return programFacts{exec: programExecOptions[14].val}
 	case "chgrp":
 		return programFacts{danger: dangerIndex[0].val}
 	case "chmod":
@@ -59,14 +79,32 @@ func lookupProgram(prog string) programFacts {
 		return programFacts{wrapper: wrappers[7].val}
 	case "chrt":
 		return programFacts{wrapper: wrappers[8].val}
+	case "clang":
+		return programFacts{exec: programExecOptions[15].val}
+	case "clang++":
+		return programFacts{exec: programExecOptions[16].val}
+	case "clang-cpp":
+		return programFacts{exec: programExecOptions[17].val}
+	case "cmake":
+		return programFacts{exec: programExecOptions[18].val}
 	case "cmp":
 		return programFacts{safe: knownSafeList[2].val}
+	case "collect2":
+		return programFacts{exec: programExecOptions[19].val}
 	case "command":
 		return programFacts{wrapper: wrappers[9].val}
 	case "compgen":
 		return programFacts{builtin: shellBuiltins[3].val}
+	case "composite":
+		return programFacts{exec: programExecOptions[20].val}
 	case "conda":
-		return programFacts{exec: programExecOptions[5].val}
+		return programFacts{exec: programExecOptions[21].val}
+	case "convert":
+		return programFacts{exec: programExecOptions[22].val}
+	case "cpio":
+		return programFacts{exec: programExecOptions[23].val}
+	case "cpp":
+		return programFacts{exec: programExecOptions[24].val}
 	case "cpulimit":
 		return programFacts{wrapper: wrappers[10].val}
 	case "cut":
@@ -78,7 +116,7 @@ func lookupProgram(prog string) programFacts {
 	case "dbus-run-session":
 		return programFacts{wrapper: wrappers[11].val}
 	case "dc":
-		return programFacts{exec: programExecOptions[6].val}
+		return programFacts{exec: programExecOptions[25].val}
 	case "dd":
 		return programFacts{danger: dangerIndex[3].val}
 	case "declare":
@@ -88,15 +126,17 @@ func lookupProgram(prog string) programFacts {
 	case "diff":
 		return programFacts{safe: knownSafeList[6].val}
 	case "diff3":
-		return programFacts{exec: programExecOptions[7].val}
+		return programFacts{exec: programExecOptions[26].val}
 	case "direnv":
-		return programFacts{exec: programExecOptions[8].val}
+		return programFacts{exec: programExecOptions[27].val}
 	case "dirname":
 		return programFacts{safe: knownSafeList[7].val}
 	case "doas":
 		return programFacts{wrapper: wrappers[12].val}
 	case "docker":
-		return programFacts{exec: programExecOptions[9].val}
+		return programFacts{exec: programExecOptions[28].val}
+	case "dpkg":
+		return programFacts{exec: programExecOptions[29].val}
 	case "du":
 		return programFacts{safe: knownSafeList[8].val}
 	case "dumb-init":
@@ -106,27 +146,29 @@ func lookupProgram(prog string) programFacts {
 	case "echo":
 		return programFacts{safe: knownSafeList[9].val}
 	case "ed":
-		return programFacts{exec: programExecOptions[10].val}
+		return programFacts{exec: programExecOptions[30].val}
 	case "editor":
-		return programFacts{exec: programExecOptions[11].val}
+		return programFacts{exec: programExecOptions[31].val}
 	case "emacs":
-		return programFacts{exec: programExecOptions[12].val}
+		return programFacts{exec: programExecOptions[32].val}
 	case "emacsclient":
-		return programFacts{exec: programExecOptions[13].val}
+		return programFacts{exec: programExecOptions[33].val}
 	case "enable":
 		return programFacts{builtin: shellBuiltins[5].val}
 	case "entr":
 		return programFacts{wrapper: wrappers[15].val}
 	case "env":
 		return programFacts{wrapper: wrappers[16].val}
+	case "eps2eps":
+		return programFacts{exec: programExecOptions[34].val}
 	case "eval":
 		return programFacts{wrapper: wrappers[17].val}
 	case "eview":
-		return programFacts{exec: programExecOptions[14].val}
+		return programFacts{exec: programExecOptions[35].val}
 	case "evim":
-		return programFacts{exec: programExecOptions[15].val}
+		return programFacts{exec: programExecOptions[36].val}
 	case "ex":
-		return programFacts{exec: programExecOptions[16].val}
+		return programFacts{exec: programExecOptions[37].val}
 	case "exec":
 		return programFacts{wrapper: wrappers[18].val}
 	case "export":
@@ -151,42 +193,72 @@ func lookupProgram(prog string) programFacts {
 		return programFacts{wrapper: wrappers[24].val}
 	case "flock":
 		return programFacts{wrapper: wrappers[25].val}
+	case "g++":
+		return programFacts{exec: programExecOptions[38].val}
 	case "gawk":
-		return programFacts{exec: programExecOptions[17].val}
+		return programFacts{exec: programExecOptions[39].val}
+	case "gcc":
+		return programFacts{exec: programExecOptions[40].val}
+	case "gcc-ar":
+		return programFacts{exec: programExecOptions[41].val}
+	case "gcc-nm":
+		return programFacts{exec: programExecOptions[42].val}
+	case "gcc-ranlib":
+		return programFacts{exec: programExecOptions[43].val}
+	case "gccgo":
+		return programFacts{exec: programExecOptions[44].val}
 	case "gdb":
-		return programFacts{exec: programExecOptions[18].val}
+		return programFacts{exec: programExecOptions[45].val}
 	case "getopts":
 		return programFacts{builtin: shellBuiltins[8].val}
+	case "gfortran":
+		return programFacts{exec: programExecOptions[46].val}
 	case "git":
-		return programFacts{danger: dangerIndex[4].val, safe: knownSafeList[13].val, exec: programExecOptions[19].val}
+		return programFacts{danger: dangerIndex[4].val, safe: knownSafeList[13].val, exec: programExecOptions[47].val}
 	case "gmake":
-		return programFacts{exec: programExecOptions[20].val}
+		return programFacts{exec: programExecOptions[48].val}
 	case "gnuplot":
-		return programFacts{exec: programExecOptions[21].val}
+		return programFacts{exec: programExecOptions[49].val}
 	case "go":
-		return programFacts{exec: programExecOptions[22].val}
+		return programFacts{exec: programExecOptions[50].val}
+	case "gold":
+		return programFacts{exec: programExecOptions[51].val}
 	case "gosu":
 		return programFacts{wrapper: wrappers[26].val}
+	case "gpg":
+		return programFacts{exec: programExecOptions[52].val}
+	case "gpg2":
+		return programFacts{exec: programExecOptions[53].val}
 	case "grep":
 		return programFacts{safe: knownSafeList[14].val}
+	case "gs":
+		return programFacts{exec: programExecOptions[54].val}
+	case "gsc":
+		return programFacts{exec: programExecOptions[55].val}
+	case "gsx":
+		return programFacts{exec: programExecOptions[56].val}
 	case "gview":
-		return programFacts{exec: programExecOptions[23].val}
+		return programFacts{exec: programExecOptions[57].val}
 	case "gvim":
-		return programFacts{exec: programExecOptions[24].val}
+		return programFacts{exec: programExecOptions[58].val}
 	case "gvimdiff":
-		return programFacts{exec: programExecOptions[25].val}
+		return programFacts{exec: programExecOptions[59].val}
 	case "halt":
 		return programFacts{danger: dangerIndex[5].val}
 	case "hash":
 		return programFacts{builtin: shellBuiltins[9].val}
 	case "hatch":
-		return programFacts{exec: programExecOptions[26].val}
+		return programFacts{exec: programExecOptions[60].val}
 	case "head":
 		return programFacts{safe: knownSafeList[15].val}
+	case "hg":
+		return programFacts{exec: programExecOptions[61].val}
 	case "hyperfine":
 		return programFacts{wrapper: wrappers[27].val}
 	case "id":
 		return programFacts{safe: knownSafeList[16].val}
+	case "identify":
+		return programFacts{exec: programExecOptions[62].val}
 	case "ifne":
 		return programFacts{wrapper: wrappers[28].val}
 	case "init":
@@ -200,93 +272,119 @@ func lookupProgram(prog string) programFacts {
 	case "ksh":
 		return programFacts{wrapper: &shellWrapper}
 	case "kubectl":
-		return programFacts{exec: programExecOptions[27].val}
+		return programFacts{exec: programExecOptions[63].val}
 	case "lckdo":
 		return programFacts{wrapper: wrappers[31].val}
+	case "ld":
+		return programFacts{exec: programExecOptions[64].val}
+	case "ld.bfd":
+		return programFacts{exec: programExecOptions[65].val}
+	case "ld.gold":
+		return programFacts{exec: programExecOptions[66].val}
+	case "ld.lld":
+		return programFacts{exec: programExecOptions[67].val}
+	case "ld.mold":
+		return programFacts{exec: programExecOptions[68].val}
 	case "less":
-		return programFacts{exec: programExecOptions[28].val}
+		return programFacts{exec: programExecOptions[69].val}
 	case "local":
 		return programFacts{builtin: shellBuiltins[10].val}
 	case "ls":
 		return programFacts{safe: knownSafeList[17].val}
 	case "ltrace":
 		return programFacts{wrapper: wrappers[32].val}
+	case "magick":
+		return programFacts{exec: programExecOptions[70].val}
 	case "make":
-		return programFacts{exec: programExecOptions[29].val}
+		return programFacts{exec: programExecOptions[71].val}
 	case "mamba":
-		return programFacts{exec: programExecOptions[30].val}
+		return programFacts{exec: programExecOptions[72].val}
 	case "man":
-		return programFacts{exec: programExecOptions[31].val}
+		return programFacts{exec: programExecOptions[73].val}
 	case "mapfile":
 		return programFacts{builtin: shellBuiltins[11].val}
 	case "mariadb":
-		return programFacts{exec: programExecOptions[32].val}
+		return programFacts{exec: programExecOptions[74].val}
 	case "mawk":
-		return programFacts{exec: programExecOptions[33].val}
+		return programFacts{exec: programExecOptions[75].val}
 	case "md5sum":
 		return programFacts{safe: knownSafeList[18].val}
 	case "micromamba":
-		return programFacts{exec: programExecOptions[34].val}
+		return programFacts{exec: programExecOptions[76].val}
 	case "mke2fs":
 		return programFacts{danger: dangerIndex[8].val}
 	case "mksh":
 		return programFacts{wrapper: &shellWrapper}
 	case "mkswap":
 		return programFacts{danger: dangerIndex[9].val}
+	case "mogrify":
+		return programFacts{exec: programExecOptions[77].val}
+	case "mold":
+		return programFacts{exec: programExecOptions[78].val}
+	case "montage":
+		return programFacts{exec: programExecOptions[79].val}
 	case "mysql":
-		return programFacts{exec: programExecOptions[35].val}
+		return programFacts{exec: programExecOptions[80].val}
+	case "nano":
+		return programFacts{exec: programExecOptions[81].val}
 	case "nawk":
-		return programFacts{exec: programExecOptions[36].val}
+		return programFacts{exec: programExecOptions[82].val}
 	case "nex":
-		return programFacts{exec: programExecOptions[37].val}
+		return programFacts{exec: programExecOptions[83].val}
 	case "nice":
 		return programFacts{wrapper: wrappers[33].val}
 	case "nix-shell":
-		return programFacts{exec: programExecOptions[38].val}
+		return programFacts{exec: programExecOptions[84].val}
 	case "nl":
 		return programFacts{safe: knownSafeList[19].val}
+	case "nm":
+		return programFacts{exec: programExecOptions[85].val}
 	case "nocache":
 		return programFacts{wrapper: wrappers[34].val}
 	case "nodemon":
-		return programFacts{exec: programExecOptions[39].val}
+		return programFacts{exec: programExecOptions[86].val}
 	case "nohup":
 		return programFacts{wrapper: wrappers[35].val}
 	case "npm":
-		return programFacts{exec: programExecOptions[40].val}
+		return programFacts{exec: programExecOptions[87].val}
 	case "npx":
-		return programFacts{exec: programExecOptions[41].val}
+		return programFacts{exec: programExecOptions[88].val}
 	case "nsenter":
 		return programFacts{wrapper: wrappers[36].val}
 	case "numactl":
 		return programFacts{wrapper: wrappers[37].val}
 	case "nvi":
-		return programFacts{exec: programExecOptions[42].val}
+		return programFacts{exec: programExecOptions[89].val}
 	case "nview":
-		return programFacts{exec: programExecOptions[43].val}
+		return programFacts{exec: programExecOptions[90].val}
 	case "nvim":
-		return programFacts{exec: programExecOptions[44].val}
+		return programFacts{exec: programExecOptions[91].val}
 	case "od":
 		return programFacts{safe: knownSafeList[20].val}
+	case "openssl":
+		return programFacts{exec: programExecOptions[92].val}
 	case "parallel":
 		return programFacts{wrapper: wrappers[38].val}
+	case "pdf2ps":
+		return programFacts{exec: programExecOptions[93].val}
 	case "pdm":
-		return programFacts{exec: programExecOptions[45].val}
+		return programFacts{exec: programExecOptions[94].val}
 	case "perf":
 		return programFacts{wrapper: wrappers[39].val}
 	case "pipenv":
-		return programFacts{exec: programExecOptions[46].val}
+		return programFacts{exec: programExecOptions[95].val}
 	case "pixi":
-		return programFacts{exec: programExecOptions[47].val}
+		return programFacts{exec: programExecOptions[96].val}
 	case "pkexec":
 		return programFacts{wrapper: wrappers[40].val}
 	case "pnpm":
-		return programFacts{exec: programExecOptions[48].val}
+		return programFacts{exec: programExecOptions[97].val}
 	case "pnpx":
-		return programFacts{exec: programExecOptions[49].val}
+		return programFacts{exec: programExecOptions[98].val}
 	case "podman":
-		return programFacts{exec: programExecOptions[50].val}
+		return programFacts{exec: programExecOptions[99].val}
 	case "poetry":
-		return programFacts{exec: programExecOptions[51].val}
+		return programFacts{exec: programExecOptions[100].val}
 	case "posh":
 		return programFacts{wrapper: &shellWrapper}
 	case "poweroff":
@@ -299,10 +397,24 @@ func lookupProgram(prog string) programFacts {
 		return programFacts{wrapper: wrappers[42].val}
 	case "proxychains4":
 		return programFacts{wrapper: wrappers[43].val}
+	case "ps2pdf":
+		return programFacts{exec: programExecOptions[101].val}
+	case "ps2pdfwr":
+		return programFacts{exec: programExecOptions[102].val}
+	case "ps2ps":
+		return programFacts{exec: programExecOptions[103].val}
 	case "psql":
-		return programFacts{exec: programExecOptions[52].val}
+		return programFacts{exec: programExecOptions[104].val}
 	case "pwd":
 		return programFacts{safe: knownSafeList[22].val}
+	case "py.test":
+		return programFacts{exec: programExecOptions[105].val}
+	case "pytest":
+		return programFacts{exec: programExecOptions[106].val}
+	case "pytest-3":
+		return programFacts{exec: programExecOptions[107].val}
+	case "ranlib":
+		return programFacts{exec: programExecOptions[108].val}
 	case "read":
 		return programFacts{builtin: shellBuiltins[13].val}
 	case "readarray":
@@ -316,37 +428,45 @@ func lookupProgram(prog string) programFacts {
 	case "reboot":
 		return programFacts{danger: dangerIndex[11].val}
 	case "rg":
-		return programFacts{safe: knownSafeList[25].val, exec: programExecOptions[53].val}
+		return programFacts{safe: knownSafeList[25].val, exec: programExecOptions[109].val}
 	case "rgview":
-		return programFacts{exec: programExecOptions[54].val}
+		return programFacts{exec: programExecOptions[110].val}
 	case "rgvim":
-		return programFacts{exec: programExecOptions[55].val}
+		return programFacts{exec: programExecOptions[111].val}
 	case "rm":
 		return programFacts{danger: dangerIndex[12].val}
+	case "rpm":
+		return programFacts{exec: programExecOptions[112].val}
+	case "rpmbuild":
+		return programFacts{exec: programExecOptions[113].val}
+	case "rpmspec":
+		return programFacts{exec: programExecOptions[114].val}
 	case "rsync":
-		return programFacts{exec: programExecOptions[56].val}
+		return programFacts{exec: programExecOptions[115].val}
 	case "run0":
 		return programFacts{wrapper: wrappers[44].val}
 	case "runuser":
 		return programFacts{wrapper: wrappers[45].val}
+	case "rustc":
+		return programFacts{exec: programExecOptions[116].val}
 	case "rview":
-		return programFacts{exec: programExecOptions[57].val}
+		return programFacts{exec: programExecOptions[117].val}
 	case "rvim":
-		return programFacts{exec: programExecOptions[58].val}
+		return programFacts{exec: programExecOptions[118].val}
 	case "rye":
-		return programFacts{exec: programExecOptions[59].val}
+		return programFacts{exec: programExecOptions[119].val}
 	case "sandbox-exec":
 		return programFacts{wrapper: wrappers[46].val}
 	case "scp":
-		return programFacts{exec: programExecOptions[60].val}
+		return programFacts{exec: programExecOptions[120].val}
 	case "screen":
 		return programFacts{wrapper: wrappers[47].val}
 	case "script":
 		return programFacts{wrapper: wrappers[48].val}
 	case "sdiff":
-		return programFacts{exec: programExecOptions[61].val}
+		return programFacts{exec: programExecOptions[121].val}
 	case "sed":
-		return programFacts{safe: knownSafeList[26].val, exec: programExecOptions[62].val}
+		return programFacts{safe: knownSafeList[26].val, exec: programExecOptions[122].val}
 	case "set":
 		return programFacts{builtin: shellBuiltins[16].val}
 	case "setpriv":
@@ -356,7 +476,7 @@ func lookupProgram(prog string) programFacts {
 	case "setuidgid":
 		return programFacts{wrapper: wrappers[51].val}
 	case "sftp":
-		return programFacts{exec: programExecOptions[63].val}
+		return programFacts{exec: programExecOptions[123].val}
 	case "sg":
 		return programFacts{wrapper: wrappers[52].val}
 	case "sh":
@@ -368,15 +488,15 @@ func lookupProgram(prog string) programFacts {
 	case "shutdown":
 		return programFacts{danger: dangerIndex[13].val}
 	case "sort":
-		return programFacts{safe: knownSafeList[28].val, exec: programExecOptions[64].val}
+		return programFacts{safe: knownSafeList[28].val, exec: programExecOptions[124].val}
 	case "source":
 		return programFacts{builtin: shellBuiltins[18].val}
 	case "split":
-		return programFacts{exec: programExecOptions[65].val}
+		return programFacts{exec: programExecOptions[125].val}
 	case "sqlite3":
-		return programFacts{exec: programExecOptions[66].val}
+		return programFacts{exec: programExecOptions[126].val}
 	case "ssh":
-		return programFacts{exec: programExecOptions[67].val}
+		return programFacts{exec: programExecOptions[127].val}
 	case "ssh-agent":
 		return programFacts{wrapper: wrappers[53].val}
 	case "sshpass":
@@ -386,13 +506,15 @@ func lookupProgram(prog string) programFacts {
 	case "stdbuf":
 		return programFacts{wrapper: wrappers[55].val}
 	case "strace":
-		return programFacts{wrapper: wrappers[56].val, exec: programExecOptions[68].val}
+		return programFacts{wrapper: wrappers[56].val, exec: programExecOptions[128].val}
 	case "su":
 		return programFacts{wrapper: wrappers[57].val}
 	case "su-exec":
 		return programFacts{wrapper: wrappers[58].val}
 	case "sudo":
 		return programFacts{wrapper: wrappers[59].val}
+	case "svn":
+		return programFacts{exec: programExecOptions[129].val}
 	case "systemctl":
 		return programFacts{danger: dangerIndex[14].val}
 	case "systemd-run":
@@ -400,7 +522,7 @@ func lookupProgram(prog string) programFacts {
 	case "tail":
 		return programFacts{safe: knownSafeList[30].val}
 	case "tar":
-		return programFacts{exec: programExecOptions[69].val}
+		return programFacts{exec: programExecOptions[130].val}
 	case "taskset":
 		return programFacts{wrapper: wrappers[61].val}
 	case "telinit":
@@ -414,11 +536,11 @@ func lookupProgram(prog string) programFacts {
 	case "tini":
 		return programFacts{wrapper: wrappers[64].val}
 	case "tmux":
-		return programFacts{exec: programExecOptions[70].val}
+		return programFacts{exec: programExecOptions[131].val}
 	case "torsocks":
 		return programFacts{wrapper: wrappers[65].val}
 	case "tox":
-		return programFacts{exec: programExecOptions[71].val}
+		return programFacts{exec: programExecOptions[132].val}
 	case "toybox":
 		return programFacts{wrapper: wrappers[66].val}
 	case "tr":
@@ -440,35 +562,35 @@ func lookupProgram(prog string) programFacts {
 	case "unshare":
 		return programFacts{wrapper: wrappers[69].val}
 	case "uv":
-		return programFacts{exec: programExecOptions[72].val}
+		return programFacts{exec: programExecOptions[133].val}
 	case "uvx":
-		return programFacts{exec: programExecOptions[73].val}
+		return programFacts{exec: programExecOptions[134].val}
 	case "valgrind":
 		return programFacts{wrapper: wrappers[70].val}
 	case "vi":
-		return programFacts{exec: programExecOptions[74].val}
+		return programFacts{exec: programExecOptions[135].val}
 	case "view":
-		return programFacts{exec: programExecOptions[75].val}
+		return programFacts{exec: programExecOptions[136].val}
 	case "vim":
-		return programFacts{exec: programExecOptions[76].val}
+		return programFacts{exec: programExecOptions[137].val}
 	case "vim.athena":
-		return programFacts{exec: programExecOptions[77].val}
+		return programFacts{exec: programExecOptions[138].val}
 	case "vim.basic":
-		return programFacts{exec: programExecOptions[78].val}
+		return programFacts{exec: programExecOptions[139].val}
 	case "vim.gtk":
-		return programFacts{exec: programExecOptions[79].val}
+		return programFacts{exec: programExecOptions[140].val}
 	case "vim.gtk3":
-		return programFacts{exec: programExecOptions[80].val}
+		return programFacts{exec: programExecOptions[141].val}
 	case "vim.motif":
-		return programFacts{exec: programExecOptions[81].val}
+		return programFacts{exec: programExecOptions[142].val}
 	case "vim.nox":
-		return programFacts{exec: programExecOptions[82].val}
+		return programFacts{exec: programExecOptions[143].val}
 	case "vim.tiny":
-		return programFacts{exec: programExecOptions[83].val}
+		return programFacts{exec: programExecOptions[144].val}
 	case "vimdiff":
-		return programFacts{exec: programExecOptions[84].val}
+		return programFacts{exec: programExecOptions[145].val}
 	case "vimx":
-		return programFacts{exec: programExecOptions[85].val}
+		return programFacts{exec: programExecOptions[146].val}
 	case "wait":
 		return programFacts{builtin: shellBuiltins[22].val}
 	case "watch":
@@ -477,6 +599,8 @@ func lookupProgram(prog string) programFacts {
 		return programFacts{wrapper: wrappers[72].val}
 	case "wc":
 		return programFacts{safe: knownSafeList[35].val}
+	case "wget":
+		return programFacts{exec: programExecOptions[147].val}
 	case "which":
 		return programFacts{safe: knownSafeList[36].val}
 	case "whoami":
@@ -490,11 +614,11 @@ func lookupProgram(prog string) programFacts {
 	case "xvfb-run":
 		return programFacts{wrapper: wrappers[75].val}
 	case "yarn":
-		return programFacts{exec: programExecOptions[86].val}
+		return programFacts{exec: programExecOptions[148].val}
 	case "yash":
 		return programFacts{wrapper: &shellWrapper}
 	case "zip":
-		return programFacts{exec: programExecOptions[87].val}
+		return programFacts{exec: programExecOptions[149].val}
 	case "zsh":
 		return programFacts{wrapper: &shellWrapper}
 	}
