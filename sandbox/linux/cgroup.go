@@ -293,8 +293,8 @@ func (g *runCgroups) leaveThread() {
 // enters them first (enterThread) and leaves them once fork returns.
 // Where the thread cannot enter (a unified hierarchy moves whole
 // processes only), fork is handed add, to move the process in once
-// started; what it forked before that stays out (README, Sandbox notes).
-// A nil g hands nil.
+// started: the helper waits for it, a command started directly may have
+// forked already (README, Sandbox notes). A nil g hands nil.
 func (g *runCgroups) fork(fork func(add func(pid int) error) error) error {
 	if g == nil {
 		return fork(nil)
@@ -314,9 +314,9 @@ const killRounds = 200
 
 // killAll sends SIGKILL to every process in the cgroups but this one
 // (whose forking thread is in them while it forks, see enterThread),
-// until none is left: the run's end for processes that left its process group. The
-// unified hierarchy's cgroup.kill does it in one write where the kernel
-// has it (5.14). Best effort: a pid read from cgroup.procs could be
+// until none is left: the run's end for processes that left its process
+// group. The unified hierarchy's cgroup.kill does it in one write where
+// the kernel has it (5.14). Best effort: a pid read from cgroup.procs could be
 // reused between the read and the kill only by a process that exited
 // meanwhile, whose pid the kernel hands out last.
 func (g *runCgroups) killAll() {
