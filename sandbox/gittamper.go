@@ -20,37 +20,57 @@ const gitHooksMax = 1024
 
 // GitRepos is what a scan of a workspace found before a run: the
 // repositories in it, by the path of their `.git` entry or git directory
-// and its inode.
+// and its inode, and the stamps of their control files.
 type GitRepos struct {
 	root     string
 	since    time.Time
 	repos    map[string]uint64
 	complete bool
+	// listed are the directories the scan read, which the scan after
+	// the run reads again only where they changed.
+	listed map[string]dirListing
+	// stamps are the control files of the repositories found, and the
+	// paths Watch was given, as they were before the run.
+	stamps stamps
 }
 
 // ScanGitRepos lists the repositories under root (the workspace): every
 // entry named .git, directory, file or link, and every directory git
 // would take for a git directory (a bare repository), up to GitScanLimit
-// entries. Call it just before the run; GitTamper compares after it.
+// entries, and notes their control files. Call it just before the run;
+// GitTamper compares after it.
 func ScanGitRepos(root string) *GitRepos {
-	g := &GitRepos{root: root, since: time.Now(), repos: map[string]uint64{}}
-	_, g.complete = walkRepos(root, false, func(r gitRepo) { g.repos[r.path] = r.ino })
+	g := &GitRepos{root: root, since: coarseNow(), repos: map[string]uint64{}, listed: map[string]dirListing{}, stamps: stamps{}}
+	var found []gitRepo
+	_, g.complete = walkRepos(root, false, nil, g.listed, g.since, func(r gitRepo) {
+		g.repos[r.path] = r.ino
+		found = append(found, r)
+	})
+	for _, r := range found {
+		if paths, err := r.controlPaths(root); err == nil {
+			g.stamps.note(paths...)
+		}
+	}
 	return g
 }
+
+// Watch notes paths as they are before the run, for Changed.
+func (g *GitRepos) Watch(paths []string) { g.stamps.note(paths...) }
 
 // GitTamper returns what a run changed that the host's next git would
 // execute: each repository whose .git appeared (or was replaced) during it,
 // and each control file (GitControl) of any repository in the workspace
-// changed, created, moved or linked during it, judged by its inode change
-// time, which a process cannot set back. unscanned are the directories
-// among tampered that the scan could not list, though git can go through
-// them: every one, after every run, since what they hide is unknown and
-// could have changed without changing them. complete is false when either scan stopped at
-// GitScanLimit. Nothing is changed or removed: what to do about it is the
-// user's call.
+// changed, created, moved or linked during it, judged against what the
+// scan before noted, and by its inode change time, which a process cannot
+// set back, for one it did not (a path a changed config names).
+// unscanned are the directories among tampered that the scan could not
+// list, though git can go through them: every one, after every run, since
+// what they hide is unknown and could have changed without changing them.
+// complete is false when either scan stopped at GitScanLimit. Nothing is
+// changed or removed: what to do about it is the user's call.
 func (g *GitRepos) GitTamper() (tampered, unscanned []string, complete bool) {
 	var repos []gitRepo
-	unscanned, complete = walkRepos(g.root, true, func(r gitRepo) { repos = append(repos, r) })
+	unscanned, complete = walkRepos(g.root, true, g.listed, nil, g.since, func(r gitRepo) { repos = append(repos, r) })
 	complete = complete && g.complete
 	seen := map[string]bool{}
 	note := func(p string) {
@@ -69,24 +89,13 @@ func (g *GitRepos) GitTamper() (tampered, unscanned []string, complete bool) {
 			}
 			continue
 		}
-		var paths []string
-		var err error
-		if r.gitdir {
-			paths, err = gitDirControl(r.path, g.root)
-		} else {
-			paths, err = gitControl(filepath.Dir(r.path), g.root, "")
-		}
+		paths, err := r.controlPaths(g.root)
 		if err != nil {
 			note(r.path) // unreadable now, readable before: changed
 			continue
 		}
-		// A .git directory changes with every commit; a .git file or
-		// link only when it is pointed elsewhere.
-		if fi, err := os.Lstat(r.path); err == nil && !fi.IsDir() {
-			paths = append(paths, r.path)
-		}
 		for _, p := range paths {
-			if changedSince(p, g.since) {
+			if g.stamps.changed(p, g.since) {
 				note(p)
 			}
 		}
@@ -98,16 +107,113 @@ func (g *GitRepos) GitTamper() (tampered, unscanned []string, complete bool) {
 	return tampered, unscanned, complete
 }
 
+// controlPaths returns the control files of r (GitControl), and its .git
+// when that is a file or link: a .git directory changes with every
+// commit, a .git file or link only when it is pointed elsewhere.
+func (r gitRepo) controlPaths(root string) ([]string, error) {
+	var paths []string
+	var err error
+	if r.gitdir {
+		paths, err = gitDirControl(r.path, root)
+	} else {
+		paths, err = gitControl(filepath.Dir(r.path), root, "")
+	}
+	if err != nil {
+		return nil, err
+	}
+	if fi, err := os.Lstat(r.path); err == nil && !fi.IsDir() {
+		paths = append(paths, r.path)
+	}
+	return paths, nil
+}
+
 // Changed returns those of paths made or changed since the scan, a
-// directory also when an entry of it was (changedSince).
+// directory also when an entry of it was: against what Watch noted, else
+// by change time (changedSince).
 func (g *GitRepos) Changed(paths []string) []string {
 	var out []string
 	for _, p := range paths {
-		if changedSince(p, g.since) {
+		if g.stamps.changed(p, g.since) {
 			out = append(out, p)
 		}
 	}
 	return out
+}
+
+// stamp is what a scan notes of a path to tell a later change by: its
+// inode and change time, or that it was not there.
+type stamp struct {
+	ino   uint64
+	ctime time.Time
+	there bool
+}
+
+// stamps are the stamps of paths, and of the entries of those that are
+// directories (a hooks directory: a hook edited in place changes only
+// its own inode).
+type stamps map[string]stamp
+
+// note records paths as they are now.
+func (s stamps) note(paths ...string) {
+	for _, p := range paths {
+		ino, ctime, dir, err := pathStamp(p)
+		s[p] = stamp{ino, ctime, err == nil}
+		if err != nil || !dir {
+			continue
+		}
+		for _, n := range dirNames(p) {
+			e := filepath.Join(p, n)
+			if ino, ctime, _, err := pathStamp(e); err == nil {
+				s[e] = stamp{ino, ctime, true}
+			}
+		}
+	}
+}
+
+// changed reports whether path, or an entry of it when it is a
+// directory, was made or changed since s noted it. A path s did not note
+// is judged by its change time against since (changedSince): the clock
+// only decides what the scan could not see before, since a change made
+// in the same tick of the file system's clock as the scan, before it, is
+// stamped at or after since too.
+func (s stamps) changed(path string, since time.Time) bool {
+	before, known := s[path]
+	if !known {
+		return changedSince(path, since)
+	}
+	ino, ctime, dir, err := pathStamp(path)
+	switch {
+	case err != nil:
+		return false // gone: nothing left to execute
+	case !before.there || ino != before.ino || !ctime.Equal(before.ctime):
+		return true
+	case !dir:
+		return false
+	}
+	// Unchanged itself, so no entry was made, removed or renamed in it;
+	// one may have been rewritten in place.
+	for _, n := range dirNames(path) {
+		e := filepath.Join(path, n)
+		b, ok := s[e]
+		if !ok {
+			return true
+		}
+		if ino, ctime, _, err := pathStamp(e); err == nil && (ino != b.ino || !ctime.Equal(b.ctime)) {
+			return true
+		}
+	}
+	return false
+}
+
+// dirNames returns up to gitHooksMax names of the directory path.
+func dirNames(path string) []string {
+	d, err := os.Open(path)
+	if err != nil {
+		return nil
+	}
+	defer d.Close()
+	names, _ := d.Readdirnames(gitHooksMax)
+	return names
 }
 
 // changedSince reports whether path, or an entry of it when it is a
@@ -124,13 +230,7 @@ func changedSince(path string, t time.Time) bool {
 	if !fi.IsDir() {
 		return false
 	}
-	d, err := os.Open(path)
-	if err != nil {
-		return false
-	}
-	defer d.Close()
-	names, _ := d.Readdirnames(gitHooksMax)
-	for _, n := range names {
+	for _, n := range dirNames(path) {
 		if fi, err := os.Lstat(filepath.Join(path, n)); err == nil && ctimeOf(fi).Compare(t) >= 0 {
 			return true
 		}
@@ -154,6 +254,7 @@ func WatchGit(p *Profile, w io.Writer, run func() (*Result, error)) (*Result, er
 		return run()
 	}
 	repos := ScanGitRepos(p.Workspace)
+	repos.Watch(p.Watch)
 	res, err := run()
 	if res != nil {
 		var complete bool

@@ -1,6 +1,7 @@
 package sandbox
 
 import (
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -100,5 +101,70 @@ func chmod(t *testing.T, path string, mode os.FileMode) {
 	t.Helper()
 	if err := os.Chmod(path, mode); err != nil && !os.IsNotExist(err) {
 		t.Fatal(err)
+	}
+}
+
+// TestGitTamperSameTick: a control file made, or changed in place, in the
+// same tick of the file system's clock as the scan before the run is
+// reported: its change time can be earlier than the time the scan
+// started, read from a finer clock (ext4 stamps from the kernel's coarse
+// clock, 4 ms a tick at HZ=250), so the scan notes what each control file
+// was instead. Judged by time.Now() against change times, each of these
+// went unreported.
+func TestGitTamperSameTick(t *testing.T) {
+	requireGit(t)
+	ws := t.TempDir()
+	gitInit(t, ws, "init", "-q")
+	hook := filepath.Join(ws, ".git", "hooks", "pre-commit")
+	writeFile(t, hook, "#!/bin/sh\n")
+	time.Sleep(10 * time.Millisecond) // what the set-up made is older than the scan
+	for i := range 20 {
+		before := ScanGitRepos(ws)
+		// At once: in the scan's tick.
+		worktree := filepath.Join(ws, ".git", "config.worktree")
+		writeFile(t, worktree, "[core]\nfsmonitor = x\n")
+		f, err := os.OpenFile(hook, os.O_WRONLY|os.O_TRUNC, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		f.WriteString("#!/bin/sh\ntouch x\n")
+		f.Close()
+		want := []string{filepath.Join(ws, ".git", "config.worktree"), filepath.Join(ws, ".git", "hooks")}
+		if got, _, _ := before.GitTamper(); !slices.Equal(got, want) {
+			t.Fatalf("round %d: GitTamper = %q, want %q", i, got, want)
+		}
+		os.Remove(worktree)
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+// TestGitWalkReuse: the walk after a run reads again only the directories
+// whose change time moved, and still finds a repository made deep in a
+// tree whose other directories it took from the walk before.
+func TestGitWalkReuse(t *testing.T) {
+	requireGit(t)
+	ws := t.TempDir()
+	gitInit(t, ws, "init", "-q")
+	for i := range 50 {
+		if err := os.MkdirAll(filepath.Join(ws, "src", fmt.Sprint(i), "pkg"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	time.Sleep(10 * time.Millisecond) // older than the scan's tick
+	before := ScanGitRepos(ws)
+	time.Sleep(10 * time.Millisecond)
+	deep := filepath.Join(ws, "src", "7", "pkg")
+	gitInit(t, deep, "init", "-q", "--bare", "evil")
+	w := &repoWalk{found: func(gitRepo) {}, after: true, prev: before.listed, since: before.since}
+	if err := w.dir(ws, true); err != nil {
+		t.Fatal(err)
+	}
+	// Of the 153 directories: pkg of 7, the one made in it, and the
+	// root (a walk that reuses nothing reads all of them).
+	if w.reads > 3 {
+		t.Errorf("the walk after read %d directories, want only the changed ones", w.reads)
+	}
+	if got, _, _ := before.GitTamper(); !slices.Equal(got, []string{filepath.Join(deep, "evil")}) {
+		t.Errorf("GitTamper = %q, want the bare repository made", got)
 	}
 }

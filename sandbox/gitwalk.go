@@ -5,6 +5,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"time"
 )
 
 // gitRepo is one repository a scan of the workspace found: a work tree's
@@ -27,60 +28,96 @@ type gitRepo struct {
 // after a run), every such directory is returned in unscanned. Whether
 // it changed cannot be judged by its own change time: a repository
 // below it changes without touching it.
-func walkRepos(root string, after bool, found func(gitRepo)) (unscanned []string, complete bool) {
-	w := &repoWalk{found: found, after: after}
+//
+// Every directory read is recorded in listed (nil: not recorded). A
+// directory of prev (an earlier walk's record) whose inode and change
+// time are what that walk found, and whose change time is before since,
+// is taken from prev instead of read again: a directory's change time
+// moves with every entry made, removed or renamed in it, and since is no
+// later than the earlier walk's start on the clock file times are taken
+// from (coarseNow). The walk after a run reads only what changed.
+func walkRepos(root string, after bool, prev, listed map[string]dirListing, since time.Time, found func(gitRepo)) (unscanned []string, complete bool) {
+	w := &repoWalk{found: found, after: after, prev: prev, listed: listed, since: since}
 	err := w.dir(root, true)
 	return w.unscanned, err == nil
 }
 
 // repoWalk is the state of one walkRepos.
 type repoWalk struct {
-	found     func(gitRepo)
-	after     bool
-	n         int // entries read
-	unscanned []string
+	found        func(gitRepo)
+	after        bool
+	n            int // entries read
+	unscanned    []string
+	prev, listed map[string]dirListing
+	since        time.Time
+	buf          []byte // readListing's
+	reads        int    // directories read, not taken from prev
+}
+
+// dirListing is what a walk needs of one directory's entries: the names
+// of its subdirectories, whether it has a .git entry and the marks of a
+// git directory, and how many entries it has; with the inode and change
+// time it had when read.
+type dirListing struct {
+	ino     uint64
+	ctime   time.Time
+	subdirs []string
+	dotgit  bool
+	marks   gitMarks
+	entries int
 }
 
 var errScanLimit = errors.New("scan limit")
 
 // dir reads the directory path and goes down into its subdirectories.
 func (w *repoWalk) dir(path string, root bool) error {
-	d, err := os.Open(path)
-	if err != nil {
-		if root {
-			return err
+	l, ok := w.reuse(path)
+	if !ok {
+		var err error
+		w.reads++
+		if l, err = readListing(path, root, &w.buf); err != nil {
+			if root {
+				return err
+			}
+			if errors.Is(err, fs.ErrPermission) {
+				w.unlisted(path)
+			}
+			return nil // gone, or no directory any more
 		}
-		w.unlisted(path)
-		return nil
 	}
-	ents, err := d.ReadDir(-1)
-	d.Close()
-	if err != nil && root {
-		return err
+	if w.listed != nil {
+		w.listed[path] = l
 	}
-	var m gitMarks
-	for _, e := range ents {
-		m.see(e.Name())
-	}
-	if m.gitDir() {
+	if l.marks.gitDir() {
 		w.report(path, true)
 		return nil
 	}
-	for _, e := range ents {
-		if w.n++; w.n > GitScanLimit {
-			return errScanLimit
-		}
-		p := filepath.Join(path, e.Name())
-		switch {
-		case e.Name() == ".git":
-			w.report(p, false)
-		case e.IsDir():
-			if err := w.dir(p, false); err != nil {
-				return err
-			}
+	if w.n += l.entries; w.n > GitScanLimit {
+		return errScanLimit
+	}
+	if l.dotgit {
+		w.report(filepath.Join(path, ".git"), false)
+	}
+	for _, name := range l.subdirs {
+		if err := w.dir(filepath.Join(path, name), false); err != nil {
+			return err
 		}
 	}
 	return nil
+}
+
+// reuse returns the earlier walk's listing of path when the directory is
+// unchanged since (see walkRepos).
+func (w *repoWalk) reuse(path string) (dirListing, bool) {
+	l, ok := w.prev[path]
+	if !ok {
+		return dirListing{}, false
+	}
+	ino, ctime, _, err := pathStamp(path)
+	if err != nil || ino != l.ino || !ctime.Equal(l.ctime) || !ctime.Before(w.since) {
+		return dirListing{}, false
+	}
+	return l, true
 }
 
 // unlisted judges the directory path, which the caller could not open.
