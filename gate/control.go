@@ -28,7 +28,7 @@ func controlPaths(getenv func(string) string, d config.Dirs, extra ...string) ([
 	if err != nil {
 		return nil, err
 	}
-	paths := append([]string{d.System, d.User, d.State, rulesCacheDir(getenv, d), profilesCacheDir(getenv, d), d.Sessions()}, own...)
+	paths := append([]string{d.System, d.User, d.State, rulesCacheDir(getenv, d), profilesCacheDir(getenv, d), scanCacheDir(getenv, d), d.Sessions()}, own...)
 	var out []string
 	for _, p := range append(paths, extra...) {
 		if p == "" {

@@ -42,24 +42,25 @@ func TestApproverFiles(t *testing.T) {
 	}
 }
 
-// Both caches are control paths while they are on: an entry written by
-// the command would say what the next run's rules or profile are. Off,
-// they are not read, so they need no protection.
+// The caches are control paths while they are on: an entry written by
+// the command would say what the next run's rules or profile are, or
+// hide a repository from the next run's scan of the workspace. Off, they
+// are not read, so they need no protection.
 func TestControlPathsCoverTheCaches(t *testing.T) {
 	root := t.TempDir()
 	d := config.Dirs{Home: filepath.Join(root, "home"), Cache: filepath.Join(root, "cache", "gatedexec")}
 	if err := os.MkdirAll(filepath.Dir(d.Cache), 0o700); err != nil {
 		t.Fatal(err)
 	}
-	rules, profs := filepath.Join(d.Cache, "rules"), filepath.Join(d.Cache, "profiles")
+	rules, profs, scans := filepath.Join(d.Cache, "rules"), filepath.Join(d.Cache, "profiles"), filepath.Join(d.Cache, "scans")
 	for _, tt := range []struct {
 		env  map[string]string
 		want []string
 		not  []string
 	}{
-		{nil, []string{rules, profs}, nil},
-		{map[string]string{"GATEDEXEC_NO_RULES_CACHE": "1"}, []string{profs}, []string{rules}},
-		{map[string]string{"GATEDEXEC_NO_CACHE": "1"}, nil, []string{rules, profs}},
+		{nil, []string{rules, profs, scans}, nil},
+		{map[string]string{"GATEDEXEC_NO_RULES_CACHE": "1"}, []string{profs, scans}, []string{rules}},
+		{map[string]string{"GATEDEXEC_NO_CACHE": "1"}, nil, []string{rules, profs, scans}},
 	} {
 		got, err := controlPaths(func(k string) string { return tt.env[k] }, d)
 		if err != nil {

@@ -166,6 +166,13 @@ func profilesCacheDir(getenv func(string) string, d config.Dirs) string {
 	return cacheRoot(getenv, d, "profiles")
 }
 
+// scanCacheDir is where the scan of a workspace for changed git control
+// files keeps what it read between runs (sandbox.Profile.ScanCache):
+// $XDG_CACHE_HOME/gatedexec/scans.
+func scanCacheDir(getenv func(string) string, d config.Dirs) string {
+	return cacheRoot(getenv, d, "scans")
+}
+
 // cacheRoot returns the directory sub of gatedexec's cache, or "" when
 // caches are off: GATEDEXEC_NO_CACHE set to anything turns every cache
 // off, as does a base directory ($XDG_CACHE_HOME, or the home directory)

@@ -44,7 +44,10 @@ type call struct {
 	// cache, audit log): the command may not write them even where its
 	// profile makes a parent writable (sandbox.WithControl).
 	Control []string
-	Runner  sandbox.Runner
+	// ScanCache is where the workspace scan keeps what it read between
+	// runs (sandbox.Profile.ScanCache), one of Control.
+	ScanCache string
+	Runner    sandbox.Runner
 
 	// Audit, when non-nil, receives one record per decision; a failed write
 	// stops the run before the command starts. AuditCopy, when non-nil,
@@ -136,7 +139,7 @@ func (o *call) run(ctx context.Context) (*Result, error) {
 	rec.ProfileDigest = approval.ProfileDigest(prof)
 	prof.Limits.Timeout = o.Request.timeout(prof.Limits.Timeout)
 	prof = withNetworkRules(prof, o.Policy.NetworkRules())
-	prof = sandbox.WithControl(prof, o.Control)
+	prof = sandbox.WithScanCache(sandbox.WithControl(prof, o.Control), o.ScanCache)
 	res.Profile = prof.Name
 	if err := prof.ControlConflict(); err != nil {
 		err = fmt.Errorf("%w: profile %s: %w", ErrConfig, prof.Name, err)

@@ -77,7 +77,7 @@ func Sandbox(ctx context.Context, req SandboxRequest) (*SandboxResult, error) {
 	if err != nil {
 		return nil, err
 	}
-	p = sandbox.WithControl(p, control)
+	p = sandbox.WithScanCache(sandbox.WithControl(p, control), scanCacheDir(os.Getenv, cfg.Dirs))
 	runner := req.Runner
 	if runner == nil {
 		runner = hostRunner(false)

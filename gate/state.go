@@ -277,6 +277,7 @@ func (st *state) call(g *Gate, req Request) (*call, error) {
 	if o.Control, err = controlPaths(g.getenv, st.layers.Dirs, append(own, approverFiles(rp.approver)...)...); err != nil {
 		return nil, err
 	}
+	o.ScanCache = scanCacheDir(g.getenv, st.layers.Dirs)
 	return o, nil
 }
 

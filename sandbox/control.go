@@ -76,3 +76,16 @@ func (p *Profile) ControlConflict() error {
 	}
 	return nil
 }
+
+// WithScanCache returns p keeping the scan of its workspace in dir
+// (Profile.ScanCache), where p's scan has a workspace to watch. dir must
+// be among the control paths of the run (WithControl): a command that
+// could write there would hide its repositories from the next scans.
+func WithScanCache(p *Profile, dir string) *Profile {
+	if dir == "" || !p.WatchesGit() {
+		return p
+	}
+	q := *p
+	q.ScanCache = dir
+	return &q
+}

@@ -32,6 +32,12 @@ type GitRepos struct {
 	// stamps are the control files of the repositories found, and the
 	// paths Watch was given, as they were before the run.
 	stamps stamps
+	// cache is where the listings are kept between runs (gitscancache.go),
+	// "" for nowhere; after are the listings of the scan after the run,
+	// and reads how many directories the two scans found changed.
+	cache string
+	after map[string]dirListing
+	reads int
 }
 
 // ScanGitRepos lists the repositories under root (the workspace): every
@@ -39,10 +45,16 @@ type GitRepos struct {
 // would take for a git directory (a bare repository), up to GitScanLimit
 // entries, and notes their control files. Call it just before the run;
 // GitTamper compares after it.
-func ScanGitRepos(root string) *GitRepos {
-	g := &GitRepos{root: root, since: coarseNow(), repos: map[string]uint64{}, listed: map[string]dirListing{}, stamps: stamps{}}
+func ScanGitRepos(root string) *GitRepos { return scanGitRepos(root, "") }
+
+// scanGitRepos is ScanGitRepos taking the listings the scan after the
+// last run under root kept in the directory cache (saveListings) for the
+// directories unchanged since; Keep keeps this run's there.
+func scanGitRepos(root, cache string) *GitRepos {
+	g := &GitRepos{root: root, since: coarseNow(), repos: map[string]uint64{}, listed: map[string]dirListing{}, stamps: stamps{}, cache: cache}
+	prev, prevSince := loadListings(cache, root)
 	var found []gitRepo
-	_, g.complete = walkRepos(root, false, nil, g.listed, g.since, func(r gitRepo) {
+	_, g.complete, g.reads = walkRepos(root, false, prev, g.listed, prevSince, func(r gitRepo) {
 		g.repos[r.path] = r.ino
 		found = append(found, r)
 	})
@@ -70,7 +82,10 @@ func (g *GitRepos) Watch(paths []string) { g.stamps.note(paths...) }
 // changed or removed: what to do about it is the user's call.
 func (g *GitRepos) GitTamper() (tampered, unscanned []string, complete bool) {
 	var repos []gitRepo
-	unscanned, complete = walkRepos(g.root, true, g.listed, nil, g.since, func(r gitRepo) { repos = append(repos, r) })
+	g.after = map[string]dirListing{}
+	var reads int
+	unscanned, complete, reads = walkRepos(g.root, true, g.listed, g.after, g.since, func(r gitRepo) { repos = append(repos, r) })
+	g.reads += reads
 	complete = complete && g.complete
 	seen := map[string]bool{}
 	note := func(p string) {
@@ -105,6 +120,18 @@ func (g *GitRepos) GitTamper() (tampered, unscanned []string, complete bool) {
 	}
 	slices.Sort(tampered)
 	return tampered, unscanned, complete
+}
+
+// Keep keeps the listings of the scan after the run (GitTamper) for the
+// next run's scan, where the scan was made with a cache.
+func (g *GitRepos) Keep() {
+	if g.reads == 0 {
+		// Nothing changed but stamps: what is kept holds, from its own
+		// time, and the directories restamped are read again next time.
+		return
+	}
+	// Every listing was read, or found unchanged, after g.since.
+	saveListings(g.cache, g.root, g.after, g.since)
 }
 
 // controlPaths returns the control files of r (GitControl), and its .git
@@ -253,13 +280,14 @@ func WatchGit(p *Profile, w io.Writer, run func() (*Result, error)) (*Result, er
 	if !p.WatchesGit() {
 		return run()
 	}
-	repos := ScanGitRepos(p.Workspace)
+	repos := scanGitRepos(p.Workspace, p.ScanCache)
 	repos.Watch(p.Watch)
 	res, err := run()
 	if res != nil {
 		var complete bool
 		res.Tampered, res.TamperUnscanned, complete = repos.GitTamper()
 		res.TamperIncomplete = !complete
+		repos.Keep()
 		// A link on the way to a git control file is watched too (so
 		// that it is pinned): the git warning says it better.
 		var settings []string

@@ -5,6 +5,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"time"
 )
 
@@ -36,10 +37,10 @@ type gitRepo struct {
 // moves with every entry made, removed or renamed in it, and since is no
 // later than the earlier walk's start on the clock file times are taken
 // from (coarseNow). The walk after a run reads only what changed.
-func walkRepos(root string, after bool, prev, listed map[string]dirListing, since time.Time, found func(gitRepo)) (unscanned []string, complete bool) {
+func walkRepos(root string, after bool, prev, listed map[string]dirListing, since time.Time, found func(gitRepo)) (unscanned []string, complete bool, reads int) {
 	w := &repoWalk{found: found, after: after, prev: prev, listed: listed, since: since}
 	err := w.dir(root, true)
-	return w.unscanned, err == nil
+	return w.unscanned, err == nil, w.reads
 }
 
 // repoWalk is the state of one walkRepos.
@@ -51,7 +52,7 @@ type repoWalk struct {
 	prev, listed map[string]dirListing
 	since        time.Time
 	buf          []byte // readListing's
-	reads        int    // directories read, not taken from prev
+	reads        int    // directories read and found changed (walkRepos)
 }
 
 // dirListing is what a walk needs of one directory's entries: the names
@@ -74,7 +75,6 @@ func (w *repoWalk) dir(path string, root bool) error {
 	l, ok := w.reuse(path)
 	if !ok {
 		var err error
-		w.reads++
 		if l, err = readListing(path, root, &w.buf); err != nil {
 			if root {
 				return err
@@ -83,6 +83,11 @@ func (w *repoWalk) dir(path string, root bool) error {
 				w.unlisted(path)
 			}
 			return nil // gone, or no directory any more
+		}
+	}
+	if !ok {
+		if p, known := w.prev[path]; !known || !p.sameEntries(l) {
+			w.reads++
 		}
 	}
 	if w.listed != nil {
@@ -104,6 +109,12 @@ func (w *repoWalk) dir(path string, root bool) error {
 		}
 	}
 	return nil
+}
+
+// sameEntries reports whether l and m list the same entries, as far as a
+// walk needs them.
+func (l dirListing) sameEntries(m dirListing) bool {
+	return l.entries == m.entries && l.dotgit == m.dotgit && l.marks == m.marks && slices.Equal(l.subdirs, m.subdirs)
 }
 
 // reuse returns the earlier walk's listing of path when the directory is

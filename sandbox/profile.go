@@ -111,6 +111,12 @@ type Profile struct {
 	// settings of AgentConfig, protected where they exist and, where they
 	// do not, left unheld (a directory of ours there would be debris).
 	Watch []string
+	// ScanCache is a directory of gatedexec's own, private to the user
+	// and out of the command's reach (a control path), where the scan of
+	// the workspace for GitTamper keeps what it read between runs, so
+	// that the next reads only what changed; "" keeps nothing. Not part
+	// of what the profile grants: left out of its JSON and digest.
+	ScanCache string `json:"-"`
 }
 
 // WatchesGit reports whether a run under p is scanned for git control

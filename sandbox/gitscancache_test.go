@@ -1,0 +1,107 @@
+package sandbox
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+	"testing"
+	"time"
+)
+
+// TestScanCache: the listings the scan after a run keeps are what the next
+// run's scan takes for the directories unchanged since, so that it reads
+// only what changed; a repository made between the runs (outside any) is
+// one the next run found before it, and one made during it is reported.
+func TestScanCache(t *testing.T) {
+	requireGit(t)
+	ws, cache := t.TempDir(), filepath.Join(t.TempDir(), "scans")
+	gitInit(t, ws, "init", "-q")
+	for _, d := range []string{"a/1", "a/2", "b/1", "b/2", "c"} {
+		if err := os.MkdirAll(filepath.Join(ws, d), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	time.Sleep(10 * time.Millisecond) // older than the first scan's tick
+	first := scanGitRepos(ws, cache)
+	if got, _, _ := first.GitTamper(); len(got) != 0 {
+		t.Fatalf("first run: GitTamper = %q", got)
+	}
+	first.Keep()
+	if _, err := os.Stat(filepath.Join(cache, scanCacheName(ws))); err != nil {
+		t.Fatalf("the first run kept nothing: %v", err)
+	}
+	// Between the runs: a repository made in b/2.
+	gitInit(t, filepath.Join(ws, "b", "2"), "init", "-q", "--bare", "between")
+	time.Sleep(10 * time.Millisecond)
+	second := scanGitRepos(ws, cache)
+	if _, ok := second.repos[filepath.Join(ws, "b", "2", "between")]; !ok {
+		t.Errorf("the second scan did not find the repository made between the runs: %v", second.repos)
+	}
+	if second.reads > 3 {
+		t.Errorf("the second scan found %d directories changed, want b/2 and what was made in it", second.reads)
+	}
+	time.Sleep(10 * time.Millisecond)
+	gitInit(t, filepath.Join(ws, "a", "1"), "init", "-q", "--bare", "during")
+	want := []string{filepath.Join(ws, "a", "1", "during")}
+	if got, _, _ := second.GitTamper(); !slices.Equal(got, want) {
+		t.Errorf("second run: GitTamper = %q, want %q", got, want)
+	}
+}
+
+// TestScanCacheDamaged: an entry that does not decode, or was kept for
+// another workspace, is not used: the scan reads everything.
+func TestScanCacheDamaged(t *testing.T) {
+	ws, cache := t.TempDir(), filepath.Join(t.TempDir(), "scans")
+	for _, d := range []string{"a", "b"} {
+		os.Mkdir(filepath.Join(ws, d), 0o755)
+	}
+	time.Sleep(10 * time.Millisecond)
+	listed := map[string]dirListing{}
+	if _, _, n := walkRepos(ws, false, nil, listed, time.Time{}, func(gitRepo) {}); n != 3 {
+		t.Fatalf("a walk without a cache found %d directories new, want 3", n)
+	}
+	good := encodeListings(listed, ws, coarseNow())
+	for name, entry := range map[string][]byte{
+		"truncated":       good[:len(good)-1],
+		"trailing":        append(slices.Clone(good), 0),
+		"other workspace": encodeListings(listed, ws+"x", coarseNow()),
+		"other format":    append([]byte("gatedexec-gitscan-0\n"), good[len(scanCacheMagic):]...),
+	} {
+		if err := os.MkdirAll(cache, 0o700); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(cache, scanCacheName(ws)), entry, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		if g := scanGitRepos(ws, cache); g.reads != 3 {
+			t.Errorf("%s: the scan took %d of 3 directories from the entry", name, 3-g.reads)
+		}
+	}
+	os.WriteFile(filepath.Join(cache, scanCacheName(ws)), good, 0o600)
+	if g := scanGitRepos(ws, cache); g.reads != 0 {
+		t.Errorf("an entry that decodes: the scan read %d directories again, want none", g.reads)
+	}
+}
+
+// FuzzDecodeListings: an entry decodes or is refused, never panics, and
+// what decodes encodes back to the same listings.
+func FuzzDecodeListings(f *testing.F) {
+	f.Add(encodeListings(map[string]dirListing{"/w": {ino: 2, subdirs: []string{"a"}, entries: 3, dotgit: true}, "/w/a": {ino: 5}}, "/w", time.Unix(1, 2)))
+	f.Add([]byte(scanCacheMagic))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		listed, since, err := decodeListings(b, "/w")
+		if err != nil {
+			return
+		}
+		again, since2, err := decodeListings(encodeListings(listed, "/w", since), "/w")
+		if err != nil || !since.Equal(since2) || len(again) != len(listed) {
+			t.Fatalf("re-encoded entry: %v, %d listings, want %d", err, len(again), len(listed))
+		}
+		for p, l := range listed {
+			m := again[p]
+			if m.ino != l.ino || !m.ctime.Equal(l.ctime) || !m.sameEntries(l) {
+				t.Fatalf("%s: %+v, want %+v", p, m, l)
+			}
+		}
+	})
+}
