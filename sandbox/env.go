@@ -15,10 +15,20 @@ const EnvCredentialURLs = ":credential-urls"
 // their value. Entries without "=" are dropped: they are not well-formed
 // and a child could read them in surprising ways.
 func ScrubEnv(env, deny []string) []string {
+	// Each pattern and name is upper-cased once, not once per pair.
+	pats := make([]string, 0, len(deny))
+	urls := false
+	for _, pat := range deny {
+		if pat == EnvCredentialURLs {
+			urls = true
+		} else {
+			pats = append(pats, strings.ToUpper(pat))
+		}
+	}
 	out := make([]string, 0, len(env))
 	for _, kv := range env {
 		name, value, ok := strings.Cut(kv, "=")
-		if !ok || denied(name, value, deny) {
+		if !ok || urls && hasURLPassword(value) || deniedName(strings.ToUpper(name), pats) {
 			continue
 		}
 		out = append(out, kv)
@@ -26,13 +36,11 @@ func ScrubEnv(env, deny []string) []string {
 	return out
 }
 
-func denied(name, value string, deny []string) bool {
-	for _, pat := range deny {
-		if pat == EnvCredentialURLs {
-			if hasURLPassword(value) {
-				return true
-			}
-		} else if globMatch(strings.ToUpper(pat), strings.ToUpper(name)) {
+// deniedName reports whether the upper-cased name matches one of the
+// upper-cased patterns.
+func deniedName(name string, pats []string) bool {
+	for _, pat := range pats {
+		if globMatch(pat, name) {
 			return true
 		}
 	}
