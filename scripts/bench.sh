@@ -10,7 +10,9 @@
 #      the PID namespace) and one without namespaces, beside bwrap with
 #      the equivalent policies (--unshare-pid --proc /proc),
 #      gatedexec run and check with a 1000-rule file (warm rules cache,
-#      then uncached), and codex execpolicy check (scripts/codex.sh installs it).
+#      then uncached), and codex execpolicy check (scripts/codex.sh installs it);
+#      then workloads, and a sandboxed /bin/true on a workspace of 22 000
+#      entries (the git scan's cost, warm and with caches off) beside bwrap.
 #   3. The agent front ends: `gatedexec hook claude-code` on the 1000-rule
 #      file beside `gatedexec check` of the same script (hyperfine), and
 #      the per-command cost of /bin/true through the warm MCP server beside
@@ -157,6 +159,34 @@ hyperfine -N --warmup 2 --runs "${WLRUNS:-10}" --export-json "$out/wl-commit.jso
 	-n commit1000-bare "sh -c '$commit'" \
 	-n commit1000-gatedexec "$gx sh -c '$commit'" \
 	-n commit1000-bwrap "$bw -- sh -c '$commit'"
+
+# A workspace of 22 000 entries in 2 000 directories: what the scan for
+# changed git control files costs a sandboxed start on a real tree, with
+# the scan's listings kept from the run before (warm) and with every
+# cache off (the first run), beside bwrap with the same policy.
+big=$tmp/big
+python3 - "$big" <<'PY'
+import os, sys
+for i in range(2000):
+    d = os.path.join(sys.argv[1], "src", f"m{i // 100}", f"p{i}")
+    os.makedirs(d, exist_ok=True)
+    for j in range(10):
+        open(os.path.join(d, f"f{j}.go"), "w").write("x")
+PY
+git -C "$big" init -q
+"$bin" sandbox -C "$big" -w "$big" -p workspace-write -- /bin/true
+echo "== a workspace of 22 000 entries (hyperfine, ${BIGRUNS:-50} runs each)"
+hyperfine -N --warmup 5 --runs "${BIGRUNS:-50}" --export-json "$out/hyperfine-big.json" \
+	-n big-sandbox-workspace-write "$bin sandbox -C $big -w $big -p workspace-write -- /bin/true" \
+	-n big-sandbox-workspace-write-nocache "env GATEDEXEC_NO_CACHE=1 $bin sandbox -C $big -w $big -p workspace-write -- /bin/true" \
+	-n big-bwrap-workspace-write "bwrap --ro-bind / / --dev /dev --proc /proc --bind $big $big --bind /tmp /tmp --ro-bind $big/.git/hooks $big/.git/hooks --ro-bind $big/.git/config $big/.git/config --unshare-pid --unshare-ipc --unshare-net -- /bin/true"
+python3 - "$out/hyperfine-big.json" <<'PY' | tee "$out/big.txt"
+import json, sys
+med = {r["command"]: r["median"] * 1000 for r in json.load(open(sys.argv[1]))["results"]}
+b = med["big-bwrap-workspace-write"]
+for k, v in med.items():
+    print(f"{k:40} {v:8.2f} ms  {v / b:5.2f}x bwrap")
+PY
 
 echo "== agent front ends"
 # The event as Claude Code sends it; hyperfine 1.15 has no --input, so both
