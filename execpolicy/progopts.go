@@ -63,10 +63,12 @@ type execOptions struct {
 // programExecOptions holds, by basename, the options of a program that
 // run a command.
 var programExecOptions = nameTable[*execOptions]{
+	{"apptainer", &execOptions{global: true, runners: singularityRunners}},
 	// apt -o sets commands apt and dpkg run (aptargs.go).
 	{"apt", &execOptions{script: aptArgs}},
 	{"apt-get", &execOptions{script: aptArgs}},
 	{"ar", &execOptions{script: ldArgs}},
+	{"asdf", &execOptions{global: true, runners: asdfRunners}},
 	// awk's system(), pipes and gawk's @ run commands (see awkArgs).
 	{"awk", &execOptions{script: awkArgs}},
 	// Runners (runners.go): what they run is judged, but a rule that
@@ -88,6 +90,8 @@ var programExecOptions = nameTable[*execOptions]{
 	// cmake -E env/time/chdir, -P, -C, -DCMAKE_* (toolopts.go).
 	{"cmake", &execOptions{script: cmakeArgs}},
 	{"collect2", &execOptions{script: ldArgs}},
+	// colorgcc runs gcc with its arguments.
+	{"colorgcc", &execOptions{script: ccArgs}},
 	{"composite", &execOptions{script: imageMagickArgs}},
 	{"conda", &execOptions{global: true, runners: condaRunners}},
 	// ImageMagick opens "|CMD" as a pipe where built with pipes.
@@ -96,10 +100,15 @@ var programExecOptions = nameTable[*execOptions]{
 	// "cpio -o --rsh-command=./x -F localhost:f" ran x (cpio 2.13).
 	{"cpio", &execOptions{long: []string{"--rsh-command"}}},
 	{"cpp", &execOptions{script: ccArgs}},
+	{"crictl", &execOptions{global: true, skip: []string{"-c", "--config", "-i", "--image-endpoint", "-r", "--runtime-endpoint", "-t", "--timeout"}, runners: crictlRunners}},
+	{"ctr", &execOptions{global: true, skip: []string{"-a", "--address", "-n", "--namespace", "--timeout", "--connect-timeout"}, runners: ctrRunners, sub: ctrGroups}},
 	// dc's "!" runs a command; it reads code from stdin (see dcArgs).
 	{"dc", &execOptions{script: dcArgs}},
+	{"devbox", &execOptions{global: true, runners: devboxRunners}},
 	{"diff3", &execOptions{long: []string{"--diff-program"}}},
 	{"direnv", &execOptions{global: true, runners: direnvRunners}},
+	{"distrobox", &execOptions{global: true, runners: distroboxRunners}},
+	{"distrobox-enter", &execOptions{runs: distroboxEnter}},
 	{"docker", &execOptions{global: true, skip: dockerGlobalValue, runners: dockerRunners, sub: dockerGroups}},
 	{"dpkg", &execOptions{script: dpkgArgs}},
 	// ed's "!CMD" runs a command, and ed reads its commands from stdin.
@@ -113,6 +122,7 @@ var programExecOptions = nameTable[*execOptions]{
 	{"eview", &execOptions{script: vimArgs}},
 	{"evim", &execOptions{script: vimArgs}},
 	{"ex", &execOptions{script: vimArgs}},
+	{"fnm", &execOptions{global: true, skip: []string{"--log-level", "--node-dist-mirror", "--fnm-dir", "--arch", "--version-file-strategy"}, runners: fnmRunners}},
 	{"g++", &execOptions{script: ccArgs}},
 	{"gawk", &execOptions{script: awkArgs}},
 	// The C toolchain: programs, plugins and option files its flags name
@@ -139,6 +149,7 @@ var programExecOptions = nameTable[*execOptions]{
 	{"gnuplot", &execOptions{script: gnuplotArgs}},
 	// go -exec, -toolexec, -vettool; cargo --config (toolargs.go).
 	{"go", &execOptions{script: goArgs}},
+	{"goenv", &execOptions{global: true, runners: envExec}},
 	{"gold", &execOptions{script: ldArgs}},
 	// gpg runs its agent, dirmngr and photo viewer programs, which its
 	// options (or an --options file) name: "gpg --agent-program ./x" and
@@ -149,6 +160,7 @@ var programExecOptions = nameTable[*execOptions]{
 	{"gs", &execOptions{script: gsArgs}},
 	{"gsc", &execOptions{script: gsArgs}},
 	{"gsx", &execOptions{script: gsArgs}},
+	{"guix", &execOptions{global: true, runners: guixRunners}},
 	{"gview", &execOptions{script: vimArgs}},
 	{"gvim", &execOptions{script: vimArgs}},
 	{"gvimdiff", &execOptions{script: vimArgs}},
@@ -159,6 +171,7 @@ var programExecOptions = nameTable[*execOptions]{
 	// extensions.e=e.py ran x (Mercurial 6.3.2); chg is its client.
 	{"hg", &execOptions{long: []string{"--config"}, configValue: true}},
 	{"identify", &execOptions{script: imageMagickArgs}},
+	{"jenv", &execOptions{global: true, runners: envExec}},
 	{"kubectl", &execOptions{global: true, skip: kubectlGlobalValue, runners: kubectlRuns}},
 	{"ld", &execOptions{script: ldArgs}},
 	{"ld.bfd", &execOptions{script: ldArgs}},
@@ -177,6 +190,7 @@ var programExecOptions = nameTable[*execOptions]{
 	{"mariadb", &execOptions{script: mysqlArgs}},
 	{"mawk", &execOptions{script: awkArgs}},
 	{"micromamba", &execOptions{global: true, runners: condaRunners}},
+	{"mise", &execOptions{global: true, skip: []string{"-C", "--cd", "-E", "--env", "-j", "--jobs"}, runners: miseRunners}},
 	{"mogrify", &execOptions{script: imageMagickArgs}},
 	{"mold", &execOptions{script: ldArgs}},
 	{"montage", &execOptions{script: imageMagickArgs}},
@@ -185,18 +199,23 @@ var programExecOptions = nameTable[*execOptions]{
 	// "nano --speller=./x f", -s and "--rcfile=rc" ran x on F12 (nano 7.2).
 	{"nano", &execOptions{short: "sf", long: []string{"--speller", "--rcfile"}}},
 	{"nawk", &execOptions{script: awkArgs}},
+	// nerdctl reads docker's subcommands.
+	{"nerdctl", &execOptions{global: true, skip: nerdctlGlobalValue, runners: dockerRunners, sub: dockerGroups}},
 	{"nex", &execOptions{script: vimArgs}},
+	{"nix", &execOptions{global: true, skip: []string{"--extra-experimental-features", "--experimental-features", "--store", "--log-format"}, runners: nixRunners}},
 	// nix-shell --run/--command run a command in the shell it makes.
 	{"nix-shell", &execOptions{long: []string{"--run", "--command"}}},
 	{"nm", &execOptions{script: ldArgs}},
 	// npm and pnpm: --script-shell and the like name a program (toolargs.go).
 	// nodemon -x/--exec runs a command on every change.
 	{"nodemon", &execOptions{short: "x", long: []string{"--exec"}}},
+	{"nodenv", &execOptions{global: true, runners: envExec}},
 	{"npm", &execOptions{global: true, skip: []string{"--prefix", "-w", "--workspace"}, runners: npmRunners, anywhere: npmRunsConfig, sub: npmConfigCommands}},
 	{"npx", &execOptions{runs: npmExec}},
 	{"nvi", &execOptions{script: vimArgs}},
 	{"nview", &execOptions{script: vimArgs}},
 	{"nvim", &execOptions{script: vimArgs}},
+	{"nvm", &execOptions{global: true, runners: nvmRunners}},
 	// openssl -engine, -provider, -config load shared objects (toolopts.go).
 	{"openssl", &execOptions{script: opensslArgs}},
 	{"pdf2ps", &execOptions{script: gsArgs}},
@@ -215,10 +234,12 @@ var programExecOptions = nameTable[*execOptions]{
 	// server (see psqlArgs).
 	{"psql", &execOptions{script: psqlArgs}},
 	{"py.test", &execOptions{script: pytestArgs}},
+	{"pyenv", &execOptions{global: true, runners: envExec}},
 	// pytest -p, --pdbcls, -W, -o and -c import modules (toolopts.go).
 	{"pytest", &execOptions{script: pytestArgs}},
 	{"pytest-3", &execOptions{script: pytestArgs}},
 	{"ranlib", &execOptions{script: ldArgs}},
+	{"rbenv", &execOptions{global: true, runners: envExec}},
 	// rg --pre runs a program on every file searched; --hostname-bin
 	// runs one for the hostname of its hyperlinks.
 	{"rg", &execOptions{long: []string{"--pre", "--hostname-bin"}}},
@@ -235,17 +256,23 @@ var programExecOptions = nameTable[*execOptions]{
 	// for localhost: "rsync -e ./fakessh --rsync-path='./x; rsync' d/ h:d/"
 	// ran x (rsync 3.5.0, fakessh running the command here).
 	{"rsync", &execOptions{short: "e", long: []string{"--rsh", "--rsync-path"}}},
+	{"rtx", &execOptions{global: true, skip: []string{"-C", "--cd", "-E", "--env", "-j", "--jobs"}, runners: miseRunners}},
 	// rustc -C linker, link-args, -Z codegen-backend (ccargs.go).
 	{"rustc", &execOptions{script: rustcArgs}},
 	{"rview", &execOptions{script: vimArgs}},
 	{"rvim", &execOptions{script: vimArgs}},
+	// rvm RUBIES do CMD runs CMD with each.
+	{"rvm", &execOptions{runsAfter: "do"}},
 	{"rye", &execOptions{global: true, runners: pythonRun}},
+	{"scl", &execOptions{global: true, runners: sclRunners}},
 	// scp -S and sftp -S/-D name a program to run; -o ProxyCommand and
 	// the like, for these and ssh, a command (see sshClientArgs).
 	{"scp", &execOptions{script: scpArgs}},
 	{"sdiff", &execOptions{long: []string{"--diff-program"}}},
 	{"sed", &execOptions{script: sedArgs}},
 	{"sftp", &execOptions{script: sftpArgs}},
+	{"singularity", &execOptions{global: true, runners: singularityRunners}},
+	{"snap", &execOptions{global: true, runners: snapRunners}},
 	{"sort", &execOptions{long: []string{"--compress-program"}}},
 	// split --filter writes each piece to a shell command.
 	{"split", &execOptions{long: []string{"--filter"}}},
@@ -265,6 +292,7 @@ var programExecOptions = nameTable[*execOptions]{
 		valuePrefix: nameTable[string]{{"--checkpoint-action", "exec="}}}},
 	// tmux runs shell commands in its server (see tmuxArgs).
 	{"tmux", &execOptions{script: tmuxArgs}},
+	{"toolbox", &execOptions{global: true, skip: []string{"--log-level"}, runners: toolboxRunners}},
 	{"tox", &execOptions{global: true, skip: []string{"-c", "--conf", "--root", "--workdir"}, runners: toxRunners}},
 	{"uv", &execOptions{global: true, skip: uvGlobalValue, runners: uvRunners, sub: uvGroups}},
 	{"uvx", &execOptions{runs: uvRun}},
@@ -285,6 +313,7 @@ var programExecOptions = nameTable[*execOptions]{
 	{"vim.tiny", &execOptions{script: vimArgs}},
 	{"vimdiff", &execOptions{script: vimArgs}},
 	{"vimx", &execOptions{script: vimArgs}},
+	{"volta", &execOptions{global: true, runners: voltaRunners}},
 	// wget --use-askpass, -e use_askpass, --config (toolopts.go).
 	{"wget", &execOptions{script: wgetArgs}},
 	{"yarn", &execOptions{global: true, skip: []string{"--cwd"}, runners: yarnRunners}},

@@ -17,96 +17,114 @@ func lookupProgram(prog string) programFacts {
 		return programFacts{builtin: shellBuiltins[1].val}
 	case "alias":
 		return programFacts{builtin: shellBuiltins[2].val}
-	case "apt":
+	case "apptainer":
 		return programFacts{exec: programExecOptions[0].val}
-	case "apt-get":
+	case "aprun":
+		return programFacts{wrapper: wrappers[0].val}
+	case "apt":
 		return programFacts{exec: programExecOptions[1].val}
-	case "ar":
+	case "apt-get":
 		return programFacts{exec: programExecOptions[2].val}
+	case "ar":
+		return programFacts{exec: programExecOptions[3].val}
+	case "asdf":
+		return programFacts{exec: programExecOptions[4].val}
 	case "ash":
 		return programFacts{wrapper: &shellWrapper}
 	case "awk":
-		return programFacts{exec: programExecOptions[3].val}
+		return programFacts{exec: programExecOptions[5].val}
 	case "basename":
 		return programFacts{safe: knownSafeList[0].val}
 	case "bash":
 		return programFacts{wrapper: &shellWrapper}
 	case "builtin":
-		return programFacts{wrapper: wrappers[0].val}
-	case "bun":
-		return programFacts{exec: programExecOptions[4].val}
-	case "bundle":
-		return programFacts{exec: programExecOptions[5].val}
-	case "bunx":
-		return programFacts{exec: programExecOptions[6].val}
-	case "busybox":
 		return programFacts{wrapper: wrappers[1].val}
-	case "bwrap":
-		return programFacts{wrapper: wrappers[2].val}
-	case "c++":
+	case "bun":
+		return programFacts{exec: programExecOptions[6].val}
+	case "bundle":
 		return programFacts{exec: programExecOptions[7].val}
-	case "c89":
+	case "bunx":
 		return programFacts{exec: programExecOptions[8].val}
-	case "c99":
-		return programFacts{exec: programExecOptions[9].val}
-	case "caffeinate":
+	case "busybox":
+		return programFacts{wrapper: wrappers[2].val}
+	case "bwrap":
 		return programFacts{wrapper: wrappers[3].val}
-	case "cargo":
+	case "c++":
+		return programFacts{exec: programExecOptions[9].val}
+	case "c89":
 		return programFacts{exec: programExecOptions[10].val}
+	case "c99":
+		return programFacts{exec: programExecOptions[11].val}
+	case "caffeinate":
+		return programFacts{wrapper: wrappers[4].val}
+	case "capsh":
+		return programFacts{wrapper: wrappers[5].val}
+	case "cargo":
+		return programFacts{exec: programExecOptions[12].val}
 	case "cat":
 		return programFacts{safe: knownSafeList[1].val}
 	case "catchsegv":
-		return programFacts{wrapper: wrappers[4].val}
+		return programFacts{wrapper: wrappers[6].val}
 	case "cc":
-		return programFacts{exec: programExecOptions[11].val}
-	case "cc1":
-		return programFacts{exec: programExecOptions[12].val}
-	case "cc1plus":
 		return programFacts{exec: programExecOptions[13].val}
-	case "ccache":
-		return programFacts{wrapper: wrappers[5].val}
-	case "chg":
+	case "cc1":
 		return programFacts{exec: programExecOptions[14].val}
+	case "cc1plus":
+		return programFacts{exec: programExecOptions[15].val}
+	case "ccache":
+		return programFacts{wrapper: wrappers[7].val}
+	case "cgexec":
+		return programFacts{wrapper: wrappers[8].val}
+	case "chg":
+		return programFacts{exec: programExecOptions[16].val}
 	case "chgrp":
 		return programFacts{danger: dangerIndex[0].val}
 	case "chmod":
 		return programFacts{danger: dangerIndex[1].val}
 	case "chown":
 		return programFacts{danger: dangerIndex[2].val}
+	case "chpst":
+		return programFacts{wrapper: wrappers[9].val}
 	case "chronic":
-		return programFacts{wrapper: wrappers[6].val}
+		return programFacts{wrapper: wrappers[10].val}
 	case "chroot":
-		return programFacts{wrapper: wrappers[7].val}
+		return programFacts{wrapper: wrappers[11].val}
 	case "chrt":
-		return programFacts{wrapper: wrappers[8].val}
+		return programFacts{wrapper: wrappers[12].val}
 	case "clang":
-		return programFacts{exec: programExecOptions[15].val}
-	case "clang++":
-		return programFacts{exec: programExecOptions[16].val}
-	case "clang-cpp":
 		return programFacts{exec: programExecOptions[17].val}
-	case "cmake":
+	case "clang++":
 		return programFacts{exec: programExecOptions[18].val}
+	case "clang-cpp":
+		return programFacts{exec: programExecOptions[19].val}
+	case "cmake":
+		return programFacts{exec: programExecOptions[20].val}
 	case "cmp":
 		return programFacts{safe: knownSafeList[2].val}
 	case "collect2":
-		return programFacts{exec: programExecOptions[19].val}
+		return programFacts{exec: programExecOptions[21].val}
+	case "colorgcc":
+		return programFacts{exec: programExecOptions[22].val}
 	case "command":
-		return programFacts{wrapper: wrappers[9].val}
+		return programFacts{wrapper: wrappers[13].val}
 	case "compgen":
 		return programFacts{builtin: shellBuiltins[3].val}
 	case "composite":
-		return programFacts{exec: programExecOptions[20].val}
-	case "conda":
-		return programFacts{exec: programExecOptions[21].val}
-	case "convert":
-		return programFacts{exec: programExecOptions[22].val}
-	case "cpio":
 		return programFacts{exec: programExecOptions[23].val}
-	case "cpp":
+	case "conda":
 		return programFacts{exec: programExecOptions[24].val}
+	case "convert":
+		return programFacts{exec: programExecOptions[25].val}
+	case "cpio":
+		return programFacts{exec: programExecOptions[26].val}
+	case "cpp":
+		return programFacts{exec: programExecOptions[27].val}
 	case "cpulimit":
-		return programFacts{wrapper: wrappers[10].val}
+		return programFacts{wrapper: wrappers[14].val}
+	case "crictl":
+		return programFacts{exec: programExecOptions[28].val}
+	case "ctr":
+		return programFacts{exec: programExecOptions[29].val}
 	case "cut":
 		return programFacts{safe: knownSafeList[3].val}
 	case "dash":
@@ -114,203 +132,239 @@ func lookupProgram(prog string) programFacts {
 	case "date":
 		return programFacts{safe: knownSafeList[4].val}
 	case "dbus-run-session":
-		return programFacts{wrapper: wrappers[11].val}
+		return programFacts{wrapper: wrappers[15].val}
 	case "dc":
-		return programFacts{exec: programExecOptions[25].val}
+		return programFacts{exec: programExecOptions[30].val}
 	case "dd":
 		return programFacts{danger: dangerIndex[3].val}
 	case "declare":
 		return programFacts{builtin: shellBuiltins[4].val}
+	case "devbox":
+		return programFacts{exec: programExecOptions[31].val}
 	case "df":
 		return programFacts{safe: knownSafeList[5].val}
 	case "diff":
 		return programFacts{safe: knownSafeList[6].val}
 	case "diff3":
-		return programFacts{exec: programExecOptions[26].val}
+		return programFacts{exec: programExecOptions[32].val}
 	case "direnv":
-		return programFacts{exec: programExecOptions[27].val}
+		return programFacts{exec: programExecOptions[33].val}
 	case "dirname":
 		return programFacts{safe: knownSafeList[7].val}
+	case "distcc":
+		return programFacts{wrapper: wrappers[16].val}
+	case "distrobox":
+		return programFacts{exec: programExecOptions[34].val}
+	case "distrobox-enter":
+		return programFacts{exec: programExecOptions[35].val}
 	case "doas":
-		return programFacts{wrapper: wrappers[12].val}
+		return programFacts{wrapper: wrappers[17].val}
 	case "docker":
-		return programFacts{exec: programExecOptions[28].val}
+		return programFacts{exec: programExecOptions[36].val}
 	case "dpkg":
-		return programFacts{exec: programExecOptions[29].val}
+		return programFacts{exec: programExecOptions[37].val}
 	case "du":
 		return programFacts{safe: knownSafeList[8].val}
 	case "dumb-init":
-		return programFacts{wrapper: wrappers[13].val}
+		return programFacts{wrapper: wrappers[18].val}
 	case "eatmydata":
-		return programFacts{wrapper: wrappers[14].val}
+		return programFacts{wrapper: wrappers[19].val}
 	case "echo":
 		return programFacts{safe: knownSafeList[9].val}
 	case "ed":
-		return programFacts{exec: programExecOptions[30].val}
+		return programFacts{exec: programExecOptions[38].val}
 	case "editor":
-		return programFacts{exec: programExecOptions[31].val}
+		return programFacts{exec: programExecOptions[39].val}
 	case "emacs":
-		return programFacts{exec: programExecOptions[32].val}
+		return programFacts{exec: programExecOptions[40].val}
 	case "emacsclient":
-		return programFacts{exec: programExecOptions[33].val}
+		return programFacts{exec: programExecOptions[41].val}
 	case "enable":
 		return programFacts{builtin: shellBuiltins[5].val}
 	case "entr":
-		return programFacts{wrapper: wrappers[15].val}
+		return programFacts{wrapper: wrappers[20].val}
 	case "env":
-		return programFacts{wrapper: wrappers[16].val}
+		return programFacts{wrapper: wrappers[21].val}
+	case "envdir":
+		return programFacts{wrapper: wrappers[22].val}
+	case "envuidgid":
+		return programFacts{wrapper: wrappers[23].val}
 	case "eps2eps":
-		return programFacts{exec: programExecOptions[34].val}
+		return programFacts{exec: programExecOptions[42].val}
 	case "eval":
-		return programFacts{wrapper: wrappers[17].val}
+		return programFacts{wrapper: wrappers[24].val}
 	case "eview":
-		return programFacts{exec: programExecOptions[35].val}
+		return programFacts{exec: programExecOptions[43].val}
 	case "evim":
-		return programFacts{exec: programExecOptions[36].val}
+		return programFacts{exec: programExecOptions[44].val}
 	case "ex":
-		return programFacts{exec: programExecOptions[37].val}
+		return programFacts{exec: programExecOptions[45].val}
 	case "exec":
-		return programFacts{wrapper: wrappers[18].val}
+		return programFacts{wrapper: wrappers[25].val}
 	case "export":
 		return programFacts{builtin: shellBuiltins[6].val}
 	case "fakeroot":
-		return programFacts{wrapper: wrappers[19].val}
+		return programFacts{wrapper: wrappers[26].val}
 	case "faketime":
-		return programFacts{wrapper: wrappers[20].val}
+		return programFacts{wrapper: wrappers[27].val}
 	case "false":
 		return programFacts{safe: knownSafeList[10].val}
 	case "fc":
 		return programFacts{builtin: shellBuiltins[7].val}
 	case "fd":
-		return programFacts{wrapper: wrappers[21].val}
+		return programFacts{wrapper: wrappers[28].val}
 	case "fdfind":
-		return programFacts{wrapper: wrappers[22].val}
+		return programFacts{wrapper: wrappers[29].val}
+	case "fghack":
+		return programFacts{wrapper: wrappers[30].val}
 	case "file":
 		return programFacts{safe: knownSafeList[11].val}
 	case "find":
-		return programFacts{wrapper: wrappers[23].val, safe: knownSafeList[12].val}
+		return programFacts{wrapper: wrappers[31].val, safe: knownSafeList[12].val}
 	case "firejail":
-		return programFacts{wrapper: wrappers[24].val}
+		return programFacts{wrapper: wrappers[32].val}
+	case "flatpak-spawn":
+		return programFacts{wrapper: wrappers[33].val}
 	case "flock":
-		return programFacts{wrapper: wrappers[25].val}
+		return programFacts{wrapper: wrappers[34].val}
+	case "fnm":
+		return programFacts{exec: programExecOptions[46].val}
 	case "g++":
-		return programFacts{exec: programExecOptions[38].val}
+		return programFacts{exec: programExecOptions[47].val}
 	case "gawk":
-		return programFacts{exec: programExecOptions[39].val}
+		return programFacts{exec: programExecOptions[48].val}
 	case "gcc":
-		return programFacts{exec: programExecOptions[40].val}
+		return programFacts{exec: programExecOptions[49].val}
 	case "gcc-ar":
-		return programFacts{exec: programExecOptions[41].val}
+		return programFacts{exec: programExecOptions[50].val}
 	case "gcc-nm":
-		return programFacts{exec: programExecOptions[42].val}
+		return programFacts{exec: programExecOptions[51].val}
 	case "gcc-ranlib":
-		return programFacts{exec: programExecOptions[43].val}
+		return programFacts{exec: programExecOptions[52].val}
 	case "gccgo":
-		return programFacts{exec: programExecOptions[44].val}
+		return programFacts{exec: programExecOptions[53].val}
 	case "gdb":
-		return programFacts{exec: programExecOptions[45].val}
+		return programFacts{exec: programExecOptions[54].val}
 	case "getopts":
 		return programFacts{builtin: shellBuiltins[8].val}
 	case "gfortran":
-		return programFacts{exec: programExecOptions[46].val}
+		return programFacts{exec: programExecOptions[55].val}
 	case "git":
-		return programFacts{danger: dangerIndex[4].val, safe: knownSafeList[13].val, exec: programExecOptions[47].val}
+		return programFacts{danger: dangerIndex[4].val, safe: knownSafeList[13].val, exec: programExecOptions[56].val}
 	case "gmake":
-		return programFacts{exec: programExecOptions[48].val}
+		return programFacts{exec: programExecOptions[57].val}
 	case "gnuplot":
-		return programFacts{exec: programExecOptions[49].val}
+		return programFacts{exec: programExecOptions[58].val}
 	case "go":
-		return programFacts{exec: programExecOptions[50].val}
+		return programFacts{exec: programExecOptions[59].val}
+	case "goenv":
+		return programFacts{exec: programExecOptions[60].val}
 	case "gold":
-		return programFacts{exec: programExecOptions[51].val}
+		return programFacts{exec: programExecOptions[61].val}
 	case "gosu":
-		return programFacts{wrapper: wrappers[26].val}
+		return programFacts{wrapper: wrappers[35].val}
 	case "gpg":
-		return programFacts{exec: programExecOptions[52].val}
+		return programFacts{exec: programExecOptions[62].val}
 	case "gpg2":
-		return programFacts{exec: programExecOptions[53].val}
+		return programFacts{exec: programExecOptions[63].val}
 	case "grep":
 		return programFacts{safe: knownSafeList[14].val}
 	case "gs":
-		return programFacts{exec: programExecOptions[54].val}
+		return programFacts{exec: programExecOptions[64].val}
 	case "gsc":
-		return programFacts{exec: programExecOptions[55].val}
+		return programFacts{exec: programExecOptions[65].val}
 	case "gsx":
-		return programFacts{exec: programExecOptions[56].val}
+		return programFacts{exec: programExecOptions[66].val}
+	case "guix":
+		return programFacts{exec: programExecOptions[67].val}
 	case "gview":
-		return programFacts{exec: programExecOptions[57].val}
+		return programFacts{exec: programExecOptions[68].val}
 	case "gvim":
-		return programFacts{exec: programExecOptions[58].val}
+		return programFacts{exec: programExecOptions[69].val}
 	case "gvimdiff":
-		return programFacts{exec: programExecOptions[59].val}
+		return programFacts{exec: programExecOptions[70].val}
 	case "halt":
 		return programFacts{danger: dangerIndex[5].val}
 	case "hash":
 		return programFacts{builtin: shellBuiltins[9].val}
 	case "hatch":
-		return programFacts{exec: programExecOptions[60].val}
+		return programFacts{exec: programExecOptions[71].val}
 	case "head":
 		return programFacts{safe: knownSafeList[15].val}
 	case "hg":
-		return programFacts{exec: programExecOptions[61].val}
+		return programFacts{exec: programExecOptions[72].val}
 	case "hyperfine":
-		return programFacts{wrapper: wrappers[27].val}
+		return programFacts{wrapper: wrappers[36].val}
+	case "i386":
+		return programFacts{wrapper: wrappers[37].val}
+	case "icecc":
+		return programFacts{wrapper: wrappers[38].val}
 	case "id":
 		return programFacts{safe: knownSafeList[16].val}
 	case "identify":
-		return programFacts{exec: programExecOptions[62].val}
+		return programFacts{exec: programExecOptions[73].val}
 	case "ifne":
-		return programFacts{wrapper: wrappers[28].val}
+		return programFacts{wrapper: wrappers[39].val}
 	case "init":
 		return programFacts{danger: dangerIndex[6].val}
 	case "ionice":
-		return programFacts{wrapper: wrappers[29].val}
+		return programFacts{wrapper: wrappers[40].val}
+	case "jenv":
+		return programFacts{exec: programExecOptions[74].val}
 	case "jobs":
-		return programFacts{wrapper: wrappers[30].val}
+		return programFacts{wrapper: wrappers[41].val}
 	case "kill":
 		return programFacts{danger: dangerIndex[7].val}
 	case "ksh":
 		return programFacts{wrapper: &shellWrapper}
 	case "kubectl":
-		return programFacts{exec: programExecOptions[63].val}
+		return programFacts{exec: programExecOptions[75].val}
 	case "lckdo":
-		return programFacts{wrapper: wrappers[31].val}
+		return programFacts{wrapper: wrappers[42].val}
 	case "ld":
-		return programFacts{exec: programExecOptions[64].val}
+		return programFacts{exec: programExecOptions[76].val}
 	case "ld.bfd":
-		return programFacts{exec: programExecOptions[65].val}
+		return programFacts{exec: programExecOptions[77].val}
 	case "ld.gold":
-		return programFacts{exec: programExecOptions[66].val}
+		return programFacts{exec: programExecOptions[78].val}
 	case "ld.lld":
-		return programFacts{exec: programExecOptions[67].val}
+		return programFacts{exec: programExecOptions[79].val}
 	case "ld.mold":
-		return programFacts{exec: programExecOptions[68].val}
+		return programFacts{exec: programExecOptions[80].val}
 	case "less":
-		return programFacts{exec: programExecOptions[69].val}
+		return programFacts{exec: programExecOptions[81].val}
+	case "linux32":
+		return programFacts{wrapper: wrappers[43].val}
+	case "linux64":
+		return programFacts{wrapper: wrappers[44].val}
 	case "local":
 		return programFacts{builtin: shellBuiltins[10].val}
 	case "ls":
 		return programFacts{safe: knownSafeList[17].val}
 	case "ltrace":
-		return programFacts{wrapper: wrappers[32].val}
+		return programFacts{wrapper: wrappers[45].val}
+	case "lxc-attach":
+		return programFacts{wrapper: wrappers[46].val}
 	case "magick":
-		return programFacts{exec: programExecOptions[70].val}
+		return programFacts{exec: programExecOptions[82].val}
 	case "make":
-		return programFacts{exec: programExecOptions[71].val}
+		return programFacts{exec: programExecOptions[83].val}
 	case "mamba":
-		return programFacts{exec: programExecOptions[72].val}
+		return programFacts{exec: programExecOptions[84].val}
 	case "man":
-		return programFacts{exec: programExecOptions[73].val}
+		return programFacts{exec: programExecOptions[85].val}
 	case "mapfile":
 		return programFacts{builtin: shellBuiltins[11].val}
 	case "mariadb":
-		return programFacts{exec: programExecOptions[74].val}
+		return programFacts{exec: programExecOptions[86].val}
 	case "mawk":
-		return programFacts{exec: programExecOptions[75].val}
+		return programFacts{exec: programExecOptions[87].val}
 	case "md5sum":
 		return programFacts{safe: knownSafeList[18].val}
 	case "micromamba":
-		return programFacts{exec: programExecOptions[76].val}
+		return programFacts{exec: programExecOptions[88].val}
+	case "mise":
+		return programFacts{exec: programExecOptions[89].val}
 	case "mke2fs":
 		return programFacts{danger: dangerIndex[8].val}
 	case "mksh":
@@ -318,73 +372,101 @@ func lookupProgram(prog string) programFacts {
 	case "mkswap":
 		return programFacts{danger: dangerIndex[9].val}
 	case "mogrify":
-		return programFacts{exec: programExecOptions[77].val}
+		return programFacts{exec: programExecOptions[90].val}
 	case "mold":
-		return programFacts{exec: programExecOptions[78].val}
+		return programFacts{exec: programExecOptions[91].val}
 	case "montage":
-		return programFacts{exec: programExecOptions[79].val}
+		return programFacts{exec: programExecOptions[92].val}
+	case "mpiexec":
+		return programFacts{wrapper: wrappers[47].val}
+	case "mpiexec.hydra":
+		return programFacts{wrapper: wrappers[48].val}
+	case "mpiexec.mpich":
+		return programFacts{wrapper: wrappers[49].val}
+	case "mpiexec.openmpi":
+		return programFacts{wrapper: wrappers[50].val}
+	case "mpirun":
+		return programFacts{wrapper: wrappers[51].val}
+	case "mpirun.mpich":
+		return programFacts{wrapper: wrappers[52].val}
+	case "mpirun.openmpi":
+		return programFacts{wrapper: wrappers[53].val}
 	case "mysql":
-		return programFacts{exec: programExecOptions[80].val}
+		return programFacts{exec: programExecOptions[93].val}
 	case "nano":
-		return programFacts{exec: programExecOptions[81].val}
+		return programFacts{exec: programExecOptions[94].val}
 	case "nawk":
-		return programFacts{exec: programExecOptions[82].val}
+		return programFacts{exec: programExecOptions[95].val}
+	case "nerdctl":
+		return programFacts{exec: programExecOptions[96].val}
+	case "newgrp":
+		return programFacts{wrapper: wrappers[54].val}
 	case "nex":
-		return programFacts{exec: programExecOptions[83].val}
+		return programFacts{exec: programExecOptions[97].val}
 	case "nice":
-		return programFacts{wrapper: wrappers[33].val}
+		return programFacts{wrapper: wrappers[55].val}
+	case "nix":
+		return programFacts{exec: programExecOptions[98].val}
 	case "nix-shell":
-		return programFacts{exec: programExecOptions[84].val}
+		return programFacts{exec: programExecOptions[99].val}
 	case "nl":
 		return programFacts{safe: knownSafeList[19].val}
 	case "nm":
-		return programFacts{exec: programExecOptions[85].val}
+		return programFacts{exec: programExecOptions[100].val}
 	case "nocache":
-		return programFacts{wrapper: wrappers[34].val}
+		return programFacts{wrapper: wrappers[56].val}
 	case "nodemon":
-		return programFacts{exec: programExecOptions[86].val}
+		return programFacts{exec: programExecOptions[101].val}
+	case "nodenv":
+		return programFacts{exec: programExecOptions[102].val}
 	case "nohup":
-		return programFacts{wrapper: wrappers[35].val}
+		return programFacts{wrapper: wrappers[57].val}
 	case "npm":
-		return programFacts{exec: programExecOptions[87].val}
+		return programFacts{exec: programExecOptions[103].val}
 	case "npx":
-		return programFacts{exec: programExecOptions[88].val}
+		return programFacts{exec: programExecOptions[104].val}
 	case "nsenter":
-		return programFacts{wrapper: wrappers[36].val}
+		return programFacts{wrapper: wrappers[58].val}
 	case "numactl":
-		return programFacts{wrapper: wrappers[37].val}
+		return programFacts{wrapper: wrappers[59].val}
 	case "nvi":
-		return programFacts{exec: programExecOptions[89].val}
+		return programFacts{exec: programExecOptions[105].val}
 	case "nview":
-		return programFacts{exec: programExecOptions[90].val}
+		return programFacts{exec: programExecOptions[106].val}
 	case "nvim":
-		return programFacts{exec: programExecOptions[91].val}
+		return programFacts{exec: programExecOptions[107].val}
+	case "nvm":
+		return programFacts{exec: programExecOptions[108].val}
 	case "od":
 		return programFacts{safe: knownSafeList[20].val}
 	case "openssl":
-		return programFacts{exec: programExecOptions[92].val}
+		return programFacts{exec: programExecOptions[109].val}
+	case "orterun":
+		return programFacts{wrapper: wrappers[60].val}
 	case "parallel":
-		return programFacts{wrapper: wrappers[38].val}
+		return programFacts{wrapper: wrappers[61].val}
 	case "pdf2ps":
-		return programFacts{exec: programExecOptions[93].val}
+		return programFacts{exec: programExecOptions[110].val}
 	case "pdm":
-		return programFacts{exec: programExecOptions[94].val}
+		return programFacts{exec: programExecOptions[111].val}
 	case "perf":
-		return programFacts{wrapper: wrappers[39].val}
+		return programFacts{wrapper: wrappers[62].val}
+	case "pgrphack":
+		return programFacts{wrapper: wrappers[63].val}
 	case "pipenv":
-		return programFacts{exec: programExecOptions[95].val}
+		return programFacts{exec: programExecOptions[112].val}
 	case "pixi":
-		return programFacts{exec: programExecOptions[96].val}
+		return programFacts{exec: programExecOptions[113].val}
 	case "pkexec":
-		return programFacts{wrapper: wrappers[40].val}
+		return programFacts{wrapper: wrappers[64].val}
 	case "pnpm":
-		return programFacts{exec: programExecOptions[97].val}
+		return programFacts{exec: programExecOptions[114].val}
 	case "pnpx":
-		return programFacts{exec: programExecOptions[98].val}
+		return programFacts{exec: programExecOptions[115].val}
 	case "podman":
-		return programFacts{exec: programExecOptions[99].val}
+		return programFacts{exec: programExecOptions[116].val}
 	case "poetry":
-		return programFacts{exec: programExecOptions[100].val}
+		return programFacts{exec: programExecOptions[117].val}
 	case "posh":
 		return programFacts{wrapper: &shellWrapper}
 	case "poweroff":
@@ -392,29 +474,37 @@ func lookupProgram(prog string) programFacts {
 	case "printf":
 		return programFacts{safe: knownSafeList[21].val, builtin: shellBuiltins[12].val}
 	case "prlimit":
-		return programFacts{wrapper: wrappers[41].val}
+		return programFacts{wrapper: wrappers[65].val}
+	case "proot":
+		return programFacts{wrapper: wrappers[66].val}
 	case "proxychains":
-		return programFacts{wrapper: wrappers[42].val}
+		return programFacts{wrapper: wrappers[67].val}
 	case "proxychains4":
-		return programFacts{wrapper: wrappers[43].val}
+		return programFacts{wrapper: wrappers[68].val}
+	case "prun":
+		return programFacts{wrapper: wrappers[69].val}
 	case "ps2pdf":
-		return programFacts{exec: programExecOptions[101].val}
+		return programFacts{exec: programExecOptions[118].val}
 	case "ps2pdfwr":
-		return programFacts{exec: programExecOptions[102].val}
+		return programFacts{exec: programExecOptions[119].val}
 	case "ps2ps":
-		return programFacts{exec: programExecOptions[103].val}
+		return programFacts{exec: programExecOptions[120].val}
 	case "psql":
-		return programFacts{exec: programExecOptions[104].val}
+		return programFacts{exec: programExecOptions[121].val}
 	case "pwd":
 		return programFacts{safe: knownSafeList[22].val}
 	case "py.test":
-		return programFacts{exec: programExecOptions[105].val}
+		return programFacts{exec: programExecOptions[122].val}
+	case "pyenv":
+		return programFacts{exec: programExecOptions[123].val}
 	case "pytest":
-		return programFacts{exec: programExecOptions[106].val}
+		return programFacts{exec: programExecOptions[124].val}
 	case "pytest-3":
-		return programFacts{exec: programExecOptions[107].val}
+		return programFacts{exec: programExecOptions[125].val}
 	case "ranlib":
-		return programFacts{exec: programExecOptions[108].val}
+		return programFacts{exec: programExecOptions[126].val}
+	case "rbenv":
+		return programFacts{exec: programExecOptions[127].val}
 	case "read":
 		return programFacts{builtin: shellBuiltins[13].val}
 	case "readarray":
@@ -428,57 +518,93 @@ func lookupProgram(prog string) programFacts {
 	case "reboot":
 		return programFacts{danger: dangerIndex[11].val}
 	case "rg":
-		return programFacts{safe: knownSafeList[25].val, exec: programExecOptions[109].val}
+		return programFacts{safe: knownSafeList[25].val, exec: programExecOptions[128].val}
 	case "rgview":
-		return programFacts{exec: programExecOptions[110].val}
+		return programFacts{exec: programExecOptions[129].val}
 	case "rgvim":
-		return programFacts{exec: programExecOptions[111].val}
+		return programFacts{exec: programExecOptions[130].val}
 	case "rm":
 		return programFacts{danger: dangerIndex[12].val}
 	case "rpm":
-		return programFacts{exec: programExecOptions[112].val}
+		return programFacts{exec: programExecOptions[131].val}
 	case "rpmbuild":
-		return programFacts{exec: programExecOptions[113].val}
+		return programFacts{exec: programExecOptions[132].val}
 	case "rpmspec":
-		return programFacts{exec: programExecOptions[114].val}
+		return programFacts{exec: programExecOptions[133].val}
 	case "rsync":
-		return programFacts{exec: programExecOptions[115].val}
+		return programFacts{exec: programExecOptions[134].val}
+	case "rtx":
+		return programFacts{exec: programExecOptions[135].val}
 	case "run0":
-		return programFacts{wrapper: wrappers[44].val}
+		return programFacts{wrapper: wrappers[70].val}
+	case "runcon":
+		return programFacts{wrapper: wrappers[71].val}
 	case "runuser":
-		return programFacts{wrapper: wrappers[45].val}
+		return programFacts{wrapper: wrappers[72].val}
 	case "rustc":
-		return programFacts{exec: programExecOptions[116].val}
+		return programFacts{exec: programExecOptions[136].val}
 	case "rview":
-		return programFacts{exec: programExecOptions[117].val}
+		return programFacts{exec: programExecOptions[137].val}
 	case "rvim":
-		return programFacts{exec: programExecOptions[118].val}
+		return programFacts{exec: programExecOptions[138].val}
+	case "rvm":
+		return programFacts{exec: programExecOptions[139].val}
 	case "rye":
-		return programFacts{exec: programExecOptions[119].val}
+		return programFacts{exec: programExecOptions[140].val}
+	case "s6-applyuidgid":
+		return programFacts{wrapper: wrappers[73].val}
+	case "s6-envdir":
+		return programFacts{wrapper: wrappers[74].val}
+	case "s6-envuidgid":
+		return programFacts{wrapper: wrappers[75].val}
+	case "s6-fghack":
+		return programFacts{wrapper: wrappers[76].val}
+	case "s6-setlock":
+		return programFacts{wrapper: wrappers[77].val}
+	case "s6-setsid":
+		return programFacts{wrapper: wrappers[78].val}
+	case "s6-setuidgid":
+		return programFacts{wrapper: wrappers[79].val}
+	case "s6-softlimit":
+		return programFacts{wrapper: wrappers[80].val}
+	case "salloc":
+		return programFacts{wrapper: wrappers[81].val}
 	case "sandbox-exec":
-		return programFacts{wrapper: wrappers[46].val}
+		return programFacts{wrapper: wrappers[82].val}
+	case "sbatch":
+		return programFacts{wrapper: wrappers[83].val}
+	case "sccache":
+		return programFacts{wrapper: wrappers[84].val}
+	case "schroot":
+		return programFacts{wrapper: wrappers[85].val}
+	case "scl":
+		return programFacts{exec: programExecOptions[141].val}
 	case "scp":
-		return programFacts{exec: programExecOptions[120].val}
+		return programFacts{exec: programExecOptions[142].val}
 	case "screen":
-		return programFacts{wrapper: wrappers[47].val}
+		return programFacts{wrapper: wrappers[86].val}
 	case "script":
-		return programFacts{wrapper: wrappers[48].val}
+		return programFacts{wrapper: wrappers[87].val}
 	case "sdiff":
-		return programFacts{exec: programExecOptions[121].val}
+		return programFacts{exec: programExecOptions[143].val}
 	case "sed":
-		return programFacts{safe: knownSafeList[26].val, exec: programExecOptions[122].val}
+		return programFacts{safe: knownSafeList[26].val, exec: programExecOptions[144].val}
 	case "set":
 		return programFacts{builtin: shellBuiltins[16].val}
+	case "setarch":
+		return programFacts{wrapper: wrappers[88].val}
+	case "setlock":
+		return programFacts{wrapper: wrappers[89].val}
 	case "setpriv":
-		return programFacts{wrapper: wrappers[49].val}
+		return programFacts{wrapper: wrappers[90].val}
 	case "setsid":
-		return programFacts{wrapper: wrappers[50].val}
+		return programFacts{wrapper: wrappers[91].val}
 	case "setuidgid":
-		return programFacts{wrapper: wrappers[51].val}
+		return programFacts{wrapper: wrappers[92].val}
 	case "sftp":
-		return programFacts{exec: programExecOptions[123].val}
+		return programFacts{exec: programExecOptions[145].val}
 	case "sg":
-		return programFacts{wrapper: wrappers[52].val}
+		return programFacts{wrapper: wrappers[93].val}
 	case "sh":
 		return programFacts{wrapper: &shellWrapper}
 	case "sha256sum":
@@ -487,66 +613,82 @@ func lookupProgram(prog string) programFacts {
 		return programFacts{builtin: shellBuiltins[17].val}
 	case "shutdown":
 		return programFacts{danger: dangerIndex[13].val}
+	case "singularity":
+		return programFacts{exec: programExecOptions[146].val}
+	case "snap":
+		return programFacts{exec: programExecOptions[147].val}
+	case "softlimit":
+		return programFacts{wrapper: wrappers[94].val}
 	case "sort":
-		return programFacts{safe: knownSafeList[28].val, exec: programExecOptions[124].val}
+		return programFacts{safe: knownSafeList[28].val, exec: programExecOptions[148].val}
 	case "source":
 		return programFacts{builtin: shellBuiltins[18].val}
 	case "split":
-		return programFacts{exec: programExecOptions[125].val}
+		return programFacts{exec: programExecOptions[149].val}
 	case "sqlite3":
-		return programFacts{exec: programExecOptions[126].val}
+		return programFacts{exec: programExecOptions[150].val}
+	case "srun":
+		return programFacts{wrapper: wrappers[95].val}
 	case "ssh":
-		return programFacts{exec: programExecOptions[127].val}
+		return programFacts{exec: programExecOptions[151].val}
 	case "ssh-agent":
-		return programFacts{wrapper: wrappers[53].val}
+		return programFacts{wrapper: wrappers[96].val}
 	case "sshpass":
-		return programFacts{wrapper: wrappers[54].val}
+		return programFacts{wrapper: wrappers[97].val}
 	case "stat":
 		return programFacts{safe: knownSafeList[29].val}
 	case "stdbuf":
-		return programFacts{wrapper: wrappers[55].val}
+		return programFacts{wrapper: wrappers[98].val}
 	case "strace":
-		return programFacts{wrapper: wrappers[56].val, exec: programExecOptions[128].val}
+		return programFacts{wrapper: wrappers[99].val, exec: programExecOptions[152].val}
 	case "su":
-		return programFacts{wrapper: wrappers[57].val}
+		return programFacts{wrapper: wrappers[100].val}
 	case "su-exec":
-		return programFacts{wrapper: wrappers[58].val}
+		return programFacts{wrapper: wrappers[101].val}
 	case "sudo":
-		return programFacts{wrapper: wrappers[59].val}
+		return programFacts{wrapper: wrappers[102].val}
 	case "svn":
-		return programFacts{exec: programExecOptions[129].val}
+		return programFacts{exec: programExecOptions[153].val}
 	case "systemctl":
 		return programFacts{danger: dangerIndex[14].val}
+	case "systemd-cat":
+		return programFacts{wrapper: wrappers[103].val}
+	case "systemd-inhibit":
+		return programFacts{wrapper: wrappers[104].val}
+	case "systemd-nspawn":
+		return programFacts{wrapper: wrappers[105].val}
 	case "systemd-run":
-		return programFacts{wrapper: wrappers[60].val}
+		return programFacts{wrapper: wrappers[106].val}
 	case "tail":
 		return programFacts{safe: knownSafeList[30].val}
 	case "tar":
-		return programFacts{exec: programExecOptions[130].val}
+		return programFacts{exec: programExecOptions[154].val}
 	case "taskset":
-		return programFacts{wrapper: wrappers[61].val}
+		return programFacts{wrapper: wrappers[107].val}
 	case "telinit":
 		return programFacts{danger: dangerIndex[15].val}
 	case "test":
 		return programFacts{builtin: shellBuiltins[19].val}
 	case "time":
-		return programFacts{wrapper: wrappers[62].val}
+		return programFacts{wrapper: wrappers[108].val}
 	case "timeout":
-		return programFacts{wrapper: wrappers[63].val}
+		return programFacts{wrapper: wrappers[109].val}
 	case "tini":
-		return programFacts{wrapper: wrappers[64].val}
+		return programFacts{wrapper: wrappers[110].val}
 	case "tmux":
-		return programFacts{exec: programExecOptions[131].val}
+		return programFacts{exec: programExecOptions[155].val}
+	case "toolbox":
+		return programFacts{exec: programExecOptions[156].val}
 	case "torsocks":
-		return programFacts{wrapper: wrappers[65].val}
+		return programFacts{wrapper: wrappers[111].val}
 	case "tox":
-		return programFacts{exec: programExecOptions[132].val}
+		return programFacts{exec: programExecOptions[157].val}
 	case "toybox":
-		return programFacts{wrapper: wrappers[66].val}
+		return programFacts{wrapper: wrappers[112].val}
 	case "tr":
 		return programFacts{safe: knownSafeList[31].val}
 	case "trap":
-		return programFacts{wrapper: wrappers[67].val}
+		return programFacts{wrapper: wrappers[113].val}
 	case "true":
 		return programFacts{safe: knownSafeList[32].val}
 	case "typeset":
@@ -554,53 +696,55 @@ func lookupProgram(prog string) programFacts {
 	case "uname":
 		return programFacts{safe: knownSafeList[33].val}
 	case "unbuffer":
-		return programFacts{wrapper: wrappers[68].val}
+		return programFacts{wrapper: wrappers[114].val}
 	case "uniq":
 		return programFacts{safe: knownSafeList[34].val}
 	case "unset":
 		return programFacts{builtin: shellBuiltins[21].val}
 	case "unshare":
-		return programFacts{wrapper: wrappers[69].val}
+		return programFacts{wrapper: wrappers[115].val}
 	case "uv":
-		return programFacts{exec: programExecOptions[133].val}
+		return programFacts{exec: programExecOptions[158].val}
 	case "uvx":
-		return programFacts{exec: programExecOptions[134].val}
+		return programFacts{exec: programExecOptions[159].val}
 	case "valgrind":
-		return programFacts{wrapper: wrappers[70].val}
+		return programFacts{wrapper: wrappers[116].val}
 	case "vi":
-		return programFacts{exec: programExecOptions[135].val}
+		return programFacts{exec: programExecOptions[160].val}
 	case "view":
-		return programFacts{exec: programExecOptions[136].val}
+		return programFacts{exec: programExecOptions[161].val}
 	case "vim":
-		return programFacts{exec: programExecOptions[137].val}
+		return programFacts{exec: programExecOptions[162].val}
 	case "vim.athena":
-		return programFacts{exec: programExecOptions[138].val}
+		return programFacts{exec: programExecOptions[163].val}
 	case "vim.basic":
-		return programFacts{exec: programExecOptions[139].val}
+		return programFacts{exec: programExecOptions[164].val}
 	case "vim.gtk":
-		return programFacts{exec: programExecOptions[140].val}
+		return programFacts{exec: programExecOptions[165].val}
 	case "vim.gtk3":
-		return programFacts{exec: programExecOptions[141].val}
+		return programFacts{exec: programExecOptions[166].val}
 	case "vim.motif":
-		return programFacts{exec: programExecOptions[142].val}
+		return programFacts{exec: programExecOptions[167].val}
 	case "vim.nox":
-		return programFacts{exec: programExecOptions[143].val}
+		return programFacts{exec: programExecOptions[168].val}
 	case "vim.tiny":
-		return programFacts{exec: programExecOptions[144].val}
+		return programFacts{exec: programExecOptions[169].val}
 	case "vimdiff":
-		return programFacts{exec: programExecOptions[145].val}
+		return programFacts{exec: programExecOptions[170].val}
 	case "vimx":
-		return programFacts{exec: programExecOptions[146].val}
+		return programFacts{exec: programExecOptions[171].val}
+	case "volta":
+		return programFacts{exec: programExecOptions[172].val}
 	case "wait":
 		return programFacts{builtin: shellBuiltins[22].val}
 	case "watch":
-		return programFacts{wrapper: wrappers[71].val}
+		return programFacts{wrapper: wrappers[117].val}
 	case "watchexec":
-		return programFacts{wrapper: wrappers[72].val}
+		return programFacts{wrapper: wrappers[118].val}
 	case "wc":
 		return programFacts{safe: knownSafeList[35].val}
 	case "wget":
-		return programFacts{exec: programExecOptions[147].val}
+		return programFacts{exec: programExecOptions[173].val}
 	case "which":
 		return programFacts{safe: knownSafeList[36].val}
 	case "whoami":
@@ -608,17 +752,19 @@ func lookupProgram(prog string) programFacts {
 	case "wipefs":
 		return programFacts{danger: dangerIndex[16].val}
 	case "with-lock-ex":
-		return programFacts{wrapper: wrappers[73].val}
+		return programFacts{wrapper: wrappers[119].val}
+	case "x86_64":
+		return programFacts{wrapper: wrappers[120].val}
 	case "xargs":
-		return programFacts{wrapper: wrappers[74].val}
+		return programFacts{wrapper: wrappers[121].val}
 	case "xvfb-run":
-		return programFacts{wrapper: wrappers[75].val}
+		return programFacts{wrapper: wrappers[122].val}
 	case "yarn":
-		return programFacts{exec: programExecOptions[148].val}
+		return programFacts{exec: programExecOptions[174].val}
 	case "yash":
 		return programFacts{wrapper: &shellWrapper}
 	case "zip":
-		return programFacts{exec: programExecOptions[149].val}
+		return programFacts{exec: programExecOptions[175].val}
 	case "zsh":
 		return programFacts{wrapper: &shellWrapper}
 	}

@@ -217,3 +217,98 @@ func runnerAfterUnknown(ws []word, i int, unknown bool, runners nameTable[*wrapp
 	}
 	return ""
 }
+
+// Container runners beside docker's (see TestContainerRunners): ctr run
+// IMAGE ID CMD and ctr container create (which names the command ctr task
+// start runs), ctr task exec CONTAINER CMD, crictl exec CONTAINER CMD,
+// singularity (apptainer) exec IMAGE CMD and shell IMAGE [SHELL ARGS],
+// toolbox run CMD and enter, distrobox enter [NAME] [--|-e] CMD, whose
+// words are joined and evaluated by a shell, and snap run SNAP.APP.
+var (
+	ctrRun = &wrapper{kind: runsArgv, operands: 2,
+		value: []string{"--log-uri", "--fifo-dir", "--cgroup", "--platform", "--uidmap", "--gidmap", "--cpus", "--cpu-shares", "--snapshotter",
+			"--snapshotter-label", "--cwd", "--env", "--env-file", "--label", "--annotation", "--mount", "--runtime", "--with-ns", "--pid-file",
+			"--gpus", "--memory-limit", "--device", "--cap-add", "--cap-drop", "--seccomp-profile", "--apparmor-profile", "--rdt-class",
+			"--cpu-quota", "--cpu-period", "--rootfs-propagation", "-u", "--user", "--hostname"},
+		flag: []string{"--rm", "--null-io", "-d", "--detach", "--cni", "--remap-labels", "--net-host", "--privileged", "--read-only", "-t", "--tty",
+			"--allow-new-privs", "--seccomp", "--apparmor-default-profile", "--rootfs", "--no-pivot"}}
+	ctrTaskExec = &wrapper{kind: runsArgv, operands: 1,
+		value: []string{"--cwd", "--exec-id", "--fifo-dir", "--log-uri", "-u", "--user"},
+		flag:  []string{"-t", "--tty", "-d", "--detach"}}
+	ctrContainerRunners = nameTable[*wrapper]{{"create", ctrRun}}
+	ctrTaskRunners      = nameTable[*wrapper]{{"exec", ctrTaskExec}}
+	ctrRunners          = nameTable[*wrapper]{{"run", ctrRun}}
+	ctrGroups           = nameTable[*execOptions]{
+		{"c", &execOptions{global: true, runners: ctrContainerRunners}},
+		{"container", &execOptions{global: true, runners: ctrContainerRunners}},
+		{"containers", &execOptions{global: true, runners: ctrContainerRunners}},
+		{"t", &execOptions{global: true, runners: ctrTaskRunners}},
+		{"task", &execOptions{global: true, runners: ctrTaskRunners}},
+		{"tasks", &execOptions{global: true, runners: ctrTaskRunners}},
+	}
+	crictlRunners = nameTable[*wrapper]{{"exec", &wrapper{kind: runsArgv, operands: 1,
+		value: []string{"--timeout", "--transport"},
+		flag:  []string{"-i", "--interactive", "-t", "--tty", "-it", "-ti", "-s", "--sync"}}}}
+	singularityValue = []string{"-B", "--bind", "-H", "--home", "-W", "--workdir", "--env", "--env-file", "-o", "--overlay", "-S", "--scratch",
+		"--app", "--security", "--hostname", "--dns", "--network", "--network-args", "--pwd", "--add-caps", "--drop-caps", "--mount", "--cpus",
+		"--memory", "--fusemount", "--apply-cgroups"}
+	singularityFlag = []string{"-e", "--cleanenv", "-C", "--containall", "-c", "--contain", "--nv", "--rocm", "-w", "--writable",
+		"--writable-tmpfs", "-u", "--userns", "-f", "--fakeroot", "--no-home", "--no-init", "--no-privs", "--keep-privs", "-p", "--pid", "-i",
+		"--ipc", "--uts", "--net", "--compat"}
+	singularityRunners = nameTable[*wrapper]{
+		{"exec", &wrapper{kind: runsArgv, operands: 1, value: singularityValue, flag: singularityFlag}},
+		{"shell", &wrapper{kind: runsNone, shellArgs: true, value: singularityValue, flag: singularityFlag}},
+	}
+	toolboxValue   = []string{"-c", "--container", "-d", "--distro", "-r", "--release"}
+	toolboxRunners = nameTable[*wrapper]{
+		{"enter", &wrapper{kind: runsArgv, operands: 1, startsShellAlone: true, value: toolboxValue}},
+		{"run", &wrapper{kind: runsArgv, value: append(slices.Clip(toolboxValue), "--preserve-fds")}},
+	}
+	distroboxEnter = &wrapper{kind: runsJoined, permute: true, startsShellAlone: true, endOpts: []string{"-e", "--exec"},
+		value:  []string{"-n", "--name"},
+		flag:   []string{"-v", "--verbose", "-T", "-H", "--no-tty", "-r", "--root", "-nw", "--no-workdir", "-Y", "--yes"},
+		noExec: []string{"-h", "--help", "-V", "--version", "-d", "--dry-run"}}
+	distroboxRunners = nameTable[*wrapper]{{"enter", distroboxEnter}}
+	snapRunners      = nameTable[*wrapper]{{"run", &wrapper{kind: runsArgv, flag: []string{"--debug-log", "--trace-exec"}}}}
+)
+
+// Environment runners: nix shell and develop run -c CMD ARGS after the
+// installables, or an interactive shell; nix run runs the program of an
+// installable, which none of its words names. guix shell PKGS -- CMD,
+// devbox run, mise exec TOOLS -- CMD (-c CMD through a shell), asdf exec,
+// the *env version managers' exec, volta run, fnm exec, nvm exec and run
+// (whose first operand is a version, or else the command) and scl
+// enable COLL... CMD, whose every operand may be the command, a script.
+var (
+	nixValue = []string{"-f", "--file", "--expr", "--inputs-from", "--profile", "-I", "--include", "--system", "-k", "--keep", "-u", "--unset",
+		"--store", "--eval-store", "--log-format", "--extra-experimental-features", "--experimental-features", "--reference-lock-file"}
+	nixFlag = []string{"--impure", "-i", "--ignore-environment", "--offline", "--refresh", "--no-write-lock-file", "--recreate-lock-file",
+		"-L", "--print-build-logs", "-v", "--verbose", "--quiet", "--debug", "--json"}
+	nixShell   = &wrapper{kind: runsArgv, permute: true, startsShellAlone: true, endOpts: []string{"-c", "--command"}, value: nixValue, flag: nixFlag}
+	nixRunners = nameTable[*wrapper]{
+		{"develop", nixShell},
+		{"run", &wrapper{kind: runsArgv, unsure: "runs the program of an installable", value: nixValue, flag: nixFlag}},
+		{"shell", nixShell},
+	}
+	guixShell = &wrapper{kind: runsArgv, permute: true, startsShellAlone: true,
+		value: []string{"-m", "--manifest", "-f", "--file", "-e", "--expression", "-r", "--root", "-p", "--profile", "-L", "--load-path", "-s", "--system"},
+		flag:  []string{"--pure", "-C", "--container", "-N", "--network", "-P", "--link-profile", "--check", "-q", "--no-substitutes", "-F", "--emulate-fhs", "-D", "--development"}}
+	guixRunners   = nameTable[*wrapper]{{"environment", guixShell}, {"shell", guixShell}}
+	devboxRunners = nameTable[*wrapper]{{"run", &wrapper{kind: runsArgv, value: []string{"-c", "--config", "-e", "--env", "--env-file"}, flag: []string{"--pure", "-q", "--quiet"}}}}
+	miseExec      = &wrapper{kind: runsArgv, permute: true, startsShellAlone: true, script: []string{"-c", "--command"},
+		value: []string{"-j", "--jobs", "-C", "--cd"}, flag: []string{"--raw", "-q", "--quiet", "-v", "--verbose", "-y", "--yes", "--fresh-env", "--no-prepare"}}
+	miseRunners  = nameTable[*wrapper]{{"exec", miseExec}, {"x", miseExec}}
+	asdfRunners  = nameTable[*wrapper]{{"env", &wrapper{kind: runsArgv, operands: 1}}, {"exec", anyCommand}}
+	envExec      = nameTable[*wrapper]{{"exec", anyCommand}}
+	voltaRunners = nameTable[*wrapper]{{"run", &wrapper{kind: runsArgv, value: []string{"--node", "--npm", "--yarn", "--pnpm", "--env"},
+		flag: []string{"--bundled-npm", "--no-yarn", "--no-pnpm", "--verbose", "--quiet"}}}}
+	fnmRunners = nameTable[*wrapper]{{"exec", &wrapper{kind: runsArgv, value: []string{"--using"}, flag: []string{"--using-file"}}}}
+	nvmExec    = &wrapper{kind: runsArgv, unsure: "its first operand is a version, or else the command", flag: []string{"--silent"}, optValue: []string{"--lts"}}
+	nvmRunners = nameTable[*wrapper]{{"exec", nvmExec}, {"run", nvmExec}}
+	sclRunners = nameTable[*wrapper]{{"enable", &wrapper{kind: runsEach}}, {"run", &wrapper{kind: runsEach}}}
+)
+
+// nerdctlGlobalValue are nerdctl's global options whose value is the next
+// word.
+var nerdctlGlobalValue = []string{"-H", "--host", "-a", "--address", "-n", "--namespace", "--snapshotter", "--storage-driver", "--cgroup-manager",
+	"--data-root", "--cni-path", "--cni-netconfpath", "--host-gateway-ip", "--hosts-dir"}

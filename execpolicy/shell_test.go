@@ -20,6 +20,9 @@ func FuzzAnalyse(f *testing.F) {
 		"echo x | gdb -batch --args y",
 		"ssh h -N; sftp -b - h",
 		"uv --color x run --with y -- z; npx -c 'w' ; kubectl exec p -- q | xargs find",
+		// Round 13's launchers and runners.
+		"mpirun -np 1 a : -np : -host h b : ; setarch -R x; capsh --print == -- -c y; capsh -+",
+		"ctr -n k t exec --exec-id e c x; nix shell a -c; distrobox enter -e; srun : : ; nvm exec",
 	} {
 		f.Add(s)
 	}

@@ -92,6 +92,25 @@ type wrapper struct {
 	// command it runs, added at the end or put in place of a replace
 	// string (xargs, parallel): arguments the rules never see.
 	inputArgs bool
+	// endOpts are words that end the options as "--" does, the command
+	// following (distrobox-enter -e CMD, nix shell -c CMD ARGS).
+	endOpts []string
+	// leadOperand: a first word that is no option is an operand before
+	// the command, and only there (setarch ARCH, which may be left out).
+	leadOperand bool
+	// mpmd: a ":" word ends the command, and another follows it after
+	// options of its own (mpirun -n 1 A : -n 1 B).
+	mpmd bool
+	// shellAfter are words after which the rest are the arguments of a
+	// shell the wrapper starts (capsh -- -c CMD); againAfter words after
+	// which the rest are the wrapper's own again (capsh == ...), run as
+	// the program itself.
+	shellAfter []string
+	againAfter []string
+	// unsure says why what the wrapper runs is not what its words name
+	// (nix run INSTALLABLE): unanalysable, and every operand is probed
+	// for a forbidden command.
+	unsure string
 }
 
 // wrappers holds, by basename, how each program that wraps another
@@ -100,24 +119,43 @@ type wrapper struct {
 // the less common wrappers too, an option not listed makes them
 // uncertain, and probe still finds a forbidden command after it.
 var wrappers = nameTable[*wrapper]{
+	{"aprun", aprunLauncher},
 	{"builtin", &wrapper{kind: runsArgv}},
 	{"busybox", &wrapper{kind: runsArgv, noExec: []string{"--list", "--list-full", "--help"}}},
 	{"bwrap", &wrapper{kind: runsArgv}},
 	{"caffeinate", &wrapper{kind: runsArgv, value: []string{"-t", "-w"}, flag: []string{"-d", "-i", "-m", "-s", "-u"}}},
+	// capsh runs bash after "--" or "-+", with the words after as its
+	// arguments (capsh -- -c CMD), and itself again after "==" or "=+";
+	// its options take their values attached (--user=NAME). --shell
+	// names the program "--" runs: unknown, so unanalysable.
+	{"capsh", &wrapper{kind: runsArgv, shellAfter: []string{"--", "-+"}, againAfter: []string{"==", "=+"},
+		optValue: []string{"--addamb", "--cap-uid", "--caps", "--chroot", "--decode", "--delamb", "--drop", "--explain", "--forkfor", "--gid", "--groups",
+			"--has-a", "--has-b", "--has-i", "--has-p", "--iab", "--inh", "--inmode", "--is-uid", "--is-gid", "--keep", "--killit", "--mode", "--secbits",
+			"--suggest", "--supports", "--uid", "--user"},
+		flag:   []string{"--current", "--has-ambient", "--has-no-new-privs", "--modes", "--no-new-privs", "--noamb", "--noenv", "--print", "--quiet", "--strict"},
+		noExec: []string{"-h", "--help", "--license"}}},
 	{"catchsegv", &wrapper{kind: runsArgv}},
 	{"ccache", &wrapper{kind: runsArgv, noExec: []string{"-s", "--show-stats", "-z", "--zero-stats", "-C", "--clear", "-c", "--cleanup", "-M", "--max-size", "-F", "--max-files", "-p", "--show-config", "-k", "--get-config", "-o", "--set-config", "-x", "--show-compression", "-X", "--recompress", "--evict-older-than", "--print-stats", "--show-log-stats", "-V", "--version", "-h", "--help"}}},
+	{"cgexec", &wrapper{kind: runsArgv, value: []string{"-g"}, flag: []string{"--sticky"}, noExec: []string{"-h", "--help"}}},
+	// chpst is runit's daemontools (it is envdir, softlimit and the rest
+	// when named so).
+	{"chpst", &wrapper{kind: runsArgv, value: []string{"-u", "-U", "-b", "-e", "-/", "-n", "-l", "-L", "-m", "-d", "-o", "-p", "-f", "-c", "-r", "-t"}, flag: []string{"-v", "-P", "-0", "-1", "-2"}}},
 	{"chronic", &wrapper{kind: runsArgv, flag: []string{"-e", "-v"}}},
 	{"chroot", &wrapper{kind: runsArgv, operands: 1, value: []string{"--userspec", "--groups"}, flag: []string{"--skip-chdir"}}},
 	{"chrt", &wrapper{kind: runsArgv, numeric: true, numOperand: true, flag: []string{"-b", "-d", "-f", "-i", "-o", "-r", "-R", "-v", "--batch", "--fifo", "--idle", "--other", "--rr", "--reset-on-fork", "--verbose", "-a", "--all-tasks"}, value: []string{"-T", "-P", "-D"}, noExec: []string{"-p", "--pid", "-m", "--max"}}},
 	{"command", &wrapper{kind: runsArgv, flag: []string{"-p"}, noExec: []string{"-v", "-V"}}},
 	{"cpulimit", &wrapper{kind: runsArgv, value: []string{"-l", "--limit"}, flag: []string{"-z", "--lazy", "-i", "--include-children", "-v", "--verbose", "-k", "--kill", "-r", "--restore"}, noExec: []string{"-p", "--pid", "-e", "--exe", "-P", "--path", "-h", "--help"}}},
 	{"dbus-run-session", &wrapper{kind: runsArgv}},
+	// distcc, icecc and sccache run the compiler named first: any program.
+	{"distcc", &wrapper{kind: runsArgv, noExec: []string{"--help", "--version", "--show-hosts", "-j", "--show-principal", "--scan-avail"}}},
 	{"doas", &wrapper{kind: runsArgv, value: []string{"-u", "-C"}, flag: []string{"-n", "-s"}, noExec: []string{"-L"}, shellOpts: []string{"-s"}}},
 	{"dumb-init", &wrapper{kind: runsArgv, value: []string{"-r", "--rewrite"}, flag: []string{"-c", "--single-child", "-v", "--verbose"}, noExec: []string{"-V", "--version", "-h", "--help"}}},
 	{"eatmydata", &wrapper{kind: runsArgv}},
 	// entr -s runs its first operand as a script in $SHELL.
 	{"entr", &wrapper{kind: runsArgv, flag: []string{"-a", "-c", "-d", "-n", "-p", "-r", "-z"}, script: []string{"-s"}}},
 	{"env", &wrapper{kind: runsArgv, assignments: true, value: []string{"-u", "--unset", "-C", "--chdir"}, flag: []string{"-i", "-", "--ignore-environment", "-0", "--null", "-v", "--debug", "--default-signal", "--ignore-signal", "--block-signal", "--list-signal-handling"}, script: []string{"-S", "--split-string"}, noExec: []string{"--help", "--version"}}},
+	{"envdir", &wrapper{kind: runsArgv, operands: 1}},
+	{"envuidgid", &wrapper{kind: runsArgv, operands: 1}},
 	{"eval", &wrapper{kind: runsJoined}},
 	{"exec", &wrapper{kind: runsArgv, value: []string{"-a"}, flag: []string{"-c", "-l"}}},
 	{"fakeroot", &wrapper{kind: runsArgv, value: []string{"-l", "--lib", "--faked", "-s", "-i", "-b"}, flag: []string{"-u", "--unknown-is-real"}}},
@@ -125,8 +163,16 @@ var wrappers = nameTable[*wrapper]{
 	{"fd", &wrapper{kind: runsFdExec}},
 	// fdfind is fd as Debian and Ubuntu name it.
 	{"fdfind", &wrapper{kind: runsFdExec}},
+	{"fghack", &wrapper{kind: runsArgv}},
 	{"find", &wrapper{kind: runsFindExec}},
 	{"firejail", &wrapper{kind: runsArgv}},
+	// flatpak-spawn --host runs its command on the host, outside the
+	// sandbox the caller is in.
+	{"flatpak-spawn", &wrapper{kind: runsArgv,
+		value: []string{"--forward-fd", "--env", "--unset-env", "--directory", "--app-path", "--usr-path", "--sandbox-expose", "--sandbox-expose-ro",
+			"--sandbox-expose-path", "--sandbox-expose-path-ro", "--sandbox-flag"},
+		flag:   []string{"--host", "--clear-env", "--watch-bus", "--expose-pids", "--share-pids", "--latest-version", "--no-network", "--sandbox", "-v", "--verbose"},
+		noExec: []string{"-h", "--help"}}},
 	{"flock", &wrapper{kind: runsArgv, operands: 1, value: []string{"-w", "--timeout", "-E", "--conflict-exit-code"}, flag: []string{"-s", "--shared", "-x", "-e", "--exclusive", "-n", "--nb", "--nonblock", "-u", "--unlock", "-o", "--close", "-F", "--no-fork", "--verbose"}, script: []string{"-c", "--command"}}},
 	{"gosu", &wrapper{kind: runsArgv, operands: 1}},
 	// hyperfine runs each operand, and the values of its --prepare-like
@@ -137,16 +183,38 @@ var wrappers = nameTable[*wrapper]{
 		flag:   []string{"-N", "-i", "--ignore-failure", "--show-output"},
 		script: []string{"-s", "--setup", "-p", "--prepare", "-C", "--conclude", "-c", "--cleanup", "--reference", "-S", "--shell"},
 		noExec: []string{"-h", "--help", "-V", "--version"}}},
+	{"i386", archWrapper},
+	{"icecc", &wrapper{kind: runsArgv, noExec: []string{"--help", "--version", "--build-native"}}},
 	{"ifne", &wrapper{kind: runsArgv, flag: []string{"-n"}}},
 	{"ionice", &wrapper{kind: runsArgv, value: []string{"-c", "--class", "-n", "--classdata"}, flag: []string{"-t", "--ignore"}, noExec: []string{"-p", "--pid", "-P", "--pgid", "-u", "--uid"}}},
 	{"jobs", &wrapper{kind: runsJobs}},
 	{"lckdo", &wrapper{kind: runsArgv, operands: 1, value: []string{"-W"}, flag: []string{"-q", "-w"}}},
+	{"linux32", archWrapper},
+	{"linux64", archWrapper},
 	{"ltrace", &wrapper{kind: runsArgv, value: []string{"-o", "--output", "-e", "-s", "-u", "-a", "-n", "-l", "--library", "-p"}, flag: []string{"-f", "-c", "-C", "-d", "-i", "-r", "-S", "-t", "-tt", "-ttt", "-T", "-w"}, noExec: []string{"-V", "--version", "-h", "--help"}}},
+	// lxc-attach runs its command (after "--", or the first operand) in a
+	// container, or the user's shell there.
+	{"lxc-attach", &wrapper{kind: runsArgv, startsShellAlone: true,
+		value: []string{"-n", "--name", "-a", "--arch", "-s", "--namespaces", "-L", "--pty-log", "-v", "--set-var", "--keep-var", "-f", "--rcfile",
+			"-u", "--uid", "-g", "--gid", "-c", "--context", "-o", "--logfile", "-l", "--logpriority", "-P", "--lxcpath"},
+		optValue: []string{"--elevated-privileges"},
+		flag:     []string{"-e", "--elevated-privileges", "-R", "--remount-sys-proc", "--clear-env", "--keep-env", "-q", "--quiet"},
+		noExec:   []string{"-?", "--help", "--usage", "--version"}}},
+	{"mpiexec", mpiLauncher},
+	{"mpiexec.hydra", mpiLauncher},
+	{"mpiexec.mpich", mpiLauncher},
+	{"mpiexec.openmpi", mpiLauncher},
+	{"mpirun", mpiLauncher},
+	{"mpirun.mpich", mpiLauncher},
+	{"mpirun.openmpi", mpiLauncher},
+	// newgrp GROUP starts a shell, which reads stdin.
+	{"newgrp", &wrapper{kind: runsNone, flag: []string{"-", "-l"}}},
 	{"nice", &wrapper{kind: runsArgv, numeric: true, value: []string{"-n", "--adjustment"}}},
 	{"nocache", &wrapper{kind: runsArgv, value: []string{"-n"}}},
 	{"nohup", &wrapper{kind: runsArgv}},
 	{"nsenter", &wrapper{kind: runsArgv, value: []string{"-t", "--target", "-S", "--setuid", "-G", "--setgid", "-R", "--root", "-W", "--wd"}, flag: []string{"-a", "--all", "-m", "--mount", "-u", "--uts", "-i", "--ipc", "-n", "--net", "-p", "--pid", "-U", "--user", "-C", "--cgroup", "-T", "--time", "-r", "-w", "-F", "--no-fork", "--preserve-credentials"}}},
 	{"numactl", &wrapper{kind: runsArgv}},
+	{"orterun", mpiLauncher},
 	// parallel runs its command words, joined, through a shell.
 	{"parallel", &wrapper{kind: runsJoined, inputCommands: true, inputArgs: true, value: []string{"-j", "--jobs", "-S", "--sshlogin", "-a", "--arg-file"}, flag: []string{"-k", "--keep-order", "-q", "--quote"}}},
 	// perf SUBCOMMAND [OPTIONS] CMD...: stat, record, trace and others
@@ -160,18 +228,47 @@ var wrappers = nameTable[*wrapper]{
 		// -p attaches to a process, but a command after it still runs
 		// (perf record -p PID -- sleep 5 records for as long).
 		noExec: []string{"-h", "--help", "--version"}}},
+	{"pgrphack", &wrapper{kind: runsArgv}},
 	{"pkexec", &wrapper{kind: runsArgv, value: []string{"--user"}, flag: []string{"--disable-internal-agent", "--keep-cwd"}, noExec: []string{"--version", "--help"}}},
 	{"prlimit", &wrapper{kind: runsArgv, noExec: []string{"-p", "--pid"}}},
+	// proot -q's value is the emulator command it runs the guest under.
+	{"proot", &wrapper{kind: runsArgv, startsShellAlone: true,
+		value: []string{"-r", "--rootfs", "-b", "--bind", "-m", "--mount", "-w", "--pwd", "--cwd", "-v", "--verbose", "-k", "--kernel-release", "-i",
+			"--change-id", "-R", "-S"},
+		flag:   []string{"-0", "--root-id"},
+		script: []string{"-q", "--qemu"},
+		noExec: []string{"-V", "--version", "--about", "-h", "--help", "--usage"}}},
 	{"proxychains", &wrapper{kind: runsArgv, flag: []string{"-q"}, value: []string{"-f"}}},
 	{"proxychains4", &wrapper{kind: runsArgv, flag: []string{"-q"}, value: []string{"-f"}}},
+	{"prun", mpiLauncher},
 	// run0 is systemd's sudo.
 	{"run0", &wrapper{kind: runsArgv, value: []string{"-u", "--user", "-g", "--group", "-D", "--chdir", "--setenv", "--nice", "--unit", "--property", "--description", "--slice", "--machine", "--background"},
 		flag: []string{"--no-ask-password", "--slice-inherit"}}},
+	// runcon CONTEXT CMD; with -u, -r, -t, -l or -c there is no CONTEXT,
+	// so those are unknown, and the operands probed.
+	{"runcon", &wrapper{kind: runsArgv, operands: 1, noExec: []string{"--help", "--version"}}},
 	// runuser -u USER runs a command as su -c runs a script.
 	{"runuser", &wrapper{kind: runsArgv, value: []string{"-u", "--user", "-g", "--group", "-G", "--supp-group", "-s", "--shell", "-w", "--whitelist-environment"},
 		flag:   []string{"-", "-l", "--login", "-m", "-p", "--preserve-environment", "-P", "--pty", "-f", "--fast"},
 		script: []string{"-c", "--command", "--session-command"}}},
+	{"s6-applyuidgid", &wrapper{kind: runsArgv, value: []string{"-u", "-g", "-G"}, flag: []string{"-U", "-z"}}},
+	{"s6-envdir", &wrapper{kind: runsArgv, operands: 1, value: []string{"-c"}, flag: []string{"-I", "-i", "-n", "-f", "-L"}}},
+	{"s6-envuidgid", &wrapper{kind: runsArgv, operands: 1, value: []string{"-D"}, flag: []string{"-u", "-g", "-B", "-n", "-i"}}},
+	{"s6-fghack", &wrapper{kind: runsArgv}},
+	{"s6-setlock", &wrapper{kind: runsArgv, operands: 1, value: []string{"-t", "-d"}, flag: []string{"-n", "-N", "-r", "-w"}}},
+	{"s6-setsid", &wrapper{kind: runsArgv, value: []string{"-d"}, flag: []string{"-s", "-b", "-f", "-g", "-i", "-I", "-q"}}},
+	{"s6-setuidgid", &wrapper{kind: runsArgv, operands: 1}},
+	{"s6-softlimit", &wrapper{kind: runsArgv, value: softlimitValue}},
+	{"salloc", sallocLauncher},
 	{"sandbox-exec", &wrapper{kind: runsArgv, value: []string{"-f", "-p", "-n", "-D"}}},
+	{"sbatch", sbatchLauncher},
+	{"sccache", &wrapper{kind: runsArgv, noExec: []string{"-s", "--show-stats", "--show-adv-stats", "-z", "--zero-stats", "--start-server", "--stop-server",
+		"--dist-auth", "--dist-status", "--package-toolchain", "-h", "--help", "-V", "--version"}}},
+	// schroot runs its command (after "--") in a chroot, or a login shell.
+	{"schroot", &wrapper{kind: runsArgv, startsShellAlone: true,
+		value:  []string{"-c", "--chroot", "-u", "--user", "-d", "--directory", "-n", "--session-name", "-o", "--option"},
+		flag:   []string{"-a", "--all", "-p", "--preserve-environment", "-q", "--quiet", "-v", "--verbose", "--automatic-session", "--force", "-r", "--run-session"},
+		noExec: []string{"-h", "--help", "-V", "--version", "-l", "--list", "-i", "--info", "--config", "--location", "-b", "--begin-session", "-e", "--end-session", "--recover-session"}}},
 	// screen [OPTIONS] CMD ARGS runs CMD in a new window; without one,
 	// the shell of -s or $SHELL, reading the terminal. -X sends a screen
 	// command (exec, stuff) to a session and -c reads a configuration:
@@ -184,11 +281,15 @@ var wrappers = nameTable[*wrapper]{
 	// script -c runs a command; without it, an interactive shell.
 	{"script", &wrapper{kind: runsNone, permute: true, value: []string{"-O", "--log-out", "-I", "--log-in", "-B", "--log-io", "-T", "--log-timing", "-E", "--echo", "-m", "--logging-format"},
 		flag: []string{"-a", "--append", "-e", "--return", "-f", "--flush", "-q", "--quiet"}, script: []string{"-c", "--command"}}},
+	{"setarch", &wrapper{kind: runsArgv, leadOperand: true, startsShellAlone: true, flag: setarchFlags, noExec: setarchNoExec}},
+	{"setlock", &wrapper{kind: runsArgv, operands: 1, flag: []string{"-n", "-N", "-x", "-X"}}},
 	{"setpriv", &wrapper{kind: runsArgv, value: []string{"--ambient-caps", "--inh-caps", "--bounding-set", "--ruid", "--euid", "--rgid", "--egid", "--reuid", "--regid", "--groups", "--securebits", "--pdeathsig", "--selinux-label", "--apparmor-profile", "--landlock-access", "--landlock-rule", "--seccomp-filter"}, flag: []string{"--nnp", "--no-new-privs", "--clear-groups", "--keep-groups", "--init-groups", "--reset-env"}, noExec: []string{"-d", "--dump", "-h", "--help", "-V", "--version"}}},
 	{"setsid", &wrapper{kind: runsArgv, flag: []string{"-c", "--ctty", "-f", "--fork", "-w", "--wait"}}},
 	{"setuidgid", &wrapper{kind: runsArgv, operands: 1}},
 	// sg GROUP [-c] CMD runs CMD through /bin/sh -c.
 	{"sg", &wrapper{kind: runsJoined, operands: 1, flag: []string{"-"}, script: []string{"-c"}}},
+	{"softlimit", &wrapper{kind: runsArgv, value: softlimitValue}},
+	{"srun", srunLauncher},
 	{"ssh-agent", &wrapper{kind: runsArgv, value: []string{"-a", "-E", "-O", "-P", "-t"}, flag: []string{"-c", "-s", "-D", "-d"}, noExec: []string{"-k"}}},
 	{"sshpass", &wrapper{kind: runsArgv, value: []string{"-p", "-f", "-d", "-P"}, flag: []string{"-e", "-v"}, noExec: []string{"-h", "-V"}}},
 	{"stdbuf", &wrapper{kind: runsArgv, value: []string{"-i", "--input", "-o", "--output", "-e", "--error"}}},
@@ -204,6 +305,18 @@ var wrappers = nameTable[*wrapper]{
 		flag:      []string{"-A", "--askpass", "-b", "--background", "-E", "--preserve-env", "-H", "--set-home", "-i", "--login", "-k", "--reset-timestamp", "-K", "--remove-timestamp", "-n", "--non-interactive", "-P", "--preserve-groups", "-S", "--stdin", "-s", "--shell", "-B", "--bell", "-N", "--no-update"},
 		noExec:    []string{"-e", "--edit", "-l", "--list", "-V", "--version", "-v", "--validate", "--help"},
 		shellOpts: []string{"-i", "--login", "-s", "--shell"}}},
+	{"systemd-cat", &wrapper{kind: runsArgv, value: []string{"-t", "--identifier", "-p", "--priority", "--stderr-priority", "--level-prefix", "--namespace"}, noExec: []string{"-h", "--help", "--version"}}},
+	{"systemd-inhibit", &wrapper{kind: runsArgv, value: []string{"--what", "--who", "--why", "--mode"}, flag: []string{"--no-pager", "--no-legend", "--no-ask-password"}, noExec: []string{"-h", "--help", "--version", "--list"}}},
+	// systemd-nspawn runs its command in a container, or a shell there.
+	{"systemd-nspawn", &wrapper{kind: runsArgv, startsShellAlone: true,
+		value: []string{"-D", "--directory", "--template", "-i", "--image", "--oci-bundle", "-M", "--machine", "-u", "--user", "--chdir", "-E", "--setenv",
+			"--bind", "--bind-ro", "--tmpfs", "--overlay", "--overlay-ro", "--inaccessible", "-S", "--slice", "--property", "--uuid", "--capability",
+			"--drop-capability", "--network-interface", "--network-macvlan", "--network-ipvlan", "--network-bridge", "--network-zone", "-p", "--port",
+			"--link-journal", "--resolv-conf", "--timezone", "--console", "--register", "--personality", "-Z", "--selinux-context", "-L",
+			"--selinux-apifs-context", "--kill-signal", "--hostname", "--rlimit", "--settings"},
+		optValue: []string{"--volatile", "--private-users", "--no-new-privileges"},
+		flag:     []string{"-x", "--ephemeral", "-q", "--quiet", "-a", "--as-pid2", "-b", "--boot", "-n", "--network-veth", "--private-network", "-U", "--keep-unit", "--read-only", "-P", "--pipe"},
+		noExec:   []string{"-h", "--help", "--version"}}},
 	{"systemd-run", &wrapper{kind: runsArgv, value: []string{"-u", "--unit", "-p", "--property", "-E", "--setenv", "-M", "--machine", "--description", "--slice", "--working-directory"}, flag: []string{"--user", "--system", "--scope", "-P", "--pipe", "-q", "--quiet", "--wait", "-G", "--collect", "-t", "--pty", "-d", "--same-dir", "--no-block"}}},
 	{"taskset", &wrapper{kind: runsArgv, operands: 1, flag: []string{"-a", "--all-tasks", "-c", "--cpu-list"}, noExec: []string{"-p", "--pid"}}},
 	{"time", &wrapper{kind: runsArgv, value: []string{"-f", "--format", "-o", "--output"}, flag: []string{"-p", "--portability", "-a", "--append", "-v", "--verbose", "-q", "--quiet"}}},
@@ -229,6 +342,7 @@ var wrappers = nameTable[*wrapper]{
 			"--no-project-ignore", "--no-global-ignore", "--no-default-ignore", "--no-meta", "-q", "--quiet", "-v", "--verbose"},
 		script: []string{"--shell"}}},
 	{"with-lock-ex", &wrapper{kind: runsArgv, operands: 1, flag: []string{"-w", "-q", "-f"}}},
+	{"x86_64", archWrapper},
 	{"xargs", &wrapper{kind: runsArgv, inputArgs: true,
 		value:    []string{"-a", "--arg-file", "-d", "--delimiter", "-E", "-I", "-L", "-n", "--max-args", "-P", "--max-procs", "-s", "--max-chars", "--process-slot-var"},
 		optValue: []string{"--eof", "--replace", "--max-lines"},
@@ -350,7 +464,11 @@ func unwrap(spec *wrapper, ws []word) unwrapped {
 	// permuted are the operands of a permute wrapper met among its
 	// options.
 	var permuted []word
+	out.uncertain = spec.unsure
 	i := 1
+	if spec.leadOperand && len(ws) > 1 && ws[1].static && !strings.HasPrefix(ws[1].value, "-") {
+		i++
+	}
 opts:
 	for i < len(ws) {
 		w := ws[i]
@@ -363,6 +481,19 @@ opts:
 		case slices.Contains(spec.noExec, v):
 			// A whole word first: screen's -ls is no -l -s cluster.
 			return unwrapped{}
+		case slices.Contains(spec.shellAfter, v):
+			out.shellArgsOf(ws[i+1:])
+			return out
+		case slices.Contains(spec.againAfter, v):
+			out.argvs = append(out.argvs, append([]word{ws[0]}, ws[i+1:]...))
+			return out
+		case slices.Contains(spec.endOpts, v):
+			i++
+			break opts
+		case !strings.HasPrefix(v, "--") && len(v) > 2 && slices.Contains(spec.value, v):
+			// A single-dash long option with a value (mpirun -np 4).
+			i += 2
+			continue
 		case slices.Contains(spec.flag, v):
 			startsShell = startsShell || slices.Contains(spec.shellOpts, v)
 			i++
@@ -534,6 +665,8 @@ opts:
 	case kind == runsEach:
 		out.scripts = append(append(out.scripts, permuted...), rest...)
 	case len(rest) == 0:
+	case kind == runsArgv && spec.mpmd:
+		out.mpmd(spec, rest)
 	case kind == runsArgv:
 		out.argvs = append(out.argvs, rest)
 		if spec.inputArgs {
@@ -554,6 +687,34 @@ opts:
 		}
 	}
 	return out
+}
+
+// mpmd adds to out the command of rest, a wrapper's words after its
+// options, up to a ":", and what each part after a ":" runs after options
+// of its own, read as the wrapper (spec) reads its words.
+func (out *unwrapped) mpmd(spec *wrapper, rest []word) {
+	part := *spec
+	part.mpmd = false
+	for {
+		end := slices.IndexFunc(rest, func(w word) bool { return w.static && w.value == ":" })
+		if end < 0 {
+			if len(rest) > 0 {
+				out.argvs = append(out.argvs, rest)
+			}
+			return
+		}
+		if end > 0 {
+			out.argvs = append(out.argvs, rest[:end])
+		}
+		// The ":" stands for the program: its options follow it.
+		u := unwrap(&part, rest[end:])
+		out.uncertain = cmp.Or(out.uncertain, u.uncertain)
+		out.unplain = cmp.Or(out.unplain, u.unplain)
+		if len(u.argvs) == 0 {
+			return
+		}
+		rest = u.argvs[0]
+	}
 }
 
 // stdinFiles are the files that are the reader's own stdin, on Linux
