@@ -39,3 +39,42 @@ func TestLess(t *testing.T) {
 		{"after --", "less -- '+!rm x' f", Allow, 0},
 	})
 }
+
+// TestAgentTerminalReaders holds the programs that take commands from
+// their terminal: on an agent's terminal (Codex gives a command a pty the
+// model types into) "nano f" is a shell one ^T away, "more f" one "!",
+// so with an allow rule for them they prompt there, and only there.
+func TestAgentTerminalReaders(t *testing.T) {
+	p := bypassPolicy()
+	for _, prog := range []string{"nano", "more", "emacs", "tig", "ls", "timeout", "uv"} {
+		p.AddPrefixRule(PrefixRule{Program: prog, Decision: Allow, Source: "bypass11"})
+	}
+	for _, c := range []struct {
+		script    string
+		agent, no Decision
+	}{
+		{"nano f", Prompt, Allow},
+		{"more f", Prompt, Allow},
+		{"/usr/bin/more f", Prompt, Prompt}, // a path, not the rule's program: unmatched
+		{"ls | more", Prompt, Allow},
+		{"tig", Prompt, Allow},
+		{"emacs f", Prompt, Allow},
+		{"emacs --batch f", Allow, Allow},
+		{"nano f; rm x", Forbidden, Forbidden},
+		{"ls", Allow, Allow},
+		{"sh -c 'nano f'", Prompt, Prompt}, // sh has no rule here
+		{"timeout 5 nano f", Prompt, Allow},
+		{"uv run nano f", Prompt, Allow}, // a runner's command, judged apart
+	} {
+		for _, agent := range []bool{true, false} {
+			want := c.no
+			if agent {
+				want = c.agent
+			}
+			ev := p.Evaluate([]string{c.script}, EvalOptions{Shell: true, AgentTerminal: agent})
+			if ev.Decision != want {
+				t.Errorf("%q, agent terminal %v: %v, want %v; reasons %v", c.script, agent, ev.Decision, want, ev.Reasons)
+			}
+		}
+	}
+}

@@ -20,6 +20,11 @@ type EvalOptions struct {
 	// Shell says that argv[0] is a script, as given to run --shell; the
 	// rest of argv are its positional parameters.
 	Shell bool
+	// AgentTerminal says the command's terminal is an agent's, which the
+	// model types into (gate.Config.AgentTerminal): a program that takes
+	// commands from its terminal (terminalReaders) is then judged as one
+	// reading them from stdin.
+	AgentTerminal bool
 }
 
 // Evaluate judges argv under p by the strict, asymmetric semantics of
@@ -42,6 +47,7 @@ type EvalOptions struct {
 // the decision.
 func (p *Policy) Evaluate(argv []string, opts EvalOptions) Evaluation {
 	a := newAnalysis(p, MatchOptions{ResolveHostExecutables: opts.ResolveHostExecutables}, p.scratch.get())
+	a.agentTerminal = opts.AgentTerminal
 	defer p.scratch.put(a.scratch)
 	ev := Evaluation{Matched: p.MatchArgv(argv, a.match)}
 	var d Decision
@@ -166,6 +172,8 @@ type analysis struct {
 	// judged already.
 	lang        syntax.LangVariant
 	dialectOnly bool
+	// agentTerminal is EvalOptions.AgentTerminal.
+	agentTerminal bool
 	// spent is what the evaluation has used of its budgets: the analyses
 	// an aside runs share it, so that none starts them afresh. own holds
 	// it for the analysis that newAnalysis made.
@@ -392,6 +400,9 @@ func (a *analysis) command(ws []word, depth int) Decision {
 	}
 	if facts.wrapper != nil {
 		d = Max(d, a.wrapped(facts.wrapper, ws, depth+1))
+	}
+	if a.agentTerminal && readsTerminal(ws) {
+		d = Max(d, a.unanalysable(ws[0].value+": takes commands from the agent's terminal"))
 	}
 	a.commands[idx].Decision = Max(a.commands[idx].Decision, d)
 	return d

@@ -105,7 +105,7 @@ func (a *analysis) variantAt(least Decision, src string, depth int) Decision {
 // fresh returns a new analysis in a's dialect, sharing a's budgets and
 // scratch, for a reading on the side.
 func (a *analysis) fresh() *analysis {
-	return &analysis{p: a.p, match: a.match, spent: a.spent, scratch: a.scratch, lang: a.lang, safe: true}
+	return &analysis{p: a.p, match: a.match, spent: a.spent, scratch: a.scratch, lang: a.lang, safe: true, agentTerminal: a.agentTerminal}
 }
 
 // aside runs judge on a fresh analysis in a's dialect, sharing a's budgets

@@ -40,7 +40,7 @@ func (g *Gate) Check(_ context.Context, req Request) (*CheckResult, error) {
 	if _, err := g.place(req); err != nil {
 		return nil, err
 	}
-	return st.checkResult(st.policy.Evaluate(req.Argv, evalOptions(req))), nil
+	return st.checkResult(st.policy.Evaluate(req.Argv, g.evalOptions(req))), nil
 }
 
 // checkResult is the CheckResult of ev under this state's approval policy.

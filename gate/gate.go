@@ -327,8 +327,8 @@ func (g *Gate) place(req Request) (Place, error) {
 }
 
 // evalOptions are the policy's options for req.
-func evalOptions(req Request) execpolicy.EvalOptions {
-	return execpolicy.EvalOptions{ResolveHostExecutables: req.ResolveHostExecutables, Shell: req.Shell}
+func (g *Gate) evalOptions(req Request) execpolicy.EvalOptions {
+	return execpolicy.EvalOptions{ResolveHostExecutables: req.ResolveHostExecutables, Shell: req.Shell, AgentTerminal: g.cfg.AgentTerminal}
 }
 
 // timeout is the run's timeout for a profile whose own is limit (0: none).

@@ -118,7 +118,7 @@ func (g *Gate) registration(req Request) (*state, *Registration, error) {
 	}
 	req.Cwd, req.Workspace = pl.Cwd, pl.Workspace
 	// The ceiling too: the id binds the managed layer's digest.
-	o := &call{Request: req, Policy: st.policy, EvalOpts: evalOptions(req), DefaultProfile: st.defaultProfile.value, Profile: st.profileFunc(pl), Ceiling: st.ceiling}
+	o := &call{Request: req, Policy: st.policy, EvalOpts: g.evalOptions(req), DefaultProfile: st.defaultProfile.value, Profile: st.profileFunc(pl), Ceiling: st.ceiling}
 	ev := o.Policy.Evaluate(o.Argv, o.EvalOpts)
 	reg := &Registration{CheckResult: st.checkResult(ev)}
 	if reg.Action != approval.Ask || st.ceiling.pinsApprover() {

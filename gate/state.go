@@ -248,7 +248,7 @@ func (st *state) call(g *Gate, req Request) (*call, error) {
 	}
 	o := &call{
 		Request: req,
-		Policy:  st.policy, EvalOpts: evalOptions(req),
+		Policy:  st.policy, EvalOpts: g.evalOptions(req),
 		Approval: st.approval, Approver: serialApprover{&g.ask, approver}, ApproverID: approverID,
 		AmendFile:      amend,
 		DeferredDir:    st.layers.Dirs.Deferred(),

@@ -129,6 +129,8 @@ func handle(ctx context.Context, cfg Config, in io.Reader) (Answer, error) {
 		Flags:     gate.Flags{ConfigFile: cfg.ConfigFile, ApprovalPolicy: cfg.ApprovalPolicy, Profile: cfg.Profile},
 		Getenv:    cfg.Getenv,
 		Version:   cfg.Version,
+		// As the rewritten run (--agent-terminal) will judge it.
+		AgentTerminal: true,
 	})
 	if err != nil {
 		return Answer{}, err

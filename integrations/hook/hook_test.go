@@ -46,6 +46,7 @@ func newTestEnv(t *testing.T) *testEnv {
 	write(t, e.exe, "#!/bin/sh\n")
 	write(t, e.rules, `
 prefix_rule(pattern=["make"], decision="allow")
+prefix_rule(pattern=["nano"], decision="allow")
 prefix_rule(pattern=["git", "push"], decision="prompt", justification="pushing publishes the branch")
 prefix_rule(pattern=["rm", "-rf"], decision="forbidden", justification="never delete trees")
 `)
@@ -111,6 +112,8 @@ func TestHandleEvents(t *testing.T) {
 		{"allowed", ClaudeCode, "claude-bash.json", "make test", "allow", "", false},
 		{"unmatched runs under on-request", ClaudeCode, "claude-bash.json", "ls -la | wc -l", "allow", "", false},
 		{"prompted", ClaudeCode, "claude-bash.json", "git push origin main", "ask", "", true},
+		// The rewritten run's terminal is the agent's: judged so here too.
+		{"a program taking commands from its terminal", ClaudeCode, "claude-bash.json", "nano notes.txt", "ask", "", true},
 		{"prompted, prompts bypassed", ClaudeCode, "claude-bash-bypass.json", "git push origin main", "ask", "", false},
 		{"codex allowed", Codex, "codex-bash.json", "make", "allow", "", false},
 		{"codex prompted asks gatedexec's approver", Codex, "codex-bash.json", "git push", "allow", "", false},
