@@ -301,30 +301,11 @@ func (d *decoder) rules(l *lexer, dst *[]Rule) bool {
 	out := []Rule{}
 	ok := l.elements(func() bool {
 		var m Rule
-		var seen uint8
-		if !l.eat('{') {
-			return false
-		}
-		ok := l.members(func(key []byte) bool {
-			var bit uint8
-			switch string(key) {
-			case "matched_prefix":
-				bit = 1
-			case "decision":
-				bit = 2
-			case "source":
-				bit = 4
-			default:
-				return l.skip(1)
-			}
-			if seen&bit != 0 {
-				return false
-			}
-			seen |= bit
-			switch bit {
-			case 1:
+		ok := l.object(ruleKeys, func(k int) bool {
+			switch k {
+			case 0:
 				return d.words(l, &m.MatchedPrefix)
-			case 2:
+			case 1:
 				return d.strField(l, &m.Decision, true)
 			}
 			return d.strField(l, &m.Source, true)
@@ -336,6 +317,8 @@ func (d *decoder) rules(l *lexer, dst *[]Rule) bool {
 	return ok
 }
 
+var ruleKeys = []string{"matched_prefix", "decision", "source"}
+
 // reasons decodes reasons.
 func (d *decoder) reasons(l *lexer, dst *[]Reason) bool {
 	if l.null() {
@@ -345,25 +328,8 @@ func (d *decoder) reasons(l *lexer, dst *[]Reason) bool {
 	out := []Reason{}
 	ok := l.elements(func() bool {
 		var r Reason
-		var seen uint8
-		if !l.eat('{') {
-			return false
-		}
-		ok := l.members(func(key []byte) bool {
-			var bit uint8
-			switch string(key) {
-			case "kind":
-				bit = 1
-			case "detail":
-				bit = 2
-			default:
-				return l.skip(1)
-			}
-			if seen&bit != 0 {
-				return false
-			}
-			seen |= bit
-			if bit == 1 {
+		ok := l.object(reasonKeys, func(k int) bool {
+			if k == 0 {
 				return d.strField(l, &r.Kind, true)
 			}
 			// Details name paths and commands: all different.
@@ -376,6 +342,8 @@ func (d *decoder) reasons(l *lexer, dst *[]Reason) bool {
 	return ok
 }
 
+var reasonKeys = []string{"kind", "detail"}
+
 // denials decodes denials.
 func (d *decoder) denials(l *lexer, dst *[]Denial) bool {
 	if l.null() {
@@ -385,34 +353,13 @@ func (d *decoder) denials(l *lexer, dst *[]Denial) bool {
 	d.denials0 = d.denials0[:0]
 	ok := l.elements(func() bool {
 		var dn Denial
-		var seen uint8
-		if !l.eat('{') {
-			return false
-		}
-		ok := l.members(func(key []byte) bool {
-			var bit uint8
-			switch string(key) {
-			case "kind":
-				bit = 1
-			case "path":
-				bit = 2
-			case "host":
-				bit = 4
-			case "port":
-				bit = 8
-			default:
-				return l.skip(1)
-			}
-			if seen&bit != 0 {
-				return false
-			}
-			seen |= bit
-			switch bit {
-			case 1:
+		ok := l.object(denialKeys, func(k int) bool {
+			switch k {
+			case 0:
 				return d.strField(l, &dn.Kind, true)
-			case 2:
+			case 1:
 				return d.strField(l, &dn.Path, false)
-			case 4:
+			case 2:
 				return d.strField(l, &dn.Host, true)
 			}
 			return l.intField(&dn.Port)
@@ -423,6 +370,31 @@ func (d *decoder) denials(l *lexer, dst *[]Denial) bool {
 	*dst = append(make([]Denial, 0, len(d.denials0)), d.denials0...)
 	clear(d.denials0)
 	return ok
+}
+
+var denialKeys = []string{"kind", "path", "host", "port"}
+
+// object reads a JSON object whose members named in keys (at most 32)
+// member decodes, given the key's index; any other member is skipped,
+// and a key of keys given twice fails it, as a record's own keys do.
+func (l *lexer) object(keys []string, member func(k int) bool) bool {
+	if !l.eat('{') {
+		return false
+	}
+	var seen uint32
+	return l.members(func(key []byte) bool {
+		for k, name := range keys {
+			if string(key) != name {
+				continue
+			}
+			if seen&(1<<k) != 0 {
+				return false
+			}
+			seen |= 1 << k
+			return member(k)
+		}
+		return l.skip(1)
+	})
 }
 
 // lexer reads JSON text from b at i, checking its syntax as
