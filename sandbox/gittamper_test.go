@@ -6,6 +6,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -166,5 +167,29 @@ func TestGitWalkReuse(t *testing.T) {
 	}
 	if got, _, _ := before.GitTamper(); !slices.Equal(got, []string{filepath.Join(deep, "evil")}) {
 		t.Errorf("GitTamper = %q, want the bare repository made", got)
+	}
+}
+
+// TestListingGone: only a directory that is no longer one is passed over
+// by the walk; any other error reading it (EIO, EMFILE, a mode that
+// forbids listing) leaves what is below it unread, which the scan after
+// a run must report rather than take for an empty tree.
+func TestListingGone(t *testing.T) {
+	for _, c := range []struct {
+		err  error
+		gone bool
+	}{
+		{syscall.ENOENT, true},
+		{syscall.ENOTDIR, true},
+		{syscall.ELOOP, true},
+		{&os.PathError{Op: "open", Path: "x", Err: syscall.ENOENT}, true},
+		{syscall.EIO, false},
+		{syscall.EMFILE, false},
+		{syscall.EACCES, false},
+		{syscall.ENOMEM, false},
+	} {
+		if got := listingGone(c.err); got != c.gone {
+			t.Errorf("listingGone(%v) = %v, want %v", c.err, got, c.gone)
+		}
 	}
 }

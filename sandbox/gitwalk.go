@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"syscall"
 	"time"
 )
 
@@ -79,10 +80,12 @@ func (w *repoWalk) dir(path string, root bool) error {
 			if root {
 				return err
 			}
-			if errors.Is(err, fs.ErrPermission) {
+			if !listingGone(err) {
+				// Unreadable (a mode that forbids listing, or an I/O
+				// error): judged by name, and reported after a run.
 				w.unlisted(path)
 			}
-			return nil // gone, or no directory any more
+			return nil
 		}
 	}
 	if !ok {
@@ -109,6 +112,14 @@ func (w *repoWalk) dir(path string, root bool) error {
 		}
 	}
 	return nil
+}
+
+// listingGone reports whether err, from reading a directory the walk
+// found, says there is no directory there any more: removed, or replaced
+// by a file or a link, which git does not follow to find a repository.
+// Any other error leaves what is below unread, which is not "nothing".
+func listingGone(err error) bool {
+	return errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR) || errors.Is(err, syscall.ELOOP)
 }
 
 // sameEntries reports whether l and m list the same entries, as far as a
