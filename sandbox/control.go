@@ -78,11 +78,12 @@ func (p *Profile) ControlConflict() error {
 }
 
 // WithScanCache returns p keeping the scan of its workspace in dir
-// (Profile.ScanCache), where p's scan has a workspace to watch. dir must
-// be among the control paths of the run (WithControl): a command that
-// could write there would hide its repositories from the next scans.
+// (Profile.ScanCache), where p's scan has a workspace to watch and dir
+// lies among p's control paths (WithControl): a command that could write
+// there would hide its repositories from the next scans, so a dir that
+// is not kept from it is not used.
 func WithScanCache(p *Profile, dir string) *Profile {
-	if dir == "" || !p.WatchesGit() {
+	if dir == "" || !p.WatchesGit() || !Under(filepath.Clean(dir), p.Control) {
 		return p
 	}
 	q := *p

@@ -105,3 +105,21 @@ func FuzzDecodeListings(f *testing.F) {
 		}
 	})
 }
+
+// TestWithScanCacheNeedsControl: the scan keeps its listings only in a
+// directory the run's command cannot write, one of its control paths.
+func TestWithScanCacheNeedsControl(t *testing.T) {
+	ws := t.TempDir()
+	p := &Profile{Name: "t", Workspace: ws, Write: []string{ws}}
+	cache := filepath.Join(t.TempDir(), "cache", "scans")
+	if got := WithScanCache(p, cache).ScanCache; got != "" {
+		t.Errorf("without the cache among the control paths: ScanCache = %q, want none", got)
+	}
+	q := WithControl(p, []string{filepath.Dir(cache)})
+	if got := WithScanCache(q, cache).ScanCache; got != cache {
+		t.Errorf("with its directory a control path: ScanCache = %q, want %q", got, cache)
+	}
+	if got := WithScanCache(&Profile{Unrestricted: true, Workspace: ws, Write: []string{"/"}}, cache).ScanCache; got != "" {
+		t.Errorf("a profile that watches no workspace: ScanCache = %q", got)
+	}
+}
