@@ -5,6 +5,7 @@ package linux
 import (
 	"encoding/binary"
 	"fmt"
+	"math/bits"
 	"math/rand/v2"
 	"testing"
 
@@ -39,12 +40,19 @@ func (d seccompData) word(off uint32) (uint32, error) {
 // runBPF interprets the classic BPF instructions buildBPF emits, as the
 // kernel does, and fails on anything else or on a jump out of the program.
 func runBPF(prog []byte, d seccompData) (uint32, error) {
+	ret, _, err := walkBPF(prog, d)
+	return ret, err
+}
+
+// walkBPF is runBPF that also counts the instructions it ran.
+func walkBPF(prog []byte, d seccompData) (ret uint32, steps int, err error) {
 	if len(prog)%8 != 0 {
-		return 0, fmt.Errorf("program of %d bytes", len(prog))
+		return 0, 0, fmt.Errorf("program of %d bytes", len(prog))
 	}
 	n := len(prog) / 8
 	var a uint32
 	for pc := 0; pc < n; pc++ {
+		steps++
 		in := prog[8*pc:]
 		code := binary.NativeEndian.Uint16(in)
 		jt, jf := int(in[2]), int(in[3])
@@ -68,18 +76,18 @@ func runBPF(prog []byte, d seccompData) (uint32, error) {
 		case bpfJa:
 			pc += int(k)
 		case bpfRetK:
-			return k, nil
+			return k, steps, nil
 		default:
 			err = fmt.Errorf("opcode %#x at %d", code, pc)
 		}
 		if err != nil {
-			return 0, err
+			return 0, steps, err
 		}
 		if pc+1 > n {
-			return 0, fmt.Errorf("jump past the end at %d", pc)
+			return 0, steps, fmt.Errorf("jump past the end at %d", pc)
 		}
 	}
-	return 0, fmt.Errorf("fell off the end")
+	return 0, steps, fmt.Errorf("fell off the end")
 }
 
 // wantAction is what rules say of d, read straight from the table: the
@@ -188,6 +196,44 @@ func TestBuildBPFMatchesTable(t *testing.T) {
 				t.Fatal("no call was denied: the comparison proves nothing")
 			}
 		})
+	}
+}
+
+// TestBuildBPFShortWalks: a call the table does not name, or names with
+// no condition, is decided in a few instructions whatever its number.
+// The kernel walks the program for every call number when it loads it
+// (seccomp's action cache) and again for each call the cache cannot
+// answer: a line of comparisons made the load alone cost 170 µs.
+func TestBuildBPFShortWalks(t *testing.T) {
+	for i := range seccompProfiles {
+		p := &seccompProfiles[i]
+		rules := seccompRules(p)
+		prog, err := buildBPF(rules)
+		if err != nil {
+			t.Fatal(err)
+		}
+		named := map[uint32]bool{}
+		for _, r := range rules {
+			if len(r.Conds) > 0 {
+				named[syscallNumbers()[r.Syscall]] = true
+			}
+		}
+		longest := 0
+		for nr := uint32(0); nr < 1024; nr++ {
+			if named[nr] {
+				continue
+			}
+			_, steps, err := walkBPF(prog, seccompData{nr: nr, arch: nativeAuditArch})
+			if err != nil {
+				t.Fatal(err)
+			}
+			longest = max(longest, steps)
+		}
+		// The arch and number checks, a search of depth log2(calls)
+		// two instructions a level at most, a leaf, the return.
+		if limit := 6 + 2*bits.Len(uint(len(rules))) + 2*searchLeaf + 2; longest > limit {
+			t.Errorf("network=%s sharepids=%v: a call walks %d instructions, want at most %d", p.Network, p.SharePIDs, longest, limit)
+		}
 	}
 }
 
