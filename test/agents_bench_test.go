@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -28,11 +29,23 @@ func rules1000() string {
 	return b.String()
 }
 
+// spacing is the pause, left out of the timing, between the calls of the
+// -spaced rows: an agent's commands come seconds apart, and a long-lived
+// server does ahead, between them, what it can (the next helper's start).
+const spacing = 5 * time.Millisecond
+
 // benchExec runs argv once per iteration, with stdin from a file when
 // given; a failure is fatal.
 func benchExec(b *testing.B, env []string, dir, stdin string, argv ...string) {
 	b.Helper()
+	benchExecSpaced(b, 0, env, dir, stdin, argv...)
+}
+
+// benchExecSpaced is benchExec pausing space before each run.
+func benchExecSpaced(b *testing.B, space time.Duration, env []string, dir, stdin string, argv ...string) {
+	b.Helper()
 	for b.Loop() {
+		pause(b, space)
 		cmd := exec.Command(argv[0], argv[1:]...)
 		cmd.Env, cmd.Dir = env, dir
 		if stdin != "" {
@@ -46,6 +59,15 @@ func benchExec(b *testing.B, env []string, dir, stdin string, argv ...string) {
 		if out, err := cmd.CombinedOutput(); err != nil {
 			b.Fatalf("%q: %v\n%s", argv, err, out)
 		}
+	}
+}
+
+// pause sleeps d outside b's timing.
+func pause(b *testing.B, d time.Duration) {
+	if d > 0 {
+		b.StopTimer()
+		time.Sleep(d)
+		b.StartTimer()
 	}
 }
 
@@ -75,7 +97,9 @@ func BenchmarkAgentHook(b *testing.B) {
 // is what the MCP tool runs, plain and not), and through the warm MCP
 // server (the rules loaded once, one JSON-RPC round trip per command),
 // beside the sandbox alone and bwrap. The target for the warm path: at most half the
-// one-shot run of the same script.
+// one-shot run of the same script. The -spaced rows pause between calls
+// as an agent does, which a long-lived server uses to start the next
+// call's helper ahead (sandbox/linux/prestart.go).
 func BenchmarkAgentTrue(b *testing.B) {
 	f := newGateFixture(b, rules1000())
 	b.Run("bare", func(b *testing.B) {
@@ -103,10 +127,13 @@ func BenchmarkAgentTrue(b *testing.B) {
 	// --shell does: a plain command (/bin/true) without bash, any other
 	// script with bash -c in the sandbox: the -bash rows quote the word,
 	// which bash then executes as it would /bin/true.
-	for _, sc := range []struct{ name, script string }{{"", "/bin/true"}, {"-bash", "'/bin/true'"}} {
-		name, script := sc.name, sc.script
+	for _, sc := range []struct {
+		name, script string
+		space        time.Duration
+	}{{"", "/bin/true", 0}, {"-bash", "'/bin/true'", 0}, {"-spaced", "/bin/true", spacing}} {
+		name, script, space := sc.name, sc.script, sc.space
 		b.Run("run-oneshot-shell"+name, func(b *testing.B) {
-			benchExec(b, f.env, f.ws, "", gatedexecBin, "run", "--shell", "-r", f.rules, "--", script)
+			benchExecSpaced(b, space, f.env, f.ws, "", gatedexecBin, "run", "--shell", "-r", f.rules, "--", script)
 		})
 		b.Run("mcp-warm"+name, func(b *testing.B) {
 			cmd := exec.Command(gatedexecBin, "mcp", "-r", f.rules, "-w", f.ws)
@@ -118,6 +145,7 @@ func BenchmarkAgentTrue(b *testing.B) {
 			defer cs.Close()
 			args := &mcp.CallToolParams{Name: "run_command", Arguments: map[string]any{"command": script}}
 			for b.Loop() {
+				pause(b, space)
 				res, err := cs.CallTool(context.Background(), args)
 				if err != nil || res.IsError {
 					b.Fatalf("run_command: %v %+v", err, res)

@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -731,5 +732,94 @@ func TestMCPServerBinaryBeside(t *testing.T) {
 	out, err := cmd.CombinedOutput()
 	if code := exitOf(t, err); code != 125 || !strings.Contains(string(out), "gatedexec-mcp is not installed beside gatedexec") {
 		t.Errorf("exit %d, want 125 naming the missing server:\n%s", code, out)
+	}
+}
+
+// prestartedOf returns the prestarted sandbox helpers (the one a
+// long-lived server starts ahead of its next call) whose parent is ppid.
+func prestartedOf(ppid int) []int {
+	var pids []int
+	ents, _ := os.ReadDir("/proc")
+	for _, e := range ents {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		cl, err := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
+		if err != nil || !strings.Contains(string(cl), "\x00prestarted\x00") {
+			continue
+		}
+		stat, err := os.ReadFile(filepath.Join("/proc", e.Name(), "stat"))
+		if err != nil {
+			continue
+		}
+		f := strings.Fields(string(stat[strings.LastIndexByte(string(stat), ')')+1:]))
+		if len(f) > 1 && f[1] == strconv.Itoa(ppid) {
+			pids = append(pids, pid)
+		}
+	}
+	return pids
+}
+
+// The helper the server starts ahead of its next call ends with the
+// server: when its client goes away, and when it is killed outright.
+func TestMCPPrestartedHelperEndsWithServer(t *testing.T) {
+	for _, kill := range []bool{false, true} {
+		f := newGateFixture(t, agentRules)
+		cmd := exec.Command(gatedexecBin, "mcp", "-r", f.rules, "-w", f.ws)
+		cmd.Env, cmd.Dir, cmd.Stderr = f.env, f.ws, os.Stderr
+		stdin, err := cmd.StdinPipe()
+		if err != nil {
+			t.Fatal(err)
+		}
+		stdout, err := cmd.StdoutPipe()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		exited := make(chan error, 1)
+		go func() { exited <- cmd.Wait() }()
+		t.Cleanup(func() { cmd.Process.Kill() })
+		cs, err := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, nil).Connect(context.Background(),
+			&mcp.IOTransport{Reader: stdout, Writer: stdin}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "run_command", Arguments: map[string]any{"command": "true"}})
+		if err != nil || res.IsError {
+			t.Fatalf("run_command: %v %+v", err, res)
+		}
+		deadline := time.Now().Add(5 * time.Second)
+		var helpers []int
+		for len(helpers) == 0 && time.Now().Before(deadline) {
+			time.Sleep(10 * time.Millisecond)
+			helpers = prestartedOf(cmd.Process.Pid)
+		}
+		if len(helpers) != 1 {
+			t.Fatalf("kill %v: prestarted helpers %v of the server, want 1", kill, helpers)
+		}
+		if kill {
+			cmd.Process.Kill()
+		} else {
+			stdin.Close()
+		}
+		select {
+		case <-exited:
+		case <-time.After(5 * time.Second):
+			t.Fatalf("kill %v: the server did not exit", kill)
+		}
+		for deadline := time.Now().Add(3 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+			// Gone, or a zombie: killed, not yet reaped by the init
+			// it was handed to.
+			stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", helpers[0]))
+			if f := strings.Fields(string(stat[strings.LastIndexByte(string(stat), ')')+1:])); err != nil || len(f) > 0 && f[0] == "Z" {
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("kill %v: the prestarted helper %d outlived the server", kill, helpers[0])
+			}
+		}
 	}
 }

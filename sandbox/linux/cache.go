@@ -43,6 +43,8 @@ type runnerCache struct {
 	// sweep, a LongLived Runner's removals), which Close waits for.
 	kept       keptHolders
 	background sync.WaitGroup
+	// pool is a LongLived Runner's helper started ahead (prestart.go).
+	pool prestartPool
 }
 
 // cgroupHost returns this process's cgroups, read at the first run that

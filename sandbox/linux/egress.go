@@ -209,7 +209,7 @@ func (r *Runner) startFallback(ctx context.Context, c *Command, p *sandbox.Profi
 		return nil, err
 	}
 	spec.Env = egress.ProxyEnv(env, local.Port())
-	res, err := r.start(ctx, c, p, spec, ruleset, cgs, hold)
+	res, err := r.start(ctx, c, p, spec, ruleset, cgs, hold, nil)
 	denied := sandbox.NetDenials(local.Stop())
 	if res != nil {
 		res.Denied = denied

@@ -11,6 +11,13 @@ package linux
 // nothing, and a gatedexec started with it refuses (HelperMain).
 const HelperArg = "__gatedexec-sandbox-helper-v2__"
 
+// A prestarted helper's second argument, and the most descriptors it is
+// sent (prestart.go).
+const (
+	prestartArg = "prestarted"
+	prestartFDs = 4
+)
+
 // File descriptors the runner hands the helper, and its failure status.
 const (
 	specFD     = 3

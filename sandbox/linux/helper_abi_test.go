@@ -26,6 +26,8 @@ func TestHelperABI(t *testing.T) {
 	quoted := strconv.Quote
 	want := map[string]string{
 		"GX_HELPER_ARG":          quoted(HelperArg),
+		"GX_PRESTART_ARG":        quoted(prestartArg),
+		"GX_PRESTART_FDS":        strconv.Itoa(prestartFDs),
 		"GX_SPEC_FD":             strconv.Itoa(specFD),
 		"GX_REPORT_FD":           strconv.Itoa(errFD),
 		"GX_RULESET_FD":          strconv.Itoa(rulesetFD),

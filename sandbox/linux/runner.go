@@ -72,6 +72,7 @@ func (r *Runner) Run(ctx context.Context, c *Command) (*sandbox.Result, error) {
 // run, and waits for the cgroup work of the runs (their removal, the
 // sweep of stale ones) to end. Call it once every run has ended.
 func (r *Runner) Close() error {
+	r.closePrestarted()
 	r.cache.kept.release()
 	r.cache.background.Wait()
 	return nil
@@ -102,10 +103,28 @@ func (r *Runner) run(ctx context.Context, c *Command) (*sandbox.Result, error) {
 	}
 	// After the refusal above: a run that does not happen makes nothing.
 	p.MakeMissingDirs()
-	cgs := r.cgroupsFor(p)
+	spec := helperSpec{Argv: c.Argv, Dir: c.Dir, Rlimits: rlimits(p.Limits), Unshare: namespaces(layers, caps)}
+	var (
+		cgs *pendingCgroups
+		pre *prestarted
+	)
+	limits := cgroupLimits(p.Limits)
+	if key, ok := r.prestartKeyOf(c, spec.Unshare, limits, p.Network == sandbox.NetworkProxy); ok && !p.Unrestricted {
+		pre = r.takePrestarted(key)
+		// Once this run has ended: started during it, the next
+		// helper's namespaces slowed it down.
+		defer r.refill(key, limits)
+	}
+	if pre != nil {
+		cgs = r.prestartedCgroups(pre)
+	} else {
+		cgs = r.cgroupsFor(p)
+	}
 	defer cgs.release()
+	// Every way out before the run takes it ends it (before the cgroups'
+	// release, which waits for their tasks).
+	defer pre.end()
 	env := sandbox.ScrubEnv(c.Env, p.EnvDeny)
-	spec := helperSpec{Argv: c.Argv, Dir: c.Dir, Rlimits: rlimits(p.Limits)}
 	var err error
 	path := ""
 	if pr, plain := plainExec(c, env); plain {
@@ -189,13 +208,8 @@ func (r *Runner) run(ctx context.Context, c *Command) (*sandbox.Result, error) {
 			}
 		}
 		spec.Keep = keepPaths(plan)
-		// An IPC namespace with it: System V IPC objects are not files,
-		// so Landlock cannot keep the command from the shared memory,
-		// semaphores and message queues of processes outside.
-		spec.Unshare |= unix.CLONE_NEWNS | unix.CLONE_NEWIPC
 	}
 	if slices.Contains(layers, sandbox.LayerNetNS) {
-		spec.Unshare |= unix.CLONE_NEWNET
 		// With the network off the namespace only keeps the host's
 		// abstract sockets away: TCP is refused anyway.
 		spec.LoopbackUp = p.Network == sandbox.NetworkIsolated || p.Network == sandbox.NetworkProxy
@@ -215,23 +229,15 @@ func (r *Runner) run(ctx context.Context, c *Command) (*sandbox.Result, error) {
 			spec.DirAccess = fsRights(caps.LandlockABI, writableDirAccess)
 		}
 	}
-	if slices.Contains(layers, sandbox.LayerPIDNS) {
-		// The init mounts the namespace's /proc, so it needs a mount
-		// namespace; an IPC one comes with it as above.
-		spec.Unshare |= unix.CLONE_NEWPID | unix.CLONE_NEWNS | unix.CLONE_NEWIPC
-	}
 	if spec.Unshare&unix.CLONE_NEWNS != 0 {
 		if spec.ParentMntNS, err = mountNSInode(); err != nil {
 			return nil, fmt.Errorf("sandbox: mount namespace: %w", err)
 		}
 	}
-	if spec.Unshare != 0 && !caps.Root {
-		spec.Unshare |= unix.CLONE_NEWUSER
-	}
 	// One for the run, whichever way it starts: the fallback's proxy is
 	// made before the relay.
 	th := newTermHold()
-	res, err := r.start(ctx, c, p, &spec, ruleset, cgs, th)
+	res, err := r.start(ctx, c, p, &spec, ruleset, cgs, th, pre)
 	if err != nil && errors.Is(err, errNamespaces) {
 		if p.Enforcement != sandbox.BestEffort {
 			return nil, fmt.Errorf("profile %s: %v: %w", p.Name, err, sandbox.ErrLayerUnavailable)
@@ -247,7 +253,7 @@ func (r *Runner) run(ctx context.Context, c *Command) (*sandbox.Result, error) {
 		spec.Unshare, spec.Mounts, spec.LoopbackUp, spec.ParentMntNS = 0, nil, false, 0
 		spec.Tmp, spec.Keep, spec.Reopen, spec.Dev = nil, nil, nil, false
 		if len(spec.Egress) == 0 {
-			res, err = r.start(ctx, c, p, &spec, ruleset, cgs, th)
+			res, err = r.start(ctx, c, p, &spec, ruleset, cgs, th, nil)
 		} else {
 			spec.Egress = nil
 			res, err = r.startFallback(ctx, c, p, &spec, env, caps, cgs, th)
@@ -262,6 +268,29 @@ func (r *Runner) run(ctx context.Context, c *Command) (*sandbox.Result, error) {
 	return res, err
 }
 
+// namespaces returns the namespaces a run with layers creates.
+func namespaces(layers []string, caps Capabilities) uint32 {
+	var flags uint32
+	if slices.Contains(layers, sandbox.LayerMountNS) {
+		// An IPC namespace with it: System V IPC objects are not files,
+		// so Landlock cannot keep the command from the shared memory,
+		// semaphores and message queues of processes outside.
+		flags |= unix.CLONE_NEWNS | unix.CLONE_NEWIPC
+	}
+	if slices.Contains(layers, sandbox.LayerNetNS) {
+		flags |= unix.CLONE_NEWNET
+	}
+	if slices.Contains(layers, sandbox.LayerPIDNS) {
+		// The init mounts the namespace's /proc, so it needs a mount
+		// namespace; an IPC one comes with it as above.
+		flags |= unix.CLONE_NEWPID | unix.CLONE_NEWNS | unix.CLONE_NEWIPC
+	}
+	if flags != 0 && !caps.Root {
+		flags |= unix.CLONE_NEWUSER
+	}
+	return flags
+}
+
 // Command is the backend's name for sandbox.Command.
 type Command = sandbox.Command
 
@@ -269,77 +298,53 @@ type Command = sandbox.Command
 // the mounts in them, and ran nothing.
 var errNamespaces = errors.New("cannot set up namespaces")
 
-func (r *Runner) start(ctx context.Context, c *Command, p *sandbox.Profile, spec *helperSpec, ruleset *os.File, cgs *pendingCgroups, hold *termHold) (*sandbox.Result, error) {
-	var data []byte
-	specR, specW, err := os.Pipe()
-	if err != nil {
-		return nil, err
-	}
-	defer specR.Close()
-	repR, repW, err := os.Pipe()
-	if err != nil {
-		specW.Close()
-		return nil, err
-	}
-	defer repR.Close()
+func (r *Runner) start(ctx context.Context, c *Command, p *sandbox.Profile, spec *helperSpec, ruleset *os.File, cgs *pendingCgroups, hold *termHold, pre *prestarted) (*sandbox.Result, error) {
 	tail := &sandbox.TailBuffer{Max: stderrTailSize}
 	// A pty needs a session of the command's own to be its controlling
 	// terminal; a profile that keeps the caller's session keeps its
 	// terminal too.
 	io3, err := newStdio(c, !p.NoSetsid && !p.NoPty, tail, hold)
 	if err != nil {
-		specW.Close()
-		repW.Close()
+		pre.end()
 		return nil, err
 	}
 	spec.Ctty = io3.ctty
 	if direct(p, spec) {
-		specW.Close()
-		repW.Close()
+		pre.end()
 		return r.startDirect(ctx, c, p, spec, io3, tail, cgs)
 	}
-	if data, err = spec.encode(); err != nil {
-		specW.Close()
-		repW.Close()
+	data, err := spec.encode()
+	if err != nil {
+		pre.end()
 		io3.close()
 		return nil, err
 	}
-	var eg *egressRun
-	if len(spec.Egress) > 0 {
-		if eg, err = newEgress(p, hold.hooks(c.Net)); err != nil {
-			specW.Close()
-			repW.Close()
+	var h *helperStart
+	if pre != nil {
+		if h, err = pre.use(spec, io3, ruleset, data, &r.cache.pool.used); err != nil {
 			io3.close()
 			return nil, err
 		}
-		defer eg.mine.Close()
-		defer eg.theirs.Close()
-		// Every way out ends the proxy; the way below reads its denials.
-		defer eg.stop()
 	}
-	exe, self, err := r.helperExe()
-	if err != nil {
-		specW.Close()
-		repW.Close()
-		io3.close()
-		return nil, fmt.Errorf("%w: %w", err, sandbox.ErrLayerUnavailable)
+	var eg *egressRun
+	if h == nil {
+		if len(spec.Egress) > 0 {
+			if eg, err = newEgress(p, hold.hooks(c.Net)); err != nil {
+				io3.close()
+				return nil, err
+			}
+			defer eg.mine.Close()
+			defer eg.theirs.Close()
+			// Every way out ends the proxy; the way below reads its denials.
+			defer eg.stop()
+		}
+		if h, err = r.newHelperStart(p, io3, ruleset, eg, data); err != nil {
+			io3.close()
+			return nil, err
+		}
 	}
-	cmd := &exec.Cmd{
-		Path:       exe,
-		Args:       []string{"gatedexec-sandbox", HelperArg},
-		Env:        []string{},
-		Stdin:      io3.stdin,
-		Stdout:     io3.stdout,
-		Stderr:     io3.stderr,
-		ExtraFiles: helperFiles(specR, repW, ruleset, eg.helperEnd(), self),
-		SysProcAttr: &syscall.SysProcAttr{
-			Setsid:  !p.NoSetsid,
-			Setpgid: p.NoSetsid,
-			// The run dies with gatedexec; the supervisor keeps the
-			// thread that forks it (golang/go#27505).
-			Pdeathsig: syscall.SIGKILL,
-		},
-	}
+	defer h.rep.Close()
+	cmd := h.cmd
 	cg := cgs.wait()
 	var begin time.Time
 	finished := false
@@ -361,10 +366,7 @@ func (r *Runner) start(ctx context.Context, c *Command, p *sandbox.Profile, spec
 	}
 	timedOut, err := sup.Run(ctx, cmd, func() error {
 		begin = time.Now()
-		err := cg.fork(func(add func(int) error) error {
-			return startHelper(cmd, specR, repW, specW, data, add)
-		})
-		if err != nil {
+		if err := h.start(cg); err != nil {
 			io3.close()
 			finished = true
 			return err
@@ -375,6 +377,7 @@ func (r *Runner) start(ctx context.Context, c *Command, p *sandbox.Profile, spec
 		}
 		return nil
 	})
+	h.ended()
 	if err != nil {
 		return nil, err
 	}
@@ -391,7 +394,7 @@ func (r *Runner) start(ctx context.Context, c *Command, p *sandbox.Profile, spec
 		res.Layers = append(res.Layers, cg.layers...)
 	}
 	res.ExitCode, res.Signal = sandbox.ExitStatus(cmd.ProcessState)
-	rep, _ := io.ReadAll(repR)
+	rep, _ := io.ReadAll(h.rep)
 	if hr, ok := parseReport(rep); ok {
 		switch hr.tag {
 		case reportNotFound:
@@ -405,6 +408,72 @@ func (r *Runner) start(ctx context.Context, c *Command, p *sandbox.Profile, spec
 		}
 	}
 	return res, nil
+}
+
+// helperStart is how a run's helper starts: forked now (newHelperStart)
+// or prestarted and handed its run (prestarted.use).
+type helperStart struct {
+	cmd *exec.Cmd
+	// rep is the report pipe's read end.
+	rep *os.File
+	// start starts the run in the cgroups cg (nil for none); on an error
+	// nothing of the run is left.
+	start func(cg *runCgroups) error
+	// ended runs once the helper is reaped, or never started.
+	ended func()
+}
+
+// newHelperStart prepares a helper forked for this run, in its cgroups,
+// fed data as its spec.
+func (r *Runner) newHelperStart(p *sandbox.Profile, io3 *stdio, ruleset *os.File, eg *egressRun, data []byte) (*helperStart, error) {
+	exe, self, err := r.helperExe()
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", err, sandbox.ErrLayerUnavailable)
+	}
+	specR, specW, err := os.Pipe()
+	if err != nil {
+		return nil, err
+	}
+	repR, repW, err := os.Pipe()
+	if err != nil {
+		specR.Close()
+		specW.Close()
+		return nil, err
+	}
+	cmd := &exec.Cmd{
+		Path:       exe,
+		Args:       []string{"gatedexec-sandbox", HelperArg},
+		Env:        []string{},
+		Stdin:      io3.stdin,
+		Stdout:     io3.stdout,
+		Stderr:     io3.stderr,
+		ExtraFiles: helperFiles(specR, repW, ruleset, eg.helperEnd(), self),
+		SysProcAttr: &syscall.SysProcAttr{
+			Setsid:  !p.NoSetsid,
+			Setpgid: p.NoSetsid,
+			// The run dies with gatedexec; the supervisor keeps the
+			// thread that forks it (golang/go#27505).
+			Pdeathsig: syscall.SIGKILL,
+		},
+	}
+	started := false
+	return &helperStart{
+		cmd: cmd,
+		rep: repR,
+		start: func(cg *runCgroups) error {
+			started = true
+			return cg.fork(func(add func(int) error) error {
+				return startHelper(cmd, specR, repW, specW, data, add)
+			})
+		},
+		ended: func() {
+			if !started {
+				specR.Close()
+				specW.Close()
+				repW.Close()
+			}
+		},
+	}, nil
 }
 
 // termJob is job control of a command on gatedexec's terminal.

@@ -6,6 +6,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -32,6 +33,19 @@ func requireRoot(t *testing.T, why string) {
 	t.Skip(why)
 }
 
+// statusCase is a command of TestRunnerStatus and how its run ends.
+type statusCase struct {
+	name     string
+	argv     []string
+	limits   sandbox.Limits
+	code     int
+	signal   int
+	err      error
+	timedOut bool
+	stdout   string
+	tail     string
+}
+
 func TestRunnerStatus(t *testing.T) {
 	if landlockABI() == 0 && os.Getenv("CI") == "" {
 		t.Skip("no landlock")
@@ -39,17 +53,7 @@ func TestRunnerStatus(t *testing.T) {
 	ws := t.TempDir()
 	prof := &sandbox.Profile{Name: "t", Enforcement: sandbox.Strict, ReadAll: true, Write: []string{ws},
 		Network: sandbox.NetworkOff, UnixSockets: true, EnvDeny: []string{"*_TOKEN"}}
-	tests := []struct {
-		name     string
-		argv     []string
-		limits   sandbox.Limits
-		code     int
-		signal   int
-		err      error
-		timedOut bool
-		stdout   string
-		tail     string
-	}{
+	tests := []statusCase{
 		{"exit status", []string{"sh", "-c", "exit 3"}, sandbox.Limits{}, 3, 0, nil, false, "", ""},
 		{"signal", []string{"sh", "-c", "kill -USR1 $$"}, sandbox.Limits{}, 128 + 10, 10, nil, false, "", ""},
 		{"not found", []string{"no-such-program-xyz"}, sandbox.Limits{}, 127, 0, sandbox.ErrNotFound, false, "", ""},
@@ -60,38 +64,53 @@ func TestRunnerStatus(t *testing.T) {
 			128 + 15, 15, nil, true, "", ""},
 		{"rlimit", []string{"sh", "-c", "ulimit -n"}, sandbox.Limits{NoFile: 42}, 0, 0, nil, false, "42\n", ""},
 	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			p := *prof
-			p.Limits = tt.limits
-			var stdout, stderr bytes.Buffer
-			res, err := (&Runner{}).Run(context.Background(), &Command{
-				Argv: tt.argv, Dir: ws, Env: []string{"PATH=/usr/bin:/bin", "GH_TOKEN=secret", "KEEP=kept"},
-				Stdout: &stdout, Stderr: &stderr, Profile: &p,
+	// A LongLived Runner serves its runs after the first with helpers
+	// started ahead (prestart.go): they must end the same.
+	long := &Runner{LongLived: true}
+	defer long.Close()
+	for _, r := range []*Runner{{}, long} {
+		for _, tt := range tests {
+			t.Run(fmt.Sprintf("%s/longlived=%v", tt.name, r.LongLived), func(t *testing.T) {
+				tt.check(t, r, prof, ws)
 			})
-			if tt.err != nil {
-				if !errors.Is(err, tt.err) {
-					t.Fatalf("err = %v, want %v", err, tt.err)
-				}
-				return
-			}
-			if err != nil {
-				t.Fatal(err)
-			}
-			if res.ExitCode != tt.code || res.Signal != tt.signal || res.TimedOut != tt.timedOut {
-				t.Errorf("result = code %d signal %d timedOut %v; want %d %d %v (stderr %q)",
-					res.ExitCode, res.Signal, res.TimedOut, tt.code, tt.signal, tt.timedOut, stderr.String())
-			}
-			if tt.stdout != "" && stdout.String() != tt.stdout {
-				t.Errorf("stdout = %q, want %q", stdout.String(), tt.stdout)
-			}
-			if tt.tail != "" && (string(res.StderrTail) != tt.tail || stderr.String() != tt.tail) {
-				t.Errorf("stderr tail %q, live %q; want %q", res.StderrTail, stderr.String(), tt.tail)
-			}
-			if !strings.Contains(strings.Join(res.Layers, ","), "seccomp") {
-				t.Errorf("layers %v lack seccomp", res.Layers)
-			}
-		})
+		}
+	}
+	if long.cache.pool.used.Load() == 0 {
+		t.Error("no run of the LongLived Runner was served by a prestarted helper")
+	}
+}
+
+// check runs tt on r under prof (with tt's limits) in ws.
+func (tt statusCase) check(t *testing.T, r *Runner, prof *sandbox.Profile, ws string) {
+	t.Helper()
+	p := *prof
+	p.Limits = tt.limits
+	var stdout, stderr bytes.Buffer
+	res, err := r.Run(context.Background(), &Command{
+		Argv: tt.argv, Dir: ws, Env: []string{"PATH=/usr/bin:/bin", "GH_TOKEN=secret", "KEEP=kept"},
+		Stdout: &stdout, Stderr: &stderr, Profile: &p,
+	})
+	if tt.err != nil {
+		if !errors.Is(err, tt.err) {
+			t.Fatalf("err = %v, want %v", err, tt.err)
+		}
+		return
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.ExitCode != tt.code || res.Signal != tt.signal || res.TimedOut != tt.timedOut {
+		t.Errorf("result = code %d signal %d timedOut %v; want %d %d %v (stderr %q)",
+			res.ExitCode, res.Signal, res.TimedOut, tt.code, tt.signal, tt.timedOut, stderr.String())
+	}
+	if tt.stdout != "" && stdout.String() != tt.stdout {
+		t.Errorf("stdout = %q, want %q", stdout.String(), tt.stdout)
+	}
+	if tt.tail != "" && (string(res.StderrTail) != tt.tail || stderr.String() != tt.tail) {
+		t.Errorf("stderr tail %q, live %q; want %q", res.StderrTail, stderr.String(), tt.tail)
+	}
+	if !strings.Contains(strings.Join(res.Layers, ","), "seccomp") {
+		t.Errorf("layers %v lack seccomp", res.Layers)
 	}
 }
 

@@ -1304,10 +1304,51 @@ __attribute__((noreturn)) static void job_parent(const struct spec *s) {
 	}
 }
 
-__attribute__((noreturn)) static void run_helper(void) {
+// receive_stdio takes the descriptors a prestarted helper is sent for
+// its run: its standard descriptors and, when four, the Landlock ruleset.
+static void receive_stdio(void) {
+	unsigned char n = 0;
+	struct iovec iov = {.iov_base = &n, .iov_len = 1};
+	union {
+		char buf[CMSG_SPACE(GX_PRESTART_FDS * sizeof(int))];
+		struct cmsghdr align;
+	} ctl;
+	memset(&ctl, 0, sizeof ctl);
+	struct msghdr msg = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = ctl.buf, .msg_controllen = sizeof ctl.buf};
+	ssize_t r;
+	while ((r = recvmsg(GX_SPEC_FD, &msg, MSG_CMSG_CLOEXEC)) < 0 && errno == EINTR) {
+	}
+	if (r != 1) {
+		setup_fail("receiving descriptors: %s", r < 0 ? strerror(errno) : "the runner is gone");
+	}
+	struct cmsghdr *c = CMSG_FIRSTHDR(&msg);
+	if ((msg.msg_flags & MSG_CTRUNC) || c == NULL || c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS ||
+	    (n != 3 && n != 4) || c->cmsg_len != CMSG_LEN(n * sizeof(int))) {
+		setup_fail("receiving descriptors: not the %d announced", (int)n);
+	}
+	int fds[GX_PRESTART_FDS];
+	memcpy(fds, CMSG_DATA(c), n * sizeof(int));
+	for (int i = 0; i < n; i++) {
+		// Each lands above the targets (CLOEXEC), so no dup2 below
+		// overwrites one not yet placed.
+		int to = i < 3 ? i : GX_RULESET_FD;
+		if (dup2(fds[i], to) != to) {
+			setup_fail("receiving descriptors: %s", strerror(errno));
+		}
+		close(fds[i]);
+	}
+}
+
+__attribute__((noreturn)) static void run_helper(uint32_t prestarted) {
 	close(GX_SELF_FD); // absent (EBADF) when run from a file
 	if (fcntl(GX_REPORT_FD, F_SETFD, FD_CLOEXEC) != 0) {
 		_exit(GX_HELPER_FAIL);
+	}
+	if (prestarted != 0) {
+		// The namespaces cost most of the helper's time: made while
+		// the runner still judges and plans the run that takes it.
+		enter_namespaces(prestarted);
+		receive_stdio();
 	}
 	size_t len;
 	unsigned char *data = read_spec(GX_SPEC_FD, &len);
@@ -1318,7 +1359,11 @@ __attribute__((noreturn)) static void run_helper(void) {
 		cloexec_inherited();
 	}
 
-	if (s.unshare_flags != 0) {
+	if (prestarted != 0) {
+		if (s.unshare_flags != prestarted) {
+			setup_fail("prestarted with namespaces %#x, the spec wants %#x", prestarted, s.unshare_flags);
+		}
+	} else if (s.unshare_flags != 0) {
 		enter_namespaces(s.unshare_flags);
 	}
 	apply_mounts(&s);
@@ -1380,6 +1425,16 @@ int main(int argc, char **argv) {
 		}
 		return GX_HELPER_FAIL;
 	}
-	run_helper();
+	uint32_t prestarted = 0;
+	if (argc >= 4 && strcmp(argv[2], GX_PRESTART_ARG) == 0) {
+		char *end;
+		errno = 0;
+		unsigned long v = strtoul(argv[3], &end, 10);
+		if (errno != 0 || end == argv[3] || *end != '\0' || v == 0 || v > UINT32_MAX) {
+			setup_fail("prestart: bad namespace flags %s", argv[3]);
+		}
+		prestarted = (uint32_t)v;
+	}
+	run_helper(prestarted);
 }
 #endif

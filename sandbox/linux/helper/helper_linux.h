@@ -10,6 +10,16 @@
 // nothing, since the helper only adds restrictions before exec'ing.
 #define GX_HELPER_ARG "__gatedexec-sandbox-helper-v2__"
 
+// The second argument of a helper started ahead of its run (a long-lived
+// runner's next one): the third is the unshare(2) flags, in decimal, which
+// it applies at once; then it receives its standard descriptors and the
+// Landlock ruleset on GX_SPEC_FD, a unix socket (GX_PRESTART_FDS), and
+// reads the spec from it, whose flags must be the same.
+#define GX_PRESTART_ARG "prestarted"
+// The count of descriptors sent (3: stdin, stdout, stderr; 4: and the
+// ruleset), as the one data byte of the message carrying them.
+#define GX_PRESTART_FDS 4
+
 // File descriptors the runner hands the helper.
 #define GX_SPEC_FD 3    // the spec's length, the spec; its EOF is the go-ahead
 #define GX_REPORT_FD 4  // made CLOEXEC: silent on a successful exec

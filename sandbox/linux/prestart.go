@@ -1,0 +1,415 @@
+//go:build linux
+
+package linux
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"runtime"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+// A LongLived Runner starts the helper of its next run ahead of it. Most
+// of a sandboxed start that is not the command itself is the helper's:
+// its fork and exec, then unshare(2), whose network namespace alone costs
+// 0.3 ms on a 6.18 kernel (a C program, median of 300). Started while the
+// engine still judges and plans the next run, or while nobody calls, the
+// helper has made its namespaces, in the cgroups that run is to have, and
+// waits on a unix socket for its standard descriptors, the Landlock
+// ruleset and its spec (helper_linux.h, GX_PRESTART_ARG), which must ask
+// for the namespaces it made.
+//
+// One helper waits at a time, for the namespaces and cgroup limits of the
+// run before it: a run that wants others, a terminal, egress or a stdin
+// that is not a file starts its helper as a one-shot run does, and the
+// helper waiting is ended.
+
+// prestartKey is what a prestarted helper was made with.
+type prestartKey struct {
+	unshare uint32
+	// limits are the cgroup limits of its run (cgroupLimits), printed.
+	limits string
+}
+
+// prestarted is a helper started ahead of its run.
+type prestarted struct {
+	key  prestartKey
+	cmd  *exec.Cmd
+	sock *os.File // the runner's end: descriptors, spec, EOF (the go-ahead)
+	rep  *os.File // the report pipe's read end
+	cg   *runCgroups
+	// ready is closed once the start is done, err its failure.
+	ready chan struct{}
+	err   error
+	// release ends the goroutine holding the thread that forked the
+	// helper, whose end would kill it (Pdeathsig): closed once the
+	// helper is reaped.
+	release     chan struct{}
+	releaseOnce sync.Once
+	// taken is set once a run owns the helper (use); endOnce ends one
+	// that no run took.
+	taken   bool
+	endOnce sync.Once
+}
+
+// prestartPool holds the one helper started ahead.
+type prestartPool struct {
+	mu     sync.Mutex
+	next   *prestarted
+	closed bool
+	// used counts the runs prestarted helpers served.
+	used atomic.Int64
+}
+
+// prestartKeyOf returns the key of a run of c with the namespaces
+// unshare and cgroup limits, and whether a prestarted helper can serve it.
+func (r *Runner) prestartKeyOf(c *Command, unshare uint32, limits []cgroupLimit, egress bool) (prestartKey, bool) {
+	if !r.LongLived || unshare&unix.CLONE_NEWNS == 0 || egress || c.Profile.NoSetsid {
+		return prestartKey{}, false
+	}
+	if _, ok := c.Stdin.(*os.File); c.Stdin != nil && !ok {
+		return prestartKey{}, false // exec.Cmd would copy it
+	}
+	for _, s := range []any{c.Stdin, c.Stdout, c.Stderr} {
+		if f, ok := s.(*os.File); ok && f != nil && onTerm(f) {
+			return prestartKey{}, false // a pty and job control
+		}
+	}
+	return prestartKey{unshare: unshare, limits: fmt.Sprint(limits)}, true
+}
+
+// takePrestarted returns the helper waiting for key, once started; nil
+// when none waits for key (one for another is ended). The caller owns
+// what it gets, and starts the next (refill) once its run has ended.
+func (r *Runner) takePrestarted(key prestartKey) *prestarted {
+	pool := &r.cache.pool
+	pool.mu.Lock()
+	pre := pool.next
+	pool.next = nil
+	pool.mu.Unlock()
+	if pre == nil {
+		return nil
+	}
+	<-pre.ready
+	if pre.err != nil || pre.key != key {
+		pre.discard()
+		return nil
+	}
+	return pre
+}
+
+// prestartedCgroups are the cgroups pre was started in, as the run's.
+func (r *Runner) prestartedCgroups(pre *prestarted) *pendingCgroups {
+	if pre.cg == nil {
+		return nil
+	}
+	a := &pendingCgroups{done: make(chan struct{}), cg: pre.cg, background: &r.cache.background}
+	close(a.done)
+	return a
+}
+
+// refill starts the next helper for key, unless one waits already: the
+// next run's, when it wants the same.
+func (r *Runner) refill(key prestartKey, limits []cgroupLimit) {
+	pool := &r.cache.pool
+	pool.mu.Lock()
+	defer pool.mu.Unlock()
+	if pool.next == nil && !pool.closed {
+		pool.next = r.prestart(key, limits)
+	}
+}
+
+// closePrestarted ends the helper waiting and starts no other.
+func (r *Runner) closePrestarted() {
+	pool := &r.cache.pool
+	pool.mu.Lock()
+	pre := pool.next
+	pool.next, pool.closed = nil, true
+	pool.mu.Unlock()
+	if pre != nil {
+		<-pre.ready
+		pre.discard()
+	}
+}
+
+// prestart starts a helper for key in the background.
+func (r *Runner) prestart(key prestartKey, limits []cgroupLimit) *prestarted {
+	pre := &prestarted{key: key, ready: make(chan struct{}), release: make(chan struct{})}
+	r.cache.background.Go(func() {
+		// The helper dies with the thread that forks it: this one,
+		// kept until the helper is reaped.
+		runtime.LockOSThread()
+		defer runtime.UnlockOSThread()
+		pre.err = r.startPrestarted(pre, limits)
+		close(pre.ready)
+		if pre.err == nil {
+			<-pre.release
+		}
+	})
+	return pre
+}
+
+func (r *Runner) startPrestarted(pre *prestarted, limits []cgroupLimit) error {
+	exe, self, err := r.helperExe()
+	if err != nil {
+		return err
+	}
+	fds, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_STREAM|unix.SOCK_CLOEXEC, 0)
+	if err != nil {
+		return fmt.Errorf("sandbox: prestart: %w", err)
+	}
+	mine, theirs := os.NewFile(uintptr(fds[0]), "prestart"), os.NewFile(uintptr(fds[1]), "prestart")
+	defer theirs.Close()
+	repR, repW, err := os.Pipe()
+	if err != nil {
+		mine.Close()
+		return err
+	}
+	defer repW.Close()
+	pre.cmd = &exec.Cmd{
+		Path:        exe,
+		Args:        []string{"gatedexec-sandbox", HelperArg, prestartArg, strconv.FormatUint(uint64(pre.key.unshare), 10)},
+		Env:         []string{},
+		ExtraFiles:  helperFiles(theirs, repW, nil, nil, self),
+		SysProcAttr: &syscall.SysProcAttr{Setsid: true, Pdeathsig: syscall.SIGKILL},
+	}
+	if os.Geteuid() == 0 {
+		pre.cg = newRunCgroups(r.cgroupHost(), limits)
+	}
+	err = pre.cg.fork(func(add func(int) error) error {
+		if err := pre.cmd.Start(); err != nil {
+			return err
+		}
+		if add != nil {
+			// The helper forks nothing before its go-ahead.
+			return add(pre.cmd.Process.Pid)
+		}
+		return nil
+	})
+	if err != nil {
+		if pre.cmd.Process != nil {
+			pre.cmd.Process.Kill()
+			pre.cmd.Wait()
+		}
+		mine.Close()
+		repR.Close()
+		if pre.cg != nil {
+			pre.cg.remove()
+		}
+		return fmt.Errorf("sandbox: prestarting the helper: %w", err)
+	}
+	pre.sock, pre.rep = mine, repR
+	return nil
+}
+
+// send hands the helper its standard descriptors (nil is /dev/null), the
+// ruleset when there is one, and its spec, then the go-ahead: the
+// socket's end.
+func (pre *prestarted) send(stdio [3]*os.File, ruleset *os.File, spec []byte) error {
+	defer pre.sock.Close()
+	if len(spec) > maxSpec {
+		return fmt.Errorf("sandbox: the helper spec is %d bytes, more than %d", len(spec), maxSpec)
+	}
+	fds := make([]int, 0, prestartFDs)
+	for i, f := range stdio {
+		if f == nil {
+			flag := os.O_WRONLY
+			if i == 0 {
+				flag = os.O_RDONLY
+			}
+			null, err := os.OpenFile(os.DevNull, flag, 0)
+			if err != nil {
+				return err
+			}
+			defer null.Close()
+			f = null
+		}
+		fds = append(fds, int(f.Fd()))
+	}
+	if ruleset != nil {
+		fds = append(fds, int(ruleset.Fd()))
+	}
+	conn, err := pre.sock.SyscallConn()
+	if err != nil {
+		return err
+	}
+	var sendErr error
+	if err := conn.Write(func(fd uintptr) bool {
+		sendErr = unix.Sendmsg(int(fd), []byte{byte(len(fds))}, unix.UnixRights(fds...), nil, 0)
+		return sendErr != unix.EAGAIN
+	}); err != nil {
+		return fmt.Errorf("sandbox: sending the helper its descriptors: %w", err)
+	}
+	if sendErr != nil {
+		return fmt.Errorf("sandbox: sending the helper its descriptors: %w", sendErr)
+	}
+	frame := binary.LittleEndian.AppendUint32(make([]byte, 0, 4+len(spec)), uint32(len(spec)))
+	if _, err := pre.sock.Write(append(frame, spec...)); err != nil {
+		return fmt.Errorf("sandbox: writing the helper spec: %w", err)
+	}
+	return nil
+}
+
+// use hands pre the run of spec, with the stdio of io3: nil when pre
+// cannot serve it, and is then ended (the run starts its own helper, in
+// pre's cgroups, which are the run's).
+func (pre *prestarted) use(spec *helperSpec, io3 *stdio, ruleset *os.File, data []byte, used *atomic.Int64) (*helperStart, error) {
+	if spec.Unshare != pre.key.unshare || len(spec.Egress) > 0 || spec.Ctty != 0 {
+		pre.end()
+		return nil, nil
+	}
+	files, copies, owned, err := prestartStdio(io3)
+	if err != nil {
+		pre.end()
+		if errors.Is(err, errNotPrestartable) {
+			err = nil
+		}
+		return nil, err
+	}
+	pre.taken = true
+	used.Add(1)
+	reap := func() {
+		if pre.cmd.ProcessState == nil {
+			pre.cmd.Process.Kill()
+			pre.cmd.Wait()
+		}
+	}
+	return &helperStart{
+		cmd: pre.cmd,
+		rep: pre.rep,
+		start: func(*runCgroups) error {
+			// Its cgroups it was started in.
+			err := pre.send(files, ruleset, data)
+			for _, f := range owned {
+				f.Close()
+			}
+			if err != nil {
+				reap()
+			}
+			return err
+		},
+		ended: func() {
+			reap() // when the supervisor never gave the go-ahead
+			for _, c := range copies {
+				c.wait()
+			}
+			pre.sock.Close()
+			pre.done()
+		},
+	}, nil
+}
+
+// done releases the forking thread once the helper is reaped.
+func (pre *prestarted) done() {
+	pre.releaseOnce.Do(func() { close(pre.release) })
+}
+
+// end ends a helper no run took: nil, failed to start, or taken is
+// nothing to end. Its cgroups stay: they are a run's (see discard).
+func (pre *prestarted) end() {
+	if pre == nil || pre.err != nil || pre.taken {
+		return
+	}
+	pre.endOnce.Do(func() {
+		pre.cmd.Process.Kill()
+		pre.cmd.Wait()
+		pre.sock.Close()
+		pre.rep.Close()
+		pre.done()
+	})
+}
+
+// discard ends a helper that will serve no run, and its cgroups.
+func (pre *prestarted) discard() {
+	if pre.err != nil {
+		return
+	}
+	pre.end()
+	if pre.cg != nil {
+		pre.cg.remove()
+	}
+}
+
+// pipedOutput is a standard output the command writes to through a pipe
+// of the runner's, copied to a writer that is not a file (exec.Cmd's
+// copy, for a helper started before its writer was known).
+type pipedOutput struct {
+	r    *os.File
+	done chan struct{}
+}
+
+// pipeTo returns the pipe end the command gets for w and the copy.
+func pipeTo(w io.Writer) (*os.File, *pipedOutput, error) {
+	pr, pw, err := os.Pipe()
+	if err != nil {
+		return nil, nil, err
+	}
+	p := &pipedOutput{r: pr, done: make(chan struct{})}
+	go func() {
+		io.Copy(w, pr)
+		close(p.done)
+	}()
+	return pw, p, nil
+}
+
+// wait waits for the copy, at most drainWait once the command is gone:
+// a process outside the run may hold the pipe open.
+func (p *pipedOutput) wait() {
+	select {
+	case <-p.done:
+	case <-time.After(drainWait):
+		p.r.SetReadDeadline(time.Now())
+		<-p.done
+	}
+	p.r.Close()
+}
+
+// errNotPrestartable marks stdio a prestarted helper cannot be given.
+var errNotPrestartable = errors.New("not for a prestarted helper")
+
+// prestartStdio returns the files the helper gets for io3, the copies
+// for writers that are not files, and the pipe ends of those copies the
+// runner closes once the helper has them.
+func prestartStdio(io3 *stdio) (files [3]*os.File, copies []*pipedOutput, owned []*os.File, err error) {
+	if io3.term != nil || io3.ctty != 0 {
+		return files, nil, nil, errNotPrestartable
+	}
+	switch in := io3.stdin.(type) {
+	case nil:
+	case *os.File:
+		files[0] = in
+	default:
+		return files, nil, nil, errNotPrestartable
+	}
+	for i, w := range []io.Writer{io3.stdout, io3.stderr} {
+		switch w := w.(type) {
+		case nil:
+		case *os.File:
+			files[i+1] = w
+		default:
+			pw, p, err := pipeTo(w)
+			if err != nil {
+				for _, f := range owned {
+					f.Close()
+				}
+				for _, p := range copies {
+					p.wait()
+				}
+				return files, nil, nil, err
+			}
+			files[i+1] = pw
+			copies, owned = append(copies, p), append(owned, pw)
+		}
+	}
+	return files, copies, owned, nil
+}

@@ -1,0 +1,166 @@
+//go:build linux
+
+package linux
+
+import (
+	"bytes"
+	"context"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/gatedexec/gatedexec/sandbox"
+)
+
+// TestRunnerPrestarted: a LongLived Runner's runs after the first are
+// served by helpers started ahead, and each is sandboxed as a one-shot
+// run is: namespaces of its own (never a previous run's), its own PID
+// namespace, no descriptor but its standard ones, its output and status
+// whole. A run wanting other namespaces, or a stdin that is not a file,
+// gets a helper of its own and is right too; Close leaves no helper.
+func TestRunnerPrestarted(t *testing.T) {
+	if landlockABI() == 0 && os.Getenv("CI") == "" {
+		t.Skip("no landlock")
+	}
+	ws := t.TempDir()
+	off := &sandbox.Profile{Name: "off", Enforcement: sandbox.Strict, ReadAll: true, Write: []string{ws},
+		Network: sandbox.NetworkOff, UnixSockets: true, Limits: sandbox.Limits{NProc: 64}}
+	on := *off
+	on.Name, on.Network = "on", sandbox.NetworkOn
+	hostNet, err := os.Readlink("/proc/self/ns/net")
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := &Runner{LongLived: true}
+	run := func(p *sandbox.Profile, stdin io.Reader, script string) (string, int) {
+		t.Helper()
+		var out, errb bytes.Buffer
+		res, err := r.Run(context.Background(), &Command{Argv: []string{"sh", "-c", script}, Dir: ws,
+			Env: []string{"PATH=/usr/bin:/bin"}, Stdin: stdin, Stdout: &out, Stderr: &errb, Profile: p})
+		if err != nil {
+			t.Fatalf("%s: %v (stderr %q)", script, err, errb.String())
+		}
+		if errb.String() != "err\n" {
+			t.Errorf("%s: stderr %q, want %q", script, errb.String(), "err\n")
+		}
+		return out.String(), res.ExitCode
+	}
+	const probe = `echo err >&2; echo $$; readlink /proc/self/ns/net; ls /proc/self/fd | tr '\n' ' '; echo; exit 7`
+	seen := map[string]bool{}
+	check := func(p *sandbox.Profile, stdin io.Reader) {
+		t.Helper()
+		out, code := run(p, stdin, probe)
+		lines := strings.Split(out, "\n")
+		if code != 7 || len(lines) < 3 {
+			t.Fatalf("%s: exit %d, output %q", p.Name, code, out)
+		}
+		if lines[0] != "2" {
+			t.Errorf("%s: the shell is pid %s, want 2 (under the namespace's init)", p.Name, lines[0])
+		}
+		switch netns := lines[1]; {
+		case p.Network == sandbox.NetworkOn && netns != hostNet:
+			t.Errorf("%s: network namespace %s, want the host's %s", p.Name, netns, hostNet)
+		case p.Network == sandbox.NetworkOff && (netns == hostNet || seen[netns]):
+			t.Errorf("%s: network namespace %s: the host's or an earlier run's", p.Name, netns)
+		}
+		seen[lines[1]] = true
+		// ls's own directory is the one descriptor above 2.
+		if fds := strings.Fields(lines[2]); len(fds) != 4 {
+			t.Errorf("%s: descriptors %v, want 0 1 2 and ls's own", p.Name, fds)
+		}
+	}
+	for range 4 {
+		check(off, nil)
+	}
+	if got := r.cache.pool.used.Load(); got < 3 {
+		t.Errorf("prestarted helpers served %d of the 3 runs after the first", got)
+	}
+	before := r.cache.pool.used.Load()
+	check(&on, nil) // other namespaces: its own helper
+	check(off, nil) // the one waiting was started for "on"
+	check(&on, nil) // and this one for "off"
+	check(&on, nil) // served
+	if got := r.cache.pool.used.Load() - before; got != 1 {
+		t.Errorf("prestarted helpers served %d runs alternating profiles, want 1", got)
+	}
+	if out, code := run(off, strings.NewReader("in\n"), "echo err >&2; cat"); out != "in\n" || code != 0 {
+		t.Errorf("stdin from a reader: %q, exit %d", out, code)
+	}
+	if err := r.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if left := prestartedChildren(t); len(left) > 0 {
+		t.Errorf("prestarted helpers %v are left after Close", left)
+	}
+}
+
+// prestartedChildren returns the pids of this process's children that are
+// prestarted helpers.
+func prestartedChildren(t *testing.T) []int {
+	t.Helper()
+	entries, err := os.ReadDir("/proc")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var pids []int
+	for _, e := range entries {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		cmdline, err := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
+		if err != nil || !bytes.Contains(cmdline, []byte("\x00"+prestartArg+"\x00")) {
+			continue
+		}
+		if stat, err := os.ReadFile(filepath.Join("/proc", e.Name(), "stat")); err == nil {
+			// pid (comm) state ppid ...
+			if f := strings.Fields(string(stat[bytes.LastIndexByte(stat, ')')+1:])); len(f) > 1 && f[1] == strconv.Itoa(os.Getpid()) {
+				pids = append(pids, pid)
+			}
+		}
+	}
+	return pids
+}
+
+// TestPrestartedRefusesOtherNamespaces: a prestarted helper handed a spec
+// that asks for other namespaces than it made runs nothing (exit 125, a
+// setup report): the runner checks, and so does the helper.
+func TestPrestartedRefusesOtherNamespaces(t *testing.T) {
+	requireRoot(t, "without root the helper's namespaces need a user namespace; one test of the check is enough")
+	r := &Runner{LongLived: true}
+	defer r.Close()
+	key := prestartKey{unshare: unix.CLONE_NEWNS | unix.CLONE_NEWIPC}
+	pre := r.prestart(key, nil)
+	<-pre.ready
+	if pre.err != nil {
+		t.Fatal(pre.err)
+	}
+	spec := helperSpec{Path: "/bin/true", Argv: []string{"true"}, Unshare: unix.CLONE_NEWNS | unix.CLONE_NEWIPC | unix.CLONE_NEWNET}
+	data, err := spec.encode()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := pre.send([3]*os.File{}, nil, data); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- pre.cmd.Wait() }()
+	select {
+	case <-done:
+	case <-time.After(10 * time.Second):
+		pre.cmd.Process.Kill()
+		t.Fatal("the helper did not end")
+	}
+	pre.done()
+	rep, _ := io.ReadAll(pre.rep)
+	pre.rep.Close()
+	if code := pre.cmd.ProcessState.ExitCode(); code != helperFail || !strings.Contains(string(rep), "prestarted with namespaces") {
+		t.Errorf("exit %d, report %q; want %d and the namespaces refused", code, rep, helperFail)
+	}
+}
