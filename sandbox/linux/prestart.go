@@ -101,11 +101,28 @@ func (r *Runner) takePrestarted(key prestartKey) *prestarted {
 		return nil
 	}
 	<-pre.ready
-	if pre.err != nil || pre.key != key {
+	if pre.err != nil || pre.key != key || pre.gone() {
 		pre.discard()
 		return nil
 	}
 	return pre
+}
+
+// gone reports whether the helper has ended while it waited (killed by
+// someone): its end of the socket is closed, and the run it would have
+// failed starts a helper of its own instead.
+func (pre *prestarted) gone() bool {
+	conn, err := pre.sock.SyscallConn()
+	if err != nil {
+		return true
+	}
+	hup := true
+	conn.Control(func(fd uintptr) {
+		fds := []unix.PollFd{{Fd: int32(fd), Events: unix.POLLIN}}
+		n, err := unix.Poll(fds, 0)
+		hup = err != nil || n > 0 && fds[0].Revents&(unix.POLLHUP|unix.POLLERR|unix.POLLIN) != 0
+	})
+	return hup
 }
 
 // prestartedCgroups are the cgroups pre was started in, as the run's.

@@ -51,13 +51,16 @@ func TestRunnerPrestarted(t *testing.T) {
 		}
 		return out.String(), res.ExitCode
 	}
-	const probe = `echo err >&2; echo $$; readlink /proc/self/ns/net; ls /proc/self/fd | tr '\n' ' '; echo; exit 7`
-	seen := map[string]bool{}
+	// A run leaves a System V segment in its IPC namespace: a later run
+	// that found one would be in an earlier run's namespaces (their
+	// inode numbers are reused once freed, and cannot tell).
+	const probe = `echo err >&2; echo $$; readlink /proc/self/ns/net; ls /proc/self/fd | tr '\n' ' '; echo; ` +
+		`ipcs -m | grep -c '^0x'; ipcmk -M 64 >/dev/null; ipcs -m | grep -c '^0x'; exit 7`
 	check := func(p *sandbox.Profile, stdin io.Reader) {
 		t.Helper()
 		out, code := run(p, stdin, probe)
 		lines := strings.Split(out, "\n")
-		if code != 7 || len(lines) < 3 {
+		if code != 7 || len(lines) < 5 {
 			t.Fatalf("%s: exit %d, output %q", p.Name, code, out)
 		}
 		if lines[0] != "2" {
@@ -66,10 +69,13 @@ func TestRunnerPrestarted(t *testing.T) {
 		switch netns := lines[1]; {
 		case p.Network == sandbox.NetworkOn && netns != hostNet:
 			t.Errorf("%s: network namespace %s, want the host's %s", p.Name, netns, hostNet)
-		case p.Network == sandbox.NetworkOff && (netns == hostNet || seen[netns]):
-			t.Errorf("%s: network namespace %s: the host's or an earlier run's", p.Name, netns)
+		case p.Network == sandbox.NetworkOff && netns == hostNet:
+			t.Errorf("%s: the host's network namespace %s", p.Name, netns)
 		}
-		seen[lines[1]] = true
+		if lines[3] != "0" || lines[4] != "1" {
+			t.Errorf("%s: System V segments in the IPC namespace: %s, then %s after making one; want 0 (none of an earlier run's), then 1",
+				p.Name, lines[3], lines[4])
+		}
 		// ls's own directory is the one descriptor above 2.
 		if fds := strings.Fields(lines[2]); len(fds) != 4 {
 			t.Errorf("%s: descriptors %v, want 0 1 2 and ls's own", p.Name, fds)
@@ -81,7 +87,23 @@ func TestRunnerPrestarted(t *testing.T) {
 	if got := r.cache.pool.used.Load(); got < 3 {
 		t.Errorf("prestarted helpers served %d of the 3 runs after the first", got)
 	}
+	// A helper killed while it waits does not fail the run it was for.
+	var waiting []int
+	for deadline := time.Now().Add(5 * time.Second); len(waiting) == 0 && time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
+		waiting = prestartedChildren(t)
+	}
+	if len(waiting) != 1 {
+		t.Fatalf("prestarted helpers waiting: %v, want 1", waiting)
+	}
+	unix.Kill(waiting[0], unix.SIGKILL)
+	for deadline := time.Now().Add(5 * time.Second); !zombie(waiting[0]) && time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
+	}
 	before := r.cache.pool.used.Load()
+	check(off, nil)
+	if got := r.cache.pool.used.Load(); got != before {
+		t.Error("a killed prestarted helper was handed a run")
+	}
+	before = r.cache.pool.used.Load()
 	check(&on, nil) // other namespaces: its own helper
 	check(off, nil) // the one waiting was started for "on"
 	check(&on, nil) // and this one for "off"
@@ -98,6 +120,16 @@ func TestRunnerPrestarted(t *testing.T) {
 	if left := prestartedChildren(t); len(left) > 0 {
 		t.Errorf("prestarted helpers %v are left after Close", left)
 	}
+}
+
+// zombie reports whether pid has exited, unreaped.
+func zombie(pid int) bool {
+	stat, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return false
+	}
+	f := strings.Fields(string(stat[bytes.LastIndexByte(stat, ')')+1:]))
+	return len(f) > 0 && f[0] == "Z"
 }
 
 // prestartedChildren returns the pids of this process's children that are
