@@ -7,6 +7,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -352,27 +353,7 @@ func TestMCPReloadsRules(t *testing.T) {
 func TestMCPDisconnectKillsCommand(t *testing.T) {
 	f := newGateFixture(t, agentRules)
 	// never runs the background jobs, which other policies ask about.
-	cmd := exec.Command(gatedexecBin, "mcp", "-r", f.rules, "-w", f.ws, "--approval-policy", "never")
-	cmd.Env, cmd.Dir, cmd.Stderr = f.env, f.ws, os.Stderr
-	stdin, err := cmd.StdinPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	exited := make(chan error, 1)
-	go func() { exited <- cmd.Wait() }()
-	t.Cleanup(func() { cmd.Process.Kill() })
-	client := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, nil)
-	cs, err := client.Connect(context.Background(), &mcp.IOTransport{Reader: stdout, Writer: stdin}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, stdin, cs, exited := startMCPPiped(t, f, "--approval-policy", "never")
 	marks := []string{"sleep 424242", "sleep 424243"}
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
@@ -386,6 +367,35 @@ func TestMCPDisconnectKillsCommand(t *testing.T) {
 	case <-time.After(5 * time.Second):
 		t.Error("the server did not exit after its client went away")
 	}
+}
+
+// startMCPPiped starts `gatedexec mcp` on the fixture with args and
+// connects to it through pipes this test holds: closing stdin is the
+// client going away; exited receives the server's end.
+func startMCPPiped(t *testing.T, f gateFixture, args ...string) (cmd *exec.Cmd, stdin io.WriteCloser, cs *mcp.ClientSession, exited chan error) {
+	t.Helper()
+	cmd = exec.Command(gatedexecBin, append([]string{"mcp", "-r", f.rules, "-w", f.ws}, args...)...)
+	cmd.Env, cmd.Dir, cmd.Stderr = f.env, f.ws, os.Stderr
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	exited = make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
+	t.Cleanup(func() { cmd.Process.Kill() })
+	cs, err = mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, nil).Connect(context.Background(),
+		&mcp.IOTransport{Reader: stdout, Writer: stdin}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cmd, stdin, cs, exited
 }
 
 // hookAnswer feeds a Claude Code PreToolUse event for command to
@@ -765,28 +775,7 @@ func prestartedOf(ppid int) []int {
 // server: when its client goes away, and when it is killed outright.
 func TestMCPPrestartedHelperEndsWithServer(t *testing.T) {
 	for _, kill := range []bool{false, true} {
-		f := newGateFixture(t, agentRules)
-		cmd := exec.Command(gatedexecBin, "mcp", "-r", f.rules, "-w", f.ws)
-		cmd.Env, cmd.Dir, cmd.Stderr = f.env, f.ws, os.Stderr
-		stdin, err := cmd.StdinPipe()
-		if err != nil {
-			t.Fatal(err)
-		}
-		stdout, err := cmd.StdoutPipe()
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
-		exited := make(chan error, 1)
-		go func() { exited <- cmd.Wait() }()
-		t.Cleanup(func() { cmd.Process.Kill() })
-		cs, err := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, nil).Connect(context.Background(),
-			&mcp.IOTransport{Reader: stdout, Writer: stdin}, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
+		cmd, stdin, cs, exited := startMCPPiped(t, newGateFixture(t, agentRules))
 		res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "run_command", Arguments: map[string]any{"command": "true"}})
 		if err != nil || res.IsError {
 			t.Fatalf("run_command: %v %+v", err, res)
