@@ -22,12 +22,12 @@ import (
 // A LongLived Runner starts the helper of its next run ahead of it. Most
 // of a sandboxed start that is not the command itself is the helper's:
 // its fork and exec, then unshare(2), whose network namespace alone costs
-// 0.3 ms on a 6.18 kernel (a C program, median of 300). Started while the
-// engine still judges and plans the next run, or while nobody calls, the
-// helper has made its namespaces, in the cgroups that run is to have, and
-// waits on a unix socket for its standard descriptors, the Landlock
-// ruleset and its spec (helper_linux.h, GX_PRESTART_ARG), which must ask
-// for the namespaces it made.
+// 0.3 ms on a 6.18 kernel (a C program, median of 300). Started once a
+// run has ended, while nobody calls or while the engine judges and plans
+// the next call, the helper makes its namespaces, in the cgroups that run
+// is to have, and waits on a unix socket for its standard descriptors,
+// the Landlock ruleset and its spec (helper_linux.h, GX_PRESTART_ARG),
+// which must ask for the namespaces it made.
 //
 // One helper waits at a time, for the namespaces and cgroup limits of the
 // run before it: a run that wants others, a terminal, egress or a stdin
