@@ -45,12 +45,17 @@ func (g *Gate) Check(_ context.Context, req Request) (*CheckResult, error) {
 
 // checkResult is the CheckResult of ev under this state's approval policy.
 func (st *state) checkResult(ev execpolicy.Evaluation) *CheckResult {
+	return checkResultOf(ev, st.approval)
+}
+
+// checkResultOf is the CheckResult of ev under the approval policy pol.
+func checkResultOf(ev execpolicy.Evaluation, pol approval.Policy) *CheckResult {
 	out := &CheckResult{
 		Decision:     ev.Decision,
 		MatchedRules: execpolicy.CodexRules(ev.Matched),
 		Commands:     []CheckedCommand{},
 		Reasons:      ev.Reasons,
-		Action:       st.approval.Action(ev),
+		Action:       pol.Action(ev),
 		Variables:    ev.Variables,
 	}
 	if out.Reasons == nil {

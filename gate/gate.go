@@ -126,6 +126,11 @@ type Request struct {
 	// elicitation); ApproverID names it in results and the audit log.
 	Approver   Approver
 	ApproverID string
+	// Refuse, when set, is shown the rules' judgment of the command and
+	// may refuse it for a reason of the front end's own (an agent's
+	// command invoking gatedexec itself): a non-empty reason denies it,
+	// by "policy", before anyone is asked, and is audited as any denial.
+	Refuse func(*CheckResult) string
 }
 
 // Approver answers approval requests (DESIGN §4); a front end with its

@@ -4,9 +4,12 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/gatedexec/gatedexec/approval"
+	"github.com/gatedexec/gatedexec/execpolicy"
 )
 
 // A request Register registered is approved once, by "hook", for its own
@@ -134,5 +137,43 @@ func TestRequestApprover(t *testing.T) {
 	}
 	if res.Ran || a.n != 1 {
 		t.Errorf("without it: ran %v, asked %d", res.Ran, a.n)
+	}
+}
+
+// Request.Refuse sees the rules' judgment and may deny a command they
+// allow: it does not run, nobody is asked, and the audit log has it.
+func TestRequestRefuse(t *testing.T) {
+	h := newTestHost(t)
+	h.write(t, filepath.Join(h.user, "rules", "user.rules"), `prefix_rule(pattern=["make"], decision="allow")`)
+	audit := filepath.Join(h.env["HOME"], "audit.jsonl")
+	runner := &syncRunner{}
+	g := h.gate(t, Flags{Approver: "deny", AuditLog: audit}, runner)
+	a := &answerer{}
+	var seen []string
+	refuse := func(chk *CheckResult) string {
+		for _, c := range chk.Commands {
+			seen = append(seen, strings.Join(c.Argv, " "))
+		}
+		if chk.Decision == execpolicy.Allow && len(chk.Commands) == 2 {
+			return "two commands"
+		}
+		return ""
+	}
+	res, err := g.Run(context.Background(), Request{Argv: []string{"make a && make b"}, Shell: true, Approver: a, Refuse: refuse})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Ran || res.Action != approval.Deny || res.Approval.By != "policy" || res.Approval.Reason != "two commands" || a.n != 0 {
+		t.Errorf("refused: ran %v, action %s, approval %+v, asked %d", res.Ran, res.Action, res.Approval, a.n)
+	}
+	if !slices.Equal(seen, []string{"make a", "make b"}) {
+		t.Errorf("Refuse saw %q, want the script's two commands", seen)
+	}
+	b, err := os.ReadFile(audit)
+	if err != nil || !strings.Contains(string(b), `"reason":"two commands"`) {
+		t.Errorf("audit log %q (%v): the refusal is not recorded", b, err)
+	}
+	if res, err := g.Run(context.Background(), Request{Argv: []string{"make a"}, Shell: true, Refuse: refuse}); err != nil || !res.Ran {
+		t.Errorf("not refused: %+v, %v", res, err)
 	}
 }

@@ -160,6 +160,13 @@ func (o *call) run(ctx context.Context) (*Result, error) {
 		rec.Action, rec.Approver, rec.Outcome, rec.Reason = string(approval.Deny), "managed", approval.Denied, why
 		return res, o.audit(rec)
 	}
+	if o.Refuse != nil {
+		if why := o.Refuse(checkResultOf(ev, o.Approval)); why != "" {
+			res.Action, res.Approval = approval.Deny, ApprovalResult{By: "policy", Outcome: approval.Denied, Reason: why}
+			rec.Action, rec.Approver, rec.Outcome, rec.Reason = string(approval.Deny), "policy", approval.Denied, why
+			return res, o.audit(rec)
+		}
+	}
 	if action == approval.Ask && len(approval.Naming(o.Deny, req.ID)) == 0 && o.claimPreapproved(req.ID) {
 		// The person approved at the agent's prompt that Register
 		// answered "ask" for (see Gate.Register).

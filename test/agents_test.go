@@ -155,9 +155,13 @@ func TestMCPRunCommand(t *testing.T) {
 	if !out.StdoutTruncated || !strings.Contains(out.Stdout, "bytes of output left out") || !strings.HasSuffix(out.Stdout, "END\n") || len(out.Stdout) > 1100 {
 		t.Errorf("long output (%d bytes) truncated %v: %.200q", len(out.Stdout), out.StdoutTruncated, out.Stdout)
 	}
+	n = auditRecords(t, f.audit)
 	out = c.call(t, map[string]any{"command": "gatedexec run -- echo nested"})
-	if out.Ran || out.Action != "deny" {
+	if out.Ran || out.Action != "deny" || out.Approval.By != "policy" {
 		t.Errorf("a command running gatedexec itself: %+v", out)
+	}
+	if auditRecords(t, f.audit) <= n {
+		t.Error("a call refused for running gatedexec itself was not audited")
 	}
 	out = c.call(t, map[string]any{"command": "sleep 5", "timeout": 0.2})
 	if !out.TimedOut {

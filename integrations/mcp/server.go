@@ -253,20 +253,9 @@ func (s *Server) run(ctx context.Context, in Input, approver gate.Approver, appr
 	// The model's timeout may cut a command short, never outlast the
 	// profile's limit.
 	req := gate.Request{Argv: []string{in.Command}, Shell: true, Cwd: pl.Cwd, Env: s.opts.Env,
-		Timeout: time.Duration(in.Timeout * float64(time.Second)), TimeoutOnlyShortens: true}
-	chk, err := s.opts.Gate.Check(ctx, req)
-	if err != nil {
-		return out, nil, err
-	}
-	out.Decision, out.Action = chk.Decision.String(), string(chk.Action)
-	for _, r := range chk.Reasons {
-		out.Reasons = append(out.Reasons, string(r.Kind)+": "+r.Detail)
-	}
-	if why := integrations.SelfInvocation(in.Command, chk, s.opts.Exe); why != "" {
-		out.Action = string(gate.ActionDeny)
-		out.Approval = gate.ApprovalResult{By: "policy", Outcome: approval.Denied, Reason: why}
-		return out, nil, nil
-	}
+		Timeout: time.Duration(in.Timeout * float64(time.Second)), TimeoutOnlyShortens: true,
+		// Judged once, by the run: refused there, the call is audited.
+		Refuse: func(chk *gate.CheckResult) string { return integrations.SelfInvocation(in.Command, chk, s.opts.Exe) }}
 	req.Approver, req.ApproverID = approver, approverID
 	req.Approve, req.Deny = approve, deny
 	stdout, stderr := newBounded(s.opts.MaxOutput), newBounded(s.opts.MaxOutput)
@@ -295,6 +284,9 @@ func (s *Server) approver() (gate.Approver, string) {
 // fill copies a run's result into the tool's output.
 func fill(out *Output, res *gate.Result) {
 	out.Decision, out.Action = res.Decision, string(res.Action)
+	for _, r := range res.Reasons {
+		out.Reasons = append(out.Reasons, string(r.Kind)+": "+r.Detail)
+	}
 	out.Approval = res.Approval
 	out.Ran, out.TimedOut, out.Escalated = res.Ran, res.TimedOut, res.Escalated
 	if res.ExitCode != nil {
