@@ -256,13 +256,22 @@ func (pre *prestarted) send(stdio [3]*os.File, ruleset *os.File, spec []byte) er
 	if ruleset != nil {
 		fds = append(fds, int(ruleset.Fd()))
 	}
+	// One message: the count, the descriptors with it, and as much of the
+	// spec as the socket takes, so that the helper, woken by it, finds
+	// its spec there (a second write woke it once more: 70 µs a run).
+	msg := make([]byte, 0, 5+len(spec))
+	msg = binary.LittleEndian.AppendUint32(append(msg, byte(len(fds))), uint32(len(spec)))
+	msg = append(msg, spec...)
 	conn, err := pre.sock.SyscallConn()
 	if err != nil {
 		return err
 	}
-	var sendErr error
+	var (
+		sent    int
+		sendErr error
+	)
 	if err := conn.Write(func(fd uintptr) bool {
-		sendErr = unix.Sendmsg(int(fd), []byte{byte(len(fds))}, unix.UnixRights(fds...), nil, 0)
+		sent, sendErr = unix.SendmsgN(int(fd), msg, unix.UnixRights(fds...), nil, 0)
 		return sendErr != unix.EAGAIN
 	}); err != nil {
 		return fmt.Errorf("sandbox: sending the helper its descriptors: %w", err)
@@ -270,8 +279,7 @@ func (pre *prestarted) send(stdio [3]*os.File, ruleset *os.File, spec []byte) er
 	if sendErr != nil {
 		return fmt.Errorf("sandbox: sending the helper its descriptors: %w", sendErr)
 	}
-	frame := binary.LittleEndian.AppendUint32(make([]byte, 0, 4+len(spec)), uint32(len(spec)))
-	if _, err := pre.sock.Write(append(frame, spec...)); err != nil {
+	if _, err := pre.sock.Write(msg[sent:]); err != nil {
 		return fmt.Errorf("sandbox: writing the helper spec: %w", err)
 	}
 	return nil
