@@ -14,9 +14,10 @@ import (
 	"sync"
 	"sync/atomic"
 	"syscall"
-	"time"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/gatedexec/gatedexec/sandbox"
 )
 
 // A LongLived Runner starts the helper of its next run ahead of it. Most
@@ -73,8 +74,9 @@ type prestartPool struct {
 
 // prestartKeyOf returns the key of a run of c with the namespaces
 // unshare and cgroup limits, and whether a prestarted helper can serve it.
-func (r *Runner) prestartKeyOf(c *Command, unshare uint32, limits []cgroupLimit, egress bool) (prestartKey, bool) {
-	if !r.LongLived || unshare&unix.CLONE_NEWNS == 0 || egress || c.Profile.NoSetsid {
+func (r *Runner) prestartKeyOf(c *Command, unshare uint32, limits []cgroupLimit) (prestartKey, bool) {
+	p := c.Profile
+	if !r.LongLived || unshare&unix.CLONE_NEWNS == 0 || p.Network == sandbox.NetworkProxy || p.NoSetsid || p.Unrestricted {
 		return prestartKey{}, false
 	}
 	if _, ok := c.Stdin.(*os.File); c.Stdin != nil && !ok {
@@ -287,13 +289,13 @@ func (pre *prestarted) send(stdio [3]*os.File, ruleset *os.File, spec []byte) er
 
 // use hands pre the run of spec, with the stdio of io3: nil when pre
 // cannot serve it, and is then ended (the run starts its own helper, in
-// pre's cgroups, which are the run's).
+// pre's cgroups, which are the run's). On an error the caller closes io3.
 func (pre *prestarted) use(spec *helperSpec, io3 *stdio, ruleset *os.File, data []byte, used *atomic.Int64) (*helperStart, error) {
-	if spec.Unshare != pre.key.unshare || len(spec.Egress) > 0 || spec.Ctty != 0 {
+	if spec.Unshare != pre.key.unshare {
 		pre.end()
 		return nil, nil
 	}
-	files, copies, owned, err := prestartStdio(io3)
+	files, err := prestartStdio(io3)
 	if err != nil {
 		pre.end()
 		if errors.Is(err, errNotPrestartable) {
@@ -312,12 +314,9 @@ func (pre *prestarted) use(spec *helperSpec, io3 *stdio, ruleset *os.File, data 
 	return &helperStart{
 		cmd: pre.cmd,
 		rep: pre.rep,
+		// In the cgroups it was started in.
 		start: func(*runCgroups) error {
-			// Its cgroups it was started in.
 			err := pre.send(files, ruleset, data)
-			for _, f := range owned {
-				f.Close()
-			}
 			if err != nil {
 				reap()
 			}
@@ -325,9 +324,6 @@ func (pre *prestarted) use(spec *helperSpec, io3 *stdio, ruleset *os.File, data 
 		},
 		ended: func() {
 			reap() // when the supervisor never gave the go-ahead
-			for _, c := range copies {
-				c.wait()
-			}
 			pre.sock.Close()
 			pre.done()
 		},
@@ -365,56 +361,22 @@ func (pre *prestarted) discard() {
 	}
 }
 
-// pipedOutput is a standard output the command writes to through a pipe
-// of the runner's, copied to a writer that is not a file (exec.Cmd's
-// copy, for a helper started before its writer was known).
-type pipedOutput struct {
-	r    *os.File
-	done chan struct{}
-}
-
-// pipeTo returns the pipe end the command gets for w and the copy.
-func pipeTo(w io.Writer) (*os.File, *pipedOutput, error) {
-	pr, pw, err := os.Pipe()
-	if err != nil {
-		return nil, nil, err
-	}
-	p := &pipedOutput{r: pr, done: make(chan struct{})}
-	go func() {
-		io.Copy(w, pr)
-		close(p.done)
-	}()
-	return pw, p, nil
-}
-
-// wait waits for the copy, at most drainWait once the command is gone:
-// a process outside the run may hold the pipe open.
-func (p *pipedOutput) wait() {
-	select {
-	case <-p.done:
-	case <-time.After(drainWait):
-		p.r.SetReadDeadline(time.Now())
-		<-p.done
-	}
-	p.r.Close()
-}
-
 // errNotPrestartable marks stdio a prestarted helper cannot be given.
 var errNotPrestartable = errors.New("not for a prestarted helper")
 
-// prestartStdio returns the files the helper gets for io3, the copies
-// for writers that are not files, and the pipe ends of those copies the
-// runner closes once the helper has them.
-func prestartStdio(io3 *stdio) (files [3]*os.File, copies []*pipedOutput, owned []*os.File, err error) {
+// prestartStdio returns the files the helper gets for io3: a writer that
+// is not a file gets a pipe io3 relays to it (stdio.relay), as exec.Cmd
+// would copy it.
+func prestartStdio(io3 *stdio) (files [3]*os.File, err error) {
 	if io3.term != nil || io3.ctty != 0 {
-		return files, nil, nil, errNotPrestartable
+		return files, errNotPrestartable
 	}
 	switch in := io3.stdin.(type) {
 	case nil:
 	case *os.File:
 		files[0] = in
 	default:
-		return files, nil, nil, errNotPrestartable
+		return files, errNotPrestartable
 	}
 	for i, w := range []io.Writer{io3.stdout, io3.stderr} {
 		switch w := w.(type) {
@@ -422,19 +384,10 @@ func prestartStdio(io3 *stdio) (files [3]*os.File, copies []*pipedOutput, owned 
 		case *os.File:
 			files[i+1] = w
 		default:
-			pw, p, err := pipeTo(w)
-			if err != nil {
-				for _, f := range owned {
-					f.Close()
-				}
-				for _, p := range copies {
-					p.wait()
-				}
-				return files, nil, nil, err
+			if files[i+1], err = io3.relay(w); err != nil {
+				return files, err
 			}
-			files[i+1] = pw
-			copies, owned = append(copies, p), append(owned, pw)
 		}
 	}
-	return files, copies, owned, nil
+	return files, nil
 }

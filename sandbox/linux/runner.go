@@ -109,7 +109,7 @@ func (r *Runner) run(ctx context.Context, c *Command) (*sandbox.Result, error) {
 		pre *prestarted
 	)
 	limits := cgroupLimits(p.Limits)
-	if key, ok := r.prestartKeyOf(c, spec.Unshare, limits, p.Network == sandbox.NetworkProxy); ok && !p.Unrestricted {
+	if key, ok := r.prestartKeyOf(c, spec.Unshare, limits); ok {
 		pre = r.takePrestarted(key)
 		// Once this run has ended: started during it, the next
 		// helper's namespaces slowed it down.

@@ -128,7 +128,7 @@ func newStdio(c *Command, withPty bool, tail *sandbox.TailBuffer, hold *termHold
 	case s.stderr != io.Writer(errf):
 		// On the pty: its copy feeds the tail.
 	case isPipe(errf):
-		r, w, err := os.Pipe()
+		w, err := s.relay(io.MultiWriter(errf, tail))
 		if err != nil {
 			s.close()
 			return nil, err
@@ -137,13 +137,6 @@ func newStdio(c *Command, withPty bool, tail *sandbox.TailBuffer, hold *termHold
 		if out != nil && s.stdout == io.Writer(out) && sameFile(out, errf) {
 			s.stdout = w
 		}
-		s.afterStart = append(s.afterStart, w)
-		s.drain = append(s.drain, r)
-		s.copies.Add(1)
-		go func() {
-			defer s.copies.Done()
-			io.Copy(io.MultiWriter(errf, tail), r)
-		}()
 	case isRegular(errf):
 		// The caller's descriptor is usually write-only (2>file): an open
 		// of its own, made before the run, reads the file back.
@@ -161,6 +154,24 @@ func newStdio(c *Command, withPty bool, tail *sandbox.TailBuffer, hold *termHold
 // started is called once the helper runs: the runner closes its copies of
 // what the helper now holds, so that end of file and hang-up reach it, and
 // starts the terminal relay.
+// relay returns a pipe of the runner's for the command to write to in
+// place of w: the runner copies it to w until finish (or close), and
+// closes its own end of the pipe at started.
+func (s *stdio) relay(w io.Writer) (*os.File, error) {
+	r, pw, err := os.Pipe()
+	if err != nil {
+		return nil, err
+	}
+	s.afterStart = append(s.afterStart, pw)
+	s.drain = append(s.drain, r)
+	s.copies.Add(1)
+	go func() {
+		defer s.copies.Done()
+		io.Copy(w, r)
+	}()
+	return pw, nil
+}
+
 func (s *stdio) started() {
 	for _, f := range s.afterStart {
 		f.Close()

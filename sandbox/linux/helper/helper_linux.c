@@ -1329,8 +1329,10 @@ static void receive_stdio(void) {
 	int fds[GX_PRESTART_FDS];
 	memcpy(fds, CMSG_DATA(c), n * sizeof(int));
 	for (int i = 0; i < n; i++) {
-		// Each lands above the targets (CLOEXEC), so no dup2 below
-		// overwrites one not yet placed.
+		// The kernel numbered them upwards from the lowest free one,
+		// above GX_REPORT_FD: the first may be GX_RULESET_FD, but it
+		// is moved to 0 and closed before the ruleset, received last
+		// and so numbered above it, takes that place.
 		int to = i < 3 ? i : GX_RULESET_FD;
 		if (dup2(fds[i], to) != to) {
 			setup_fail("receiving descriptors: %s", strerror(errno));
