@@ -40,19 +40,6 @@ if [ ${#need[@]} -gt 0 ]; then
 	apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${need[@]}" >/dev/null
 fi
 
-# settle pauses SETTLE seconds (default 45) before a measurement that
-# follows a build or a heavy workload. For about that long after one this
-# VM's kernel keeps working (its workers drain per-CPU page lists and
-# hand freed memory back to the hypervisor; /proc/stat does not show it
-# as busy), and every process started meanwhile pays for fresh pages, a
-# Go program's start more than a small C one's: the agent rows measured
-# right after `go test` compiled them came out 1.3 ms slower for
-# gatedexec and unchanged for bwrap; measured again 45 s later, they
-# were back (session 18).
-settle() {
-	sleep "${SETTLE:-45}"
-}
-
 echo "== Go benchmarks"
 go test -run '^$' -bench . -benchmem -count 1 ./execpolicy/ ./auditlog/ ./sandbox/egress/ ./gate/ | tee "$out/go-bench.txt"
 
@@ -110,12 +97,11 @@ codex=()
 if cx=$(scripts/codex.sh); then
 	codex=(-n codex-check-1000-rules "$cx execpolicy check --rules $tmp/1000.rules -- git status")
 fi
-# The agent benchmarks' test binary, built now with the rest: a build
-# right before a measurement slows it (settle).
+# The agent benchmarks' test binary, built with the other floors, not
+# between two measurements.
 (cd "$root" && go test -c -o "$tmp/agents.test" ./test/)
 # Fill the compiled-rules cache, so the warm figures below are warm.
 "$bin" check -r "$tmp/1000.rules" -- git status >/dev/null
-settle
 
 cd "$ws"
 echo "== whole-process wall time (hyperfine, $runs runs each)"
@@ -192,7 +178,6 @@ for i in range(2000):
 PY
 git -C "$big" init -q
 "$bin" sandbox -C "$big" -w "$big" -p workspace-write -- /bin/true
-settle
 echo "== a workspace of 22 000 entries (hyperfine, ${BIGRUNS:-50} runs each)"
 hyperfine -N --warmup 5 --runs "${BIGRUNS:-50}" --export-json "$out/hyperfine-big.json" \
 	-n big-sandbox-workspace-write "$bin sandbox -C $big -w $big -p workspace-write -- /bin/true" \
@@ -213,7 +198,6 @@ printf '{"session_id":"bench","cwd":"%s","permission_mode":"default","hook_event
 (cd "$ws" && hyperfine --warmup 30 --runs "$runs" --export-json "$out/hyperfine-hook.json" \
 	-n hook-1000-rules "$bin hook claude-code -r $tmp/1000.rules < $tmp/event.json" \
 	-n check-shell-1000-rules "$bin check --shell -r $tmp/1000.rules -- 'git status && make test'")
-settle
 (cd "$root/test" && GATEDEXEC_BIN=$bin "$tmp/agents.test" -test.run '^$' -test.bench 'BenchmarkAgent' -test.benchtime "${AGENTRUNS:-300}x" -test.count 1) | tee "$out/go-bench-agents.txt"
 python3 - "$out/hyperfine-hook.json" "$out/go-bench-agents.txt" <<'PY' | tee "$out/agents.txt"
 import json, re, sys
