@@ -1,6 +1,9 @@
 package execpolicy
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 // TestLess holds less's initial commands and lesskey files: "less $'+!touch
 // x\n' f" ran touch on a terminal, and "less --lesskey-src=k f", k holding
@@ -76,5 +79,52 @@ func TestAgentTerminalReaders(t *testing.T) {
 				t.Errorf("%q, agent terminal %v: %v, want %v; reasons %v", c.script, agent, ev.Decision, want, ev.Reasons)
 			}
 		}
+	}
+}
+
+// TestAgentTerminalEnvCleared: on an agent's terminal the pagers are set
+// for the command (gate's agentTerminalEnv); a wrapper that unsets them,
+// or the whole environment, for what it runs would start a less that
+// runs "!cmd", so with an allow rule for it it prompts there.
+func TestAgentTerminalEnvCleared(t *testing.T) {
+	p := bypassPolicy()
+	for _, prog := range []string{"env", "git"} {
+		p.AddPrefixRule(PrefixRule{Program: prog, Decision: Allow, Source: "bypass11"})
+	}
+	for _, c := range []struct {
+		script    string
+		agent, no Decision
+	}{
+		{"env -u PAGER git log", Prompt, Allow},
+		{"env -uLESSSECURE git log", Prompt, Allow},
+		{"env --unset=GIT_PAGER git log", Prompt, Allow},
+		{"env --uns GIT_PAGER git log", Prompt, Prompt}, // abbreviated: never allowed
+		{"env -i git log", Prompt, Allow},
+		{"env -iv git log", Prompt, Allow},
+		{"env - git log", Prompt, Allow},
+		{"env --ignore-environment git log", Prompt, Allow},
+		{"exec -c git log", Prompt, Prompt}, // exec has no rule here
+		{"env -C /tmp git log", Allow, Allow},
+		{"env git log", Allow, Allow},
+	} {
+		for _, agent := range []bool{true, false} {
+			want := c.no
+			if agent {
+				want = c.agent
+			}
+			ev := p.Evaluate([]string{c.script}, EvalOptions{Shell: true, AgentTerminal: agent})
+			if ev.Decision != want {
+				t.Errorf("%q, agent terminal %v: %v, want %v; reasons %v", c.script, agent, ev.Decision, want, ev.Reasons)
+			}
+		}
+	}
+	// exec's -c, with a rule for exec's command.
+	ev := p.Evaluate([]string{"exec -c git log"}, EvalOptions{Shell: true, AgentTerminal: true})
+	found := false
+	for _, r := range ev.Reasons {
+		found = found || strings.Contains(r.Detail, "exec -c")
+	}
+	if !found {
+		t.Errorf("exec -c on an agent's terminal: reasons %v, want exec -c named", ev.Reasons)
 	}
 }

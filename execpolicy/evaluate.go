@@ -460,6 +460,9 @@ func (a *analysis) wrapped(spec *wrapper, ws []word, depth int) Decision {
 	if u.unplain != "" {
 		d = Max(d, a.unanalysable(ws[0].value+": "+u.unplain))
 	}
+	if u.clears != "" && a.agentTerminal {
+		d = Max(d, a.unanalysable(ws[0].value+" "+u.clears+": unsets variables of the environment, which on an agent's terminal sets its pagers"))
+	}
 	if to := u.inputArgsTo; to != nil && !takesAnyArguments(to) {
 		d = Max(d, a.unanalysable(ws[0].value+": adds words of its input to the arguments of "+to.src))
 	}

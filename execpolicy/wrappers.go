@@ -56,6 +56,10 @@ type wrapper struct {
 	argvMode []string
 	// operands is how many operands precede the command (timeout DURATION).
 	operands int
+	// clears are the options that unset variables, or the whole
+	// environment, for what the wrapper runs (env -u, -i; exec -c):
+	// on an agent's terminal they would undo its pager settings.
+	clears []string
 	// assignments: NAME=VALUE words before the command are skipped (env,
 	// sudo).
 	assignments bool
@@ -153,11 +157,11 @@ var wrappers = nameTable[*wrapper]{
 	{"eatmydata", &wrapper{kind: runsArgv}},
 	// entr -s runs its first operand as a script in $SHELL.
 	{"entr", &wrapper{kind: runsArgv, flag: []string{"-a", "-c", "-d", "-n", "-p", "-r", "-z"}, script: []string{"-s"}}},
-	{"env", &wrapper{kind: runsArgv, assignments: true, value: []string{"-u", "--unset", "-C", "--chdir"}, flag: []string{"-i", "-", "--ignore-environment", "-0", "--null", "-v", "--debug", "--default-signal", "--ignore-signal", "--block-signal", "--list-signal-handling"}, script: []string{"-S", "--split-string"}, noExec: []string{"--help", "--version"}}},
+	{"env", &wrapper{kind: runsArgv, assignments: true, clears: []string{"-u", "--unset", "-i", "-", "--ignore-environment"}, value: []string{"-u", "--unset", "-C", "--chdir"}, flag: []string{"-i", "-", "--ignore-environment", "-0", "--null", "-v", "--debug", "--default-signal", "--ignore-signal", "--block-signal", "--list-signal-handling"}, script: []string{"-S", "--split-string"}, noExec: []string{"--help", "--version"}}},
 	{"envdir", &wrapper{kind: runsArgv, operands: 1}},
 	{"envuidgid", &wrapper{kind: runsArgv, operands: 1}},
 	{"eval", &wrapper{kind: runsJoined}},
-	{"exec", &wrapper{kind: runsArgv, value: []string{"-a"}, flag: []string{"-c", "-l"}}},
+	{"exec", &wrapper{kind: runsArgv, value: []string{"-a"}, flag: []string{"-c", "-l"}, clears: []string{"-c"}}},
 	{"fakeroot", &wrapper{kind: runsArgv, value: []string{"-l", "--lib", "--faked", "-s", "-i", "-b"}, flag: []string{"-u", "--unknown-is-real"}}},
 	{"faketime", &wrapper{kind: runsArgv, operands: 1, value: []string{"-p", "--date-prog"}, flag: []string{"-m", "-f", "--exclude-monotonic", "--disable-shm"}}},
 	{"fd", &wrapper{kind: runsFdExec}},
@@ -431,6 +435,9 @@ type unwrapped struct {
 	// sets are the NAME=VALUE operands (env, sudo) that set a variable
 	// for what the wrapper runs.
 	sets []string
+	// clears names the option (wrapper.clears) that unsets variables for
+	// what the wrapper runs.
+	clears string
 	// inputArgsTo is the command word of what the wrapper runs with
 	// arguments from its input (wrapper.inputArgs); nil otherwise.
 	inputArgsTo *word
@@ -496,6 +503,7 @@ opts:
 			continue
 		case slices.Contains(spec.flag, v):
 			startsShell = startsShell || slices.Contains(spec.shellOpts, v)
+			out.noteClears(spec, v)
 			i++
 			continue
 		case spec.assignments && !strings.HasPrefix(v, "-") && strings.Contains(v, "="):
@@ -544,6 +552,7 @@ opts:
 				name = full
 				out.unplain = "abbreviated option " + v
 			}
+			out.noteClears(spec, name)
 			switch {
 			case slices.Contains(spec.noExec, name):
 				return unwrapped{}
@@ -591,6 +600,7 @@ opts:
 		for j := 1; j < len(v); j++ {
 			opt := shortOpt(sign, v[j])
 			rest := v[j+1:]
+			out.noteClears(spec, opt)
 			switch {
 			case slices.Contains(spec.noExec, opt):
 				return unwrapped{}
@@ -827,6 +837,13 @@ func (u *unwrapped) assignment(v string) {
 		return
 	}
 	u.uncertain = "operand " + strconv.Quote(v) + " holds \"=\" without a variable name before it: an assignment or the command"
+}
+
+// noteClears records opt when it is one of spec.clears.
+func (u *unwrapped) noteClears(spec *wrapper, opt string) {
+	if slices.Contains(spec.clears, opt) {
+		u.clears = opt
+	}
 }
 
 // isAssignmentWord reports whether s is NAME=VALUE.

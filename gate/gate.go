@@ -87,7 +87,8 @@ type Request struct {
 	// Workspace, when set, must be the Gate's: the layers were read for it.
 	Workspace string
 	// Env is the command's environment; on an agent's terminal
-	// (Config.AgentTerminal) its pagers are set (agentTerminalEnv).
+	// (Config.AgentTerminal) its pagers are set after the profile's
+	// env_deny (agentTerminalEnv).
 	Env                    []string
 	Stdin                  io.Reader
 	Stdout, Stderr         io.Writer

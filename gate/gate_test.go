@@ -415,10 +415,15 @@ func TestAgentTerminalNeverAsksTheTTY(t *testing.T) {
 }
 
 // envRunner records the environment of each command it is asked to run.
-type envRunner struct{ envs [][]string }
+// envRunner records the environment each command would get from a
+// runner, after a deny of deny.
+type envRunner struct {
+	deny []string
+	envs [][]string
+}
 
 func (r *envRunner) Run(_ context.Context, c *sandbox.Command) (*sandbox.Result, error) {
-	r.envs = append(r.envs, c.Env)
+	r.envs = append(r.envs, sandbox.SetEnv(sandbox.ScrubEnv(c.Env, r.deny), c.SetEnv))
 	return &sandbox.Result{Layers: []string{"fake"}}, nil
 }
 
@@ -429,9 +434,13 @@ func (r *envRunner) Run(_ context.Context, c *sandbox.Command) (*sandbox.Result,
 func TestAgentTerminalEnv(t *testing.T) {
 	h := newTestHost(t)
 	h.write(t, filepath.Join(h.user, "rules", "user.rules"), `prefix_rule(pattern=["git", "log"], decision="allow")`)
-	env := []string{"PATH=/usr/bin:/bin", "PAGER=less", "GIT_PAGER=less -R", "LESSSECURE=0", "HOME=/h"}
+	env := []string{"PATH=/usr/bin:/bin", "PAGER=less", "GIT_PAGER=less -R", "LESSSECURE=0", "LESSSECURE_ALLOW=!", "HOME=/h"}
 	for _, agent := range []bool{false, true} {
 		r := &envRunner{}
+		if agent {
+			// A profile's env_deny cannot take the forced values away.
+			r.deny = []string{"LESS*", "*PAGER"}
+		}
 		g, err := New(Config{Workspace: h.workspace, Getenv: h.getenv, Runner: r, AgentTerminal: agent, Flags: Flags{Approver: "deny"}})
 		if err != nil {
 			t.Fatal(err)
@@ -448,7 +457,8 @@ func TestAgentTerminalEnv(t *testing.T) {
 		}
 		want := map[string]string{"PAGER": "less", "GIT_PAGER": "less -R", "LESSSECURE": "0", "PATH": "/usr/bin:/bin", "HOME": "/h"}
 		if agent {
-			want = map[string]string{"PAGER": "cat", "GIT_PAGER": "cat", "MANPAGER": "cat", "SYSTEMD_PAGER": "cat", "LESSSECURE": "1", "PATH": "/usr/bin:/bin", "HOME": "/h"}
+			want = map[string]string{"PAGER": "cat", "GIT_PAGER": "cat", "MANPAGER": "cat", "SYSTEMD_PAGER": "cat", "LESSSECURE": "1", "LESSSECURE_ALLOW": "",
+				"PATH": "/usr/bin:/bin", "HOME": "/h"}
 		}
 		for k, v := range want {
 			if len(got[k]) != 1 || got[k][0] != v {

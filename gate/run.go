@@ -19,6 +19,10 @@ type call struct {
 	// Request is the command; its Cwd and Workspace are resolved.
 	Request
 
+	// SetEnv is the environment the command gets after env_deny
+	// (sandbox.Command.SetEnv): agentTerminalEnv on an agent's terminal.
+	SetEnv []string
+
 	Policy     *execpolicy.Policy
 	EvalOpts   execpolicy.EvalOptions
 	Approval   approval.Policy
@@ -288,7 +292,7 @@ func (o *call) execute(ctx context.Context, prof *sandbox.Profile, rec *approval
 	// on the same signal would also kill it with SIGTERM, racing its own
 	// handler (a trap that exits 7 came out as 143).
 	run, runErr := o.Runner.Run(ctx, &sandbox.Command{
-		Argv: o.argv(), Plain: o.plain, Dir: o.Cwd, Env: o.Env,
+		Argv: o.argv(), Plain: o.plain, Dir: o.Cwd, Env: o.Env, SetEnv: o.SetEnv,
 		Stdin: o.Stdin, Stdout: o.Stdout, Stderr: o.Stderr, Profile: prof, Net: o.net,
 		ForwardSignals: o.ForwardSignals, Signals: o.Signals,
 	})

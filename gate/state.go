@@ -238,9 +238,6 @@ func (st *state) call(g *Gate, req Request) (*call, error) {
 	}
 	def := st.defaultProfile
 	req.Cwd, req.Workspace = pl.Cwd, pl.Workspace
-	if g.cfg.AgentTerminal {
-		req.Env = withAgentTerminalEnv(req.Env)
-	}
 	amend := userRulesFile(st.layers.Dirs)
 	if !st.layers.AllowsUserRules() {
 		// An "always" rule the ceiling ignores would keep asking.
@@ -260,6 +257,9 @@ func (st *state) call(g *Gate, req Request) (*call, error) {
 		AuditCopy:      rp.auditCopy,
 		Ceiling:        st.ceiling,
 		Version:        g.cfg.Version,
+	}
+	if g.cfg.AgentTerminal {
+		o.SetEnv = agentTerminalEnv
 	}
 	session := rp.session
 	if req.Session != "" {

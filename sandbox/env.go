@@ -1,6 +1,9 @@
 package sandbox
 
-import "strings"
+import (
+	"slices"
+	"strings"
+)
 
 // EnvCredentialURLs is the env_deny entry that matches by value, not by
 // name: a variable holding a URL with a password in it
@@ -34,6 +37,23 @@ func ScrubEnv(env, deny []string) []string {
 		out = append(out, kv)
 	}
 	return out
+}
+
+// SetEnv returns env with the NAME=VALUE entries of set in place of its
+// own values of those names: getenv(3) takes the first of a name, and
+// some programs the last.
+func SetEnv(env, set []string) []string {
+	if len(set) == 0 {
+		return env
+	}
+	out := make([]string, 0, len(env)+len(set))
+	for _, kv := range env {
+		name, _, _ := strings.Cut(kv, "=")
+		if !slices.ContainsFunc(set, func(s string) bool { return strings.HasPrefix(s, name+"=") }) {
+			out = append(out, kv)
+		}
+	}
+	return append(out, set...)
 }
 
 // deniedName reports whether the upper-cased name matches one of the

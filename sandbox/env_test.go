@@ -106,3 +106,20 @@ func FuzzGlobMatch(f *testing.F) {
 		}
 	})
 }
+
+func TestSetEnv(t *testing.T) {
+	for _, tt := range []struct {
+		env, set, want []string
+	}{
+		{[]string{"A=1", "PAGER=less", "B=2", "PAGER=more"}, []string{"PAGER=cat"}, []string{"A=1", "B=2", "PAGER=cat"}},
+		{[]string{"LESSSECURE_ALLOW=!"}, []string{"LESSSECURE_ALLOW="}, []string{"LESSSECURE_ALLOW="}},
+		// A name that only starts like one set is kept; an entry without
+		// "=" of that name goes.
+		{[]string{"PAGERX=1", "PAGER"}, []string{"PAGER=cat"}, []string{"PAGERX=1", "PAGER=cat"}},
+		{[]string{"A=1"}, nil, []string{"A=1"}},
+	} {
+		if got := SetEnv(tt.env, tt.set); !slices.Equal(got, tt.want) {
+			t.Errorf("SetEnv(%q, %q) = %q, want %q", tt.env, tt.set, got, tt.want)
+		}
+	}
+}

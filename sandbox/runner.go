@@ -22,6 +22,10 @@ type Command struct {
 	Dir string
 	// Env is the environment before the profile's env_deny is applied.
 	Env []string
+	// SetEnv are NAME=VALUE entries the command gets after env_deny, in
+	// place of its own values of those names: what the front end forces
+	// (a pager on an agent's terminal), which no profile may take away.
+	SetEnv []string
 	// Stdin, Stdout and Stderr are passed to the command; nil means /dev/null.
 	Stdin          io.Reader
 	Stdout, Stderr io.Writer

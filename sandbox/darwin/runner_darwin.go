@@ -44,7 +44,7 @@ func (Runner) run(ctx context.Context, c *sandbox.Command) (*sandbox.Result, err
 	if env == nil {
 		env = os.Environ()
 	}
-	env = sandbox.ScrubEnv(env, p.EnvDeny)
+	env = sandbox.SetEnv(sandbox.ScrubEnv(env, p.EnvDeny), c.SetEnv)
 
 	prog, err := sandbox.LookPath(c.Argv[0], c.Dir, env)
 	if err != nil {

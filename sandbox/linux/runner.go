@@ -124,7 +124,7 @@ func (r *Runner) run(ctx context.Context, c *Command) (*sandbox.Result, error) {
 	// Every way out before the run takes it ends it (before the cgroups'
 	// release, which waits for their tasks).
 	defer pre.end()
-	env := sandbox.ScrubEnv(c.Env, p.EnvDeny)
+	env := sandbox.SetEnv(sandbox.ScrubEnv(c.Env, p.EnvDeny), c.SetEnv)
 	var err error
 	path := ""
 	if pr, plain := plainExec(c, env); plain {
