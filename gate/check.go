@@ -40,12 +40,7 @@ func (g *Gate) Check(_ context.Context, req Request) (*CheckResult, error) {
 	if _, err := g.place(req); err != nil {
 		return nil, err
 	}
-	return st.checkResult(st.policy.Evaluate(req.Argv, g.evalOptions(req))), nil
-}
-
-// checkResult is the CheckResult of ev under this state's approval policy.
-func (st *state) checkResult(ev execpolicy.Evaluation) *CheckResult {
-	return checkResultOf(ev, st.approval)
+	return checkResultOf(st.policy.Evaluate(req.Argv, g.evalOptions(req)), st.approval), nil
 }
 
 // checkResultOf is the CheckResult of ev under the approval policy pol.

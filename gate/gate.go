@@ -127,10 +127,11 @@ type Request struct {
 	// elicitation); ApproverID names it in results and the audit log.
 	Approver   Approver
 	ApproverID string
-	// Refuse, when set, is shown the rules' judgment of the command and
-	// may refuse it for a reason of the front end's own (an agent's
-	// command invoking gatedexec itself): a non-empty reason denies it,
-	// by "policy", before anyone is asked, and is audited as any denial.
+	// Refuse, when set, is shown the rules' judgment of a command they do
+	// not deny and may refuse it for a reason of the front end's own (an
+	// agent's command invoking gatedexec itself): a non-empty reason
+	// denies it, by "policy", before anyone is asked, and is audited as
+	// any denial. Run alone consults it.
 	Refuse func(*CheckResult) string
 }
 

@@ -120,7 +120,7 @@ func (g *Gate) registration(req Request) (*state, *Registration, error) {
 	// The ceiling too: the id binds the managed layer's digest.
 	o := &call{Request: req, Policy: st.policy, EvalOpts: g.evalOptions(req), DefaultProfile: st.defaultProfile.value, Profile: st.profileFunc(pl), Ceiling: st.ceiling}
 	ev := o.Policy.Evaluate(o.Argv, o.EvalOpts)
-	reg := &Registration{CheckResult: st.checkResult(ev)}
+	reg := &Registration{CheckResult: checkResultOf(ev, st.approval)}
 	if reg.Action != approval.Ask || st.ceiling.pinsApprover() {
 		// Under a pinned approver the agent's prompt answers nothing:
 		// the run asks the approver the managed layer chose.

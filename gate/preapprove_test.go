@@ -144,7 +144,8 @@ func TestRequestApprover(t *testing.T) {
 // allow: it does not run, nobody is asked, and the audit log has it.
 func TestRequestRefuse(t *testing.T) {
 	h := newTestHost(t)
-	h.write(t, filepath.Join(h.user, "rules", "user.rules"), `prefix_rule(pattern=["make"], decision="allow")`)
+	h.write(t, filepath.Join(h.user, "rules", "user.rules"), `prefix_rule(pattern=["make"], decision="allow")
+prefix_rule(pattern=["rm"], decision="forbidden", justification="no rm")`)
 	audit := filepath.Join(h.env["HOME"], "audit.jsonl")
 	runner := &syncRunner{}
 	g := h.gate(t, Flags{Approver: "deny", AuditLog: audit}, runner)
@@ -175,5 +176,11 @@ func TestRequestRefuse(t *testing.T) {
 	}
 	if res, err := g.Run(context.Background(), Request{Argv: []string{"make a"}, Shell: true, Refuse: refuse}); err != nil || !res.Ran {
 		t.Errorf("not refused: %+v, %v", res, err)
+	}
+	// What the rules deny stays the rule's: Refuse is not asked.
+	seen = nil
+	res, err = g.Run(context.Background(), Request{Argv: []string{"make a && rm b"}, Shell: true, Refuse: refuse})
+	if err != nil || res.Ran || res.Approval.By != "rule" || len(seen) != 0 {
+		t.Errorf("forbidden: %+v, %v; Refuse saw %q", res, err, seen)
 	}
 }

@@ -164,7 +164,7 @@ func (o *call) run(ctx context.Context) (*Result, error) {
 		rec.Action, rec.Approver, rec.Outcome, rec.Reason = string(approval.Deny), "managed", approval.Denied, why
 		return res, o.audit(rec)
 	}
-	if o.Refuse != nil {
+	if o.Refuse != nil && action != approval.Deny {
 		if why := o.Refuse(checkResultOf(ev, o.Approval)); why != "" {
 			res.Action, res.Approval = approval.Deny, ApprovalResult{By: "policy", Outcome: approval.Denied, Reason: why}
 			rec.Action, rec.Approver, rec.Outcome, rec.Reason = string(approval.Deny), "policy", approval.Denied, why
