@@ -34,7 +34,8 @@ type GitRepos struct {
 	stamps stamps
 	// cache is where the listings are kept between runs (gitscancache.go),
 	// "" for nowhere; after are the listings of the scan after the run,
-	// and reads how many directories the two scans found changed.
+	// and reads how many directories the two scans read rather than
+	// took from a listing before.
 	cache string
 	after map[string]dirListing
 	reads int
@@ -126,8 +127,8 @@ func (g *GitRepos) GitTamper() (tampered, unscanned []string, complete bool) {
 // next run's scan, where the scan was made with a cache.
 func (g *GitRepos) Keep() {
 	if g.reads == 0 {
-		// Nothing changed but stamps: what is kept holds, from its own
-		// time, and the directories restamped are read again next time.
+		// Every listing was taken from what is kept: it holds, from
+		// its own time.
 		return
 	}
 	// Every listing was read, or found unchanged, after g.since.
@@ -212,7 +213,7 @@ func (s stamps) changed(path string, since time.Time) bool {
 	switch {
 	case err != nil:
 		return false // gone: nothing left to execute
-	case !before.there || ino != before.ino || !ctime.Equal(before.ctime):
+	case !before.there || ino != before.ino || !ctime.Equal(before.ctime) || roundedRecent(ctime, since):
 		return true
 	case !dir:
 		return false
@@ -225,7 +226,7 @@ func (s stamps) changed(path string, since time.Time) bool {
 		if !ok {
 			return true
 		}
-		if ino, ctime, _, err := pathStamp(e); err == nil && (ino != b.ino || !ctime.Equal(b.ctime)) {
+		if ino, ctime, _, err := pathStamp(e); err == nil && (ino != b.ino || !ctime.Equal(b.ctime) || roundedRecent(ctime, since)) {
 			return true
 		}
 	}
@@ -245,20 +246,20 @@ func dirNames(path string) []string {
 
 // changedSince reports whether path, or an entry of it when it is a
 // directory (a hooks directory: a hook edited in place changes only its
-// own inode), had its inode changed at or after t.
+// own inode), had its inode changed at or after t (stampedBefore).
 func changedSince(path string, t time.Time) bool {
-	fi, err := os.Lstat(path)
+	_, ctime, dir, err := pathStamp(path)
 	if err != nil {
 		return false
 	}
-	if ctimeOf(fi).Compare(t) >= 0 {
+	if !stampedBefore(ctime, t) {
 		return true
 	}
-	if !fi.IsDir() {
+	if !dir {
 		return false
 	}
 	for _, n := range dirNames(path) {
-		if fi, err := os.Lstat(filepath.Join(path, n)); err == nil && ctimeOf(fi).Compare(t) >= 0 {
+		if _, ctime, _, err := pathStamp(filepath.Join(path, n)); err == nil && !stampedBefore(ctime, t) {
 			return true
 		}
 	}

@@ -55,6 +55,10 @@ func TestGitTamperUnlistable(t *testing.T) {
 			gitInit(t, ws, "init", "-q", "--bare", "d/r.git")
 			chmod(t, filepath.Join(ws, "d", "r.git"), 0o311)
 		}, []string{"d/r.git"}, nil},
+		{"the workspace itself made unlistable", nil, func(t *testing.T, ws string) {
+			chmod(t, ws, 0o311)
+			t.Cleanup(func() { chmod(t, ws, 0o755) })
+		}, []string{"."}, []string{"."}},
 		{"not searchable: nor for git", nil, func(t *testing.T, ws string) {
 			gitInit(t, ws, "init", "-q", "d/r")
 			chmod(t, filepath.Join(ws, "d"), 0o000)

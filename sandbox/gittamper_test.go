@@ -193,3 +193,29 @@ func TestListingGone(t *testing.T) {
 		}
 	}
 }
+
+// TestStampedBefore: a change time with a fraction of a second is judged
+// as it is; one in whole seconds, which a file system rounding change
+// times down (FAT, ext3) may have given a change made after since, only
+// counts as before since when coarseStamp earlier.
+func TestStampedBefore(t *testing.T) {
+	since := time.Unix(100, 500)
+	for _, tt := range []struct {
+		ctime          time.Time
+		before, recent bool
+	}{
+		{time.Unix(100, 499), true, false},
+		{time.Unix(100, 500), false, false},
+		{time.Unix(99, 0), false, true}, // a change at 100.0000005 rounded down
+		{time.Unix(98, 0), true, false}, // FAT rounds to 2 s: a change after since is stamped 100
+		{time.Unix(97, 0), true, false},
+		{time.Unix(101, 0), false, true},
+	} {
+		if got := stampedBefore(tt.ctime, since); got != tt.before {
+			t.Errorf("stampedBefore(%v) = %v, want %v", tt.ctime, got, tt.before)
+		}
+		if got := roundedRecent(tt.ctime, since); got != tt.recent {
+			t.Errorf("roundedRecent(%v) = %v, want %v", tt.ctime, got, tt.recent)
+		}
+	}
+}

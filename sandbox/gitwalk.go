@@ -5,7 +5,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"slices"
 	"syscall"
 	"time"
 )
@@ -20,8 +19,8 @@ type gitRepo struct {
 }
 
 // walkRepos calls found for every repository under root, without entering
-// any, and reports whether it read the whole tree (at most GitScanLimit
-// entries). Links are not followed: git does not follow them to discover
+// any, and reports whether it stayed within GitScanLimit entries; a root
+// it cannot read is, after a run, returned in unscanned. Links are not followed: git does not follow them to discover
 // a repository either, and one inside the workspace is found where it lies.
 //
 // A directory the caller cannot list but can go through is no obstacle
@@ -33,15 +32,21 @@ type gitRepo struct {
 //
 // Every directory read is recorded in listed (nil: not recorded). A
 // directory of prev (an earlier walk's record) whose inode and change
-// time are what that walk found, and whose change time is before since,
-// is taken from prev instead of read again: a directory's change time
-// moves with every entry made, removed or renamed in it, and since is no
-// later than the earlier walk's start on the clock file times are taken
-// from (coarseNow). The walk after a run reads only what changed.
+// time are what that walk found, and whose change time is before since
+// (stampedBefore), is taken from prev instead of read again: a
+// directory's change time moves with every entry made, removed or
+// renamed in it, and since is no later than the earlier walk's start on
+// the clock file times are taken from (coarseNow). The walk after a run
+// reads only what changed; reads counts the directories it read.
 func walkRepos(root string, after bool, prev, listed map[string]dirListing, since time.Time, found func(gitRepo)) (unscanned []string, complete bool, reads int) {
 	w := &repoWalk{found: found, after: after, prev: prev, listed: listed, since: since}
 	err := w.dir(root, true)
-	return w.unscanned, err == nil, w.reads
+	if err != nil && !errors.Is(err, errScanLimit) && after && !listingGone(err) {
+		// The workspace itself could not be read (a command can take
+		// its read permission away): nothing of it was scanned.
+		w.unscanned = append(w.unscanned, root)
+	}
+	return w.unscanned, !errors.Is(err, errScanLimit), w.reads
 }
 
 // repoWalk is the state of one walkRepos.
@@ -53,7 +58,7 @@ type repoWalk struct {
 	prev, listed map[string]dirListing
 	since        time.Time
 	buf          []byte // readListing's
-	reads        int    // directories read and found changed (walkRepos)
+	reads        int    // directories read, not taken from prev
 }
 
 // dirListing is what a walk needs of one directory's entries: the names
@@ -89,9 +94,7 @@ func (w *repoWalk) dir(path string, root bool) error {
 		}
 	}
 	if !ok {
-		if p, known := w.prev[path]; !known || !p.sameEntries(l) {
-			w.reads++
-		}
+		w.reads++
 	}
 	if w.listed != nil {
 		w.listed[path] = l
@@ -122,12 +125,6 @@ func listingGone(err error) bool {
 	return errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR) || errors.Is(err, syscall.ELOOP)
 }
 
-// sameEntries reports whether l and m list the same entries, as far as a
-// walk needs them.
-func (l dirListing) sameEntries(m dirListing) bool {
-	return l.entries == m.entries && l.dotgit == m.dotgit && l.marks == m.marks && slices.Equal(l.subdirs, m.subdirs)
-}
-
 // reuse returns the earlier walk's listing of path when the directory is
 // unchanged since (see walkRepos).
 func (w *repoWalk) reuse(path string) (dirListing, bool) {
@@ -136,10 +133,34 @@ func (w *repoWalk) reuse(path string) (dirListing, bool) {
 		return dirListing{}, false
 	}
 	ino, ctime, _, err := pathStamp(path)
-	if err != nil || ino != l.ino || !ctime.Equal(l.ctime) || !ctime.Before(w.since) {
+	if err != nil || ino != l.ino || !ctime.Equal(l.ctime) || !stampedBefore(ctime, w.since) {
 		return dirListing{}, false
 	}
 	return l, true
+}
+
+// coarseStamp is how far a file system that keeps change times in whole
+// seconds may round one down: one second (ext3; ext4 with 128-byte
+// inodes), two on FAT.
+const coarseStamp = 2 * time.Second
+
+// stampedBefore reports whether the change time ctime was stamped before
+// since. A time with no fraction of a second may come from such a file
+// system: there a change made after since can carry an earlier time, up
+// to coarseStamp, so only one that much earlier counts as before.
+func stampedBefore(ctime, since time.Time) bool {
+	if ctime.Nanosecond() == 0 {
+		since = since.Add(-coarseStamp)
+	}
+	return ctime.Before(since)
+}
+
+// roundedRecent reports whether ctime is a time in whole seconds not
+// stamped before since (stampedBefore): an equal time then proves
+// nothing, since a change made after since may have been rounded down
+// to it.
+func roundedRecent(ctime, since time.Time) bool {
+	return ctime.Nanosecond() == 0 && !stampedBefore(ctime, since)
 }
 
 // unlisted judges the directory path, which the caller could not open.
