@@ -1,7 +1,6 @@
 package execpolicy
 
 import (
-	"crypto/sha256"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -9,11 +8,15 @@ import (
 	"math"
 	"slices"
 	"unsafe"
+
+	"github.com/gatedexec/gatedexec/internal/cachefile"
 )
 
 // The compiled-policy cache stores a Policy in this encoding:
 //
 //	magic "gxrules1" | key (32 bytes) | body | SHA-256 of all before it
+//
+// (cachefile.Header, Seal, Open).
 //
 // The body holds, with every count and string length a uvarint:
 //
@@ -29,8 +32,8 @@ import (
 // different decision.
 const cacheMagic = "gxrules1"
 
-// cacheKeySize is the size of the key an entry records and of its hash.
-const cacheKeySize = sha256.Size
+// cacheKeySize is the size of the key an entry records.
+const cacheKeySize = cachefile.KeySize
 
 // errCacheEntry reports an entry that does not decode; the loader then
 // loads the files itself.
@@ -38,7 +41,7 @@ var errCacheEntry = errors.New("malformed rules cache entry")
 
 // encodePolicy returns the cache entry for p under key.
 func encodePolicy(key [cacheKeySize]byte, p *Policy) []byte {
-	buf := append([]byte(cacheMagic), key[:]...)
+	buf := cachefile.Header(cacheMagic, key)
 	buf = binary.AppendUvarint(buf, uint64(p.nexamples))
 	var nrules, nrest, nalts int
 	for _, b := range p.byProgram {
@@ -85,8 +88,7 @@ func encodePolicy(key [cacheKeySize]byte, p *Policy) []byte {
 		buf = appendString(buf, n.Justification)
 		buf = appendString(buf, n.Source)
 	}
-	sum := sha256.Sum256(buf)
-	return append(buf, sum[:]...)
+	return cachefile.Seal(buf)
 }
 
 func appendString(buf []byte, s string) []byte {
@@ -110,24 +112,14 @@ func appendStrings(buf []byte, ss []string) []byte {
 // share entry's bytes, so the caller gives entry up: nothing may write to
 // it afterwards.
 func decodePolicy(key [cacheKeySize]byte, entry []byte) (*Policy, error) {
-	head := len(cacheMagic) + cacheKeySize
-	if len(entry) < head+cacheKeySize {
-		return nil, fmt.Errorf("%w: truncated", errCacheEntry)
-	}
-	if string(entry[:len(cacheMagic)]) != cacheMagic {
-		return nil, fmt.Errorf("%w: bad magic", errCacheEntry)
-	}
-	if [cacheKeySize]byte(entry[len(cacheMagic):head]) != key {
-		return nil, fmt.Errorf("%w: written for another key", errCacheEntry)
-	}
-	end := len(entry) - cacheKeySize
-	if sha256.Sum256(entry[:end]) != [cacheKeySize]byte(entry[end:]) {
-		return nil, fmt.Errorf("%w: checksum mismatch", errCacheEntry)
+	body, err := cachefile.Open(cacheMagic, key, entry)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", errCacheEntry, err)
 	}
 	// One string for the whole body lets every decoded string share it
 	// instead of costing an allocation each; it is entry's own bytes, not
 	// a copy, which for 1000 rules was ten more fresh pages per start.
-	d := &decoder{s: unsafe.String(&entry[head], end-head)}
+	d := &decoder{s: unsafe.String(unsafe.SliceData(body), len(body))}
 	p := NewPolicy()
 	// A number, not a count of what follows: examples leave nothing in
 	// the entry, so count's bound (no more than the bytes left) would

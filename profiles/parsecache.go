@@ -188,35 +188,24 @@ func (h *hasher) sum() (out [sha256.Size]byte) {
 // nil one), a uvarint count and strings, a bool as a byte, a number as a
 // uvarint.
 func encodeParseEntry(key [sha256.Size]byte, files []memoFile) []byte {
-	buf := append([]byte(parseCacheMagic), key[:]...)
+	buf := cachefile.Header(parseCacheMagic, key)
 	buf = binary.AppendUvarint(buf, uint64(len(files)))
 	for _, f := range files {
 		buf = append(buf, f.id[:]...)
 		buf = appendStr(buf, f.encoded)
 	}
-	sum := sha256.Sum256(buf)
-	return append(buf, sum[:]...)
+	return cachefile.Seal(buf)
 }
 
 // decodeParseEntry returns the encoded files of an entry written under
 // key. Every length is checked against what is left, so a damaged entry
 // yields an error, never a panic or a large allocation.
 func decodeParseEntry(key [sha256.Size]byte, entry []byte) (map[fileID]string, error) {
-	head := len(parseCacheMagic) + len(key)
-	if len(entry) < head+sha256.Size {
-		return nil, fmt.Errorf("%w: truncated", errParseCacheEntry)
+	body, err := cachefile.Open(parseCacheMagic, key, entry)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", errParseCacheEntry, err)
 	}
-	if string(entry[:len(parseCacheMagic)]) != parseCacheMagic {
-		return nil, fmt.Errorf("%w: bad magic", errParseCacheEntry)
-	}
-	if [sha256.Size]byte(entry[len(parseCacheMagic):head]) != key {
-		return nil, fmt.Errorf("%w: written by another build", errParseCacheEntry)
-	}
-	end := len(entry) - sha256.Size
-	if sha256.Sum256(entry[:end]) != [sha256.Size]byte(entry[end:]) {
-		return nil, fmt.Errorf("%w: checksum mismatch", errParseCacheEntry)
-	}
-	d := &dec{s: string(entry[head:end])}
+	d := &dec{s: string(body)}
 	n := d.count(sha256.Size + 1)
 	out := make(map[fileID]string, n)
 	for range n {

@@ -1,11 +1,11 @@
 package sandbox
 
 import (
-	"bytes"
 	"crypto/sha256"
 	"encoding/binary"
 	"encoding/hex"
 	"errors"
+	"fmt"
 	"time"
 
 	"github.com/gatedexec/gatedexec/internal/cachefile"
@@ -21,7 +21,13 @@ import (
 // made it started.
 
 // scanCacheMagic starts every entry; a change of the format changes it.
-const scanCacheMagic = "gatedexec-gitscan-1\n"
+const scanCacheMagic = "gatedexec-gitscan-2\n"
+
+// scanCacheKey is what an entry of root is written under (cachefile.Header):
+// an entry moved or copied to another workspace's name is not read.
+func scanCacheKey(root string) [cachefile.KeySize]byte {
+	return sha256.Sum256([]byte("gatedexec git scan\x00" + root))
+}
 
 // maxScanCacheEntry bounds an entry: GitScanLimit entries with long names.
 const maxScanCacheEntry = 64 << 20
@@ -62,8 +68,7 @@ func saveListings(dir, root string, listed map[string]dirListing, since time.Tim
 // encodeListings writes the magic, root, since and every listing: its
 // path, inode, change time, entry count, marks and subdirectories.
 func encodeListings(listed map[string]dirListing, root string, since time.Time) []byte {
-	b := []byte(scanCacheMagic)
-	b = appendString(b, root)
+	b := cachefile.Header(scanCacheMagic, scanCacheKey(root))
 	b = binary.AppendVarint(b, since.UnixNano())
 	b = binary.AppendUvarint(b, uint64(len(listed)))
 	for path, l := range listed {
@@ -77,7 +82,7 @@ func encodeListings(listed map[string]dirListing, root string, since time.Time) 
 			b = appendString(b, s)
 		}
 	}
-	return b
+	return cachefile.Seal(b)
 }
 
 func appendString(b []byte, s string) []byte {
@@ -88,14 +93,11 @@ var errScanCache = errors.New("scan cache: damaged entry")
 
 // decodeListings reads what encodeListings wrote for root.
 func decodeListings(b []byte, root string) (map[string]dirListing, time.Time, error) {
-	d := &scanDecoder{b: b}
-	if !bytes.HasPrefix(b, []byte(scanCacheMagic)) {
-		return nil, time.Time{}, errScanCache
+	body, err := cachefile.Open(scanCacheMagic, scanCacheKey(root), b)
+	if err != nil {
+		return nil, time.Time{}, fmt.Errorf("%w: %w", errScanCache, err)
 	}
-	d.b = d.b[len(scanCacheMagic):]
-	if d.string() != root {
-		return nil, time.Time{}, errScanCache
-	}
+	d := &scanDecoder{b: body}
 	since := time.Unix(0, d.varint())
 	n := d.uvarint()
 	if n > GitScanLimit {
@@ -104,10 +106,12 @@ func decodeListings(b []byte, root string) (map[string]dirListing, time.Time, er
 	listed := make(map[string]dirListing, n)
 	for range n {
 		path := d.string()
-		l := dirListing{ino: d.uvarint(), ctime: time.Unix(0, d.varint()), entries: int(d.uvarint())}
+		l := dirListing{ino: d.uvarint(), ctime: time.Unix(0, d.varint())}
+		entries := d.uvarint()
+		l.entries = int(min(entries, GitScanLimit)) // refused below when more: no sum of them overflows
 		l.setFlags(d.byte())
 		k := d.uvarint()
-		if k > GitScanLimit {
+		if k > GitScanLimit || entries > GitScanLimit {
 			return nil, time.Time{}, errScanCache
 		}
 		for range k {

@@ -66,6 +66,7 @@ func TestScanCacheDamaged(t *testing.T) {
 		"trailing":        append(slices.Clone(good), 0),
 		"other workspace": encodeListings(listed, ws+"x", coarseNow()),
 		"other format":    append([]byte("gatedexec-gitscan-0\n"), good[len(scanCacheMagic):]...),
+		"a byte flipped":  flipByte(good, len(good)/2),
 	} {
 		if err := os.MkdirAll(cache, 0o700); err != nil {
 			t.Fatal(err)
@@ -81,6 +82,13 @@ func TestScanCacheDamaged(t *testing.T) {
 	if g := scanGitRepos(ws, cache); g.reads != 0 {
 		t.Errorf("an entry that decodes: the scan read %d directories again, want none", g.reads)
 	}
+}
+
+// flipByte returns b with its byte i changed.
+func flipByte(b []byte, i int) []byte {
+	b = slices.Clone(b)
+	b[i] ^= 1
+	return b
 }
 
 // FuzzDecodeListings: an entry decodes or is refused, never panics, and

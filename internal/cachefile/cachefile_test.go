@@ -74,3 +74,31 @@ func must(t *testing.T, err error) {
 		t.Fatal(err)
 	}
 }
+
+// TestFrame: Open returns what was sealed under the same magic and key,
+// and refuses an entry cut short, of another format or key, or changed.
+func TestFrame(t *testing.T) {
+	key := [KeySize]byte{1, 2, 3}
+	entry := Seal(append(Header("m1", key), "body"...))
+	if body, err := Open("m1", key, entry); err != nil || string(body) != "body" {
+		t.Fatalf("Open = %q, %v", body, err)
+	}
+	flipped := append([]byte(nil), entry...)
+	flipped[len("m1")+KeySize] ^= 1
+	for name, c := range map[string]struct {
+		magic string
+		key   [KeySize]byte
+		entry []byte
+		want  error
+	}{
+		"truncated":      {"m1", key, entry[:len(entry)-1], errChecksum},
+		"header only":    {"m1", key, entry[:len("m1")+KeySize], errTruncated},
+		"other magic":    {"m2", key, entry, errMagic},
+		"other key":      {"m1", [KeySize]byte{9}, entry, errKey},
+		"a byte flipped": {"m1", key, flipped, errChecksum},
+	} {
+		if _, err := Open(c.magic, c.key, c.entry); err != c.want {
+			t.Errorf("%s: Open = %v, want %v", name, err, c.want)
+		}
+	}
+}
