@@ -1,6 +1,7 @@
 package gate
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"slices"
@@ -126,5 +127,29 @@ func TestResolveExisting(t *testing.T) {
 		if got, want := resolveExisting(p), slow(p); got != want {
 			t.Errorf("resolveExisting(%s) = %s, want %s", rel, got, want)
 		}
+	}
+}
+
+// The git scan's cache is a control path, and WithScanCache finds it
+// among them also where $XDG_CACHE_HOME is a link: the unresolved path
+// was not under the resolved control paths, and the cache was off.
+func TestScanCacheThroughLink(t *testing.T) {
+	h := newTestHost(t)
+	h.write(t, filepath.Join(h.user, "rules", "user.rules"), `prefix_rule(pattern=["make"], decision="allow")`)
+	real := filepath.Join(filepath.Dir(h.env["XDG_CACHE_HOME"]), "real-cache")
+	if err := os.Mkdir(real, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(real, h.env["XDG_CACHE_HOME"]); err != nil {
+		t.Fatal(err)
+	}
+	r := &profileRunner{}
+	g := h.gate(t, Flags{Approver: "deny"}, r)
+	if res, err := g.Run(context.Background(), Request{Argv: []string{"make"}}); err != nil || !res.Ran {
+		t.Fatalf("run: %+v, %v", res, err)
+	}
+	want := filepath.Join(real, "gatedexec", "scans")
+	if len(r.profiles) != 1 || r.profiles[0].ScanCache != want {
+		t.Errorf("the run's scan cache is %q, want %q", r.profiles[0].ScanCache, want)
 	}
 }

@@ -168,9 +168,14 @@ func profilesCacheDir(getenv func(string) string, d config.Dirs) string {
 
 // scanCacheDir is where the scan of a workspace for changed git control
 // files keeps what it read between runs (sandbox.Profile.ScanCache):
-// $XDG_CACHE_HOME/gatedexec/scans.
+// $XDG_CACHE_HOME/gatedexec/scans, its links resolved as controlPaths
+// resolves it, for sandbox.WithScanCache finds it among them.
 func scanCacheDir(getenv func(string) string, d config.Dirs) string {
-	return cacheRoot(getenv, d, "scans")
+	dir := cacheRoot(getenv, d, "scans")
+	if dir == "" {
+		return ""
+	}
+	return resolveExisting(dir)
 }
 
 // cacheRoot returns the directory sub of gatedexec's cache, or "" when
