@@ -267,12 +267,11 @@ func (g *runCgroups) add(pid int) error {
 // pid), one move took 7-15 ms on the 6.18 host of `make bench`, "0"
 // 0.1 ms, measured side by side.
 //
-// On an error the thread is moved back out of those it entered, or it
-// would keep them from being removed (leaveThread).
+// On an error the caller moves the thread back out of those it entered
+// (leaveThread), or it would keep them from being removed.
 func (g *runCgroups) enterThread() error {
 	for _, d := range g.dirs {
 		if err := os.WriteFile(filepath.Join(d, "tasks"), []byte("0"), 0); err != nil {
-			g.leaveThread()
 			return fmt.Errorf("sandbox: cgroup %s: %w", d, err)
 		}
 	}
@@ -282,10 +281,12 @@ func (g *runCgroups) enterThread() error {
 // leaveThread moves the calling thread back to the cgroups the run's are
 // made in, once it has forked the run: it would keep them from being
 // removed, and count against their limits.
-func (g *runCgroups) leaveThread() {
+func (g *runCgroups) leaveThread() error {
+	var errs []error
 	for _, d := range g.dirs {
-		os.WriteFile(filepath.Join(filepath.Dir(d), "tasks"), []byte("0"), 0)
+		errs = append(errs, os.WriteFile(filepath.Join(filepath.Dir(d), "tasks"), []byte("0"), 0))
 	}
+	return errors.Join(errs...)
 }
 
 // fork runs fork, which starts the run's first process, so that the
@@ -295,16 +296,26 @@ func (g *runCgroups) leaveThread() {
 // processes only), fork is handed add, to move the process in once
 // started: the helper waits for it, a command started directly may have
 // forked already (README, Sandbox notes). A nil g hands nil.
+//
+// A thread that cannot leave the run's cgroups is never unlocked: it
+// ends with its goroutine rather than fork the next run from inside
+// them.
 func (g *runCgroups) fork(fork func(add func(pid int) error) error) error {
 	if g == nil {
 		return fork(nil)
 	}
 	runtime.LockOSThread()
-	defer runtime.UnlockOSThread()
+	left := true
+	defer func() {
+		if left {
+			runtime.UnlockOSThread()
+		}
+	}()
 	if g.enterThread() != nil {
+		left = g.leaveThread() == nil
 		return fork(g.add)
 	}
-	defer g.leaveThread()
+	defer func() { left = g.leaveThread() == nil }()
 	return fork(nil)
 }
 
