@@ -28,13 +28,22 @@ func (c ceiling) refusesProfile(name string, p *sandbox.Profile) string {
 	if c.m == nil {
 		return ""
 	}
-	if c.m.AllowedProfiles != nil && !slices.Contains(c.m.AllowedProfiles, name) {
-		return fmt.Sprintf("profile %s is not among the managed %s: %s", name, c.m.Where(config.KeyAllowedProfiles), strings.Join(c.m.AllowedProfiles, ", "))
+	if why := c.refusesName(name); why != "" {
+		return why
 	}
 	if fullAccess(p) && !c.m.AllowFullAccess {
 		return fmt.Sprintf("profile %s has full access, which the managed layer does not allow (%s)", name, c.m.Where(config.KeyAllowFullAccess))
 	}
 	return ""
+}
+
+// refusesName says why the ceiling's allowed_profiles refuses a profile
+// named name, or "" when it lists the name or there is no list.
+func (c ceiling) refusesName(name string) string {
+	if c.m == nil || c.m.AllowedProfiles == nil || slices.Contains(c.m.AllowedProfiles, name) {
+		return ""
+	}
+	return fmt.Sprintf("profile %s is not among the managed %s: %s", name, c.m.Where(config.KeyAllowedProfiles), strings.Join(c.m.AllowedProfiles, ", "))
 }
 
 // refusesEscalation says why the ceiling refuses to re-run a command of

@@ -4,8 +4,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"slices"
-	"strings"
 
 	"github.com/gatedexec/gatedexec/auditlog"
 	"github.com/gatedexec/gatedexec/config"
@@ -31,12 +29,18 @@ func placementOf(cfg *config.Config) auditlog.Placement {
 		rules := user + " (or a trusted workspace's .gatedexec/rules/)"
 		return auditlog.Placement{Rules: rules, Network: rules, Profiles: filepath.Join(cfg.Dirs.User, "profiles")}
 	}
-	pl := auditlog.Placement{Rules: managedRules(cfg), Network: managedNetwork(cfg), Profiles: filepath.Join(cfg.Dirs.User, "profiles")}
+	c := ceiling{m}
+	pl := auditlog.Placement{Rules: managedRules(cfg), Network: managedNetwork(cfg, c), Profiles: filepath.Join(cfg.Dirs.User, "profiles")}
 	if m.AllowedProfiles != nil {
 		// Lower layers' profile directories are not read, and a name
 		// not listed is refused whatever file defines it.
 		pl.Profiles = filepath.Join(m.Dir, "profiles")
-		pl.ProfileRefused = func(name string) string { return refusedName(m, name) }
+		pl.ProfileRefused = func(name string) string {
+			if why := c.refusesName(name); why != "" {
+				return fmt.Sprintf("%s; it takes effect only in %s with %q added to that list", why, pl.Profiles+"/", name)
+			}
+			return ""
+		}
 	}
 	return pl
 }
@@ -45,7 +49,7 @@ func placementOf(cfg *config.Config) auditlog.Placement {
 // layer of cfg, and which keys say so.
 func managedRules(cfg *config.Config) string {
 	m := cfg.Managed
-	if m.AllowUserRules {
+	if cfg.AllowsUserRules() {
 		return fmt.Sprintf("%s (the managed %s lets the user's allow rules count)", userRulesFile(cfg.Dirs), m.Where(config.KeyAllowUserRules))
 	}
 	where := fmt.Sprintf("%s (the managed layer; a user's allow rule would not count: the managed %s is false)", filepath.Join(m.Dir, "rules")+"/", m.Where(config.KeyAllowUserRules))
@@ -55,24 +59,13 @@ func managedRules(cfg *config.Config) string {
 	return where
 }
 
-// managedNetwork says where an allow network_rule counts: with
-// allowed_profiles, the managed layer drops those of every lower layer
-// (loadPolicy), whatever allow_user_rules says.
-func managedNetwork(cfg *config.Config) string {
-	m := cfg.Managed
-	if m.AllowedProfiles == nil {
+// managedNetwork says where an allow network_rule counts under the
+// ceiling c of cfg: where it drops those of every lower layer
+// (dropsNetworkAllows), whatever allow_user_rules says, the managed
+// layer only.
+func managedNetwork(cfg *config.Config, c ceiling) string {
+	if !c.dropsNetworkAllows() {
 		return managedRules(cfg)
 	}
-	return fmt.Sprintf("%s (the managed layer; the managed %s drops the allow network_rules of every lower layer)", filepath.Join(m.Dir, "rules")+"/", m.Where(config.KeyAllowedProfiles))
-}
-
-// refusedName says why the managed allowed_profiles refuses a profile
-// named name, and what a change of the managed layer would take, or ""
-// when it lists the name.
-func refusedName(m *config.Managed, name string) string {
-	if slices.Contains(m.AllowedProfiles, name) {
-		return ""
-	}
-	return fmt.Sprintf("profile %s is not among the managed %s: %s; it takes effect only in %s with %q added to that list",
-		name, m.Where(config.KeyAllowedProfiles), strings.Join(m.AllowedProfiles, ", "), filepath.Join(m.Dir, "profiles")+"/", name)
+	return fmt.Sprintf("%s (the managed layer; the managed %s drops the allow network_rules of every lower layer)", filepath.Join(c.m.Dir, "rules")+"/", c.m.Where(config.KeyAllowedProfiles))
 }
