@@ -2,26 +2,13 @@ package gate
 
 import (
 	"fmt"
-	"os"
 	"path/filepath"
 
 	"github.com/gatedexec/gatedexec/auditlog"
 	"github.com/gatedexec/gatedexec/config"
 )
 
-// SuggestPlacement says where the suggestions of `audit --suggest` must go
-// to take effect under the configuration of pl: a managed layer decides
-// which layers' allow rules, network_rules and profiles count, and a
-// suggestion that ignored it would propose what the ceiling drops.
-func SuggestPlacement(pl Place) (auditlog.Placement, error) {
-	cfg, err := loadLayers(os.Getenv, pl.Workspace, setting{})
-	if err != nil {
-		return auditlog.Placement{}, err
-	}
-	return placementOf(cfg), nil
-}
-
-// placementOf is SuggestPlacement of the layers cfg.
+// placementOf is AuditConfig.Placement of the layers cfg.
 func placementOf(cfg *config.Config) auditlog.Placement {
 	m := cfg.Managed
 	user := userRulesFile(cfg.Dirs)

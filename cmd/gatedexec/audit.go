@@ -85,30 +85,28 @@ func runAudit(cmd *cobra.Command, f *auditFlags, logs []string) error {
 	if err != nil {
 		return err
 	}
-	if len(logs) == 0 {
-		log, err := gate.AuditLogPath(pl)
-		if err != nil {
-			return engineExit(err)
-		}
-		if log == "" {
-			return withCode(exitUsage, errors.New("audit: no LOG given and no audit_log configured"))
-		}
-		logs = []string{log}
-	}
-	if f.suggest {
+	var cfg *gate.AuditConfig
+	if len(logs) == 0 || f.suggest {
 		// Where a suggestion counts is the configuration's to say: one
 		// that cannot be read would leave it unsaid, and misleading.
-		if q.Placement, err = gate.SuggestPlacement(pl); err != nil {
+		if cfg, err = gate.LoadAuditConfig(pl); err != nil {
 			return engineExit(err)
 		}
-		if loader, err := profileLoaderOf(pl); err == nil {
-			q.Profile = func(name string) ([]string, []string, bool) {
-				p, err := loader.Resolve(name)
-				if err != nil {
-					return nil, nil, false
-				}
-				return p.Write, p.Read, true
+	}
+	if len(logs) == 0 {
+		if cfg.Log == "" {
+			return withCode(exitUsage, errors.New("audit: no LOG given and no audit_log configured"))
+		}
+		logs = []string{cfg.Log}
+	}
+	if f.suggest {
+		q.Placement = cfg.Placement
+		q.Profile = func(name string) ([]string, []string, bool) {
+			p, err := cfg.Profiles.Resolve(name)
+			if err != nil {
+				return nil, nil, false
 			}
+			return p.Write, p.Read, true
 		}
 	}
 	if _, err := q.Run(logs, os.Stdin, cmd.OutOrStdout(), cmd.ErrOrStderr()); err != nil {
