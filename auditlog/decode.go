@@ -6,6 +6,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/gatedexec/gatedexec/approval"
+	"github.com/gatedexec/gatedexec/execpolicy"
 )
 
 // decoder decodes audit lines into Records. encoding/json's reflection
@@ -330,7 +331,10 @@ func (d *decoder) reasons(l *lexer, dst *[]Reason) bool {
 		var r Reason
 		ok := l.object(reasonKeys, func(k int) bool {
 			if k == 0 {
-				return d.strField(l, &r.Kind, true)
+				var kind string
+				ok := d.strField(l, &kind, true)
+				r.Kind = execpolicy.ReasonKind(kind)
+				return ok
 			}
 			// Details name paths and commands: all different.
 			return d.strField(l, &r.Detail, false)

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/gatedexec/gatedexec/approval"
+	"github.com/gatedexec/gatedexec/execpolicy"
 )
 
 // Record is what a reader needs of one audit line (approval.Record
@@ -46,12 +47,10 @@ type Rule struct {
 	Source        string   `json:"source,omitempty"`
 }
 
-// Reason is why a recorded command got its decision (execpolicy.Reason):
-// "unmatched" (no rule covered it), "unanalysable", "dangerous" or "rule".
-type Reason struct {
-	Kind   string `json:"kind"`
-	Detail string `json:"detail"`
-}
+// Reason is why a recorded command got its decision, as the record has
+// it: "unmatched" (no rule covered it), "unanalysable", "dangerous" or
+// "rule".
+type Reason = execpolicy.Reason
 
 // Denial is what the sandbox refused a recorded command: a path
 // (fs-read, fs-write) or a connection (net-connect; "net" with a host

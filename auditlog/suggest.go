@@ -84,10 +84,20 @@ func (s *Suggester) Add(e *Entry) {
 			return
 		}
 	}
-	ev := s.empty.Evaluate(r.Argv, execpolicy.EvalOptions{Shell: r.Shell})
-	if why := notUnmatched(r.Reasons, ev.Reasons); why != "" {
+	if why := notUnmatched(r.Reasons); why != "" {
 		s.note(s.other, why, where)
 		return
+	}
+	ev := s.empty.Evaluate(r.Argv, execpolicy.EvalOptions{Shell: r.Shell})
+	if len(r.Reasons) == 0 {
+		// A log of an earlier version records none: the reasons of the
+		// empty policy stand in for those that do not depend on rules
+		// (unanalysable, dangerous); a prompt rule matching a command
+		// inside a script is not seen there.
+		if why := notUnmatched(ev.Reasons); why != "" {
+			s.note(s.other, why, where)
+			return
+		}
 	}
 	prefix, ok := execpolicy.ProposedPrefix(ev)
 	if !ok {
@@ -96,24 +106,12 @@ func (s *Suggester) Add(e *Entry) {
 	s.note(s.allow, quoteWords(prefix), where)
 }
 
-// notUnmatched returns "kind: detail" of the first reason of a prompt
+// notUnmatched returns "kind: detail" of the first of a prompt's reasons
 // that is not "unmatched", or "": only a prompt for want of a rule is
 // lowered by an allow rule (one for a redirect, a dangerous command or a
-// prompt rule stays a prompt whatever allows the command). The recorded
-// reasons are what decided; a log of an earlier version has none, and
-// the reasons of the empty policy then stand in for those that do not
-// depend on rules (unanalysable, dangerous): a prompt rule matching a
-// command inside a script is not seen there.
-func notUnmatched(recorded []Reason, empty []execpolicy.Reason) string {
-	for _, r := range recorded {
-		if r.Kind != string(execpolicy.ReasonUnmatched) {
-			return r.Kind + ": " + r.Detail
-		}
-	}
-	if len(recorded) > 0 {
-		return ""
-	}
-	for _, r := range empty {
+// prompt rule stays a prompt whatever allows the command).
+func notUnmatched(reasons []execpolicy.Reason) string {
+	for _, r := range reasons {
 		if r.Kind != execpolicy.ReasonUnmatched {
 			return string(r.Kind) + ": " + r.Detail
 		}
