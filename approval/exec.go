@@ -110,13 +110,15 @@ func (a *ExecApprover) run(ctx context.Context, r *Request) (Response, error) {
 		cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
 		if a.Stderr != nil {
 			// Not an *os.File: exec copies through a pipe, and no
-			// descriptor of the terminal reaches the program. Wait then
-			// waits for that pipe's end too, which a process the
-			// approver left behind may hold: not longer than the grace
-			// the answer on stdout gets.
+			// descriptor of the terminal reaches the program.
 			cmd.Stderr = struct{ io.Writer }{a.Stderr}
-			cmd.WaitDelay = execGrace
 		}
+	}
+	if _, file := cmd.Stderr.(*os.File); cmd.Stderr != nil && !file {
+		// Copied through a pipe, for which Wait waits too, and which a
+		// process the approver left behind may hold: not longer than
+		// the grace the answer on stdout gets.
+		cmd.WaitDelay = execGrace
 	}
 	if a.Status != nil {
 		fmt.Fprintf(a.Status, "gatedexec: waiting for approver exec:%s (up to %v)\n", a.Argv[0], timeout)
