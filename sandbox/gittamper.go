@@ -41,16 +41,14 @@ type GitRepos struct {
 	reads int
 }
 
-// ScanGitRepos lists the repositories under root (the workspace): every
+// scanGitRepos lists the repositories under root (the workspace): every
 // entry named .git, directory, file or link, and every directory git
 // would take for a git directory (a bare repository), up to GitScanLimit
 // entries, and notes their control files. Call it just before the run;
-// GitTamper compares after it.
-func ScanGitRepos(root string) *GitRepos { return scanGitRepos(root, "") }
-
-// scanGitRepos is ScanGitRepos taking the listings the scan after the
-// last run under root kept in the directory cache (saveListings) for the
-// directories unchanged since; Keep keeps this run's there.
+// GitTamper compares after it. It takes the listings the scan after the
+// last run under root kept in the directory cache (saveListings, ""
+// for none) for the directories unchanged since; Keep keeps this run's
+// there.
 func scanGitRepos(root, cache string) *GitRepos {
 	g := &GitRepos{root: root, since: coarseNow(), repos: map[string]uint64{}, listed: map[string]dirListing{}, stamps: stamps{}, cache: cache}
 	prev, prevSince := loadListings(cache, root)
