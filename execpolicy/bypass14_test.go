@@ -37,3 +37,29 @@ func TestEmacsclientLongOnly(t *testing.T) {
 		{"-version", "emacsclient -version", Allow, 0},
 	})
 }
+
+// TestLessPattern: less's -p PATTERN (--pattern) is the initial command
+// +/PATTERN, and a newline in it ends the search and starts the next
+// command: "less -p $'x\n!touch f\n' f", -pVAL, "-ip", --pattern=,
+// "--pattern VAL", --PATTERN= and --pat= ran touch (less 590) while judged
+// allow.
+func TestLessPattern(t *testing.T) {
+	p := round11Policy("less")
+	checkBypass3(t, p, []bypass3Case{
+		{"-p", "less -p $'x\\n!rm x\\n' f", Forbidden, 0},
+		{"-pVAL", "less -p$'x\\n!rm x\\n' f", Forbidden, 0},
+		{"-ip", "less -ip$'x\\n!rm x\\n' f", Forbidden, 0},
+		{"--pattern=", "less --pattern=$'x\\n!rm x\\n' f", Forbidden, 0},
+		{"--pattern next", "less --pattern $'x\\n!rm x\\n' f", Forbidden, 0},
+		{"--PATTERN=", "less --PATTERN=$'x\\n!rm x\\n' f", Forbidden, 0},
+		{"--pat=", "less --pat=$'x\\n!rm x\\n' f", Forbidden, 0},
+		{"-p pipe", "less -p $'x\\n|$rm x\\n' f", Forbidden, 0},
+		{"-p unmatched", "less -p $'x\\n!whoami\\n' f", Prompt, 0},
+		{"-p control", "less -p $'x\\x1b' f", Prompt, 0},
+		// Controls.
+		{"-p plain", "less -p foo f", Allow, 0},
+		{"-p spaces", "less -p 'a b' f", Allow, 0},
+		{"--pattern plain", "less --pattern=foo f", Allow, 0},
+		{"-P prompt", "less -P 'x' f", Allow, 0},
+	})
+}
