@@ -63,3 +63,22 @@ func TestLessPattern(t *testing.T) {
 		{"-P prompt", "less -P 'x' f", Allow, 0},
 	})
 }
+
+// TestAptLongOptionCase: apt compares its long options case-insensitively
+// (stringcasecmp in cmndline.cc): "apt-get --OPTION
+// 'APT::Update::Pre-Invoke::=touch f' update", "apt --OpTiOn=...",
+// "apt-get --Config-File ./c update" and --CONFIG-FILE= (c setting
+// Pre-Invoke) ran touch (apt 2.6.1) while judged allow.
+func TestAptLongOptionCase(t *testing.T) {
+	p := round11Policy("apt", "apt-get")
+	checkBypass3(t, p, []bypass3Case{
+		{"--OPTION", "apt-get --OPTION 'APT::Update::Pre-Invoke::=rm x' update", Forbidden, 0},
+		{"--OpTiOn=", "apt --OpTiOn='APT::Update::Pre-Invoke::=rm x' update", Forbidden, 0},
+		{"--OPTION unmatched", "apt-get --OPTION APT::Update::Pre-Invoke::=./x update", Prompt, 0},
+		{"--Config-File", "apt-get --Config-File ./c update", Prompt, 0},
+		{"--CONFIG-FILE=", "apt-get --CONFIG-FILE=./c update", Prompt, 0},
+		// Controls.
+		{"--OPTION safe", "apt-get --OPTION APT::Install-Recommends=false install p", Allow, 0},
+		{"update", "apt-get update", Allow, 0},
+	})
+}
