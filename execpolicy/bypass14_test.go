@@ -82,3 +82,21 @@ func TestAptLongOptionCase(t *testing.T) {
 		{"update", "apt-get update", Allow, 0},
 	})
 }
+
+// TestGhostscriptHash: Ghostscript takes "#" for "=" in -d and -s (when
+// the word has no "="): "gs -dNOSAFER#true f.ps" (f.ps opening a pipe),
+// "-sOutputFile#|touch f" and "-SOutputFile#%pipe%touch f" ran touch
+// (Ghostscript 10.00.0) while judged allow.
+func TestGhostscriptHash(t *testing.T) {
+	p := round11Policy("gs", "ps2pdf")
+	checkBypass3(t, p, []bypass3Case{
+		{"-dNOSAFER#", "gs -dNOSAFER#true f.ps", Prompt, 0},
+		{"-dDELAYSAFER#", "gs -dDELAYSAFER#1 f.ps", Prompt, 0},
+		{"-sOutputFile#|", "gs -sDEVICE=pdfwrite '-sOutputFile#|rm x' f.ps", Forbidden, 0},
+		{"-SOutputFile#%pipe%", "gs '-SOutputFile#%pipe%rm x' f.ps", Forbidden, 0},
+		{"ps2pdf", "ps2pdf '-sOutputFile#|rm x' f.ps", Forbidden, 0},
+		// Controls.
+		{"-sOutputFile#file", "gs -sOutputFile#out.pdf -dSAFER#true f.ps", Allow, 0},
+		{"-dBATCH", "gs -dBATCH f.ps", Allow, 0},
+	})
+}

@@ -24,9 +24,9 @@ func gsPipe(v string) (string, bool) {
 // is a file of options, and an output file or operand that is a pipe
 // runs a command, which is searched for forbidden commands. "gs
 // -dNOSAFER f.ps" (f.ps opening "(%pipe%./x) (w) file"), -dDELAYSAFER,
-// --permit-file-write='%pipe%*', "gs @rsp", "-sOutputFile=%pipe%./x",
-// "-sOutputFile=|./x" and "-o '|./x'" ran x (Ghostscript 10.00.0) while
-// judged allow.
+// -dNOSAFER#true, --permit-file-write='%pipe%*', "gs @rsp",
+// "-sOutputFile=%pipe%./x", "-sOutputFile=|./x", "-sOutputFile#|./x" and
+// "-o '|./x'" ran x (Ghostscript 10.00.0) while judged allow.
 func gsArgs(a *analysis, ws []word, depth int) Decision {
 	d := Decision(0)
 	prog := ws[0].value
@@ -42,7 +42,7 @@ func gsArgs(a *analysis, ws []word, depth int) Decision {
 		if !w.static {
 			continue
 		}
-		name, val, _ := strings.Cut(v, "=")
+		name, val := gsDefine(v)
 		switch {
 		case strings.HasPrefix(v, "@"):
 			d = Max(d, a.unanalysable(prog+" "+v+": reads its options from a file"))
@@ -64,6 +64,18 @@ func gsArgs(a *analysis, ws []word, depth int) Decision {
 		}
 	}
 	return d
+}
+
+// gsDefine splits v, a -dNAME=VALUE or -sNAME=VALUE definition, at its
+// first "=" or "#": Ghostscript takes "#" for "=" (-dNOSAFER#true,
+// -sOutputFile#|CMD). It splits at an "=" anywhere before a "#", so that
+// "-sOutputFile#|x=y" names no OutputFile there; splitting at the first of
+// either reads the OutputFile, which is only stricter.
+func gsDefine(v string) (name, val string) {
+	if j := strings.IndexAny(v, "=#"); j >= 0 {
+		return v[:j], v[j+1:]
+	}
+	return v, ""
 }
 
 // imageMagickArgs judges the arguments of ImageMagick's programs
