@@ -100,3 +100,26 @@ func TestGhostscriptHash(t *testing.T) {
 		{"-dBATCH", "gs -dBATCH f.ps", Allow, 0},
 	})
 }
+
+// TestPytestArgFiles: pytest 8.2 reads arguments from @FILE (argparse's
+// fromfile_prefix_chars, which reads them after "--" too), from the
+// documentation; and its plugin pre-scan takes -p NAME and -pNAME from
+// every argument, "--" or not: "pytest -- -p evilplug" and "pytest -k x
+// -- -pevilplug" imported evilplug (pytest 7.2.1) while judged allow.
+func TestPytestArgFiles(t *testing.T) {
+	p := round11Policy("pytest", "py.test")
+	checkBypass3(t, p, []bypass3Case{
+		{"@file", "pytest @args.txt", Prompt, 0},
+		{"@file later", "pytest -q @args.txt tests/", Prompt, 0},
+		{"@file value", "pytest -k @args.txt", Prompt, 0},
+		{"@file after --", "pytest -- @args.txt", Prompt, 0},
+		{"py.test @file", "py.test @args.txt", Prompt, 0},
+		{"-p after --", "pytest -- -p evilplug", Prompt, 0},
+		{"-pNAME after --", "pytest -k x -- -pevilplug", Prompt, 0},
+		// Controls.
+		{"plain", "pytest -q tests/", Allow, 0},
+		{"-- path", "pytest -- tests/", Allow, 0},
+		{"-p no:", "pytest -p no:cacheprovider -- tests/", Allow, 0},
+		{"-p no: after --", "pytest -- -p no:cacheprovider", Allow, 0},
+	})
+}
