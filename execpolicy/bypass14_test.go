@@ -123,3 +123,24 @@ func TestPytestArgFiles(t *testing.T) {
 		{"-p no: after --", "pytest -- -p no:cacheprovider", Allow, 0},
 	})
 }
+
+// TestLLDPassPlugin: lld's --load-pass-plugin loads a shared object into
+// its LTO pipeline: "ld.lld --load-pass-plugin=./p.so m.o", "ld.lld
+// --load-pass-plugin ./p.so m.o" (m.o bitcode) and "gcc -fuse-ld=lld
+// -Wl,--load-pass-plugin=./p.so m.o" ran p.so's constructor (LLD 16.0.6;
+// 14 has no such option) while judged allow.
+func TestLLDPassPlugin(t *testing.T) {
+	p := round11Policy("ld.lld", "ld.lld-16", "gcc", "clang")
+	checkBypass3(t, p, []bypass3Case{
+		{"=", "ld.lld --load-pass-plugin=./p.so m.o", Prompt, 0},
+		{"next", "ld.lld --load-pass-plugin ./p.so m.o", Prompt, 0},
+		{"versioned", "ld.lld-16 --load-pass-plugin=./p.so m.o", Prompt, 0},
+		{"gcc -Wl", "gcc -fuse-ld=lld -flto -Wl,--load-pass-plugin=./p.so m.o", Prompt, 0},
+		{"gcc -Wl comma", "gcc -Wl,--load-pass-plugin,./p.so m.o", Prompt, 0},
+		{"gcc -Xlinker", "gcc -Xlinker --load-pass-plugin=./p.so m.o", Prompt, 0},
+		{"clang -Wl", "clang -fuse-ld=lld -flto -Wl,--load-pass-plugin=./p.so m.c", Prompt, 0},
+		// Controls.
+		{"ld.lld", "ld.lld -o a m.o", Allow, 0},
+		{"gcc -Wl", "gcc -Wl,--as-needed m.c", Allow, 0},
+	})
+}
