@@ -144,3 +144,25 @@ func TestLLDPassPlugin(t *testing.T) {
 		{"gcc -Wl", "gcc -Wl,--as-needed m.c", Allow, 0},
 	})
 }
+
+// TestEntrShellFlag: entr's -s is a flag that makes the one operand a
+// script run by $SHELL: "entr -nzs 'touch f'", "entr -nz -s 'touch f'",
+// "entr -nzs -r 'touch f'" and "entr -nz -sr 'touch f'" ran touch (entr
+// 5.3), where the reading of -s as taking a value judged r or -r the
+// script and the command an argv.
+func TestEntrShellFlag(t *testing.T) {
+	p := round11Policy("entr")
+	checkBypass3(t, p, []bypass3Case{
+		{"-sr", "ls | entr -sr 'rm x'", Forbidden, 0},
+		{"-s -r", "ls | entr -s -r 'rm x'", Forbidden, 0},
+		{"-nzs -r", "ls | entr -nzs -r 'rm x'", Forbidden, 0},
+		{"-sr script", "ls | entr -sr 'make; rm x'", Forbidden, 0},
+		{"-s", "ls | entr -s 'rm x'", Forbidden, 0},
+		{"-rs", "ls | entr -rs 'rm x'", Forbidden, 0},
+		{"-s unmatched", "ls | entr -s -r whoami", Prompt, 0},
+		// Controls.
+		{"-s allowed", "ls | entr -s 'ls -l'", Allow, 0},
+		{"argv", "ls | entr -r ls -l", Allow, 0},
+		{"argv rm", "ls | entr -r rm x", Forbidden, 0},
+	})
+}

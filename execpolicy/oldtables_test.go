@@ -121,7 +121,7 @@ func oldWrappers() map[string]wrapper {
 		"cpulimit":     {kind: runsArgv, value: []string{"-l", "--limit"}, flag: []string{"-z", "--lazy", "-i", "--include-children", "-v", "--verbose", "-k", "--kill", "-r", "--restore"}, noExec: []string{"-p", "--pid", "-e", "--exe", "-P", "--path", "-h", "--help"}},
 		"dumb-init":    {kind: runsArgv, value: []string{"-r", "--rewrite"}, flag: []string{"-c", "--single-child", "-v", "--verbose"}, noExec: []string{"-V", "--version", "-h", "--help"}},
 		"eatmydata":    {kind: runsArgv},
-		"entr":         {kind: runsArgv, flag: []string{"-a", "-c", "-d", "-n", "-p", "-r", "-z"}, script: []string{"-s"}},
+		"entr":         {kind: runsArgv, flag: []string{"-a", "-c", "-d", "-n", "-p", "-r", "-z"}, shellMode: []string{"-s"}},
 		"faketime":     {kind: runsArgv, operands: 1, value: []string{"-p", "--date-prog"}, flag: []string{"-m", "-f", "--exclude-monotonic", "--disable-shm"}},
 		"gosu":         {kind: runsArgv, operands: 1},
 		"ifne":         {kind: runsArgv, flag: []string{"-n"}},
