@@ -166,3 +166,27 @@ func TestEntrShellFlag(t *testing.T) {
 		{"argv rm", "ls | entr -r rm x", Forbidden, 0},
 	})
 }
+
+// TestSvnConfigOption: --config-option FILE:SECTION:OPTION=VALUE, where
+// a tunnel's VALUE ([$VAR] CMD) and the helpers' editor-cmd, diff-cmd,
+// diff3-cmd and merge-tool-cmd are commands: "svn --config-option
+// 'config:tunnels:ssh=./x A' ls svn+ssh://h/r", the "$NOPE ./x" and
+// "config:Tunnels:" spellings ran x (svn 1.14.2), judged prompt where the
+// command is forbidden: the whole value was read as the command.
+func TestSvnConfigOption(t *testing.T) {
+	p := round11Policy("svn")
+	checkBypass3(t, p, []bypass3Case{
+		{"tunnels", "svn --config-option 'config:tunnels:ssh=rm x' ls svn+ssh://h/r", Forbidden, 0},
+		{"tunnels =", "svn --config-option='config:tunnels:ssh=rm x' ls svn+ssh://h/r", Forbidden, 0},
+		{"tunnels $VAR", "svn --config-option 'config:tunnels:foo=$SVN_SSH rm x' ls svn+foo://h/r", Forbidden, 0},
+		{"Tunnels", "svn --config-option 'config:Tunnels:ssh=rm x' ls svn+ssh://h/r", Forbidden, 0},
+		{"editor-cmd", "svn --config-option 'config:helpers:editor-cmd=rm x' propedit p .", Forbidden, 0},
+		{"diff-cmd", "svn --config-option config:helpers:diff-cmd=rm diff", Forbidden, 0},
+		{"tunnels unmatched", "svn --config-option 'config:tunnels:ssh=./x' ls svn+ssh://h/r", Prompt, 0},
+		{"other item", "svn --config-option config:miscellany:enable-auto-props=yes add f", Prompt, 0},
+		{"unreadable", "svn --config-option garbage ls", Prompt, 0},
+		// Controls.
+		{"ls", "svn ls", Allow, 0},
+		{"--version", "svn --version", Allow, 0},
+	})
+}

@@ -447,7 +447,7 @@ func oldProgramExecOptions() map[string]*oldExecOptions {
 		"cpio":   {long: []string{"--rsh-command"}},
 		"cmake":  {script: cmakeArgs},
 		"nano":   {short: "sf", long: []string{"--speller", "--rcfile"}},
-		"svn":    {long: []string{"--editor-cmd", "--diff-cmd", "--diff3-cmd", "--config-option", "--config-dir"}},
+		"svn":    {script: svnArgs},
 		"hg":     {long: []string{"--config"}, configValue: true},
 		"chg":    {long: []string{"--config"}, configValue: true},
 		"pytest": {script: pytestArgs}, "pytest-3": {script: pytestArgs}, "py.test": {script: pytestArgs},

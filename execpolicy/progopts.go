@@ -283,10 +283,8 @@ var programExecOptions = nameTable[*execOptions]{
 	{"ssh", &execOptions{script: sshArgs}},
 	{"strace", &execOptions{script: straceArgs}},
 	// svn's editor, diff and diff3 programs, and --config-option
-	// (helpers, tunnels) or --config-dir setting them: "svn propedit
-	// --editor-cmd ./x", "svn diff --diff-cmd ./x", --config-option
-	// config:tunnels:foo=./x and config:helpers:diff-cmd ran x (svn 1.14.2).
-	{"svn", &execOptions{long: []string{"--editor-cmd", "--diff-cmd", "--diff3-cmd", "--config-option", "--config-dir"}}},
+	// (helpers, tunnels) or --config-dir setting them (svnargs.go).
+	{"svn", &execOptions{script: svnArgs}},
 	{"tar", &execOptions{short: "IF", oldStyle: true,
 		long:        []string{"--use-compress-program", "--to-command", "--checkpoint-action", "--info-script", "--new-volume-script", "--rsh-command", "--rmt-command"},
 		valuePrefix: nameTable[string]{{"--checkpoint-action", "exec="}}}},
