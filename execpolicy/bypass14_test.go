@@ -190,3 +190,34 @@ func TestSvnConfigOption(t *testing.T) {
 		{"--version", "svn --version", Allow, 0},
 	})
 }
+
+// TestFtpClients: ftp (tnftp 20210827) and lftp (4.9.2) run "!CMD" in a
+// shell, and read their commands from stdin: "printf '!touch f\n' | ftp",
+// "... | lftp", "lftp -c '!touch f'", "lftp -e '!touch f'", "lftp -dc
+// '!touch f'", "lftp -c 'echo; !touch f'", "lftp -f script" and "lftp
+// --version --rc script" ran touch while judged allow.
+func TestFtpClients(t *testing.T) {
+	p := round11Policy("ftp", "tnftp", "lftp")
+	checkBypass3(t, p, []bypass3Case{
+		{"ftp stdin", "printf '!rm x\\n' | ftp", Prompt, 0},
+		{"ftp host", "ftp -n host", Prompt, 0},
+		{"ftp heredoc", "ftp host <<EOF\n!rm x\nEOF", Prompt, 0},
+		{"tnftp", "printf '!rm x\\n' | tnftp", Prompt, 0},
+		{"lftp stdin", "printf '!rm x\\n' | lftp", Prompt, 0},
+		{"lftp -c", "lftp -c '!rm x'", Forbidden, 0},
+		{"lftp -c later", "lftp -c 'open h; !rm x'", Forbidden, 0},
+		{"lftp -c pipe", "lftp -c 'cat f | rm x'", Forbidden, 0},
+		{"lftp -e", "lftp -e '!rm x' h", Forbidden, 0},
+		{"lftp -dc", "lftp -dc '!rm x'", Forbidden, 0},
+		{"lftp -c unmatched", "lftp -c '!whoami'", Prompt, 0},
+		{"lftp -c plain", "lftp -c 'open h; ls'", Prompt, 0},
+		{"lftp -f", "lftp -f script", Prompt, 0},
+		{"lftp --rcfile", "lftp --version --rcfile script", Prompt, 0},
+		{"lftp --rc", "lftp --version --rc script", Prompt, 0},
+		{"lftp host", "lftp h", Prompt, 0},
+		// Controls.
+		{"lftp --version", "lftp --version", Allow, 0},
+		{"lftp -v", "lftp -v", Allow, 0},
+		{"lftp --help", "lftp --help", Allow, 0},
+	})
+}

@@ -515,6 +515,11 @@ func oldProgramExecOptions() map[string]*oldExecOptions {
 		"snap":            {global: true, runners: oldRunners(snapRunners)},
 		"toolbox":         {global: true, skip: []string{"--log-level"}, runners: oldRunners(toolboxRunners)},
 		"volta":           {global: true, runners: oldRunners(voltaRunners)},
+		// Added in the fourteenth.
+		"ftp":   {script: ftpArgs},
+		"lftp":  {script: lftpArgs},
+		"pftp":  {script: ftpArgs},
+		"tnftp": {script: ftpArgs},
 	}
 }
 
