@@ -10,7 +10,7 @@ import (
 // DPkg::Post-Invoke, Acquire::http::ProxyAutoDetect, Dir::Bin::dpkg,
 // Dpkg::Options::=--pre-invoke=CMD); -c FILE reads a file of them. apt
 // reads its options anywhere among its arguments, and takes long ones
-// only in full.
+// only in full but in any case.
 
 // aptSafeKeys are configuration items, lower-cased, that run nothing;
 // aptSafePrefixes are the prefixes of more (APT::Get::Assume-Yes).
@@ -23,9 +23,9 @@ var (
 // an -o that sets an item not of aptSafeKeys (nor a dpkg --force option),
 // and -c, are unanalysable; the value is searched for forbidden
 // commands. "apt-get -o APT::Update::Pre-Invoke::=./x update", its -qo,
-// -oKEY and --option=KEY spellings, "apt -o APT::Update::Post-Invoke::=./x
-// update" and "apt-get -c ./conf update" ran x (apt 2.6.1) while judged
-// allow.
+// -oKEY, --option=KEY and --OPTION KEY spellings, "apt -o
+// APT::Update::Post-Invoke::=./x update", "apt-get -c ./conf update" and
+// --Config-File ./conf ran x (apt 2.6.1) while judged allow.
 func aptArgs(a *analysis, ws []word, depth int) Decision {
 	d := Decision(0)
 	prog := ws[0].value
@@ -59,10 +59,10 @@ func aptArgs(a *analysis, ws []word, depth int) Decision {
 			continue
 		case v == "--":
 			return d
-		case v == "--option" || strings.HasPrefix(v, "--option="):
+		case aptLong(v, "--option"):
 			_, val, hasEq := strings.Cut(v, "=")
 			option(longValue(ws, &i, val, hasEq))
-		case v == "--config-file" || strings.HasPrefix(v, "--config-file="):
+		case aptLong(v, "--config-file"):
 			if !strings.Contains(v, "=") {
 				nextWord(ws, &i)
 			}
@@ -85,6 +85,14 @@ func aptArgs(a *analysis, ws []word, depth int) Decision {
 		}
 	}
 	return d
+}
+
+// aptLong reports whether v is the long option name, alone or with
+// "=VALUE": in full, but in any case, as apt's CommandLine::Parse compares
+// names with stringcasecmp (--OPTION, --Config-File).
+func aptLong(v, name string) bool {
+	n, _, _ := strings.Cut(v, "=")
+	return strings.EqualFold(n, name)
 }
 
 // dpkgRuns are dpkg's options whose value is a command it runs through a

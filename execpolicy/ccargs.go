@@ -11,9 +11,9 @@ import (
 // any program the linker, -fplugin and clang's -fpass-plugin load a
 // shared object, clang's -fuse-ld=PATH, --ld-path and --config name the
 // linker or a file of options, and @FILE is a file of options. The
-// linker, and ar, nm and ranlib, load --plugin; -Wl, -Xlinker, -Wp,
-// -Xpreprocessor, -Xclang and the other -X options hand a flag on to
-// another tool, which is read the same way.
+// linker, and ar, nm and ranlib, load --plugin (lld --load-pass-plugin
+// too); -Wl, -Xlinker, -Wp, -Xpreprocessor, -Xclang and the other -X
+// options hand a flag on to another tool, which is read the same way.
 
 // ccSafeLinkers are the linkers -fuse-ld may name without a path.
 var ccSafeLinkers = []string{"bfd", "gold", "lld", "mold"}
@@ -35,8 +35,10 @@ func ccArgs(a *analysis, ws []word, depth int) Decision {
 // ldArgs judges the arguments of a linker, of collect2 and of ar, nm and
 // ranlib (execOptions.script): --plugin and -plugin load a shared object
 // ("ld --plugin ./p.so", "nm --plugin ./p.so f" and "ranlib --plugin
-// ./p.so lib.a" ran its constructor, binutils 2.40), -plugin-opt may name
-// the LTO wrapper it runs, and @FILE is a file of options.
+// ./p.so lib.a" ran its constructor, binutils 2.40), as lld's
+// --load-pass-plugin does when it links bitcode ("ld.lld
+// --load-pass-plugin=./p.so m.o", LLD 16.0.6), -plugin-opt may name the
+// LTO wrapper it runs, and @FILE is a file of options.
 func ldArgs(a *analysis, ws []word, depth int) Decision {
 	return toolchainArgs(a, ws, true, depth)
 }
@@ -84,8 +86,9 @@ func ccFlag(a *analysis, prog string, args []string, i *int, ld bool, depth int)
 	case f == "-wrapper":
 		return runs(f, strings.ReplaceAll(next(), ",", " "))
 	case strings.HasPrefix(f, "-plugin") || strings.HasPrefix(f, "--plugin") ||
-		strings.HasPrefix(f, "-load") || f == "-add-plugin":
-		// -plugin-opt=PATH names the LTO wrapper the plugin runs.
+		strings.HasPrefix(f, "-load") || strings.HasPrefix(f, "--load-pass-plugin") || f == "-add-plugin":
+		// -plugin-opt=PATH names the LTO wrapper the plugin runs; lld's
+		// --load-pass-plugin loads a pass plugin into its LTO pipeline.
 		if !strings.Contains(f, "=") && !strings.HasPrefix(f, "-plugin-opt") {
 			next()
 		}

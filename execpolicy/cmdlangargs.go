@@ -33,8 +33,10 @@ type cmdLang struct {
 	batch []string
 	// abbrev: an option may be given as any prefix of its name of two
 	// letters or more (emacs --ev). An ambiguous one is taken for the
-	// first that fits: stricter.
-	abbrev bool
+	// first that fits: stricter. longAbbrev: only an option given with
+	// two dashes may, as getopt_long reads them (lftp --rc FILE), a word
+	// with one dash being a cluster of letters.
+	abbrev, longAbbrev bool
 	// lisp: the commands are Lisp, whose string constants are what a
 	// shell would run ((shell-command "CMD")).
 	lisp bool
@@ -50,6 +52,11 @@ type cmdLang struct {
 	shortRuns, shortReads, shortValued string
 	// bangFile: a file operand "!CMD" is the output of CMD (ed).
 	bangFile bool
+	// shellLines are the marks after which the rest of a line is a shell
+	// command wherever the mark is in the line: lftp's "!" after "open
+	// h;" and its "|" piping a command's output to a shell command, which
+	// shellPart, looking at the start of the text only, misses.
+	shellLines []string
 }
 
 var (
@@ -98,13 +105,41 @@ var (
 		flags:       []string{"G", "traditional", "l", "loose-exit-status", "r", "restricted", "s", "quiet", "silent", "v", "verbose", "E", "extended-regexp"},
 		bangFile:    true,
 	}
+	// ftp (tnftp, netkit's) reads its commands from stdin, and "!CMD"
+	// among them runs CMD in a shell; -N names a netrc file whose "macdef
+	// init" macro runs on login, and -o an output file that is a pipe to
+	// a shell command when it starts with "|".
+	ftpLang = &cmdLang{
+		runs:        []string{"o"},
+		readsValued: []string{"N"},
+		stdin:       true,
+		shellLines:  []string{"|"},
+	}
+	// lftp runs the commands of -c and exits, runs -e's before reading
+	// stdin, reads them from -f and --rcfile files; "!CMD", and
+	// "CMD | SHELLCMD", run shell commands. It reads its options with
+	// getopt_long (-dc CMD is -d -c CMD).
+	lftpLang = &cmdLang{
+		runs:        []string{"c", "e"},
+		readsValued: []string{"f", "rcfile"},
+		stdin:       true,
+		batch:       []string{"version", "help", "v", "h"},
+		longAbbrev:  true,
+		flags:       []string{"d", "norc"},
+		shortRuns:   "ce",
+		shortReads:  "f",
+		shortValued: "ups",
+		shellLines:  []string{"!", "|"},
+	}
 )
 
-// gdbArgs, vimArgs, edArgs and emacsArgs are execOptions.script for gdb,
-// the vi family, ed and emacs.
-func gdbArgs(a *analysis, ws []word, depth int) Decision { return gdbLang.judge(a, ws, depth) }
-func vimArgs(a *analysis, ws []word, depth int) Decision { return vimLang.judge(a, ws, depth) }
-func edArgs(a *analysis, ws []word, depth int) Decision  { return edLang.judge(a, ws, depth) }
+// gdbArgs, vimArgs, edArgs, ftpArgs, lftpArgs and emacsArgs are
+// execOptions.script for gdb, the vi family, ed, ftp, lftp and emacs.
+func gdbArgs(a *analysis, ws []word, depth int) Decision  { return gdbLang.judge(a, ws, depth) }
+func vimArgs(a *analysis, ws []word, depth int) Decision  { return vimLang.judge(a, ws, depth) }
+func edArgs(a *analysis, ws []word, depth int) Decision   { return edLang.judge(a, ws, depth) }
+func ftpArgs(a *analysis, ws []word, depth int) Decision  { return ftpLang.judge(a, ws, depth) }
+func lftpArgs(a *analysis, ws []word, depth int) Decision { return lftpLang.judge(a, ws, depth) }
 func emacsArgs(a *analysis, ws []word, depth int) Decision {
 	return emacsLang.judge(a, ws, depth)
 }
@@ -153,7 +188,7 @@ func (l *cmdLang) options(a *analysis, ws []word, depth int) (d Decision, batch 
 			continue
 		}
 		name, val, hasEq := strings.Cut(strings.TrimLeft(v, "-"), "=")
-		name = l.option(name)
+		name = l.option(name, strings.HasPrefix(v, "--"))
 		switch {
 		case slices.Contains(l.batch, name):
 			// Only an option: after one that may take a value, it may be
@@ -213,10 +248,11 @@ func (l *cmdLang) cluster(a *analysis, ws []word, i *int, depth int) Decision {
 	return 0
 }
 
-// option returns the option of l that name (its dashes cut) stands for:
-// name, or with l.abbrev the first that name abbreviates.
-func (l *cmdLang) option(name string) string {
-	if !l.abbrev || len(name) < 2 {
+// option returns the option of l that name (its dashes cut, two when
+// long) stands for: name, or with l.abbrev (l.longAbbrev and long) the
+// first that name abbreviates.
+func (l *cmdLang) option(name string, long bool) string {
+	if !(l.abbrev || l.longAbbrev && long) || len(name) < 2 {
 		return name
 	}
 	lists := [][]string{l.runs, {l.runsRest}, l.readsValued, l.reads, l.batch, l.flags}
@@ -243,6 +279,11 @@ func (l *cmdLang) forbiddenIn(a *analysis, text string, depth int) Decision {
 	d := Decision(0)
 	if !l.lisp {
 		d = a.forbiddenIn(shellPart(text), depth)
+	}
+	for _, mark := range l.shellLines {
+		for line := range linesAfter(text, mark) {
+			d = Max(d, a.forbiddenIn(line, depth))
+		}
 	}
 	for _, s := range quotedStrings(text, !l.lisp) {
 		d = Max(d, a.forbiddenIn(s, depth))

@@ -1,6 +1,9 @@
 package execpolicy
 
-import "strings"
+import (
+	"slices"
+	"strings"
+)
 
 // emacsclient hands its operands to a running Emacs, which may be the
 // user's own, outside the sandbox: with -e (--eval) they are Lisp that
@@ -9,13 +12,26 @@ import "strings"
 // run when no Emacs answers. An allow rule for emacsclient says nothing
 // of them: "emacsclient -e '(shell-command \"rm x\")'" runs rm.
 
-// emacsclientValued are emacsclient's short options that take a value,
-// attached or in the next word; emacsclientLong its long ones, read with
-// one dash or two and as any prefix (getopt_long_only).
-const emacsclientValued = "adsfFTw"
+// emacsclient reads its options with getopt_long_only: a word with one
+// dash is a long option, by its full name or a prefix of it (-nw, -tty,
+// -ev, -p for --parent-id), unless it is a single letter of
+// emacsclientShort; only when no long option fits is it a cluster of
+// short options. The tables are Emacs 28.2's with 29's additions (-r
+// --reuse-frame, -w --timeout): every long option is listed, flags too,
+// so that a word is never read as a cluster whose valued letter takes the
+// next word (-nw read as -n -w TIMEOUT took -e for its value).
+const (
+	emacsclientShort  = "nqueHVtcraFwsfdT"
+	emacsclientValued = "aFwsfdT"
+)
 
-var emacsclientLong = []string{"--alternate-editor", "--display", "--eval", "--frame-parameters", "--parent-id",
-	"--server-file", "--socket-name", "--timeout", "--tramp"}
+var (
+	emacsclientFlags = []string{"--no-wait", "--quiet", "--suppress-output", "--eval", "--help", "--version",
+		"--tty", "--nw", "--create-frame", "--reuse-frame"}
+	emacsclientValuedLong = []string{"--alternate-editor", "--frame-parameters", "--socket-name", "--server-file",
+		"--display", "--parent-id", "--timeout", "--tramp"}
+	emacsclientLong = slices.Concat(emacsclientFlags, emacsclientValuedLong)
+)
 
 // emacsclientArgs judges emacsclient's arguments (execOptions.script).
 func emacsclientArgs(a *analysis, ws []word, depth int) Decision {
@@ -47,40 +63,31 @@ func emacsclientArgs(a *analysis, ws []word, depth int) Decision {
 	for i := 1; i < len(ws); i++ {
 		w := ws[i]
 		v := w.value
-		name, val, hasEq := strings.Cut(strings.TrimLeft(v, "-"), "=")
-		long := longPrefixOf("--"+name, emacsclientLong)
 		switch {
 		case !w.static || !strings.HasPrefix(v, "-") || v == "-":
 			operands = append(operands, w)
 		case v == "--":
 			operands = append(operands, ws[i+1:]...)
 			i = len(ws)
-		case strings.HasPrefix(v, "--") || len(v) > 2 && long != "":
-			// A long option, with two dashes or one (-eval).
-			var value *word
-			if long != "" && long != "--eval" {
-				value = longValue(ws, &i, val, hasEq)
+		case emacsclientLongWord(v):
+			name, val, hasEq := strings.Cut(strings.TrimLeft(v, "-"), "=")
+			long, ambiguous := longOptionOf("--"+name, emacsclientLong)
+			switch {
+			case ambiguous:
+				// emacsclient refuses it; what it meant is unknown.
+				d = Max(d, a.unanalysable(prog+" "+v+": an ambiguous option"))
+			case long != "":
+				var value *word
+				if slices.Contains(emacsclientValuedLong, long) {
+					value = longValue(ws, &i, val, hasEq)
+				}
+				option(long, value)
+			case !strings.HasPrefix(v, "--"):
+				// No long option fits: a cluster, as getopt falls back to.
+				emacsclientCluster(ws, &i, option)
 			}
-			option(long, value)
 		default:
-			for j := 1; j < len(v); j++ {
-				c := v[j]
-				if c == 'e' {
-					eval = true
-					continue
-				}
-				if strings.IndexByte(emacsclientValued, c) < 0 {
-					continue
-				}
-				value := shortValue(ws, &i, v, j)
-				switch c {
-				case 'a':
-					option("--alternate-editor", value)
-				case 'F':
-					option("--frame-parameters", value)
-				}
-				break
-			}
+			emacsclientCluster(ws, &i, option)
 		}
 	}
 	if eval {
@@ -92,4 +99,36 @@ func emacsclientArgs(a *analysis, ws []word, depth int) Decision {
 		}
 	}
 	return d
+}
+
+// emacsclientLongWord reports whether v, an option word, is read as a long
+// option first: any word with two dashes, and one with a single dash but
+// for a single letter of emacsclientShort.
+func emacsclientLongWord(v string) bool {
+	return strings.HasPrefix(v, "--") || len(v) > 2 || strings.IndexByte(emacsclientShort, v[1]) < 0
+}
+
+// emacsclientCluster reads ws[*i] as a cluster of short options, handing
+// each that matters to option as its long name, up to the first that
+// takes a value: the rest of the cluster or the next word.
+func emacsclientCluster(ws []word, i *int, option func(string, *word)) {
+	v := ws[*i].value
+	for j := 1; j < len(v); j++ {
+		c := v[j]
+		if c == 'e' {
+			option("--eval", nil)
+			continue
+		}
+		if strings.IndexByte(emacsclientValued, c) < 0 {
+			continue
+		}
+		value := shortValue(ws, i, v, j)
+		switch c {
+		case 'a':
+			option("--alternate-editor", value)
+		case 'F':
+			option("--frame-parameters", value)
+		}
+		return
+	}
 }

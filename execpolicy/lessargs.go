@@ -4,22 +4,28 @@ import "strings"
 
 // less's options that give it commands: an initial command (+CMD, ++CMD),
 // which is any of its keystrokes, "!" and "|" among them, which run a
-// shell; and a lesskey file or text (-k, --lesskey-file, --lesskey-src,
+// shell; a search pattern (-p, --pattern), typed as the keys of
+// +/PATTERN; and a lesskey file or text (-k, --lesskey-file, --lesskey-src,
 // --lesskey-content), whose #env section may set LESSOPEN, a command less
 // runs on every file it opens. less takes a long option by any prefix and
 // in either case (--LESSKEY-S).
 var lessKeyLong = []string{"--lesskey-file", "--lesskey-src", "--lesskey-content"}
 
 // lessValued are less's short options that take a value, attached or in
-// the next word: in a cluster, the rest of the word is that value.
-const lessValued = "bDhjkoOpPtTxyz\"#"
+// the next word: in a cluster, the rest of the word is that value. -p is
+// read on its own (lessPattern).
+const lessValued = "bDhjkoOPtTxyz\"#"
+
+// lessPatternLong is -p's long name: "--pattern=PAT" is "-pPAT".
+var lessPatternLong = []string{"--pattern"}
 
 // lessArgs judges less's arguments (execOptions.script): an initial
-// command other than a plain move or search (lessPlainCommand), and any
-// lesskey option, are unanalysable; what follows a "!" or "|" in an
-// initial command is searched for forbidden commands. "less $'+!touch
-// x\n' f" and "less --lesskey-src=k f" (k setting LESSOPEN) ran touch
-// (less 590) while judged allow by an allow rule for less.
+// command other than a plain move or search (lessPlainCommand), a -p
+// pattern that would end its search, and any lesskey option, are
+// unanalysable; what follows a "!" or "|" in an initial command is
+// searched for forbidden commands. "less $'+!touch x\n' f", "less -p
+// $'x\n!touch x\n' f" and "less --lesskey-src=k f" (k setting LESSOPEN)
+// ran touch (less 590) while judged allow by an allow rule for less.
 func lessArgs(a *analysis, ws []word, depth int) Decision {
 	d := Decision(0)
 	prog := ws[0].value
@@ -32,24 +38,15 @@ func lessArgs(a *analysis, ws []word, depth int) Decision {
 		case v == "--":
 			return d
 		case strings.HasPrefix(v, "+"):
-			if !lessPlainCommand(v) {
-				d = Max(d, a.unanalysable(prog+" "+v[:min(len(v), 2)]+" runs one of its commands"))
-				for line := range linesAfter(v, "!") {
-					d = Max(d, a.forbiddenIn(line, depth))
-				}
-				// "|" takes a mark letter before its command.
-				for line := range linesAfter(v, "|") {
-					d = Max(d, a.forbiddenIn(line, depth))
-					if line != "" {
-						d = Max(d, a.forbiddenIn(line[1:], depth))
-					}
-				}
-			}
+			d = Max(d, lessCommand(a, prog+" "+v[:min(len(v), 2)], v, depth))
 		case strings.HasPrefix(v, "--"):
 			name, val, hasEq := strings.Cut(v, "=")
-			if opt := longPrefixOf(strings.ToLower(name), lessKeyLong); opt != "" {
+			name = strings.ToLower(name)
+			if opt := longPrefixOf(name, lessKeyLong); opt != "" {
 				longValue(ws, &i, val, hasEq)
 				d = Max(d, a.unanalysable(prog+" "+opt+" may set the command it runs on each file (LESSOPEN)"))
+			} else if longPrefixOf(name, lessPatternLong) != "" {
+				d = Max(d, lessPattern(a, prog+" --pattern", longValue(ws, &i, val, hasEq), depth))
 			}
 		case strings.HasPrefix(v, "-") && len(v) > 1:
 			for j := 1; j < len(v); j++ {
@@ -58,6 +55,8 @@ func lessArgs(a *analysis, ws []word, depth int) Decision {
 				case c == 'k':
 					shortValue(ws, &i, v, j)
 					d = Max(d, a.unanalysable(prog+" -k may set the command it runs on each file (LESSOPEN)"))
+				case c == 'p':
+					d = Max(d, lessPattern(a, prog+" -p", shortValue(ws, &i, v, j), depth))
 				case strings.IndexByte(lessValued, c) >= 0:
 					shortValue(ws, &i, v, j)
 				default:
@@ -68,6 +67,38 @@ func lessArgs(a *analysis, ws []word, depth int) Decision {
 		}
 	}
 	return d
+}
+
+// lessCommand judges v, an initial command (+CMD, ++CMD) given by what:
+// unanalysable unless plain (lessPlainCommand), with what follows a "!"
+// or "|" in it searched for forbidden commands.
+func lessCommand(a *analysis, what, v string, depth int) Decision {
+	if lessPlainCommand(v) {
+		return 0
+	}
+	d := a.unanalysable(what + " runs one of its commands")
+	for line := range linesAfter(v, "!") {
+		d = Max(d, a.forbiddenIn(line, depth))
+	}
+	// "|" takes a mark letter before its command.
+	for line := range linesAfter(v, "|") {
+		d = Max(d, a.forbiddenIn(line, depth))
+		if line != "" {
+			d = Max(d, a.forbiddenIn(line[1:], depth))
+		}
+	}
+	return d
+}
+
+// lessPattern judges the value of -p (--pattern), given by what: less
+// types "/" and the pattern as keys before the first screen, as for
+// +/PATTERN, so a newline in it ends the search and what follows runs as
+// commands. A missing value searches for nothing.
+func lessPattern(a *analysis, what string, v *word, depth int) Decision {
+	if v == nil || !v.static {
+		return 0 // none, or dynamic: the command is not plain already
+	}
+	return lessCommand(a, what, "+/"+v.value, depth)
 }
 
 // lessPlainCommand reports whether the initial command v (+CMD or ++CMD)

@@ -121,7 +121,7 @@ func oldWrappers() map[string]wrapper {
 		"cpulimit":     {kind: runsArgv, value: []string{"-l", "--limit"}, flag: []string{"-z", "--lazy", "-i", "--include-children", "-v", "--verbose", "-k", "--kill", "-r", "--restore"}, noExec: []string{"-p", "--pid", "-e", "--exe", "-P", "--path", "-h", "--help"}},
 		"dumb-init":    {kind: runsArgv, value: []string{"-r", "--rewrite"}, flag: []string{"-c", "--single-child", "-v", "--verbose"}, noExec: []string{"-V", "--version", "-h", "--help"}},
 		"eatmydata":    {kind: runsArgv},
-		"entr":         {kind: runsArgv, flag: []string{"-a", "-c", "-d", "-n", "-p", "-r", "-z"}, script: []string{"-s"}},
+		"entr":         {kind: runsArgv, flag: []string{"-a", "-c", "-d", "-n", "-p", "-r", "-z"}, shellMode: []string{"-s"}},
 		"faketime":     {kind: runsArgv, operands: 1, value: []string{"-p", "--date-prog"}, flag: []string{"-m", "-f", "--exclude-monotonic", "--disable-shm"}},
 		"gosu":         {kind: runsArgv, operands: 1},
 		"ifne":         {kind: runsArgv, flag: []string{"-n"}},
@@ -447,7 +447,7 @@ func oldProgramExecOptions() map[string]*oldExecOptions {
 		"cpio":   {long: []string{"--rsh-command"}},
 		"cmake":  {script: cmakeArgs},
 		"nano":   {short: "sf", long: []string{"--speller", "--rcfile"}},
-		"svn":    {long: []string{"--editor-cmd", "--diff-cmd", "--diff3-cmd", "--config-option", "--config-dir"}},
+		"svn":    {script: svnArgs},
 		"hg":     {long: []string{"--config"}, configValue: true},
 		"chg":    {long: []string{"--config"}, configValue: true},
 		"pytest": {script: pytestArgs}, "pytest-3": {script: pytestArgs}, "py.test": {script: pytestArgs},
@@ -515,6 +515,11 @@ func oldProgramExecOptions() map[string]*oldExecOptions {
 		"snap":            {global: true, runners: oldRunners(snapRunners)},
 		"toolbox":         {global: true, skip: []string{"--log-level"}, runners: oldRunners(toolboxRunners)},
 		"volta":           {global: true, runners: oldRunners(voltaRunners)},
+		// Added in the fourteenth.
+		"ftp":   {script: ftpArgs},
+		"lftp":  {script: lftpArgs},
+		"pftp":  {script: ftpArgs},
+		"tnftp": {script: ftpArgs},
 	}
 }
 

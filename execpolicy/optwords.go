@@ -64,6 +64,32 @@ func longPrefixOf(name string, longs []string) string {
 	return ""
 }
 
+// longOptionOf returns the option of longs, every long option of a
+// program, that name is or abbreviates as glibc's getopt_long_only reads
+// it: the option name spells in full, else the only one it begins. A name
+// that begins several is ambiguous, which getopt_long_only refuses
+// whatever the options are; a reader with every option listed can say so
+// rather than guess (longPrefixOf).
+func longOptionOf(name string, longs []string) (opt string, ambiguous bool) {
+	if len(name) <= len("--") {
+		return "", false
+	}
+	for _, l := range longs {
+		if l == name {
+			return l, false
+		}
+	}
+	for _, l := range longs {
+		if strings.HasPrefix(l, name) {
+			if opt != "" {
+				return "", true
+			}
+			opt = l
+		}
+	}
+	return opt, false
+}
+
 // linesAfter yields, for each mark in text, the rest of the line after
 // it: what a shell escape of a program's own language (psql's \!,
 // gnuplot's and dc's !) hands to a shell.

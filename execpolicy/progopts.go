@@ -123,6 +123,8 @@ var programExecOptions = nameTable[*execOptions]{
 	{"evim", &execOptions{script: vimArgs}},
 	{"ex", &execOptions{script: vimArgs}},
 	{"fnm", &execOptions{global: true, skip: []string{"--log-level", "--node-dist-mirror", "--fnm-dir", "--arch", "--version-file-strategy"}, runners: fnmRunners}},
+	// ftp's "!CMD" runs a command, and ftp reads its commands from stdin.
+	{"ftp", &execOptions{script: ftpArgs}},
 	{"g++", &execOptions{script: ccArgs}},
 	{"gawk", &execOptions{script: awkArgs}},
 	// The C toolchain: programs, plugins and option files its flags name
@@ -180,6 +182,9 @@ var programExecOptions = nameTable[*execOptions]{
 	{"ld.mold", &execOptions{script: ldArgs}},
 	// less's initial commands (+CMD) and lesskey files run commands.
 	{"less", &execOptions{script: lessArgs}},
+	// lftp -c/-e run its commands ("!CMD" among them), -f a file of them;
+	// without -c it reads them from stdin.
+	{"lftp", &execOptions{script: lftpArgs}},
 	{"magick", &execOptions{script: imageMagickArgs}},
 	{"make", &execOptions{script: makeArgs}},
 	{"mamba", &execOptions{global: true, runners: condaRunners}},
@@ -220,6 +225,7 @@ var programExecOptions = nameTable[*execOptions]{
 	{"openssl", &execOptions{script: opensslArgs}},
 	{"pdf2ps", &execOptions{script: gsArgs}},
 	{"pdm", &execOptions{global: true, skip: []string{"-p", "--project"}, runners: pythonRun}},
+	{"pftp", &execOptions{script: ftpArgs}},
 	{"pipenv", &execOptions{global: true, skip: []string{"--python"}, runners: pythonRun}},
 	{"pixi", &execOptions{global: true, skip: []string{"--manifest-path", "--color"}, runners: pixiRunners}},
 	{"pnpm", &execOptions{global: true, skip: []string{"-C", "--dir", "-F", "--filter"}, runners: pnpmRunners, anywhere: npmRunsConfig,
@@ -283,15 +289,14 @@ var programExecOptions = nameTable[*execOptions]{
 	{"ssh", &execOptions{script: sshArgs}},
 	{"strace", &execOptions{script: straceArgs}},
 	// svn's editor, diff and diff3 programs, and --config-option
-	// (helpers, tunnels) or --config-dir setting them: "svn propedit
-	// --editor-cmd ./x", "svn diff --diff-cmd ./x", --config-option
-	// config:tunnels:foo=./x and config:helpers:diff-cmd ran x (svn 1.14.2).
-	{"svn", &execOptions{long: []string{"--editor-cmd", "--diff-cmd", "--diff3-cmd", "--config-option", "--config-dir"}}},
+	// (helpers, tunnels) or --config-dir setting them (svnargs.go).
+	{"svn", &execOptions{script: svnArgs}},
 	{"tar", &execOptions{short: "IF", oldStyle: true,
 		long:        []string{"--use-compress-program", "--to-command", "--checkpoint-action", "--info-script", "--new-volume-script", "--rsh-command", "--rmt-command"},
 		valuePrefix: nameTable[string]{{"--checkpoint-action", "exec="}}}},
 	// tmux runs shell commands in its server (see tmuxArgs).
 	{"tmux", &execOptions{script: tmuxArgs}},
+	{"tnftp", &execOptions{script: ftpArgs}},
 	{"toolbox", &execOptions{global: true, skip: []string{"--log-level"}, runners: toolboxRunners}},
 	{"tox", &execOptions{global: true, skip: []string{"-c", "--conf", "--root", "--workdir"}, runners: toxRunners}},
 	{"uv", &execOptions{global: true, skip: uvGlobalValue, runners: uvRunners, sub: uvGroups}},

@@ -229,70 +229,72 @@ func lookupProgram(prog string) programFacts {
 		return programFacts{wrapper: wrappers[34].val}
 	case "fnm":
 		return programFacts{exec: programExecOptions[46].val}
-	case "g++":
+	case "ftp":
 		return programFacts{exec: programExecOptions[47].val}
-	case "gawk":
+	case "g++":
 		return programFacts{exec: programExecOptions[48].val}
-	case "gcc":
+	case "gawk":
 		return programFacts{exec: programExecOptions[49].val}
-	case "gcc-ar":
+	case "gcc":
 		return programFacts{exec: programExecOptions[50].val}
-	case "gcc-nm":
+	case "gcc-ar":
 		return programFacts{exec: programExecOptions[51].val}
-	case "gcc-ranlib":
+	case "gcc-nm":
 		return programFacts{exec: programExecOptions[52].val}
-	case "gccgo":
+	case "gcc-ranlib":
 		return programFacts{exec: programExecOptions[53].val}
-	case "gdb":
+	case "gccgo":
 		return programFacts{exec: programExecOptions[54].val}
+	case "gdb":
+		return programFacts{exec: programExecOptions[55].val}
 	case "getopts":
 		return programFacts{builtin: shellBuiltins[8].val}
 	case "gfortran":
-		return programFacts{exec: programExecOptions[55].val}
+		return programFacts{exec: programExecOptions[56].val}
 	case "git":
-		return programFacts{danger: dangerIndex[4].val, safe: knownSafeList[13].val, exec: programExecOptions[56].val}
+		return programFacts{danger: dangerIndex[4].val, safe: knownSafeList[13].val, exec: programExecOptions[57].val}
 	case "gmake":
-		return programFacts{exec: programExecOptions[57].val}
-	case "gnuplot":
 		return programFacts{exec: programExecOptions[58].val}
-	case "go":
+	case "gnuplot":
 		return programFacts{exec: programExecOptions[59].val}
-	case "goenv":
+	case "go":
 		return programFacts{exec: programExecOptions[60].val}
-	case "gold":
+	case "goenv":
 		return programFacts{exec: programExecOptions[61].val}
+	case "gold":
+		return programFacts{exec: programExecOptions[62].val}
 	case "gosu":
 		return programFacts{wrapper: wrappers[35].val}
 	case "gpg":
-		return programFacts{exec: programExecOptions[62].val}
-	case "gpg2":
 		return programFacts{exec: programExecOptions[63].val}
+	case "gpg2":
+		return programFacts{exec: programExecOptions[64].val}
 	case "grep":
 		return programFacts{safe: knownSafeList[14].val}
 	case "gs":
-		return programFacts{exec: programExecOptions[64].val}
-	case "gsc":
 		return programFacts{exec: programExecOptions[65].val}
-	case "gsx":
+	case "gsc":
 		return programFacts{exec: programExecOptions[66].val}
-	case "guix":
+	case "gsx":
 		return programFacts{exec: programExecOptions[67].val}
-	case "gview":
+	case "guix":
 		return programFacts{exec: programExecOptions[68].val}
-	case "gvim":
+	case "gview":
 		return programFacts{exec: programExecOptions[69].val}
-	case "gvimdiff":
+	case "gvim":
 		return programFacts{exec: programExecOptions[70].val}
+	case "gvimdiff":
+		return programFacts{exec: programExecOptions[71].val}
 	case "halt":
 		return programFacts{danger: dangerIndex[5].val}
 	case "hash":
 		return programFacts{builtin: shellBuiltins[9].val}
 	case "hatch":
-		return programFacts{exec: programExecOptions[71].val}
+		return programFacts{exec: programExecOptions[72].val}
 	case "head":
 		return programFacts{safe: knownSafeList[15].val}
 	case "hg":
-		return programFacts{exec: programExecOptions[72].val}
+		return programFacts{exec: programExecOptions[73].val}
 	case "hyperfine":
 		return programFacts{wrapper: wrappers[36].val}
 	case "i386":
@@ -302,7 +304,7 @@ func lookupProgram(prog string) programFacts {
 	case "id":
 		return programFacts{safe: knownSafeList[16].val}
 	case "identify":
-		return programFacts{exec: programExecOptions[73].val}
+		return programFacts{exec: programExecOptions[74].val}
 	case "ifne":
 		return programFacts{wrapper: wrappers[39].val}
 	case "init":
@@ -310,7 +312,7 @@ func lookupProgram(prog string) programFacts {
 	case "ionice":
 		return programFacts{wrapper: wrappers[40].val}
 	case "jenv":
-		return programFacts{exec: programExecOptions[74].val}
+		return programFacts{exec: programExecOptions[75].val}
 	case "jobs":
 		return programFacts{wrapper: wrappers[41].val}
 	case "kill":
@@ -318,21 +320,23 @@ func lookupProgram(prog string) programFacts {
 	case "ksh":
 		return programFacts{wrapper: &shellWrapper}
 	case "kubectl":
-		return programFacts{exec: programExecOptions[75].val}
+		return programFacts{exec: programExecOptions[76].val}
 	case "lckdo":
 		return programFacts{wrapper: wrappers[42].val}
 	case "ld":
-		return programFacts{exec: programExecOptions[76].val}
-	case "ld.bfd":
 		return programFacts{exec: programExecOptions[77].val}
-	case "ld.gold":
+	case "ld.bfd":
 		return programFacts{exec: programExecOptions[78].val}
-	case "ld.lld":
+	case "ld.gold":
 		return programFacts{exec: programExecOptions[79].val}
-	case "ld.mold":
+	case "ld.lld":
 		return programFacts{exec: programExecOptions[80].val}
-	case "less":
+	case "ld.mold":
 		return programFacts{exec: programExecOptions[81].val}
+	case "less":
+		return programFacts{exec: programExecOptions[82].val}
+	case "lftp":
+		return programFacts{exec: programExecOptions[83].val}
 	case "linux32":
 		return programFacts{wrapper: wrappers[43].val}
 	case "linux64":
@@ -346,25 +350,25 @@ func lookupProgram(prog string) programFacts {
 	case "lxc-attach":
 		return programFacts{wrapper: wrappers[46].val}
 	case "magick":
-		return programFacts{exec: programExecOptions[82].val}
-	case "make":
-		return programFacts{exec: programExecOptions[83].val}
-	case "mamba":
 		return programFacts{exec: programExecOptions[84].val}
-	case "man":
+	case "make":
 		return programFacts{exec: programExecOptions[85].val}
+	case "mamba":
+		return programFacts{exec: programExecOptions[86].val}
+	case "man":
+		return programFacts{exec: programExecOptions[87].val}
 	case "mapfile":
 		return programFacts{builtin: shellBuiltins[11].val}
 	case "mariadb":
-		return programFacts{exec: programExecOptions[86].val}
+		return programFacts{exec: programExecOptions[88].val}
 	case "mawk":
-		return programFacts{exec: programExecOptions[87].val}
+		return programFacts{exec: programExecOptions[89].val}
 	case "md5sum":
 		return programFacts{safe: knownSafeList[18].val}
 	case "micromamba":
-		return programFacts{exec: programExecOptions[88].val}
+		return programFacts{exec: programExecOptions[90].val}
 	case "mise":
-		return programFacts{exec: programExecOptions[89].val}
+		return programFacts{exec: programExecOptions[91].val}
 	case "mke2fs":
 		return programFacts{danger: dangerIndex[8].val}
 	case "mksh":
@@ -372,11 +376,11 @@ func lookupProgram(prog string) programFacts {
 	case "mkswap":
 		return programFacts{danger: dangerIndex[9].val}
 	case "mogrify":
-		return programFacts{exec: programExecOptions[90].val}
-	case "mold":
-		return programFacts{exec: programExecOptions[91].val}
-	case "montage":
 		return programFacts{exec: programExecOptions[92].val}
+	case "mold":
+		return programFacts{exec: programExecOptions[93].val}
+	case "montage":
+		return programFacts{exec: programExecOptions[94].val}
 	case "mpiexec":
 		return programFacts{wrapper: wrappers[47].val}
 	case "mpiexec.hydra":
@@ -392,81 +396,83 @@ func lookupProgram(prog string) programFacts {
 	case "mpirun.openmpi":
 		return programFacts{wrapper: wrappers[53].val}
 	case "mysql":
-		return programFacts{exec: programExecOptions[93].val}
-	case "nano":
-		return programFacts{exec: programExecOptions[94].val}
-	case "nawk":
 		return programFacts{exec: programExecOptions[95].val}
-	case "nerdctl":
+	case "nano":
 		return programFacts{exec: programExecOptions[96].val}
+	case "nawk":
+		return programFacts{exec: programExecOptions[97].val}
+	case "nerdctl":
+		return programFacts{exec: programExecOptions[98].val}
 	case "newgrp":
 		return programFacts{wrapper: wrappers[54].val}
 	case "nex":
-		return programFacts{exec: programExecOptions[97].val}
+		return programFacts{exec: programExecOptions[99].val}
 	case "nice":
 		return programFacts{wrapper: wrappers[55].val}
 	case "nix":
-		return programFacts{exec: programExecOptions[98].val}
+		return programFacts{exec: programExecOptions[100].val}
 	case "nix-shell":
-		return programFacts{exec: programExecOptions[99].val}
+		return programFacts{exec: programExecOptions[101].val}
 	case "nl":
 		return programFacts{safe: knownSafeList[19].val}
 	case "nm":
-		return programFacts{exec: programExecOptions[100].val}
+		return programFacts{exec: programExecOptions[102].val}
 	case "nocache":
 		return programFacts{wrapper: wrappers[56].val}
 	case "nodemon":
-		return programFacts{exec: programExecOptions[101].val}
+		return programFacts{exec: programExecOptions[103].val}
 	case "nodenv":
-		return programFacts{exec: programExecOptions[102].val}
+		return programFacts{exec: programExecOptions[104].val}
 	case "nohup":
 		return programFacts{wrapper: wrappers[57].val}
 	case "npm":
-		return programFacts{exec: programExecOptions[103].val}
+		return programFacts{exec: programExecOptions[105].val}
 	case "npx":
-		return programFacts{exec: programExecOptions[104].val}
+		return programFacts{exec: programExecOptions[106].val}
 	case "nsenter":
 		return programFacts{wrapper: wrappers[58].val}
 	case "numactl":
 		return programFacts{wrapper: wrappers[59].val}
 	case "nvi":
-		return programFacts{exec: programExecOptions[105].val}
-	case "nview":
-		return programFacts{exec: programExecOptions[106].val}
-	case "nvim":
 		return programFacts{exec: programExecOptions[107].val}
-	case "nvm":
+	case "nview":
 		return programFacts{exec: programExecOptions[108].val}
+	case "nvim":
+		return programFacts{exec: programExecOptions[109].val}
+	case "nvm":
+		return programFacts{exec: programExecOptions[110].val}
 	case "od":
 		return programFacts{safe: knownSafeList[20].val}
 	case "openssl":
-		return programFacts{exec: programExecOptions[109].val}
+		return programFacts{exec: programExecOptions[111].val}
 	case "orterun":
 		return programFacts{wrapper: wrappers[60].val}
 	case "parallel":
 		return programFacts{wrapper: wrappers[61].val}
 	case "pdf2ps":
-		return programFacts{exec: programExecOptions[110].val}
+		return programFacts{exec: programExecOptions[112].val}
 	case "pdm":
-		return programFacts{exec: programExecOptions[111].val}
+		return programFacts{exec: programExecOptions[113].val}
 	case "perf":
 		return programFacts{wrapper: wrappers[62].val}
+	case "pftp":
+		return programFacts{exec: programExecOptions[114].val}
 	case "pgrphack":
 		return programFacts{wrapper: wrappers[63].val}
 	case "pipenv":
-		return programFacts{exec: programExecOptions[112].val}
+		return programFacts{exec: programExecOptions[115].val}
 	case "pixi":
-		return programFacts{exec: programExecOptions[113].val}
+		return programFacts{exec: programExecOptions[116].val}
 	case "pkexec":
 		return programFacts{wrapper: wrappers[64].val}
 	case "pnpm":
-		return programFacts{exec: programExecOptions[114].val}
-	case "pnpx":
-		return programFacts{exec: programExecOptions[115].val}
-	case "podman":
-		return programFacts{exec: programExecOptions[116].val}
-	case "poetry":
 		return programFacts{exec: programExecOptions[117].val}
+	case "pnpx":
+		return programFacts{exec: programExecOptions[118].val}
+	case "podman":
+		return programFacts{exec: programExecOptions[119].val}
+	case "poetry":
+		return programFacts{exec: programExecOptions[120].val}
 	case "posh":
 		return programFacts{wrapper: &shellWrapper}
 	case "poweroff":
@@ -484,27 +490,27 @@ func lookupProgram(prog string) programFacts {
 	case "prun":
 		return programFacts{wrapper: wrappers[69].val}
 	case "ps2pdf":
-		return programFacts{exec: programExecOptions[118].val}
-	case "ps2pdfwr":
-		return programFacts{exec: programExecOptions[119].val}
-	case "ps2ps":
-		return programFacts{exec: programExecOptions[120].val}
-	case "psql":
 		return programFacts{exec: programExecOptions[121].val}
+	case "ps2pdfwr":
+		return programFacts{exec: programExecOptions[122].val}
+	case "ps2ps":
+		return programFacts{exec: programExecOptions[123].val}
+	case "psql":
+		return programFacts{exec: programExecOptions[124].val}
 	case "pwd":
 		return programFacts{safe: knownSafeList[22].val}
 	case "py.test":
-		return programFacts{exec: programExecOptions[122].val}
-	case "pyenv":
-		return programFacts{exec: programExecOptions[123].val}
-	case "pytest":
-		return programFacts{exec: programExecOptions[124].val}
-	case "pytest-3":
 		return programFacts{exec: programExecOptions[125].val}
-	case "ranlib":
+	case "pyenv":
 		return programFacts{exec: programExecOptions[126].val}
-	case "rbenv":
+	case "pytest":
 		return programFacts{exec: programExecOptions[127].val}
+	case "pytest-3":
+		return programFacts{exec: programExecOptions[128].val}
+	case "ranlib":
+		return programFacts{exec: programExecOptions[129].val}
+	case "rbenv":
+		return programFacts{exec: programExecOptions[130].val}
 	case "read":
 		return programFacts{builtin: shellBuiltins[13].val}
 	case "readarray":
@@ -518,23 +524,23 @@ func lookupProgram(prog string) programFacts {
 	case "reboot":
 		return programFacts{danger: dangerIndex[11].val}
 	case "rg":
-		return programFacts{safe: knownSafeList[25].val, exec: programExecOptions[128].val}
+		return programFacts{safe: knownSafeList[25].val, exec: programExecOptions[131].val}
 	case "rgview":
-		return programFacts{exec: programExecOptions[129].val}
+		return programFacts{exec: programExecOptions[132].val}
 	case "rgvim":
-		return programFacts{exec: programExecOptions[130].val}
+		return programFacts{exec: programExecOptions[133].val}
 	case "rm":
 		return programFacts{danger: dangerIndex[12].val}
 	case "rpm":
-		return programFacts{exec: programExecOptions[131].val}
-	case "rpmbuild":
-		return programFacts{exec: programExecOptions[132].val}
-	case "rpmspec":
-		return programFacts{exec: programExecOptions[133].val}
-	case "rsync":
 		return programFacts{exec: programExecOptions[134].val}
-	case "rtx":
+	case "rpmbuild":
 		return programFacts{exec: programExecOptions[135].val}
+	case "rpmspec":
+		return programFacts{exec: programExecOptions[136].val}
+	case "rsync":
+		return programFacts{exec: programExecOptions[137].val}
+	case "rtx":
+		return programFacts{exec: programExecOptions[138].val}
 	case "run0":
 		return programFacts{wrapper: wrappers[70].val}
 	case "runcon":
@@ -542,15 +548,15 @@ func lookupProgram(prog string) programFacts {
 	case "runuser":
 		return programFacts{wrapper: wrappers[72].val}
 	case "rustc":
-		return programFacts{exec: programExecOptions[136].val}
-	case "rview":
-		return programFacts{exec: programExecOptions[137].val}
-	case "rvim":
-		return programFacts{exec: programExecOptions[138].val}
-	case "rvm":
 		return programFacts{exec: programExecOptions[139].val}
-	case "rye":
+	case "rview":
 		return programFacts{exec: programExecOptions[140].val}
+	case "rvim":
+		return programFacts{exec: programExecOptions[141].val}
+	case "rvm":
+		return programFacts{exec: programExecOptions[142].val}
+	case "rye":
+		return programFacts{exec: programExecOptions[143].val}
 	case "s6-applyuidgid":
 		return programFacts{wrapper: wrappers[73].val}
 	case "s6-envdir":
@@ -578,17 +584,17 @@ func lookupProgram(prog string) programFacts {
 	case "schroot":
 		return programFacts{wrapper: wrappers[85].val}
 	case "scl":
-		return programFacts{exec: programExecOptions[141].val}
+		return programFacts{exec: programExecOptions[144].val}
 	case "scp":
-		return programFacts{exec: programExecOptions[142].val}
+		return programFacts{exec: programExecOptions[145].val}
 	case "screen":
 		return programFacts{wrapper: wrappers[86].val}
 	case "script":
 		return programFacts{wrapper: wrappers[87].val}
 	case "sdiff":
-		return programFacts{exec: programExecOptions[143].val}
+		return programFacts{exec: programExecOptions[146].val}
 	case "sed":
-		return programFacts{safe: knownSafeList[26].val, exec: programExecOptions[144].val}
+		return programFacts{safe: knownSafeList[26].val, exec: programExecOptions[147].val}
 	case "set":
 		return programFacts{builtin: shellBuiltins[16].val}
 	case "setarch":
@@ -602,7 +608,7 @@ func lookupProgram(prog string) programFacts {
 	case "setuidgid":
 		return programFacts{wrapper: wrappers[92].val}
 	case "sftp":
-		return programFacts{exec: programExecOptions[145].val}
+		return programFacts{exec: programExecOptions[148].val}
 	case "sg":
 		return programFacts{wrapper: wrappers[93].val}
 	case "sh":
@@ -614,23 +620,23 @@ func lookupProgram(prog string) programFacts {
 	case "shutdown":
 		return programFacts{danger: dangerIndex[13].val}
 	case "singularity":
-		return programFacts{exec: programExecOptions[146].val}
+		return programFacts{exec: programExecOptions[149].val}
 	case "snap":
-		return programFacts{exec: programExecOptions[147].val}
+		return programFacts{exec: programExecOptions[150].val}
 	case "softlimit":
 		return programFacts{wrapper: wrappers[94].val}
 	case "sort":
-		return programFacts{safe: knownSafeList[28].val, exec: programExecOptions[148].val}
+		return programFacts{safe: knownSafeList[28].val, exec: programExecOptions[151].val}
 	case "source":
 		return programFacts{builtin: shellBuiltins[18].val}
 	case "split":
-		return programFacts{exec: programExecOptions[149].val}
+		return programFacts{exec: programExecOptions[152].val}
 	case "sqlite3":
-		return programFacts{exec: programExecOptions[150].val}
+		return programFacts{exec: programExecOptions[153].val}
 	case "srun":
 		return programFacts{wrapper: wrappers[95].val}
 	case "ssh":
-		return programFacts{exec: programExecOptions[151].val}
+		return programFacts{exec: programExecOptions[154].val}
 	case "ssh-agent":
 		return programFacts{wrapper: wrappers[96].val}
 	case "sshpass":
@@ -640,7 +646,7 @@ func lookupProgram(prog string) programFacts {
 	case "stdbuf":
 		return programFacts{wrapper: wrappers[98].val}
 	case "strace":
-		return programFacts{wrapper: wrappers[99].val, exec: programExecOptions[152].val}
+		return programFacts{wrapper: wrappers[99].val, exec: programExecOptions[155].val}
 	case "su":
 		return programFacts{wrapper: wrappers[100].val}
 	case "su-exec":
@@ -648,7 +654,7 @@ func lookupProgram(prog string) programFacts {
 	case "sudo":
 		return programFacts{wrapper: wrappers[102].val}
 	case "svn":
-		return programFacts{exec: programExecOptions[153].val}
+		return programFacts{exec: programExecOptions[156].val}
 	case "systemctl":
 		return programFacts{danger: dangerIndex[14].val}
 	case "systemd-cat":
@@ -662,7 +668,7 @@ func lookupProgram(prog string) programFacts {
 	case "tail":
 		return programFacts{safe: knownSafeList[30].val}
 	case "tar":
-		return programFacts{exec: programExecOptions[154].val}
+		return programFacts{exec: programExecOptions[157].val}
 	case "taskset":
 		return programFacts{wrapper: wrappers[107].val}
 	case "telinit":
@@ -676,13 +682,15 @@ func lookupProgram(prog string) programFacts {
 	case "tini":
 		return programFacts{wrapper: wrappers[110].val}
 	case "tmux":
-		return programFacts{exec: programExecOptions[155].val}
+		return programFacts{exec: programExecOptions[158].val}
+	case "tnftp":
+		return programFacts{exec: programExecOptions[159].val}
 	case "toolbox":
-		return programFacts{exec: programExecOptions[156].val}
+		return programFacts{exec: programExecOptions[160].val}
 	case "torsocks":
 		return programFacts{wrapper: wrappers[111].val}
 	case "tox":
-		return programFacts{exec: programExecOptions[157].val}
+		return programFacts{exec: programExecOptions[161].val}
 	case "toybox":
 		return programFacts{wrapper: wrappers[112].val}
 	case "tr":
@@ -704,37 +712,37 @@ func lookupProgram(prog string) programFacts {
 	case "unshare":
 		return programFacts{wrapper: wrappers[115].val}
 	case "uv":
-		return programFacts{exec: programExecOptions[158].val}
+		return programFacts{exec: programExecOptions[162].val}
 	case "uvx":
-		return programFacts{exec: programExecOptions[159].val}
+		return programFacts{exec: programExecOptions[163].val}
 	case "valgrind":
 		return programFacts{wrapper: wrappers[116].val}
 	case "vi":
-		return programFacts{exec: programExecOptions[160].val}
-	case "view":
-		return programFacts{exec: programExecOptions[161].val}
-	case "vim":
-		return programFacts{exec: programExecOptions[162].val}
-	case "vim.athena":
-		return programFacts{exec: programExecOptions[163].val}
-	case "vim.basic":
 		return programFacts{exec: programExecOptions[164].val}
-	case "vim.gtk":
+	case "view":
 		return programFacts{exec: programExecOptions[165].val}
-	case "vim.gtk3":
+	case "vim":
 		return programFacts{exec: programExecOptions[166].val}
-	case "vim.motif":
+	case "vim.athena":
 		return programFacts{exec: programExecOptions[167].val}
-	case "vim.nox":
+	case "vim.basic":
 		return programFacts{exec: programExecOptions[168].val}
-	case "vim.tiny":
+	case "vim.gtk":
 		return programFacts{exec: programExecOptions[169].val}
-	case "vimdiff":
+	case "vim.gtk3":
 		return programFacts{exec: programExecOptions[170].val}
-	case "vimx":
+	case "vim.motif":
 		return programFacts{exec: programExecOptions[171].val}
-	case "volta":
+	case "vim.nox":
 		return programFacts{exec: programExecOptions[172].val}
+	case "vim.tiny":
+		return programFacts{exec: programExecOptions[173].val}
+	case "vimdiff":
+		return programFacts{exec: programExecOptions[174].val}
+	case "vimx":
+		return programFacts{exec: programExecOptions[175].val}
+	case "volta":
+		return programFacts{exec: programExecOptions[176].val}
 	case "wait":
 		return programFacts{builtin: shellBuiltins[22].val}
 	case "watch":
@@ -744,7 +752,7 @@ func lookupProgram(prog string) programFacts {
 	case "wc":
 		return programFacts{safe: knownSafeList[35].val}
 	case "wget":
-		return programFacts{exec: programExecOptions[173].val}
+		return programFacts{exec: programExecOptions[177].val}
 	case "which":
 		return programFacts{safe: knownSafeList[36].val}
 	case "whoami":
@@ -760,11 +768,11 @@ func lookupProgram(prog string) programFacts {
 	case "xvfb-run":
 		return programFacts{wrapper: wrappers[122].val}
 	case "yarn":
-		return programFacts{exec: programExecOptions[174].val}
+		return programFacts{exec: programExecOptions[178].val}
 	case "yash":
 		return programFacts{wrapper: &shellWrapper}
 	case "zip":
-		return programFacts{exec: programExecOptions[175].val}
+		return programFacts{exec: programExecOptions[179].val}
 	case "zsh":
 		return programFacts{wrapper: &shellWrapper}
 	}

@@ -8,11 +8,12 @@ import (
 // terminalReaders are programs that, on a terminal, take commands of
 // their own from it, some of which run a shell: more's and pg's "!",
 // nano's ^T, emacs's M-!, a file manager's or browser's shell escape.
-// They read no commands from stdin, so only an agent's terminal, which
+// Most read no commands from stdin, so only an agent's terminal, which
 // the model types into, makes them a way around the rules
-// (EvalOptions.AgentTerminal); the vi family, gdb, the shells and the
-// database clients read stdin too and prompt anyway, and less and man
-// there run with LESSSECURE=1 and cat as their pager.
+// (EvalOptions.AgentTerminal); the vi family, gdb, the shells, the
+// database clients, ftp and lftp read commands from stdin too ("printf
+// '!CMD\n' | ftp") and prompt anyway (programExecOptions), and less and
+// man there run with LESSSECURE=1 and cat as their pager.
 var terminalReaders = []string{
 	"elinks", "emacs", "emacs-nox", "ftp", "jed", "joe", "jpico", "jstar", "lftp", "lf", "links", "lynx", "mc", "mcedit",
 	"mg", "micro", "more", "most", "mutt", "nano", "neomutt", "nnn", "pg", "pico", "ranger", "rnano", "telnet", "tig",

@@ -24,9 +24,9 @@ func gsPipe(v string) (string, bool) {
 // is a file of options, and an output file or operand that is a pipe
 // runs a command, which is searched for forbidden commands. "gs
 // -dNOSAFER f.ps" (f.ps opening "(%pipe%./x) (w) file"), -dDELAYSAFER,
-// --permit-file-write='%pipe%*', "gs @rsp", "-sOutputFile=%pipe%./x",
-// "-sOutputFile=|./x" and "-o '|./x'" ran x (Ghostscript 10.00.0) while
-// judged allow.
+// -dNOSAFER#true, --permit-file-write='%pipe%*', "gs @rsp",
+// "-sOutputFile=%pipe%./x", "-sOutputFile=|./x", "-sOutputFile#|./x" and
+// "-o '|./x'" ran x (Ghostscript 10.00.0) while judged allow.
 func gsArgs(a *analysis, ws []word, depth int) Decision {
 	d := Decision(0)
 	prog := ws[0].value
@@ -42,7 +42,7 @@ func gsArgs(a *analysis, ws []word, depth int) Decision {
 		if !w.static {
 			continue
 		}
-		name, val, _ := strings.Cut(v, "=")
+		name, val := gsDefine(v)
 		switch {
 		case strings.HasPrefix(v, "@"):
 			d = Max(d, a.unanalysable(prog+" "+v+": reads its options from a file"))
@@ -64,6 +64,18 @@ func gsArgs(a *analysis, ws []word, depth int) Decision {
 		}
 	}
 	return d
+}
+
+// gsDefine splits v, a -dNAME=VALUE or -sNAME=VALUE definition, at its
+// first "=" or "#": Ghostscript takes "#" for "=" (-dNOSAFER#true,
+// -sOutputFile#|CMD). It splits at an "=" anywhere before a "#", so that
+// "-sOutputFile#|x=y" names no OutputFile there; splitting at the first of
+// either reads the OutputFile, which is only stricter.
+func gsDefine(v string) (name, val string) {
+	if j := strings.IndexAny(v, "=#"); j >= 0 {
+		return v[:j], v[j+1:]
+	}
+	return v, ""
 }
 
 // imageMagickArgs judges the arguments of ImageMagick's programs
@@ -273,10 +285,12 @@ func cmakeArgs(a *analysis, ws []word, depth int) Decision {
 // (--config-file) reads an ini file that may. "pytest -p evilplug",
 // "pytest --pdb --pdbcls=evilplug:X", "pytest -o 'addopts=-p evilplug'"
 // and "pytest -W 'ignore::evilplug.X'" ran evilplug's code (pytest 7.2.1,
-// evilplug.py on PYTHONPATH) while judged allow.
+// evilplug.py on PYTHONPATH) while judged allow. Two readings cover every
+// argument, "--" or not: @FILE (pytestArgFile) and the plugin pre-scan
+// (pytestPreparse).
 func pytestArgs(a *analysis, ws []word, _ int) Decision {
-	d := Decision(0)
 	prog := ws[0].value
+	d := Max(pytestArgFile(a, ws), pytestPreparse(a, ws))
 	loads := func(opt string, v *word) {
 		if opt == "-p" && v != nil && v.static && strings.HasPrefix(v.value, "no:") {
 			return
@@ -321,6 +335,45 @@ func pytestArgs(a *analysis, ws []word, _ int) Decision {
 		}
 	}
 	return d
+}
+
+// pytestArgFile makes an @FILE argument unanalysable: pytest 8.2 reads
+// arguments from the file (argparse's fromfile_prefix_chars), as gs, the
+// C toolchain and rustc do. argparse replaces every such argument, after
+// "--" and in an option's value too, so every word is looked at.
+func pytestArgFile(a *analysis, ws []word) Decision {
+	for _, w := range ws[1:] {
+		if w.static && strings.HasPrefix(w.value, "@") {
+			return a.unanalysable(ws[0].value + " " + w.value + ": reads its arguments from a file")
+		}
+	}
+	return 0
+}
+
+// pytestPreparse judges the plugins of pytest's pre-scan
+// (PytestPluginManager.consider_preparse), which imports NAME for every
+// argument "-p" followed by NAME, or "-pNAME", wherever it is: after "--"
+// too ("pytest -- -p evilplug" imported evilplug, pytest 7.2.1). "no:NAME"
+// only blocks one.
+func pytestPreparse(a *analysis, ws []word) Decision {
+	for i := 1; i < len(ws); i++ {
+		w := ws[i]
+		if !w.static || !strings.HasPrefix(w.value, "-p") {
+			continue
+		}
+		name := w.value[2:]
+		if name == "" && i+1 < len(ws) {
+			i++
+			if !ws[i].static {
+				continue // dynamic: the command is not plain already
+			}
+			name = ws[i].value
+		}
+		if !strings.HasPrefix(strings.TrimSpace(name), "no:") {
+			return a.unanalysable(ws[0].value + " " + w.value + ": may import a module of the caller's choosing")
+		}
+	}
+	return 0
 }
 
 // pytestWarningImports reports whether a warning filter

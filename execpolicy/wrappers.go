@@ -54,6 +54,10 @@ type wrapper struct {
 	// argvMode are options that switch a runsJoined wrapper to runsArgv
 	// (watch -x).
 	argvMode []string
+	// shellMode are flags that switch the wrapper to run its first
+	// operand as a shell script, as a shell's -c does (entr -s): unlike
+	// script, they take no value of their own.
+	shellMode []string
 	// operands is how many operands precede the command (timeout DURATION).
 	operands int
 	// clears are the options that unset variables, or the whole
@@ -155,8 +159,9 @@ var wrappers = nameTable[*wrapper]{
 	{"doas", &wrapper{kind: runsArgv, value: []string{"-u", "-C"}, flag: []string{"-n", "-s"}, noExec: []string{"-L"}, shellOpts: []string{"-s"}}},
 	{"dumb-init", &wrapper{kind: runsArgv, value: []string{"-r", "--rewrite"}, flag: []string{"-c", "--single-child", "-v", "--verbose"}, noExec: []string{"-V", "--version", "-h", "--help"}}},
 	{"eatmydata", &wrapper{kind: runsArgv}},
-	// entr -s runs its first operand as a script in $SHELL.
-	{"entr", &wrapper{kind: runsArgv, flag: []string{"-a", "-c", "-d", "-n", "-p", "-r", "-z"}, script: []string{"-s"}}},
+	// entr -s, a flag, runs its one operand as a script in $SHELL
+	// ("entr -sr 'CMD'"; entr 5.3 refuses more operands with -s).
+	{"entr", &wrapper{kind: runsArgv, flag: []string{"-a", "-c", "-d", "-n", "-p", "-r", "-z"}, shellMode: []string{"-s"}}},
 	{"env", &wrapper{kind: runsArgv, assignments: true, clears: []string{"-u", "--unset", "-i", "-", "--ignore-environment"}, value: []string{"-u", "--unset", "-C", "--chdir"}, flag: []string{"-i", "-", "--ignore-environment", "-0", "--null", "-v", "--debug", "--default-signal", "--ignore-signal", "--block-signal", "--list-signal-handling"}, script: []string{"-S", "--split-string"}, noExec: []string{"--help", "--version"}}},
 	{"envdir", &wrapper{kind: runsArgv, operands: 1}},
 	{"envuidgid", &wrapper{kind: runsArgv, operands: 1}},
@@ -558,6 +563,8 @@ opts:
 				return unwrapped{}
 			case slices.Contains(spec.argvMode, name):
 				kind = runsArgv
+			case slices.Contains(spec.shellMode, name):
+				kind, hasC = runsShell, true
 			case slices.Contains(spec.fileOpts, name):
 				if !hasEq {
 					i++
@@ -606,6 +613,10 @@ opts:
 				return unwrapped{}
 			case slices.Contains(spec.argvMode, opt):
 				kind = runsArgv
+				continue
+			case slices.Contains(spec.shellMode, opt):
+				// Read as a shell with -c: the first operand is the script.
+				kind, hasC = runsShell, true
 				continue
 			case spec.kind == runsShell && opt == "-c":
 				hasC = true
@@ -745,7 +756,7 @@ func (spec *wrapper) longAbbrev(name string) string {
 		return ""
 	}
 	full := ""
-	for _, list := range [][]string{spec.value, spec.optValue, spec.flag, spec.noExec, spec.script, spec.argvMode, spec.fileOpts} {
+	for _, list := range [][]string{spec.value, spec.optValue, spec.flag, spec.noExec, spec.script, spec.argvMode, spec.shellMode, spec.fileOpts} {
 		for _, l := range list {
 			if l == name {
 				return ""
