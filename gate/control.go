@@ -1,9 +1,7 @@
 package gate
 
 import (
-	"errors"
 	"fmt"
-	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -23,28 +21,30 @@ import (
 // log). The workspace's .gatedexec is not among them: changing it revokes
 // the workspace's trust, which only makes its rules stricter. A path that
 // cannot be made absolute is an error, not one fewer protected file.
-func controlPaths(getenv func(string) string, d config.Dirs, extra ...string) ([]string, error) {
+// scanCache is the scan cache directory among them (scanCacheDir), ""
+// when caches are off.
+func controlPaths(getenv func(string) string, d config.Dirs, extra ...string) (paths []string, scanCache string, err error) {
 	own, err := ownPrograms()
 	if err != nil {
-		return nil, err
+		return nil, "", err
 	}
-	paths := append([]string{d.System, d.User, d.State, rulesCacheDir(getenv, d), profilesCacheDir(getenv, d), scanCacheDir(getenv, d), d.Sessions()}, own...)
-	var out []string
-	for _, p := range append(paths, extra...) {
+	r := newResolver()
+	scanCache = scanCacheDir(getenv, d, r)
+	for _, p := range slices.Concat([]string{d.System, d.User, d.State, rulesCacheDir(getenv, d), profilesCacheDir(getenv, d), scanCache, d.Sessions()}, own, extra) {
 		if p == "" {
 			continue
 		}
 		abs, err := filepath.Abs(p)
 		if err != nil {
-			return nil, fmt.Errorf("control path %s: %w", p, err)
+			return nil, "", fmt.Errorf("control path %s: %w", p, err)
 		}
-		out = append(out, resolveExisting(abs))
+		paths = append(paths, r.existing(abs))
 	}
 	if link := invokedLink(); link != "" {
 		// As it is, not resolved: sandbox.WithControl pins a link.
-		out = append(out, link)
+		paths = append(paths, link)
 	}
-	return out, nil
+	return paths, scanCache, nil
 }
 
 // invokedLink returns the path this program was started by when that is
@@ -110,27 +110,6 @@ func profileFile(nameOrFile string) string {
 		return nameOrFile
 	}
 	return ""
-}
-
-// resolveExisting resolves the symlinks of the longest existing prefix of
-// the absolute path p, so that it compares with the profile's resolved
-// paths; the rest is kept as written.
-func resolveExisting(p string) string {
-	rest := ""
-	for dir := p; ; dir = filepath.Dir(dir) {
-		// A name Lstat does not find, EvalSymlinks cannot resolve:
-		// one system call instead of a walk from the root, for each
-		// missing level of a state directory not made yet.
-		if _, err := os.Lstat(dir); !errors.Is(err, fs.ErrNotExist) {
-			if r, err := filepath.EvalSymlinks(dir); err == nil {
-				return filepath.Join(r, rest)
-			}
-		}
-		if dir == filepath.Dir(dir) {
-			return p
-		}
-		rest = filepath.Join(filepath.Base(dir), rest)
-	}
 }
 
 // approverFiles returns the files an exec approver runs: its program and

@@ -2,6 +2,7 @@ package gate
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -63,9 +64,12 @@ func TestControlPathsCoverTheCaches(t *testing.T) {
 		{map[string]string{"GATEDEXEC_NO_RULES_CACHE": "1"}, []string{profs, scans}, []string{rules}},
 		{map[string]string{"GATEDEXEC_NO_CACHE": "1"}, nil, []string{rules, profs, scans}},
 	} {
-		got, err := controlPaths(func(k string) string { return tt.env[k] }, d)
+		got, scanCache, err := controlPaths(func(k string) string { return tt.env[k] }, d)
 		if err != nil {
 			t.Fatal(err)
+		}
+		if want := map[bool]string{true: scans}[slices.Contains(tt.want, scans)]; scanCache != want {
+			t.Errorf("env %v: scan cache %q, want %q", tt.env, scanCache, want)
 		}
 		for _, w := range tt.want {
 			if !slices.Contains(got, w) {
@@ -83,10 +87,12 @@ func TestControlPathsCoverTheCaches(t *testing.T) {
 	}
 }
 
-// TestResolveExisting compares resolveExisting with resolving every
-// prefix with EvalSymlinks, longest first, which it shortcuts, on a tree
-// of links: to directories, chained, relative with "..", dangling, to a
-// file, and paths missing one or several levels.
+// TestResolveExisting compares resolver.existing with resolving every
+// prefix with EvalSymlinks, longest first, on a tree of links: to
+// directories, chained, relative with "..", absolute, dangling, to a
+// file, a loop, and paths missing one or several levels; each path with a
+// fresh resolver and with one that resolved all the others first, whose
+// memory must not change an answer.
 func TestResolveExisting(t *testing.T) {
 	root, err := filepath.EvalSymlinks(t.TempDir())
 	if err != nil {
@@ -102,6 +108,7 @@ func TestResolveExisting(t *testing.T) {
 	}
 	for link, target := range map[string]string{
 		"l1": "a/b", "l2": "l1", "x/up": "../a", "dangling": "nowhere/deeper", "lf": "a/file", "loop": "loop",
+		"abs": filepath.Join(root, "x", "up", "b"), "a/b/back": "../../x/up/b/c/../..", "ping": "pong", "pong": "ping",
 	} {
 		if err := os.Symlink(target, filepath.Join(root, link)); err != nil {
 			t.Fatal(err)
@@ -119,14 +126,49 @@ func TestResolveExisting(t *testing.T) {
 			rest = filepath.Join(filepath.Base(dir), rest)
 		}
 	}
-	for _, rel := range []string{
+	rels := []string{
 		"a/b/c", "a/b/c/missing", "a/m1/m2/m3", "l1/c", "l2/c/new/deeper", "x/up/b/c/q", "dangling", "dangling/sub",
-		"lf", "lf/sub", "a/file/sub/deeper", "loop/sub", "m1/m2", ".",
-	} {
+		"lf", "lf/sub", "a/file/sub/deeper", "loop/sub", "m1/m2", ".", "abs/c", "a/b/back/l2/c", "ping/x", "l2/../x/up", "l1/back/b/c",
+	}
+	warm := newResolver()
+	for _, rel := range rels {
+		warm.existing(filepath.Join(root, rel))
+	}
+	for _, rel := range rels {
 		p := filepath.Join(root, rel)
-		if got, want := resolveExisting(p), slow(p); got != want {
-			t.Errorf("resolveExisting(%s) = %s, want %s", rel, got, want)
+		want := slow(p)
+		if got := newResolver().existing(p); got != want {
+			t.Errorf("existing(%s) = %s, want %s", rel, got, want)
 		}
+		if got := warm.existing(p); got != want {
+			t.Errorf("existing(%s), after the others = %s, want %s", rel, got, want)
+		}
+	}
+}
+
+// TestResolverLinkLimit: a chain longer than the kernel follows does not
+// resolve, and failing it does not fail its shorter tail, resolved next.
+func TestResolverLinkLimit(t *testing.T) {
+	root, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	const n = maxLinks + 45
+	for i := range n {
+		target := fmt.Sprintf("c%d", i+1)
+		if i == n-1 {
+			target = "."
+		}
+		if err := os.Symlink(target, filepath.Join(root, fmt.Sprintf("c%d", i))); err != nil {
+			t.Fatal(err)
+		}
+	}
+	r := newResolver()
+	if _, err := r.eval(filepath.Join(root, "c0")); err == nil {
+		t.Errorf("a chain of %d links resolved", n)
+	}
+	if got, err := r.eval(filepath.Join(root, "c100")); err != nil || got != root {
+		t.Errorf("its last %d links: %q, %v; want %s", n-100, got, err, root)
 	}
 }
 

@@ -168,14 +168,14 @@ func profilesCacheDir(getenv func(string) string, d config.Dirs) string {
 
 // scanCacheDir is where the scan of a workspace for changed git control
 // files keeps what it read between runs (sandbox.Profile.ScanCache):
-// $XDG_CACHE_HOME/gatedexec/scans, its links resolved as controlPaths
-// resolves it, for sandbox.WithScanCache finds it among them.
-func scanCacheDir(getenv func(string) string, d config.Dirs) string {
+// $XDG_CACHE_HOME/gatedexec/scans, its links resolved by r, for
+// sandbox.WithScanCache finds it among the control paths.
+func scanCacheDir(getenv func(string) string, d config.Dirs, r *resolver) string {
 	dir := cacheRoot(getenv, d, "scans")
 	if dir == "" {
 		return ""
 	}
-	return resolveExisting(dir)
+	return r.existing(dir)
 }
 
 // cacheRoot returns the directory sub of gatedexec's cache, or "" when

@@ -73,11 +73,11 @@ func Sandbox(ctx context.Context, req SandboxRequest) (*SandboxResult, error) {
 	}
 	// No rules are read here, but the command must not be able to
 	// write the ones a later run reads.
-	control, err := controlPaths(os.Getenv, cfg.Dirs, profileFile(req.Profile), existing(req.ResultFile))
+	control, scanCache, err := controlPaths(os.Getenv, cfg.Dirs, profileFile(req.Profile), existing(req.ResultFile))
 	if err != nil {
 		return nil, err
 	}
-	p = sandbox.WithScanCache(sandbox.WithControl(p, control), scanCacheDir(os.Getenv, cfg.Dirs))
+	p = sandbox.WithScanCache(sandbox.WithControl(p, control), scanCache)
 	runner := req.Runner
 	if runner == nil {
 		runner = hostRunner(false)

@@ -274,10 +274,9 @@ func (st *state) call(g *Gate, req Request) (*call, error) {
 	// Every file gatedexec reads or writes for a run: a command that could
 	// change one would decide how its next run is judged or sandboxed.
 	own := append(slices.Clip(g.cfg.Rules), rp.auditPath, rp.auditCopyPath, profileFile(def.value), st.configFile.value, existing(req.ResultFile))
-	if o.Control, err = controlPaths(g.getenv, st.layers.Dirs, append(own, approverFiles(rp.approver)...)...); err != nil {
+	if o.Control, o.ScanCache, err = controlPaths(g.getenv, st.layers.Dirs, append(own, approverFiles(rp.approver)...)...); err != nil {
 		return nil, err
 	}
-	o.ScanCache = scanCacheDir(g.getenv, st.layers.Dirs)
 	return o, nil
 }
 
