@@ -26,10 +26,14 @@ type Record struct {
 	Attempt   int       `json:"attempt,omitempty"`
 	Argv      Argv      `json:"argv"`
 	// Shell says Argv[0] is a script judged as run --shell judges it.
-	Shell    bool          `json:"shell,omitempty"`
-	Cwd      Bytes         `json:"cwd"`
-	Rules    []MatchedRule `json:"rules_matched"`
-	Decision string        `json:"decision"`
+	Shell bool `json:"shell,omitempty"`
+	// AgentTerminal says the command was judged as on an agent's
+	// terminal (execpolicy.EvalOptions.AgentTerminal), which makes more
+	// commands prompt: replay must judge it the same way.
+	AgentTerminal bool          `json:"agent_terminal,omitempty"`
+	Cwd           Bytes         `json:"cwd"`
+	Rules         []MatchedRule `json:"rules_matched"`
+	Decision      string        `json:"decision"`
 	// Reasons explain a prompt or forbidden decision (execpolicy): a
 	// reader must know whether no rule matched, the only prompt an allow
 	// rule lowers, and the top-level Rules miss a prompt rule matching a

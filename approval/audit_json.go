@@ -26,6 +26,7 @@ func (r Record) MarshalJSON() ([]byte, error) {
 	}
 	o.Marshaler("argv", r.Argv)
 	o.BoolOmit("shell", r.Shell)
+	o.BoolOmit("agent_terminal", r.AgentTerminal)
 	o.Marshaler("cwd", r.Cwd)
 	jsonstr.List(&o, "rules_matched", r.Rules, appendMatchedRule)
 	o.String("decision", r.Decision)

@@ -113,6 +113,8 @@ func recordKey(key []byte) int {
 		return 22
 	case "reasons":
 		return 23
+	case "agent_terminal":
+		return 24
 	}
 	return -1
 }
@@ -188,6 +190,8 @@ func (d *decoder) field(l *lexer, bit uint, r *Record) bool {
 		return l.boolField(&r.AfterRun)
 	case 23:
 		return d.reasons(l, &r.Reasons)
+	case 24:
+		return l.boolField(&r.AgentTerminal)
 	}
 	switch bit {
 	case 2, 13, 17:

@@ -12,7 +12,7 @@ import (
 // json.Unmarshal does, or hand to it: records as gatedexec writes them and
 // every shape it is not sure of.
 var decodeCases = []string{
-	`{"time":"2026-01-01T10:00:00.123456789Z","session":"s1","request_id":"ab","kind":"exec","attempt":1,"argv":["git","push"],"shell":true,"cwd":"/w","rules_matched":[{"matched_prefix":["git","push"],"decision":"prompt","source":"m.rules:1:1"}],"decision":"prompt","reasons":[{"kind":"rule","detail":"rule git push (m.rules:1)"}],"action":"ask","approver":"tty","outcome":"denied","reason":"no","profile":"workspace-write","layers":["landlock-v7"],"exit":null,"duration_ms":3,"denials":[{"kind":"fs-write","path":"/p"},{"kind":"net","host":"h","port":443}],"tampered":[".git/config"],"error":"e","after_run":true,"rules_digest":"r","profile_digest":"p","managed_digest":"m","version":"v"}`,
+	`{"time":"2026-01-01T10:00:00.123456789Z","session":"s1","request_id":"ab","kind":"exec","attempt":1,"argv":["git","push"],"shell":true,"agent_terminal":true,"cwd":"/w","rules_matched":[{"matched_prefix":["git","push"],"decision":"prompt","source":"m.rules:1:1"}],"decision":"prompt","reasons":[{"kind":"rule","detail":"rule git push (m.rules:1)"}],"action":"ask","approver":"tty","outcome":"denied","reason":"no","profile":"workspace-write","layers":["landlock-v7"],"exit":null,"duration_ms":3,"denials":[{"kind":"fs-write","path":"/p"},{"kind":"net","host":"h","port":443}],"tampered":[".git/config"],"error":"e","after_run":true,"rules_digest":"r","profile_digest":"p","managed_digest":"m","version":"v"}`,
 	`{"argv":["a\"b","c\\d","\u00e9\ud83d\ude00","tab\there"],"cwd":"/w/\u0000x"}`,
 	`{"argv":[{"b64":"/w=="},"x"],"cwd":{"b64":"/w=="}}`,
 	`{"argv":[{"b64":"!!"}]}`,
@@ -31,6 +31,7 @@ var decodeCases = []string{
 	"{\"decision\":\"caf\xc3\xa9\"}",
 	`{"exit":1.0}`, `{"exit":1e2}`, `{"exit":-0}`, `{"exit":99999999999999999999}`, `{"exit":"1"}`, `{"exit":0}`,
 	`{"attempt":2,"after_run":false}`, `{"shell":"true"}`, `{"shell":1}`,
+	`{"agent_terminal":null}`, `{"agent_terminal":false}`, `{"agent_terminal":"true"}`, `{"agent_terminal":true,"agent_terminal":false}`,
 	`{"time":"2026-01-01"}`, `{"time":1}`, `{"time":"2026-01-01T10:00:00+02:00"}`,
 	`{"x":{"y":[1,2,{"z":null}],"w":-1.5e-3},"decision":"allow"}`,
 	`{"x":{"Y":1}}`,
@@ -74,7 +75,7 @@ func TestDecodeAgreesWithUnmarshal(t *testing.T) {
 // json.Unmarshal, reading a log would be as slow as before.
 func TestDecodeTakesTheFastPath(t *testing.T) {
 	var r Record
-	if !newDecoder().fast([]byte(decodeCases[0]), &r) || r.Profile != "workspace-write" || len(r.Denials) != 2 || r.Denials[1].Port != 443 {
+	if !newDecoder().fast([]byte(decodeCases[0]), &r) || r.Profile != "workspace-write" || len(r.Denials) != 2 || r.Denials[1].Port != 443 || !r.AgentTerminal {
 		t.Fatalf("fast path refused or misread a plain record: %+v", r)
 	}
 }

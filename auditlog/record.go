@@ -34,6 +34,11 @@ type Record struct {
 	Error     string         `json:"error,omitempty"`
 	AfterRun  bool           `json:"after_run,omitempty"`
 
+	// AgentTerminal says the command was judged as on an agent's
+	// terminal (execpolicy.EvalOptions.AgentTerminal), as rules replay
+	// must judge it again.
+	AgentTerminal bool `json:"agent_terminal,omitempty"`
+
 	RulesDigest   string `json:"rules_digest,omitempty"`
 	ProfileDigest string `json:"profile_digest,omitempty"`
 	ManagedDigest string `json:"managed_digest,omitempty"`

@@ -88,7 +88,8 @@ func (s *Suggester) Add(e *Entry) {
 		s.note(s.other, why, where)
 		return
 	}
-	ev := s.empty.Evaluate(r.Argv, execpolicy.EvalOptions{Shell: r.Shell})
+	// Judged as it was recorded: on an agent's terminal more is unanalysable.
+	ev := s.empty.Evaluate(r.Argv, execpolicy.EvalOptions{Shell: r.Shell, AgentTerminal: r.AgentTerminal})
 	if len(r.Reasons) == 0 {
 		// A log of an earlier version records none: the reasons of the
 		// empty policy stand in for those that do not depend on rules

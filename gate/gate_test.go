@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -464,6 +465,65 @@ func TestAgentTerminalEnv(t *testing.T) {
 			if len(got[k]) != 1 || got[k][0] != v {
 				t.Errorf("agent terminal %v: %s=%q, want exactly %q", agent, k, got[k], v)
 			}
+		}
+	}
+}
+
+// Every record of a run judged as on an agent's terminal says so, since
+// that judgment differs (rules replay must judge the record the same
+// way); a run elsewhere writes no agent_terminal key, so its records are
+// what they were before the field existed.
+func TestAgentTerminalAudited(t *testing.T) {
+	h := newTestHost(t)
+	h.write(t, filepath.Join(h.user, "rules", "user.rules"), `
+prefix_rule(pattern=["env"], decision="allow")
+prefix_rule(pattern=["git"], decision="allow")
+`)
+	for _, c := range []struct {
+		agent bool
+		// decisions are those of the records of git log (decided, then
+		// ran) and of env -u PAGER git log, which on an agent's terminal
+		// prompts (it unsets what sets the pager) and the deny approver
+		// refuses: one record.
+		decisions []string
+	}{
+		{false, []string{"allow", "allow", "allow", "allow"}},
+		{true, []string{"allow", "allow", "prompt"}},
+	} {
+		audit := filepath.Join(h.env["HOME"], fmt.Sprintf("audit-%v.jsonl", c.agent))
+		g, err := New(Config{Workspace: h.workspace, Getenv: h.getenv, Runner: &fakeRunner{}, AgentTerminal: c.agent,
+			Flags: Flags{Approver: "deny", AuditLog: audit}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, argv := range [][]string{{"git", "log"}, {"env", "-u", "PAGER", "git", "log"}} {
+			if _, err := g.Run(context.Background(), Request{Argv: argv}); err != nil {
+				t.Fatalf("agent terminal %v: %q: %v", c.agent, argv, err)
+			}
+		}
+		g.Close()
+		b, err := os.ReadFile(audit)
+		if err != nil {
+			t.Fatal(err)
+		}
+		lines := strings.Split(strings.TrimSuffix(string(b), "\n"), "\n")
+		var decisions []string
+		for _, l := range lines {
+			var r map[string]any
+			if err := json.Unmarshal([]byte(l), &r); err != nil {
+				t.Fatal(err)
+			}
+			decisions = append(decisions, r["decision"].(string))
+			v, ok := r["agent_terminal"]
+			switch {
+			case c.agent && v != true:
+				t.Errorf("agent terminal: record without agent_terminal:true: %s", l)
+			case !c.agent && ok:
+				t.Errorf("no agent terminal: record with agent_terminal: %s", l)
+			}
+		}
+		if !slices.Equal(decisions, c.decisions) {
+			t.Errorf("agent terminal %v: decisions %q, want %q", c.agent, decisions, c.decisions)
 		}
 	}
 }

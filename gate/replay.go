@@ -10,12 +10,15 @@ import (
 
 // Replayed is one recorded decision judged again under new rules.
 type Replayed struct {
-	File     string   `json:"file"`
-	Line     int      `json:"line"`
-	Argv     []string `json:"argv"`
-	Shell    bool     `json:"shell,omitempty"`
-	Recorded string   `json:"recorded"`
-	Now      string   `json:"now"`
+	File  string   `json:"file"`
+	Line  int      `json:"line"`
+	Argv  []string `json:"argv"`
+	Shell bool     `json:"shell,omitempty"`
+	// AgentTerminal says the record was judged, and so is judged again,
+	// as on an agent's terminal.
+	AgentTerminal bool   `json:"agent_terminal,omitempty"`
+	Recorded      string `json:"recorded"`
+	Now           string `json:"now"`
 	// Change is "same", "stricter" or "looser".
 	Change string `json:"change"`
 }
@@ -31,8 +34,12 @@ type ReplaySummary struct {
 // Replay judges every decision recorded in logs ("-" is stdin) under the
 // rules files rules alone, as run would judge the same argv, and calls fn
 // for each; lines that are not records go to bad. Only the rules are
-// replayed: the approval policy and the sandbox of the time are not. The
-// logs are only read. A bad rules file is ErrConfig.
+// replayed: the approval policy and the sandbox of the time are not. A
+// record says how its command was judged (a --shell script, on an agent's
+// terminal), and it is judged the same way again: else a command that an
+// agent's terminal made a prompt would show as looser under the very
+// rules that judged it. The logs are only read. A bad rules file is
+// ErrConfig.
 func Replay(rules []string, logs []string, stdin io.Reader, fn func(Replayed), bad func(auditlog.Problem)) (ReplaySummary, error) {
 	var sum ReplaySummary
 	home, _ := os.UserHomeDir()
@@ -46,8 +53,8 @@ func Replay(rules []string, logs []string, stdin io.Reader, fn func(Replayed), b
 		if !r.IsDecision() || (r.Kind != "" && r.Kind != "exec") || len(r.Argv) == 0 || !ok {
 			return nil
 		}
-		ev := p.Evaluate(r.Argv, execpolicy.EvalOptions{Shell: r.Shell})
-		out := Replayed{File: e.File, Line: e.Line, Argv: r.Argv, Shell: r.Shell, Recorded: r.Decision, Now: ev.Decision.String(), Change: "same"}
+		ev := p.Evaluate(r.Argv, execpolicy.EvalOptions{Shell: r.Shell, AgentTerminal: r.AgentTerminal})
+		out := Replayed{File: e.File, Line: e.Line, Argv: r.Argv, Shell: r.Shell, AgentTerminal: r.AgentTerminal, Recorded: r.Decision, Now: ev.Decision.String(), Change: "same"}
 		sum.Decisions++
 		switch now, _ := severity(out.Now); {
 		case now > was:

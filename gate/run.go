@@ -123,11 +123,13 @@ func (o *call) run(ctx context.Context) (*Result, error) {
 		name = ev.Profile
 	}
 	// One record for the decision, filled in as the run goes: a run that
-	// stops early (a bad profile) is audited too.
+	// stops early (a bad profile) is audited too. Every other record of
+	// the run is a copy of it, so they all say how the command was judged
+	// (Shell, AgentTerminal), as replay must judge it again.
 	digest := o.Policy.Digest()
 	rec := approval.Record{
 		Time: time.Now(), Session: o.SessionID, Kind: approval.KindExec, Attempt: 1,
-		Argv: o.Argv, Shell: o.Shell, Cwd: approval.Bytes(o.Cwd), Rules: approval.MatchedRules(ev.Matched), Decision: res.Decision, Reasons: ev.Reasons, Profile: name,
+		Argv: o.Argv, Shell: o.Shell, AgentTerminal: o.EvalOpts.AgentTerminal, Cwd: approval.Bytes(o.Cwd), Rules: approval.MatchedRules(ev.Matched), Decision: res.Decision, Reasons: ev.Reasons, Profile: name,
 		RulesDigest: digest, ManagedDigest: o.Ceiling.digest(), Version: o.Version,
 	}
 	prof, err := o.Profile(name)

@@ -33,6 +33,7 @@ type checkFlags struct {
 	json           bool
 	pretty         bool
 	resolveHost    bool
+	agentTerminal  bool
 	approvalPolicy string
 }
 
@@ -69,6 +70,7 @@ policy would take, as JSON. --format codex prints exactly what
 	f.place.register(fs)
 	fs.StringVar(&f.configFile, "config", "", "config.toml above the configuration layers")
 	fs.BoolVar(&f.shell, "shell", false, "CMD is one shell script, judged by shell analysis as bash (as run --shell)")
+	fs.BoolVar(&f.agentTerminal, "agent-terminal", false, "the terminal is an agent's, not a person's: judge CMD as run --agent-terminal does (what reads commands from that terminal, or clears the environment that sets its pagers, is unanalysable); the hook's runs set it")
 	registerCompletions(cmd)
 	return cmd
 }
@@ -83,6 +85,9 @@ func runCheck(w, stderr io.Writer, f *checkFlags, argv []string) error {
 		return withCode(exitUsage, errors.New("check --shell takes exactly one script argument"))
 	case f.shell && f.format == "codex":
 		return withCode(exitUsage, errors.New("check: --shell and --format codex are mutually exclusive (codex matches an argv)"))
+	case f.agentTerminal && f.format == "codex":
+		// Codex matches the argv alone, which no terminal changes.
+		return withCode(exitUsage, errors.New("check: --agent-terminal and --format codex are mutually exclusive (codex matches an argv)"))
 	}
 	// The same engine as run, from the same place, layers and settings:
 	// check reports the action run would take there.
@@ -94,7 +99,9 @@ func runCheck(w, stderr io.Writer, f *checkFlags, argv []string) error {
 		Workspace: pl.Workspace,
 		Rules:     f.rules.paths,
 		Flags:     gate.Flags{ConfigFile: f.configFile, ApprovalPolicy: f.approvalPolicy},
-		Version:   version,
+		// Judged as on an agent's terminal, as the gate judges run's.
+		AgentTerminal: f.agentTerminal,
+		Version:       version,
 	})
 	if err != nil {
 		return engineExit(err)
