@@ -48,56 +48,25 @@ func aptArgs(a *analysis, ws []word, depth int) Decision {
 			d = Max(d, a.forbiddenIn(cmd, depth))
 		}
 	}
-	config := func() {
-		d = Max(d, a.unanalysable(prog+" -c: a configuration file may set a command apt runs"))
-	}
-	for i := 1; i < len(ws); i++ {
-		w := ws[i]
-		v := w.value
-		switch {
-		case !w.static:
-			continue
-		case v == "--":
-			return d
-		case aptLong(v, "--option"):
-			_, val, hasEq := strings.Cut(v, "=")
-			option(longValue(ws, &i, val, hasEq))
-		case aptLong(v, "--config-file"):
-			if !strings.Contains(v, "=") {
-				nextWord(ws, &i)
-			}
-			config()
-		case strings.HasPrefix(v, "-") && !strings.HasPrefix(v, "--"):
-			for j := 1; j < len(v); j++ {
-				switch c := v[j]; {
-				case c == 'o':
-					option(shortValue(ws, &i, v, j))
-				case c == 'c':
-					shortValue(ws, &i, v, j)
-					config()
-				case strings.IndexByte("taP", c) >= 0:
-					shortValue(ws, &i, v, j)
-				default:
-					continue // a flag: the cluster goes on
-				}
-				break
-			}
+	for opt, v := range aptOptions.options(ws) {
+		switch opt {
+		case "-o", "--option":
+			option(v)
+		case "-c", "--config-file":
+			d = Max(d, a.unanalysable(prog+" -c: a configuration file may set a command apt runs"))
 		}
 	}
 	return d
 }
 
-// aptLong reports whether v is the long option name, alone or with
-// "=VALUE": in full, but in any case, as apt's CommandLine::Parse compares
-// names with stringcasecmp (--OPTION, --Config-File).
-func aptLong(v, name string) bool {
-	n, _, _ := strings.Cut(v, "=")
-	return strings.EqualFold(n, name)
-}
+// aptOptions are apt's options that take a value: its long ones in full,
+// but in any case, as apt's CommandLine::Parse compares names with
+// stringcasecmp (--OPTION, --Config-File).
+var aptOptions = getopt{valued: "octaP", long: []string{"--option", "--config-file"}, fold: true, exact: true}
 
-// dpkgRuns are dpkg's options whose value is a command it runs through a
-// shell; dpkg takes them only in full.
-var dpkgRuns = []string{"--pre-invoke", "--post-invoke", "--status-logger"}
+// dpkgOptions are dpkg's options whose value is a command it runs
+// through a shell; dpkg takes them only in full.
+var dpkgOptions = getopt{long: []string{"--pre-invoke", "--post-invoke", "--status-logger"}, exact: true}
 
 // dpkgArgs judges dpkg's arguments (execOptions.script): "dpkg
 // --pre-invoke=./x --configure -a", --post-invoke and --status-logger,
@@ -106,20 +75,12 @@ var dpkgRuns = []string{"--pre-invoke", "--post-invoke", "--status-logger"}
 func dpkgArgs(a *analysis, ws []word, depth int) Decision {
 	d := Decision(0)
 	prog := ws[0].value
-	for i := 1; i < len(ws); i++ {
-		w := ws[i]
-		if !w.static {
+	for opt, v := range dpkgOptions.options(ws) {
+		if opt == "" {
 			continue
 		}
-		if w.value == "--" {
-			return d
-		}
-		name, val, hasEq := strings.Cut(w.value, "=")
-		if !slices.Contains(dpkgRuns, name) {
-			continue
-		}
-		d = Max(d, a.unanalysable(prog+" "+name+" runs a command"))
-		if v := longValue(ws, &i, val, hasEq); v != nil && v.static {
+		d = Max(d, a.unanalysable(prog+" "+opt+" runs a command"))
+		if v != nil && v.static {
 			d = Max(d, a.forbiddenIn(v.value, depth))
 		}
 	}

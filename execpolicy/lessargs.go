@@ -1,6 +1,9 @@
 package execpolicy
 
-import "strings"
+import (
+	"slices"
+	"strings"
+)
 
 // less's options that give it commands: an initial command (+CMD, ++CMD),
 // which is any of its keystrokes, "!" and "|" among them, which run a
@@ -11,13 +14,10 @@ import "strings"
 // in either case (--LESSKEY-S).
 var lessKeyLong = []string{"--lesskey-file", "--lesskey-src", "--lesskey-content"}
 
-// lessValued are less's short options that take a value, attached or in
-// the next word: in a cluster, the rest of the word is that value. -p is
-// read on its own (lessPattern).
-const lessValued = "bDhjkoOPtTxyz\"#"
-
-// lessPatternLong is -p's long name: "--pattern=PAT" is "-pPAT".
-var lessPatternLong = []string{"--pattern"}
+// lessOptions are less's short options that take a value, attached or in
+// the next word (in a cluster, the rest of the word is that value), and
+// the long ones above with -p's, "--pattern=PAT" being "-pPAT".
+var lessOptions = getopt{valued: "bDhjkoOPtTxyz\"#p", long: append([]string{"--pattern"}, lessKeyLong...), fold: true}
 
 // lessArgs judges less's arguments (execOptions.script): an initial
 // command other than a plain move or search (lessPlainCommand), a -p
@@ -29,41 +29,14 @@ var lessPatternLong = []string{"--pattern"}
 func lessArgs(a *analysis, ws []word, depth int) Decision {
 	d := Decision(0)
 	prog := ws[0].value
-	for i := 1; i < len(ws); i++ {
-		w := ws[i]
-		v := w.value
+	for opt, v := range lessOptions.options(ws) {
 		switch {
-		case !w.static:
-			continue // the command is not plain already
-		case v == "--":
-			return d
-		case strings.HasPrefix(v, "+"):
-			d = Max(d, lessCommand(a, prog+" "+v[:min(len(v), 2)], v, depth))
-		case strings.HasPrefix(v, "--"):
-			name, val, hasEq := strings.Cut(v, "=")
-			name = strings.ToLower(name)
-			if opt := longPrefixOf(name, lessKeyLong); opt != "" {
-				longValue(ws, &i, val, hasEq)
-				d = Max(d, a.unanalysable(prog+" "+opt+" may set the command it runs on each file (LESSOPEN)"))
-			} else if longPrefixOf(name, lessPatternLong) != "" {
-				d = Max(d, lessPattern(a, prog+" --pattern", longValue(ws, &i, val, hasEq), depth))
-			}
-		case strings.HasPrefix(v, "-") && len(v) > 1:
-			for j := 1; j < len(v); j++ {
-				c := v[j]
-				switch {
-				case c == 'k':
-					shortValue(ws, &i, v, j)
-					d = Max(d, a.unanalysable(prog+" -k may set the command it runs on each file (LESSOPEN)"))
-				case c == 'p':
-					d = Max(d, lessPattern(a, prog+" -p", shortValue(ws, &i, v, j), depth))
-				case strings.IndexByte(lessValued, c) >= 0:
-					shortValue(ws, &i, v, j)
-				default:
-					continue // a flag: the cluster goes on
-				}
-				break
-			}
+		case opt == "" && strings.HasPrefix(v.value, "+"):
+			d = Max(d, lessCommand(a, prog+" "+v.value[:min(len(v.value), 2)], v.value, depth))
+		case opt == "-k" || slices.Contains(lessKeyLong, opt):
+			d = Max(d, a.unanalysable(prog+" "+opt+" may set the command it runs on each file (LESSOPEN)"))
+		case opt == "-p" || opt == "--pattern":
+			d = Max(d, lessPattern(a, prog+" "+opt, v, depth))
 		}
 	}
 	return d

@@ -1,20 +1,12 @@
 package execpolicy
 
-import "strings"
-
-// man-db's options that run a program of the caller's choosing: the pager
-// (-P, --pager) and the browser of -H/--html, given only attached; and the
-// configuration file (-C), which may define the pager.
-var (
-	manPagerLong  = []string{"--pager"}
-	manHTMLLong   = []string{"--html"}
-	manConfigLong = []string{"--config-file"}
-)
-
-// manValued are man-db's short options that take a value, attached or in
-// the next word, besides -P and -C: in a cluster, the rest of the word is
-// that value.
-const manValued = "eELmMprRsSTW"
+// manOptions are man-db's options as its getopt reads them. Those that run
+// a program of the caller's choosing: the pager (-P, --pager) and the
+// browser of -H/--html, given only attached; and the configuration file
+// (-C, --config-file), which may define the pager. The other short options
+// of valued take a value too, attached or in the next word: in a cluster,
+// the rest of the word is that value.
+var manOptions = getopt{valued: "eELmMprRsSTWPC", attached: "H", long: []string{"--pager", "--config-file"}, longAttached: []string{"--html"}}
 
 // manArgs judges man's arguments (execOptions.script): a pager or browser
 // given there is a command man runs through a shell, which an allow rule
@@ -29,47 +21,12 @@ func manArgs(a *analysis, ws []word, depth int) Decision {
 			d = Max(d, a.forbiddenIn(v.value, depth))
 		}
 	}
-	for i := 1; i < len(ws); i++ {
-		w := ws[i]
-		v := w.value
-		switch {
-		case !w.static:
-			continue // the command is not plain already
-		case v == "--":
-			return d
-		case strings.HasPrefix(v, "--"):
-			name, val, hasEq := strings.Cut(v, "=")
-			switch {
-			case longPrefixOf(name, manPagerLong) != "":
-				runs("--pager", longValue(ws, &i, val, hasEq))
-			case longPrefixOf(name, manHTMLLong) != "":
-				var browser *word // without one, $BROWSER's
-				if hasEq {
-					browser = &word{value: val, src: val, static: true}
-				}
-				runs("--html", browser)
-			case longPrefixOf(name, manConfigLong) != "":
-				longValue(ws, &i, val, hasEq)
-				d = Max(d, a.unanalysable(prog+" --config-file may define the pager"))
-			}
-		case strings.HasPrefix(v, "-") && len(v) > 1:
-			for j := 1; j < len(v); j++ {
-				c := v[j]
-				switch {
-				case c == 'P':
-					runs("-P", shortValue(ws, &i, v, j))
-				case c == 'H':
-					runs("-H", attachedValue(v, j))
-				case c == 'C':
-					shortValue(ws, &i, v, j)
-					d = Max(d, a.unanalysable(prog+" -C may define the pager"))
-				case strings.IndexByte(manValued, c) >= 0:
-					shortValue(ws, &i, v, j)
-				default:
-					continue // a flag: the cluster goes on
-				}
-				break
-			}
+	for opt, v := range manOptions.options(ws) {
+		switch opt {
+		case "-P", "--pager", "-H", "--html":
+			runs(opt, v)
+		case "-C", "--config-file":
+			d = Max(d, a.unanalysable(prog+" "+opt+" may define the pager"))
 		}
 	}
 	return d

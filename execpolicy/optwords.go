@@ -2,11 +2,12 @@ package execpolicy
 
 import (
 	"iter"
+	"slices"
 	"strings"
 )
 
-// The readers of programs' options (execOptions, makeArgs, manArgs,
-// straceArgs, sshClientArgs, cmdLang) take values as getopt does: a short
+// The readers of programs' options (execOptions, getopt, makeArgs,
+// sshClientArgs, cmdLang) take values as getopt does: a short
 // option's value is the rest of its cluster or else the next word, a long
 // one's what follows its "=" or else the next word, and a long option may
 // be abbreviated.
@@ -88,6 +89,95 @@ func longOptionOf(name string, longs []string) (opt string, ambiguous bool) {
 		}
 	}
 	return opt, false
+}
+
+// getopt says how a program reads the options that one of the readers
+// looking for a few of them (less, man, apt, wget, pytest, strace) cares
+// about. A short option of valued takes a value, the rest of its cluster
+// or else the next word; one of attached only the rest of its cluster
+// (man -H[BROWSER]); one of letter the letter after it (wget -nv); any
+// other is a flag, after which the cluster goes on. A long option of long
+// takes a value after its "=" or else the next word, one of longAttached
+// only after "="; any other is passed over. Long names are taken by any
+// prefix (longPrefixOf), in any case with fold (less; the lists are then
+// lower-case), and only in full with exact (apt).
+type getopt struct {
+	valued, attached, letter string
+	long, longAttached       []string
+	fold, exact              bool
+}
+
+// options yields, up to "--", each option of ws that g lists with its
+// value (nil: none given, or ws ended first), by the name a list gives it
+// ("-o", "--output"), and each operand with the name "". A dynamic word
+// is neither: the command is not plain already.
+func (g *getopt) options(ws []word) iter.Seq2[string, *word] {
+	return func(yield func(string, *word) bool) {
+		for i := 1; i < len(ws); i++ {
+			w := &ws[i]
+			v := w.value
+			switch {
+			case !w.static:
+			case v == "--":
+				return
+			case !strings.HasPrefix(v, "-") || v == "-":
+				if !yield("", w) {
+					return
+				}
+			case strings.HasPrefix(v, "--"):
+				name, val, hasEq := strings.Cut(v, "=")
+				if opt := g.longOf(name, g.long); opt != "" {
+					if !yield(opt, longValue(ws, &i, val, hasEq)) {
+						return
+					}
+				} else if opt := g.longOf(name, g.longAttached); opt != "" {
+					var value *word
+					if hasEq {
+						value = &word{value: val, src: val, static: true}
+					}
+					if !yield(opt, value) {
+						return
+					}
+				}
+			default:
+				if !g.cluster(ws, &i, yield) {
+					return
+				}
+			}
+		}
+	}
+}
+
+// cluster yields the option of the cluster ws[*i] that takes a value, if
+// any: it ends the cluster. It returns false when yield does.
+func (g *getopt) cluster(ws []word, i *int, yield func(string, *word) bool) bool {
+	v := ws[*i].value
+	for j := 1; j < len(v); j++ {
+		c := v[j]
+		switch {
+		case strings.IndexByte(g.letter, c) >= 0:
+			j++
+		case strings.IndexByte(g.valued, c) >= 0:
+			return yield("-"+string(c), shortValue(ws, i, v, j))
+		case strings.IndexByte(g.attached, c) >= 0:
+			return yield("-"+string(c), attachedValue(v, j))
+		}
+	}
+	return true
+}
+
+// longOf returns the option of longs that name stands for, or "".
+func (g *getopt) longOf(name string, longs []string) string {
+	if g.fold {
+		name = strings.ToLower(name)
+	}
+	if g.exact {
+		if slices.Contains(longs, name) {
+			return name
+		}
+		return ""
+	}
+	return longPrefixOf(name, longs)
 }
 
 // linesAfter yields, for each mark in text, the rest of the line after

@@ -2,9 +2,10 @@ package execpolicy
 
 import "strings"
 
-// straceValued are strace's short options that take a value, attached or
-// in the next word: in a cluster, the rest of the word is that value.
-const straceValued = "abeEIoOpPsSuUX"
+// straceOptions are strace's short options that take a value, attached or
+// in the next word (in a cluster, the rest of the word is that value), and
+// -o's long name.
+var straceOptions = getopt{valued: "abeEIoOpPsSuUX", long: []string{"--output"}}
 
 // straceArgs judges strace's output file (execOptions.script): an -o or
 // --output value that starts with "|" or "!" is a command strace pipes
@@ -29,33 +30,10 @@ func straceArgs(a *analysis, ws []word, depth int) Decision {
 			d = Max(d, a.forbiddenIn(cmd, depth))
 		}
 	}
-	for i := 1; i < len(ws); i++ {
-		w := ws[i]
-		v := w.value
-		switch {
-		case !w.static:
-			continue
-		case v == "--":
-			return d // the traced command follows
-		case !strings.HasPrefix(v, "-") || v == "-":
-			continue // an operand, or the value of a long option
-		case strings.HasPrefix(v, "--"):
-			name, val, hasEq := strings.Cut(v, "=")
-			if longPrefixOf(name, []string{"--output"}) == "" {
-				continue
-			}
-			output(longValue(ws, &i, val, hasEq))
-		default:
-			for j := 1; j < len(v); j++ {
-				if strings.IndexByte(straceValued, v[j]) < 0 {
-					continue
-				}
-				value := shortValue(ws, &i, v, j)
-				if v[j] == 'o' {
-					output(value)
-				}
-				break
-			}
+	// Up to "--": the traced command follows.
+	for opt, v := range straceOptions.options(ws) {
+		if opt == "-o" || opt == "--output" {
+			output(v)
 		}
 	}
 	return d

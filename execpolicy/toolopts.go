@@ -102,9 +102,10 @@ func imageMagickArgs(a *analysis, ws []word, depth int) Decision {
 	return d
 }
 
-// wgetValued are wget's short options that take a value, attached or in
-// the next word, besides -e ('n' takes the letter after it: -nv).
-const wgetValued = "oaiBtOTwQPUDXIARln"
+// wgetOptions are wget's options that take a value: short ones attached
+// or in the next word ('n' takes the letter after it: -nv), and the long
+// ones looked at, --use-askpass's only after "=".
+var wgetOptions = getopt{valued: "oaiBtOTwQPUDXIARle", letter: "n", long: []string{"--execute", "--config"}, longAttached: []string{"--use-askpass"}}
 
 // wgetArgs judges wget's arguments (execOptions.script): --use-askpass
 // names a program wget runs for a user name and password, -e (--execute)
@@ -133,44 +134,14 @@ func wgetArgs(a *analysis, ws []word, depth int) Decision {
 			askpass(&word{value: val, src: val, static: true})
 		}
 	}
-	for i := 1; i < len(ws); i++ {
-		w := ws[i]
-		v := w.value
-		switch {
-		case !w.static:
-			continue
-		case v == "--":
-			return d
-		case strings.HasPrefix(v, "--"):
-			name, val, hasEq := strings.Cut(v, "=")
-			switch {
-			case longPrefixOf(name, []string{"--use-askpass"}) != "":
-				var cmd *word // without one, $WGET_ASKPASS
-				if hasEq {
-					cmd = &word{value: val, src: val, static: true}
-				}
-				askpass(cmd)
-			case longPrefixOf(name, []string{"--execute"}) != "":
-				execute(longValue(ws, &i, val, hasEq))
-			case longPrefixOf(name, []string{"--config"}) != "":
-				longValue(ws, &i, val, hasEq)
-				d = Max(d, a.unanalysable(prog+" --config: a wgetrc may set use_askpass"))
-			}
-		case strings.HasPrefix(v, "-") && len(v) > 1:
-			for j := 1; j < len(v); j++ {
-				switch c := v[j]; {
-				case c == 'e':
-					execute(shortValue(ws, &i, v, j))
-				case c == 'n':
-					j++
-					continue
-				case strings.IndexByte(wgetValued, c) >= 0:
-					shortValue(ws, &i, v, j)
-				default:
-					continue // a flag: the cluster goes on
-				}
-				break
-			}
+	for opt, v := range wgetOptions.options(ws) {
+		switch opt {
+		case "--use-askpass":
+			askpass(v) // without one, $WGET_ASKPASS
+		case "-e", "--execute":
+			execute(v)
+		case "--config":
+			d = Max(d, a.unanalysable(prog+" --config: a wgetrc may set use_askpass"))
 		}
 	}
 	return d
@@ -300,42 +271,19 @@ func pytestArgs(a *analysis, ws []word, _ int) Decision {
 		}
 		d = Max(d, a.unanalysable(prog+" "+opt+": may import a module of the caller's choosing"))
 	}
-	longs := []string{"--pdbcls", "--override-ini", "--config-file", "--pythonwarnings"}
-	for i := 1; i < len(ws); i++ {
-		w := ws[i]
-		v := w.value
-		switch {
-		case !w.static:
-			continue
-		case v == "--":
-			return d
-		case strings.HasPrefix(v, "--"):
-			name, val, hasEq := strings.Cut(v, "=")
-			opt := longPrefixOf(name, longs)
-			if opt == "" {
-				continue
-			}
-			value := longValue(ws, &i, val, hasEq)
-			if opt == "--pythonwarnings" {
-				opt = "-W"
-			}
-			loads(opt, value)
-		case strings.HasPrefix(v, "-") && len(v) > 1:
-			for j := 1; j < len(v); j++ {
-				switch c := v[j]; {
-				case strings.IndexByte("pocW", c) >= 0:
-					loads("-"+string(c), shortValue(ws, &i, v, j))
-				case strings.IndexByte("kmr", c) >= 0:
-					shortValue(ws, &i, v, j)
-				default:
-					continue // a flag: the cluster goes on
-				}
-				break
-			}
+	for opt, v := range pytestOptions.options(ws) {
+		switch opt {
+		case "--pythonwarnings":
+			loads("-W", v)
+		case "-p", "-o", "-c", "-W", "--pdbcls", "--override-ini", "--config-file":
+			loads(opt, v)
 		}
 	}
 	return d
 }
+
+// pytestOptions are pytest's options that take a value.
+var pytestOptions = getopt{valued: "pocWkmr", long: []string{"--pdbcls", "--override-ini", "--config-file", "--pythonwarnings"}}
 
 // pytestArgFile makes an @FILE argument unanalysable: pytest 8.2 reads
 // arguments from the file (argparse's fromfile_prefix_chars), as gs, the
