@@ -61,7 +61,7 @@ func encodePolicy(key [cacheKeySize]byte, p *Policy) []byte {
 	buf = binary.AppendUvarint(buf, uint64(len(progs)))
 	for _, prog := range progs {
 		rules := p.byProgram[prog].all()
-		buf = appendString(buf, prog)
+		buf = cachefile.AppendString(buf, prog)
 		buf = binary.AppendUvarint(buf, uint64(len(rules)))
 		for _, r := range rules {
 			buf = binary.AppendUvarint(buf, uint64(len(r.Rest)))
@@ -69,37 +69,32 @@ func encodePolicy(key [cacheKeySize]byte, p *Policy) []byte {
 				buf = appendStrings(buf, alts)
 			}
 			buf = append(buf, byte(r.Decision))
-			buf = appendString(buf, r.Justification)
-			buf = appendString(buf, r.Profile)
-			buf = appendString(buf, r.Source)
+			buf = cachefile.AppendString(buf, r.Justification)
+			buf = cachefile.AppendString(buf, r.Profile)
+			buf = cachefile.AppendString(buf, r.Source)
 		}
 	}
 	names := slices.Sorted(maps.Keys(p.hostExecutables))
 	buf = binary.AppendUvarint(buf, uint64(len(names)))
 	for _, name := range names {
-		buf = appendString(buf, name)
+		buf = cachefile.AppendString(buf, name)
 		buf = appendStrings(buf, p.hostExecutables[name])
 	}
 	buf = binary.AppendUvarint(buf, uint64(len(p.network)))
 	for _, n := range p.network {
-		buf = appendString(buf, n.Host)
-		buf = appendString(buf, n.Protocol)
+		buf = cachefile.AppendString(buf, n.Host)
+		buf = cachefile.AppendString(buf, n.Protocol)
 		buf = append(buf, byte(n.Decision))
-		buf = appendString(buf, n.Justification)
-		buf = appendString(buf, n.Source)
+		buf = cachefile.AppendString(buf, n.Justification)
+		buf = cachefile.AppendString(buf, n.Source)
 	}
 	return cachefile.Seal(buf)
-}
-
-func appendString(buf []byte, s string) []byte {
-	buf = binary.AppendUvarint(buf, uint64(len(s)))
-	return append(buf, s...)
 }
 
 func appendStrings(buf []byte, ss []string) []byte {
 	buf = binary.AppendUvarint(buf, uint64(len(ss)))
 	for _, s := range ss {
-		buf = appendString(buf, s)
+		buf = cachefile.AppendString(buf, s)
 	}
 	return buf
 }
@@ -119,15 +114,15 @@ func decodePolicy(key [cacheKeySize]byte, entry []byte) (*Policy, error) {
 	// One string for the whole body lets every decoded string share it
 	// instead of costing an allocation each; it is entry's own bytes, not
 	// a copy, which for 1000 rules was ten more fresh pages per start.
-	d := &decoder{s: unsafe.String(unsafe.SliceData(body), len(body))}
+	d := decoder{cachefile.NewDecoder(unsafe.String(unsafe.SliceData(body), len(body)), errCacheEntry)}
 	p := NewPolicy()
 	// A number, not a count of what follows: examples leave nothing in
 	// the entry, so count's bound (no more than the bytes left) would
 	// refuse the entry of a file with many examples and few rules.
-	if n := d.uvarint(); n <= math.MaxInt32 {
+	if n := d.Uvarint(); n <= math.MaxInt32 {
 		p.nexamples = int(n)
 	} else {
-		d.fail("%d examples", n)
+		d.Fail("%d examples", n)
 	}
 	// The whole body is checked here, but each program's rules are only
 	// decoded when it is looked up (bucket): their totals, checked against
@@ -135,7 +130,7 @@ func decodePolicy(key [cacheKeySize]byte, entry []byte) (*Policy, error) {
 	nrules, nrest, nalts := d.count(), d.count(), d.count()
 	nprogs := d.count()
 	if nprogs > nrules {
-		d.fail("%d programs for %d rules", nprogs, nrules)
+		d.Fail("%d programs for %d rules", nprogs, nrules)
 	}
 	var sumRest, sumAlts int
 	// One array each for the buckets, their pieces and their blocks: a
@@ -144,22 +139,22 @@ func decodePolicy(key [cacheKeySize]byte, entry []byte) (*Policy, error) {
 	pieces := make([]piece, nprogs)
 	blocks := make([]encodedRules, nprogs)
 	for i := range nprogs {
-		prog := d.string()
+		prog := d.Str()
 		n := d.count()
 		if n == 0 || n > nrules-p.nrules {
-			d.fail("program %q has %d rules", prog, n)
+			d.Fail("program %q has %d rules", prog, n)
 		}
 		if _, dup := p.byProgram[prog]; dup {
-			d.fail("program %q listed twice", prog)
+			d.Fail("program %q listed twice", prog)
 		}
-		if d.err != nil {
+		if d.Err() != nil {
 			break
 		}
-		start := d.off
+		start := d.Off()
 		blk := &blocks[i]
 		blk.prog, blk.n = prog, n
 		blk.nrest, blk.nalts, blk.refs = d.skimRules(n)
-		blk.body = d.s[start:d.off]
+		blk.body = d.Since(start)
 		sumRest += blk.nrest
 		sumAlts += blk.nalts
 		pieces[i].block = blk
@@ -167,30 +162,27 @@ func decodePolicy(key [cacheKeySize]byte, entry []byte) (*Policy, error) {
 		p.byProgram[prog] = &buckets[i]
 		p.nrules += n
 	}
-	if d.err == nil && (p.nrules != nrules || sumRest != nrest || sumAlts != nalts) {
-		d.fail("totals do not match the rules")
+	if d.Err() == nil && (p.nrules != nrules || sumRest != nrest || sumAlts != nalts) {
+		d.Fail("totals do not match the rules")
 	}
 	nhosts := d.count()
 	p.hostExecutables = make(map[string][]string, nhosts)
 	for range nhosts {
-		name := d.string()
+		name := d.Str()
 		paths := d.strings()
 		if _, dup := p.hostExecutables[name]; dup {
-			d.fail("host executable %q listed twice", name)
+			d.Fail("host executable %q listed twice", name)
 		}
 		p.hostExecutables[name] = paths
 	}
 	if n := d.count(); n > 0 {
 		p.network = make([]NetworkRule, n)
 		for i := range p.network {
-			p.network[i] = NetworkRule{Host: d.string(), Protocol: d.string(), Decision: d.decision(), Justification: d.string(), Source: d.string()}
+			p.network[i] = NetworkRule{Host: d.Str(), Protocol: d.Str(), Decision: d.decision(), Justification: d.Str(), Source: d.Str()}
 		}
 	}
-	if d.err == nil && d.off != len(d.s) {
-		d.fail("%d trailing bytes", len(d.s)-d.off)
-	}
-	if d.err != nil {
-		return nil, d.err
+	if err := d.End(); err != nil {
+		return nil, err
 	}
 	return p, nil
 }
@@ -210,7 +202,7 @@ type encodedRules struct {
 // skimRules checks the n rules that follow, read as encodedRules.decode
 // reads them, without keeping any: it returns the totals of their
 // positions and alternatives and the profiles they name.
-func (d *decoder) skimRules(n int) (nrest, nalts int, refs []ProfileRef) {
+func (d decoder) skimRules(n int) (nrest, nalts int, refs []ProfileRef) {
 	var first map[string]string
 	for range n {
 		k := d.count()
@@ -218,16 +210,16 @@ func (d *decoder) skimRules(n int) (nrest, nalts int, refs []ProfileRef) {
 		for range k {
 			m := d.count()
 			if m == 0 {
-				d.fail("empty list of alternatives")
+				d.Fail("empty list of alternatives")
 			}
 			nalts += m
 			for range m {
-				d.string()
+				d.Str()
 			}
 		}
 		d.decision()
-		d.string() // justification
-		profile, source := d.string(), d.string()
+		d.Str() // justification
+		profile, source := d.Str(), d.Str()
 		if profile != "" {
 			if first == nil {
 				first = map[string]string{}
@@ -246,7 +238,7 @@ func (d *decoder) skimRules(n int) (nrest, nalts int, refs []ProfileRef) {
 // the program's commands are forbidden rather than judged by part of its
 // rules.
 func (e *encodedRules) decode() []*PrefixRule {
-	d := &decoder{s: e.body}
+	d := decoder{cachefile.NewDecoder(e.body, errCacheEntry)}
 	rules := make([]PrefixRule, e.n)
 	ptrs := make([]*PrefixRule, e.n)
 	rests := make([][]string, e.nrest)
@@ -255,7 +247,7 @@ func (e *encodedRules) decode() []*PrefixRule {
 		r := &rules[i]
 		r.Program = e.prog
 		if nrest := d.count(); nrest > len(rests) {
-			d.fail("rule uses %d positions of %d left", nrest, len(rests))
+			d.Fail("rule uses %d positions of %d left", nrest, len(rests))
 		} else if nrest > 0 {
 			r.Rest, rests = rests[:nrest:nrest], rests[nrest:]
 			for j := range r.Rest {
@@ -263,117 +255,61 @@ func (e *encodedRules) decode() []*PrefixRule {
 			}
 		}
 		r.Decision = d.decision()
-		r.Justification = d.string()
-		r.Profile = d.string()
-		r.Source = d.string()
+		r.Justification = d.Str()
+		r.Profile = d.Str()
+		r.Source = d.Str()
 		ptrs[i] = r
 	}
-	if d.err != nil || d.off != len(d.s) || len(rests) != 0 || len(alts) != 0 {
+	if d.End() != nil || len(rests) != 0 || len(alts) != 0 {
 		return []*PrefixRule{{Program: e.prog, Decision: Forbidden, Justification: "gatedexec: damaged rules cache entry"}}
 	}
 	return ptrs
 }
 
-// decoder reads the body of a cache entry. After the first error every
-// read returns a zero value, so callers check err once at the end; counts
-// read as zero then, which ends every loop.
-type decoder struct {
-	s   string
-	off int
-	err error
-}
-
-func (d *decoder) fail(format string, args ...any) {
-	if d.err == nil {
-		d.err = fmt.Errorf("%w: %s at byte %d", errCacheEntry, fmt.Sprintf(format, args...), d.off)
-	}
-	d.off = len(d.s)
-}
-
-func (d *decoder) uvarint() uint64 {
-	if d.err != nil {
-		return 0
-	}
-	var v uint64
-	for shift := 0; shift < 64; shift += 7 {
-		if d.off >= len(d.s) {
-			d.fail("truncated number")
-			return 0
-		}
-		c := d.s[d.off]
-		d.off++
-		v |= uint64(c&0x7f) << shift
-		if c < 0x80 {
-			return v
-		}
-	}
-	d.fail("number too long")
-	return 0
-}
+// decoder reads the body of a cache entry: cachefile.Decoder with the
+// shapes the encoder writes.
+type decoder struct{ *cachefile.Decoder }
 
 // count reads a count of items, each of which takes at least one byte, so
 // a count larger than what is left is damage.
-func (d *decoder) count() int {
-	n := d.uvarint()
-	if n > uint64(len(d.s)-d.off) {
-		d.fail("count %d exceeds the entry", n)
-		return 0
-	}
-	return int(n)
-}
-
-func (d *decoder) string() string {
-	n := d.uvarint()
-	if n > uint64(len(d.s)-d.off) {
-		d.fail("string length %d exceeds the entry", n)
-		return ""
-	}
-	s := d.s[d.off : d.off+int(n)]
-	d.off += int(n)
-	return s
-}
+func (d decoder) count() int { return d.Count(1) }
 
 // strings reads a list of strings; an empty list decodes as nil, as the
 // loader builds it.
-func (d *decoder) strings() []string {
+func (d decoder) strings() []string {
 	n := d.count()
 	if n == 0 {
 		return nil
 	}
 	ss := make([]string, n)
 	for i := range ss {
-		ss[i] = d.string()
+		ss[i] = d.Str()
 	}
 	return ss
 }
 
 // carve reads a non-empty list of strings into the front of pool and
 // returns it and the rest of pool.
-func (d *decoder) carve(pool []string) (list, rest []string) {
+func (d decoder) carve(pool []string) (list, rest []string) {
 	n := d.count()
 	if n == 0 || n > len(pool) {
-		d.fail("list of %d strings with %d left", n, len(pool))
+		d.Fail("list of %d strings with %d left", n, len(pool))
 		return nil, pool
 	}
 	list, rest = pool[:n:n], pool[n:]
 	for i := range list {
-		list[i] = d.string()
+		list[i] = d.Str()
 	}
 	return list, rest
 }
 
-func (d *decoder) decision() Decision {
-	if d.err != nil {
+func (d decoder) decision() Decision {
+	v := Decision(d.Byte())
+	if d.Err() != nil {
 		return 0
 	}
-	if d.off >= len(d.s) {
-		d.fail("truncated decision")
-		return 0
-	}
-	v := Decision(d.s[d.off])
-	d.off++
 	if v != Allow && v != Prompt && v != Forbidden {
-		d.fail("invalid decision %d", int(v))
+		d.Fail("invalid decision %d", int(v))
 		return 0
 	}
 	return v

@@ -192,7 +192,7 @@ func encodeParseEntry(key [sha256.Size]byte, files []memoFile) []byte {
 	buf = binary.AppendUvarint(buf, uint64(len(files)))
 	for _, f := range files {
 		buf = append(buf, f.id[:]...)
-		buf = appendStr(buf, f.encoded)
+		buf = cachefile.AppendString(buf, f.encoded)
 	}
 	return cachefile.Seal(buf)
 }
@@ -205,19 +205,16 @@ func decodeParseEntry(key [sha256.Size]byte, entry []byte) (map[fileID]string, e
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", errParseCacheEntry, err)
 	}
-	d := &dec{s: string(body)}
-	n := d.count(sha256.Size + 1)
+	d := cachefile.NewDecoder(string(body), errParseCacheEntry)
+	n := d.Count(sha256.Size + 1)
 	out := make(map[fileID]string, n)
 	for range n {
 		var id fileID
-		copy(id[:], d.bytes(len(id)))
-		out[id] = d.str()
+		copy(id[:], d.Bytes(len(id)))
+		out[id] = d.Str()
 	}
-	if d.err == nil && d.off != len(d.s) {
-		d.fail("%d trailing bytes", len(d.s)-d.off)
-	}
-	if d.err != nil {
-		return nil, d.err
+	if err := d.End(); err != nil {
+		return nil, err
 	}
 	return out, nil
 }
@@ -241,7 +238,7 @@ func encodeFile(f *File) string {
 		b = append(b, 0)
 	} else {
 		b = append(b, 1)
-		b = appendStr(b, u.mode)
+		b = cachefile.AppendString(b, u.mode)
 		b = appendList(b, u.list)
 	}
 	b = appendOptList(b, n.AllowHosts)
@@ -276,7 +273,7 @@ func encodeFile(f *File) string {
 
 // decodeFile decodes what encodeFile wrote.
 func decodeFile(s string) (*File, error) {
-	d := &dec{s: s}
+	d := dec{cachefile.NewDecoder(s, errParseCacheEntry)}
 	f := &File{}
 	f.Description = d.optStr()
 	f.Extends = d.optStr()
@@ -290,7 +287,7 @@ func decodeFile(s string) (*File, error) {
 	n := &f.Network
 	n.Mode = d.optStr()
 	if d.present() {
-		n.UnixSockets = &unixSockets{mode: d.str(), list: d.list()}
+		n.UnixSockets = &unixSockets{mode: d.Str(), list: d.list()}
 	}
 	n.AllowHosts = d.optList()
 	n.DenyHosts = d.optList()
@@ -307,41 +304,33 @@ func decodeFile(s string) (*File, error) {
 	l.CPU = (*count)(d.optUint())
 	l.AS = (*size)(d.optUint())
 	if d.present() {
-		m := &memory{bytes: d.uvarint()}
-		pct := d.uvarint()
+		m := &memory{bytes: d.Uvarint()}
+		pct := d.Uvarint()
 		if pct > 100 {
-			d.fail("memory percentage %d", pct)
+			d.Fail("memory percentage %d", pct)
 		}
 		m.percent = int(pct)
 		l.Memory = m
 	}
 	if d.present() {
-		t := d.uvarint()
+		t := d.Uvarint()
 		if t == 0 || t > 1<<63-1 {
-			d.fail("timeout %d", t)
+			d.Fail("timeout %d", t)
 		}
 		td := duration(time.Duration(t))
 		l.Timeout = &td
 	}
-	if d.err == nil && d.off != len(d.s) {
-		d.fail("%d trailing bytes", len(d.s)-d.off)
-	}
-	if d.err != nil {
-		return nil, d.err
+	if err := d.End(); err != nil {
+		return nil, err
 	}
 	return f, nil
-}
-
-func appendStr(b []byte, s string) []byte {
-	b = binary.AppendUvarint(b, uint64(len(s)))
-	return append(b, s...)
 }
 
 func appendOptStr(b []byte, s *string) []byte {
 	if s == nil {
 		return append(b, 0)
 	}
-	return appendStr(append(b, 1), *s)
+	return cachefile.AppendString(append(b, 1), *s)
 }
 
 // appendList writes a list, telling a nil one from an empty one.
@@ -352,7 +341,7 @@ func appendList(b []byte, l []string) []byte {
 	b = append(b, 1)
 	b = binary.AppendUvarint(b, uint64(len(l)))
 	for _, s := range l {
-		b = appendStr(b, s)
+		b = cachefile.AppendString(b, s)
 	}
 	return b
 }
@@ -381,116 +370,43 @@ func appendOptUint(b []byte, v *uint64) []byte {
 	return binary.AppendUvarint(append(b, 1), *v)
 }
 
-// dec reads an entry. After the first error every read returns a zero
-// value and counts read as zero, so callers check err once at the end.
-type dec struct {
-	s   string
-	off int
-	err error
-}
-
-func (d *dec) fail(format string, args ...any) {
-	if d.err == nil {
-		d.err = fmt.Errorf("%w: %s at byte %d", errParseCacheEntry, fmt.Sprintf(format, args...), d.off)
-	}
-	d.off = len(d.s)
-}
-
-func (d *dec) byte() byte {
-	if d.err != nil {
-		return 0
-	}
-	if d.off >= len(d.s) {
-		d.fail("truncated")
-		return 0
-	}
-	c := d.s[d.off]
-	d.off++
-	return c
-}
-
-func (d *dec) bytes(n int) string {
-	if d.err != nil {
-		return ""
-	}
-	if n > len(d.s)-d.off {
-		d.fail("truncated")
-		return ""
-	}
-	s := d.s[d.off : d.off+n]
-	d.off += n
-	return s
-}
-
-func (d *dec) uvarint() uint64 {
-	var v uint64
-	for shift := 0; shift < 64; shift += 7 {
-		c := d.byte()
-		if d.err != nil {
-			return 0
-		}
-		v |= uint64(c&0x7f) << shift
-		if c < 0x80 {
-			return v
-		}
-	}
-	d.fail("number too long")
-	return 0
-}
-
-// count reads a count of items each at least min bytes long; a count the
-// rest of the entry cannot hold is damage.
-func (d *dec) count(min int) int {
-	n := d.uvarint()
-	if n > uint64((len(d.s)-d.off)/min) {
-		d.fail("count %d exceeds the entry", n)
-		return 0
-	}
-	return int(n)
-}
-
-func (d *dec) str() string {
-	n := d.uvarint()
-	if n > uint64(len(d.s)-d.off) {
-		d.fail("length %d exceeds the entry", n)
-		return ""
-	}
-	return d.bytes(int(n))
-}
+// dec reads an entry's files: cachefile.Decoder with the shapes
+// encodeFile writes.
+type dec struct{ *cachefile.Decoder }
 
 // present reads a presence byte: 0 or 1.
-func (d *dec) present() bool {
-	switch d.byte() {
+func (d dec) present() bool {
+	switch d.Byte() {
 	case 0:
 		return false
 	case 1:
 		return true
 	}
-	d.fail("bad presence byte")
+	d.Fail("bad presence byte")
 	return false
 }
 
-func (d *dec) optStr() *string {
+func (d dec) optStr() *string {
 	if !d.present() {
 		return nil
 	}
-	s := d.str()
+	s := d.Str()
 	return &s
 }
 
-func (d *dec) list() []string {
+func (d dec) list() []string {
 	if !d.present() {
 		return nil
 	}
-	n := d.count(1)
+	n := d.Count(1)
 	l := make([]string, n)
 	for i := range l {
-		l[i] = d.str()
+		l[i] = d.Str()
 	}
 	return l
 }
 
-func (d *dec) optList() *[]string {
+func (d dec) optList() *[]string {
 	if !d.present() {
 		return nil
 	}
@@ -498,25 +414,25 @@ func (d *dec) optList() *[]string {
 	return &l
 }
 
-func (d *dec) optBool() *bool {
+func (d dec) optBool() *bool {
 	if !d.present() {
 		return nil
 	}
 	var v bool
-	switch d.byte() {
+	switch d.Byte() {
 	case 0:
 	case 1:
 		v = true
 	default:
-		d.fail("bad bool")
+		d.Fail("bad bool")
 	}
 	return &v
 }
 
-func (d *dec) optUint() *uint64 {
+func (d dec) optUint() *uint64 {
 	if !d.present() {
 		return nil
 	}
-	v := d.uvarint()
+	v := d.Uvarint()
 	return &v
 }

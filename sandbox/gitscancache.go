@@ -72,21 +72,17 @@ func encodeListings(listed map[string]dirListing, root string, since time.Time) 
 	b = binary.AppendVarint(b, since.UnixNano())
 	b = binary.AppendUvarint(b, uint64(len(listed)))
 	for path, l := range listed {
-		b = appendString(b, path)
+		b = cachefile.AppendString(b, path)
 		b = binary.AppendUvarint(b, l.ino)
 		b = binary.AppendVarint(b, l.ctime.UnixNano())
 		b = binary.AppendUvarint(b, uint64(l.entries))
 		b = append(b, l.flags())
 		b = binary.AppendUvarint(b, uint64(len(l.subdirs)))
 		for _, s := range l.subdirs {
-			b = appendString(b, s)
+			b = cachefile.AppendString(b, s)
 		}
 	}
 	return cachefile.Seal(b)
-}
-
-func appendString(b []byte, s string) []byte {
-	return append(binary.AppendUvarint(b, uint64(len(s))), s...)
 }
 
 var errScanCache = errors.New("scan cache: damaged entry")
@@ -97,80 +93,32 @@ func decodeListings(b []byte, root string) (map[string]dirListing, time.Time, er
 	if err != nil {
 		return nil, time.Time{}, fmt.Errorf("%w: %w", errScanCache, err)
 	}
-	d := &scanDecoder{b: body}
-	since := time.Unix(0, d.varint())
-	n := d.uvarint()
+	d := cachefile.NewDecoder(string(body), errScanCache)
+	since := time.Unix(0, d.Varint())
+	n := d.Count(1)
 	if n > GitScanLimit {
 		return nil, time.Time{}, errScanCache
 	}
 	listed := make(map[string]dirListing, n)
 	for range n {
-		path := d.string()
-		l := dirListing{ino: d.uvarint(), ctime: time.Unix(0, d.varint())}
-		entries := d.uvarint()
+		path := d.Str()
+		l := dirListing{ino: d.Uvarint(), ctime: time.Unix(0, d.Varint())}
+		entries := d.Uvarint()
 		l.entries = int(min(entries, GitScanLimit)) // refused below when more: no sum of them overflows
-		l.setFlags(d.byte())
-		k := d.uvarint()
+		l.setFlags(d.Byte())
+		k := d.Count(1)
 		if k > GitScanLimit || entries > GitScanLimit {
 			return nil, time.Time{}, errScanCache
 		}
 		for range k {
-			l.subdirs = append(l.subdirs, d.string())
+			l.subdirs = append(l.subdirs, d.Str())
 		}
 		listed[path] = l
 	}
-	if d.err || len(d.b) != 0 {
-		return nil, time.Time{}, errScanCache
+	if err := d.End(); err != nil {
+		return nil, time.Time{}, err
 	}
 	return listed, since, nil
-}
-
-// scanDecoder reads an entry; err is set, and zero values returned, once
-// it runs short.
-type scanDecoder struct {
-	b   []byte
-	err bool
-}
-
-func (d *scanDecoder) uvarint() uint64 {
-	v, n := binary.Uvarint(d.b)
-	if n <= 0 {
-		d.err, d.b = true, nil
-		return 0
-	}
-	d.b = d.b[n:]
-	return v
-}
-
-func (d *scanDecoder) varint() int64 {
-	v, n := binary.Varint(d.b)
-	if n <= 0 {
-		d.err, d.b = true, nil
-		return 0
-	}
-	d.b = d.b[n:]
-	return v
-}
-
-func (d *scanDecoder) byte() byte {
-	if len(d.b) == 0 {
-		d.err = true
-		return 0
-	}
-	c := d.b[0]
-	d.b = d.b[1:]
-	return c
-}
-
-func (d *scanDecoder) string() string {
-	n := d.uvarint()
-	if n > uint64(len(d.b)) {
-		d.err, d.b = true, nil
-		return ""
-	}
-	s := string(d.b[:n])
-	d.b = d.b[n:]
-	return s
 }
 
 // flags packs the listing's .git entry and git directory marks.

@@ -1,5 +1,7 @@
 // Package cachefile reads and writes the entries of gatedexec's on-disk
-// caches (compiled rules, parsed profiles). A cache entry says what the
+// caches (compiled rules, parsed profiles, git-scan listings): their
+// frame (Header, Seal, Open), their bodies' strings and numbers
+// (AppendString, Decoder), and their files. A cache entry says what the
 // rules or a profile are, so one that someone else could have written is
 // never read: the directory and the entry must belong to the effective
 // user and be writable by no one else, the entry must be a regular file
