@@ -92,18 +92,20 @@ func (p *program) newLabel() int {
 
 // jumpTo makes the jt (or jf) branch of instruction at go to label.
 func (p *program) jumpTo(at int, jt bool, label int) {
-	if p.pending == nil {
-		p.pending = map[int][]jumpRef{}
-	}
-	p.pending[label] = append(p.pending[label], jumpRef{at: at, jt: jt})
+	p.refer(label, jumpRef{at: at, jt: jt})
 }
 
 // jaTo emits an unconditional jump to label, which reaches any distance.
 func (p *program) jaTo(label int) {
+	p.refer(label, jumpRef{at: p.emit(bpfJa, 0, 0, 0), ja: true})
+}
+
+// refer notes a jump to label, set when place puts it.
+func (p *program) refer(label int, ref jumpRef) {
 	if p.pending == nil {
 		p.pending = map[int][]jumpRef{}
 	}
-	p.pending[label] = append(p.pending[label], jumpRef{at: p.emit(bpfJa, 0, 0, 0), ja: true})
+	p.pending[label] = append(p.pending[label], ref)
 }
 
 // place puts label at the next instruction.
