@@ -281,6 +281,11 @@ func (pre *prestarted) send(stdio [3]*os.File, ruleset *os.File, spec []byte) er
 	if sendErr != nil {
 		return fmt.Errorf("sandbox: sending the helper its descriptors: %w", sendErr)
 	}
+	if sent == len(msg) {
+		// Nothing left: a write of nothing would still fail (EPIPE) once
+		// a helper that refused the spec has ended, and hide its report.
+		return nil
+	}
 	if _, err := pre.sock.Write(msg[sent:]); err != nil {
 		return fmt.Errorf("sandbox: writing the helper spec: %w", err)
 	}

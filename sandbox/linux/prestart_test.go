@@ -173,6 +173,12 @@ func TestPrestartedRefusesOtherNamespaces(t *testing.T) {
 	if pre.err != nil {
 		t.Fatal(pre.err)
 	}
+	// Every way out ends the helper and releases the thread that forked
+	// it, which Close waits for: a failure must not hang the suite.
+	defer func() {
+		pre.cmd.Process.Kill()
+		pre.done()
+	}()
 	spec := helperSpec{Path: "/bin/true", Argv: []string{"true"}, Unshare: unix.CLONE_NEWNS | unix.CLONE_NEWIPC | unix.CLONE_NEWNET}
 	data, err := spec.encode()
 	if err != nil {
