@@ -43,32 +43,17 @@ func TestLess(t *testing.T) {
 	})
 }
 
-// TestAgentTerminalReaders holds the programs that take commands from
-// their terminal: on an agent's terminal (Codex gives a command a pty the
-// model types into) "nano f" is a shell one ^T away, "more f" one "!",
-// so with an allow rule for them they prompt there, and only there.
-func TestAgentTerminalReaders(t *testing.T) {
-	p := bypassPolicy()
-	for _, prog := range []string{"nano", "more", "emacs", "tig", "ls", "timeout", "uv"} {
-		p.AddPrefixRule(PrefixRule{Program: prog, Decision: Allow, Source: "bypass11"})
-	}
-	for _, c := range []struct {
-		script    string
-		agent, no Decision
-	}{
-		{"nano f", Prompt, Allow},
-		{"more f", Prompt, Allow},
-		{"/usr/bin/more f", Prompt, Prompt}, // a path, not the rule's program: unmatched
-		{"ls | more", Prompt, Allow},
-		{"tig", Prompt, Allow},
-		{"emacs f", Prompt, Allow},
-		{"emacs --batch f", Allow, Allow},
-		{"nano f; rm x", Forbidden, Forbidden},
-		{"ls", Allow, Allow},
-		{"sh -c 'nano f'", Prompt, Prompt}, // sh has no rule here
-		{"timeout 5 nano f", Prompt, Allow},
-		{"uv run nano f", Prompt, Allow}, // a runner's command, judged apart
-	} {
+// agentTerminalCase is a script and how it is judged on an agent's
+// terminal and off one.
+type agentTerminalCase struct {
+	script    string
+	agent, no Decision
+}
+
+// judgeOnAgentTerminal judges each case's script both ways under p.
+func judgeOnAgentTerminal(t *testing.T, p *Policy, cases []agentTerminalCase) {
+	t.Helper()
+	for _, c := range cases {
 		for _, agent := range []bool{true, false} {
 			want := c.no
 			if agent {
@@ -82,6 +67,31 @@ func TestAgentTerminalReaders(t *testing.T) {
 	}
 }
 
+// TestAgentTerminalReaders holds the programs that take commands from
+// their terminal: on an agent's terminal (Codex gives a command a pty the
+// model types into) "nano f" is a shell one ^T away, "more f" one "!",
+// so with an allow rule for them they prompt there, and only there.
+func TestAgentTerminalReaders(t *testing.T) {
+	p := bypassPolicy()
+	for _, prog := range []string{"nano", "more", "emacs", "tig", "ls", "timeout", "uv"} {
+		p.AddPrefixRule(PrefixRule{Program: prog, Decision: Allow, Source: "bypass11"})
+	}
+	judgeOnAgentTerminal(t, p, []agentTerminalCase{
+		{"nano f", Prompt, Allow},
+		{"more f", Prompt, Allow},
+		{"/usr/bin/more f", Prompt, Prompt}, // a path, not the rule's program: unmatched
+		{"ls | more", Prompt, Allow},
+		{"tig", Prompt, Allow},
+		{"emacs f", Prompt, Allow},
+		{"emacs --batch f", Allow, Allow},
+		{"nano f; rm x", Forbidden, Forbidden},
+		{"ls", Allow, Allow},
+		{"sh -c 'nano f'", Prompt, Prompt}, // sh has no rule here
+		{"timeout 5 nano f", Prompt, Allow},
+		{"uv run nano f", Prompt, Allow}, // a runner's command, judged apart
+	})
+}
+
 // TestAgentTerminalEnvCleared: on an agent's terminal the pagers are set
 // for the command (gate's agentTerminalEnv); a wrapper that unsets them,
 // or the whole environment, for what it runs would start a less that
@@ -91,10 +101,7 @@ func TestAgentTerminalEnvCleared(t *testing.T) {
 	for _, prog := range []string{"env", "git"} {
 		p.AddPrefixRule(PrefixRule{Program: prog, Decision: Allow, Source: "bypass11"})
 	}
-	for _, c := range []struct {
-		script    string
-		agent, no Decision
-	}{
+	judgeOnAgentTerminal(t, p, []agentTerminalCase{
 		{"env -u PAGER git log", Prompt, Allow},
 		{"env -uLESSSECURE git log", Prompt, Allow},
 		{"env --unset=GIT_PAGER git log", Prompt, Allow},
@@ -106,18 +113,7 @@ func TestAgentTerminalEnvCleared(t *testing.T) {
 		{"exec -c git log", Prompt, Prompt}, // exec has no rule here
 		{"env -C /tmp git log", Allow, Allow},
 		{"env git log", Allow, Allow},
-	} {
-		for _, agent := range []bool{true, false} {
-			want := c.no
-			if agent {
-				want = c.agent
-			}
-			ev := p.Evaluate([]string{c.script}, EvalOptions{Shell: true, AgentTerminal: agent})
-			if ev.Decision != want {
-				t.Errorf("%q, agent terminal %v: %v, want %v; reasons %v", c.script, agent, ev.Decision, want, ev.Reasons)
-			}
-		}
-	}
+	})
 	// exec's -c, with a rule for exec's command.
 	ev := p.Evaluate([]string{"exec -c git log"}, EvalOptions{Shell: true, AgentTerminal: true})
 	found := false
