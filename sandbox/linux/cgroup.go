@@ -4,6 +4,7 @@ package linux
 
 import (
 	"bufio"
+	"bytes"
 	"errors"
 	"fmt"
 	"os"
@@ -367,6 +368,46 @@ func cgroupProcs(dir string) ([]int, error) {
 	return pids, nil
 }
 
+// reusable reports whether the cgroups of a run that has ended can be
+// another run's: no task is in any of them (a run without a PID
+// namespace leaves what it detached; a forking thread that could not
+// leave stays), and no memory is charged to them that the next run could
+// not reclaim (files on a tmpfs, locked pages), which would lower its
+// limit, and every later run's. False when one cannot be read.
+func (g *runCgroups) reusable() bool {
+	for _, d := range g.dirs {
+		b, err := os.ReadFile(filepath.Join(d, "cgroup.procs"))
+		if err != nil || len(bytes.TrimSpace(b)) > 0 {
+			return false
+		}
+		stat, err := os.ReadFile(filepath.Join(d, "memory.stat"))
+		if errors.Is(err, os.ErrNotExist) {
+			continue // not a memory cgroup
+		}
+		if err != nil || !unreclaimableFree(string(stat)) {
+			return false
+		}
+	}
+	return true
+}
+
+// unreclaimableFree reports whether a memory.stat (v1 or unified) says
+// the cgroup holds no shared memory (tmpfs, System V or memfd pages) and
+// nothing unevictable; both lines must be there.
+func unreclaimableFree(stat string) bool {
+	seen := 0
+	for line := range strings.Lines(stat) {
+		name, value, _ := strings.Cut(strings.TrimSpace(line), " ")
+		if name == "shmem" || name == "unevictable" {
+			if value != "0" {
+				return false
+			}
+			seen++
+		}
+	}
+	return seen == 2
+}
+
 // remove deletes the cgroups once their last task is gone.
 func (g *runCgroups) remove() {
 	for _, d := range g.dirs {
@@ -388,6 +429,9 @@ type pendingCgroups struct {
 	cg   *runCgroups
 	// background, when set, removes them in the background.
 	background *sync.WaitGroup
+	// keep, when set, is offered them first, and keeps them when it
+	// returns true (keepCgroups): they are then not removed.
+	keep func(*runCgroups) bool
 }
 
 // cgroupsFor starts making the cgroups of a run of p: root is exempt from
@@ -437,7 +481,7 @@ func (a *pendingCgroups) wait() *runCgroups {
 // release removes the cgroups once the run's tasks are gone.
 func (a *pendingCgroups) release() {
 	cg := a.wait()
-	if cg == nil {
+	if cg == nil || a.keep != nil && a.keep(cg) {
 		return
 	}
 	if a.background == nil {

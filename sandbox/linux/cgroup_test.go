@@ -172,3 +172,167 @@ func deadPid(t *testing.T) int {
 	}
 	return gone.ProcessState.Pid()
 }
+
+// TestPrestartedKeepsCgroups: a LongLived Runner's prestarted runs are
+// given the cgroups of the run before when they are empty: the same
+// pids and memory cgroups, limits in place. Cgroups a task is left in,
+// or that tmpfs memory is still charged to, are not given to the next
+// run; Close leaves none.
+func TestPrestartedKeepsCgroups(t *testing.T) {
+	requireRoot(t, "cgroups are made as root only")
+	if landlockABI() == 0 && os.Getenv("CI") == "" {
+		t.Skip("no landlock")
+	}
+	h := readCgroupHost()
+	if h.err != nil {
+		t.Fatalf("this process's cgroups: %v", h.err)
+	}
+	limits := cgroupLimits(sandbox.Limits{NProc: 64, Memory: 512 << 20})
+	var parents []string
+	for _, l := range limits {
+		if parent, _, ok := h.parentOf(l); ok {
+			parents = append(parents, parent)
+		}
+	}
+	if len(parents) != 2 {
+		t.Fatalf("this host's cgroup hierarchies for pids and memory: %v; want both", parents)
+	}
+	ws := t.TempDir()
+	p := &sandbox.Profile{Name: "t", Enforcement: sandbox.Strict, ReadAll: true, Write: []string{ws},
+		Network: sandbox.NetworkOff, UnixSockets: true, Limits: sandbox.Limits{NProc: 64, Memory: 512 << 20}}
+	r := &Runner{LongLived: true}
+	// run runs script, which writes its cgroups to ws/cg first, calling
+	// during (if set) once it has; it returns the name of the run's
+	// cgroups (one in each hierarchy).
+	run := func(script string, during func(name string)) string {
+		t.Helper()
+		cgFile := filepath.Join(ws, "cg")
+		os.Remove(cgFile)
+		done := make(chan error, 1)
+		go func() {
+			var errb bytes.Buffer
+			res, err := r.Run(context.Background(), &Command{Argv: []string{"sh", "-c", "cat /proc/self/cgroup >" + cgFile + "; " + script},
+				Dir: ws, Env: []string{"PATH=/usr/bin:/bin"}, Stderr: &errb, Profile: p})
+			if err == nil && (res.ExitCode != 0 || !slices.Contains(res.Layers, LayerMemoryCgroup) || !slices.Contains(res.Layers, LayerPIDsCgroup)) {
+				err = fmt.Errorf("exit %d, layers %v, stderr %q", res.ExitCode, res.Layers, errb.String())
+			}
+			done <- err
+		}()
+		var name string
+		for deadline := time.Now().Add(10 * time.Second); name == "" && time.Now().Before(deadline); time.Sleep(2 * time.Millisecond) {
+			b, _ := os.ReadFile(cgFile)
+			if i := bytes.Index(b, []byte("/"+cgroupPrefix)); i >= 0 && bytes.HasSuffix(b, []byte("\n")) {
+				name = string(b[i+1:])
+				name = name[:strings.IndexByte(name, '\n')]
+			}
+		}
+		if name != "" && during != nil {
+			during(name)
+		}
+		if err := <-done; err != nil {
+			t.Fatal(err)
+		}
+		if name == "" {
+			t.Fatal("the run wrote no cgroup of its own")
+		}
+		return name
+	}
+	run("", nil) // its helper and cgroups are its own
+	second := run("", nil)
+	if third := run("", nil); third != second {
+		t.Errorf("the run after %s had the cgroups %s, want them again", second, third)
+	}
+	// Kept, with their limits.
+	for i, l := range limits {
+		file := l.v2File
+		if strings.HasPrefix(parents[i], filepath.Join(cgroupRoot, l.controller)+"/") || parents[i] == filepath.Join(cgroupRoot, l.controller) {
+			file = l.v1File
+		}
+		limit, err := os.ReadFile(filepath.Join(parents[i], second, file))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := strings.TrimSpace(string(limit)); got != strconv.FormatUint(l.value, 10) {
+			t.Errorf("%s of the kept cgroups: %s, want %d", file, got, l.value)
+		}
+	}
+	// A process outside the run enters its cgroups, and stays there.
+	var stray *exec.Cmd
+	withTask := run("sleep 0.3", func(name string) {
+		stray = exec.Command("sleep", "30")
+		if err := stray.Start(); err != nil {
+			t.Fatal(err)
+		}
+		for _, parent := range parents {
+			if err := os.WriteFile(filepath.Join(parent, name, "cgroup.procs"), []byte(strconv.Itoa(stray.Process.Pid)), 0); err != nil {
+				t.Fatal(err)
+			}
+		}
+	})
+	if next := run("", nil); next == withTask {
+		t.Errorf("the run after %s had its cgroups, a task still in them", withTask)
+	}
+	stray.Process.Kill()
+	stray.Wait()
+	// Memory of a tmpfs file is charged to the memory cgroup, whose
+	// writer has left it.
+	shm, err := os.CreateTemp("/dev/shm", "gatedexec-test-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	shm.Close()
+	t.Cleanup(func() { os.Remove(shm.Name()) })
+	withShmem := run("sleep 0.3", func(name string) {
+		var memcg string
+		for _, parent := range parents {
+			if !strings.Contains(parent, "pids") {
+				memcg = filepath.Join(parent, name)
+			}
+		}
+		script := fmt.Sprintf("echo $$ >%s/cgroup.procs && head -c 1048576 /dev/zero >%s && echo $$ >%s/cgroup.procs", memcg, shm.Name(), filepath.Dir(memcg))
+		if out, err := exec.Command("sh", "-c", script).CombinedOutput(); err != nil {
+			t.Fatalf("%s: %v %s", script, err, out)
+		}
+	})
+	if next := run("", nil); next == withShmem {
+		t.Errorf("the run after %s had its cgroups, tmpfs memory still charged to them", withShmem)
+	}
+	os.Remove(shm.Name())
+	r.Close()
+	for _, name := range []string{withTask, withShmem} {
+		for _, parent := range parents {
+			os.Remove(filepath.Join(parent, name)) // in case its removal gave up on the task
+		}
+	}
+	for _, parent := range parents {
+		entries, err := os.ReadDir(parent)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, e := range entries {
+			if strings.HasPrefix(e.Name(), fmt.Sprintf("%s%d-", cgroupPrefix, os.Getpid())) {
+				t.Errorf("%s/%s is left after Close", parent, e.Name())
+				os.Remove(filepath.Join(parent, e.Name()))
+			}
+		}
+	}
+}
+
+func TestUnreclaimableFree(t *testing.T) {
+	for _, tc := range []struct {
+		stat string
+		want bool
+	}{
+		{"cache 4096\nrss 0\nshmem 0\nmapped_file 0\nunevictable 0\ntotal_shmem 5\n", true},
+		{"anon 0\nfile 8192\nshmem 0\nunevictable 0\n", true},
+		{"cache 4096\nshmem 1048576\nunevictable 0\n", false},
+		{"shmem 0\nunevictable 4096\n", false},
+		{"shmem 0\n", false}, // a line missing: not known to be free
+		{"", false},
+		{"total_shmem 0\ntotal_unevictable 0\n", false},
+	} {
+		if got := unreclaimableFree(tc.stat); got != tc.want {
+			t.Errorf("unreclaimableFree(%q) = %v, want %v", tc.stat, got, tc.want)
+		}
+	}
+}
