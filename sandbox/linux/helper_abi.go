@@ -16,6 +16,9 @@ const HelperArg = "__gatedexec-sandbox-helper-v2__"
 const (
 	prestartArg = "prestarted"
 	prestartFDs = 4
+	// prestartMountNS is the data byte of the message carrying the
+	// descriptor of a prestarted helper's mount namespace.
+	prestartMountNS = 'N'
 )
 
 // File descriptors the runner hands the helper, and its failure status.

@@ -14,6 +14,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"syscall"
+	"time"
 
 	"golang.org/x/sys/unix"
 
@@ -69,6 +70,9 @@ type prestarted struct {
 	// that no run took.
 	taken   bool
 	endOnce sync.Once
+	// mntns is the helper's mount namespace, held from its go-ahead
+	// until the run's result is had (holdMountNS).
+	mntns *os.File
 }
 
 // prestartPool holds the one helper started ahead.
@@ -80,8 +84,14 @@ type prestartPool struct {
 	// spareLimits (prestartKey.limits), kept for the next helper.
 	spare       *runCgroups
 	spareLimits string
-	// used counts the runs prestarted helpers served.
-	used atomic.Int64
+	// held are the mount namespaces of runs that have ended, closed by
+	// the next prestart (before it looks at spare: the tmpfs of a held
+	// namespace is still charged to its cgroups) or by Close.
+	held []*os.File
+	// used counts the runs prestarted helpers served, mountNS those of
+	// them whose mount namespace the runner held (holdMountNS).
+	used    atomic.Int64
+	mountNS atomic.Int64
 }
 
 // prestartKeyOf returns the key of a run of c with the namespaces
@@ -132,9 +142,11 @@ func (pre *prestarted) gone() bool {
 	}
 	hup := true
 	conn.Control(func(fd uintptr) {
-		fds := []unix.PollFd{{Fd: int32(fd), Events: unix.POLLIN}}
+		// Not POLLIN: the helper's message with its mount namespace
+		// (holdMountNS) may wait there.
+		fds := []unix.PollFd{{Fd: int32(fd), Events: unix.POLLRDHUP}}
 		n, err := unix.Poll(fds, 0)
-		hup = err != nil || n > 0 && fds[0].Revents&(unix.POLLHUP|unix.POLLERR|unix.POLLIN) != 0
+		hup = err != nil || n > 0 && fds[0].Revents&(unix.POLLHUP|unix.POLLERR|unix.POLLRDHUP) != 0
 	})
 	return hup
 }
@@ -165,6 +177,18 @@ func (r *Runner) keepCgroups(cg *runCgroups, limits string) bool {
 	}
 	pool.spare, pool.spareLimits = cg, limits
 	return true
+}
+
+// closeHeld closes the mount namespaces held past their runs.
+func (r *Runner) closeHeld() {
+	pool := &r.cache.pool
+	pool.mu.Lock()
+	held := pool.held
+	pool.held = nil
+	pool.mu.Unlock()
+	for _, f := range held {
+		f.Close()
+	}
 }
 
 // spareCgroups returns the cgroups kept for limits, nil when none are or
@@ -201,6 +225,7 @@ func (r *Runner) closePrestarted() {
 	pre, spare := pool.next, pool.spare
 	pool.next, pool.spare, pool.closed = nil, nil, true
 	pool.mu.Unlock()
+	r.closeHeld()
 	if pre != nil {
 		<-pre.ready
 		pre.discard()
@@ -251,6 +276,7 @@ func (r *Runner) startPrestarted(pre *prestarted, limits []cgroupLimit) error {
 		ExtraFiles:  helperFiles(theirs, repW, nil, nil, self),
 		SysProcAttr: &syscall.SysProcAttr{Setsid: true, Pdeathsig: syscall.SIGKILL},
 	}
+	r.closeHeld()
 	if os.Geteuid() == 0 {
 		if pre.cg = r.spareCgroups(pre.key.limits); pre.cg == nil {
 			pre.cg = newRunCgroups(r.cgroupHost(), limits)
@@ -343,10 +369,11 @@ func (pre *prestarted) send(stdio [3]*os.File, ruleset *os.File, spec []byte) er
 	return nil
 }
 
-// use hands pre the run of spec, with the stdio of io3: nil when pre
-// cannot serve it, and is then ended (the run starts its own helper, in
-// pre's cgroups, which are the run's). On an error the caller closes io3.
-func (pre *prestarted) use(spec *helperSpec, io3 *stdio, ruleset *os.File, data []byte, used *atomic.Int64) (*helperStart, error) {
+// use hands pre the run of spec, with the stdio of io3, for r: nil when
+// pre cannot serve it, and is then ended (the run starts its own helper,
+// in pre's cgroups, which are the run's). On an error the caller closes
+// io3.
+func (pre *prestarted) use(r *Runner, spec *helperSpec, io3 *stdio, ruleset *os.File, data []byte) (*helperStart, error) {
 	if spec.Unshare != pre.key.unshare {
 		pre.end()
 		return nil, nil
@@ -360,7 +387,7 @@ func (pre *prestarted) use(spec *helperSpec, io3 *stdio, ruleset *os.File, data 
 		return nil, err
 	}
 	pre.taken = true
-	used.Add(1)
+	r.cache.pool.used.Add(1)
 	reap := func() {
 		if pre.cmd.ProcessState == nil {
 			pre.cmd.Process.Kill()
@@ -372,7 +399,13 @@ func (pre *prestarted) use(spec *helperSpec, io3 *stdio, ruleset *os.File, data 
 		rep: pre.rep,
 		// In the cgroups it was started in.
 		start: func(*runCgroups) error {
-			err := pre.send(files, ruleset, data)
+			mntns, err := pre.holdMountNS(spec.ParentMntNS)
+			if err == nil {
+				if pre.mntns = mntns; mntns != nil {
+					r.cache.pool.mountNS.Add(1)
+				}
+				err = pre.send(files, ruleset, data)
+			}
 			if err != nil {
 				reap()
 			}
@@ -382,8 +415,84 @@ func (pre *prestarted) use(spec *helperSpec, io3 *stdio, ruleset *os.File, data 
 			reap() // when the supervisor never gave the go-ahead
 			pre.sock.Close()
 			pre.done()
+			if pre.mntns != nil {
+				// Its last reference: torn down by the next prestart,
+				// once the result is on its way.
+				pool := &r.cache.pool
+				pool.mu.Lock()
+				pool.held = append(pool.held, pre.mntns)
+				pool.mu.Unlock()
+			}
 		},
 	}, nil
+}
+
+// mountNSWait bounds the wait for a prestarted helper's mount namespace:
+// a helper that takes longer to make its namespaces gets its go-ahead
+// without (it reads it once made), and tears the namespace down itself.
+const mountNSWait = 50 * time.Millisecond
+
+// nsGetNSType is ioctl_ns(2)'s NS_GET_NSTYPE.
+const nsGetNSType = 0xb703
+
+// holdMountNS receives the descriptor of the helper's mount namespace
+// (hand_mount_namespace, helper_linux.c), waiting at most mountNSWait:
+// nil when none came in time or the helper has ended (the go-ahead then
+// fails as it did before, and the helper reports why). A message that is
+// not one descriptor of a mount namespace other than the runner's, whose
+// inode is parent, is an error: the helper is not the one expected.
+func (pre *prestarted) holdMountNS(parent uint64) (*os.File, error) {
+	conn, err := pre.sock.SyscallConn()
+	if err != nil {
+		return nil, err
+	}
+	var (
+		buf     [1]byte
+		oob     = make([]byte, unix.CmsgSpace(4*2))
+		n, oobn int
+		recvErr error
+		flags   int
+		ready   bool
+	)
+	if err := conn.Control(func(fd uintptr) {
+		fds := []unix.PollFd{{Fd: int32(fd), Events: unix.POLLIN}}
+		if k, err := unix.Poll(fds, int(mountNSWait/time.Millisecond)); err != nil || k == 0 {
+			return
+		}
+		ready = true
+		n, oobn, flags, _, recvErr = unix.Recvmsg(int(fd), buf[:], oob, unix.MSG_CMSG_CLOEXEC|unix.MSG_DONTWAIT)
+	}); err != nil {
+		return nil, err
+	}
+	if !ready || recvErr == unix.EAGAIN || recvErr == nil && n == 0 && oobn == 0 {
+		return nil, nil
+	}
+	if recvErr != nil {
+		return nil, fmt.Errorf("sandbox: receiving the helper's mount namespace: %w", recvErr)
+	}
+	var fds []int
+	if msgs, err := unix.ParseSocketControlMessage(oob[:oobn]); err == nil {
+		for _, m := range msgs {
+			rights, err := unix.ParseUnixRights(&m)
+			if err == nil {
+				fds = append(fds, rights...)
+			}
+		}
+	}
+	if len(fds) == 1 && n == 1 && buf[0] == prestartMountNS && flags&unix.MSG_CTRUNC == 0 {
+		f := os.NewFile(uintptr(fds[0]), "mntns")
+		var st unix.Stat_t
+		typ, err := unix.IoctlRetInt(fds[0], nsGetNSType)
+		if err == nil && typ == unix.CLONE_NEWNS && unix.Fstat(fds[0], &st) == nil && st.Ino != parent {
+			return f, nil
+		}
+		f.Close()
+		return nil, errors.New("sandbox: the helper's mount namespace is not a private one")
+	}
+	for _, fd := range fds {
+		unix.Close(fd)
+	}
+	return nil, fmt.Errorf("sandbox: the helper sent %d descriptors and %q where its mount namespace was due", len(fds), buf[:n])
 }
 
 // done releases the forking thread once the helper is reaped.

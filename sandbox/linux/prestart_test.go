@@ -81,11 +81,45 @@ func TestRunnerPrestarted(t *testing.T) {
 			t.Errorf("%s: descriptors %v, want 0 1 2 and ls's own", p.Name, fds)
 		}
 	}
-	for range 4 {
+	check(off, nil)
+	// Counted once the runner and the runtime have opened what they
+	// keep (the helper's memfd, the poller): the runs after it leave
+	// nothing open.
+	fdsBefore := openFDs(t)
+	for range 3 {
 		check(off, nil)
 	}
 	if got := r.cache.pool.used.Load(); got < 3 {
 		t.Errorf("prestarted helpers served %d of the 3 runs after the first", got)
+	}
+	// A helper that has made its namespaces, and sent its mount
+	// namespace, while nobody called is not taken for gone. (Three
+	// tries: a loaded machine may end one for other reasons; taken for
+	// gone, none serves.)
+	ownNS, err := os.Readlink("/proc/self/ns/mnt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	served := false
+	for try := 0; try < 3 && !served; try++ {
+		for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
+			if w := prestartedChildren(t); len(w) == 1 {
+				if ns, err := os.Readlink("/proc/" + strconv.Itoa(w[0]) + "/ns/mnt"); err == nil && ns != ownNS {
+					break
+				}
+			}
+		}
+		time.Sleep(20 * time.Millisecond) // its message sent
+		before := r.cache.pool.used.Load()
+		check(off, nil)
+		served = r.cache.pool.used.Load() == before+1
+	}
+	if !served {
+		t.Error("helpers prestarted while nobody called served none of the next three runs")
+	}
+	// Each handed its mount namespace, to be torn down after the result.
+	if got, want := r.cache.pool.mountNS.Load(), r.cache.pool.used.Load(); got != want {
+		t.Errorf("the runner held the mount namespaces of %d of the %d prestarted runs", got, want)
 	}
 	// A helper killed while it waits does not fail the run it was for.
 	var waiting []int
@@ -119,6 +153,98 @@ func TestRunnerPrestarted(t *testing.T) {
 	}
 	if left := prestartedChildren(t); len(left) > 0 {
 		t.Errorf("prestarted helpers %v are left after Close", left)
+	}
+	if after := openFDs(t); after > fdsBefore {
+		t.Errorf("%d descriptors open after Close, %d after the first run: the runner kept some (a mount namespace held)", after, fdsBefore)
+	}
+}
+
+// openFDs counts this process's open descriptors.
+func openFDs(t *testing.T) int {
+	t.Helper()
+	entries, err := os.ReadDir("/proc/self/fd")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return len(entries) - 1 // ReadDir's own
+}
+
+// TestHoldMountNS: the runner takes from a prestarted helper's socket one
+// descriptor of a mount namespace other than its own, and nothing else;
+// no message in time, or the helper's end closed, is no error.
+func TestHoldMountNS(t *testing.T) {
+	own, err := os.Open("/proc/self/ns/mnt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer own.Close()
+	var st unix.Stat_t
+	if err := unix.Fstat(int(own.Fd()), &st); err != nil {
+		t.Fatal(err)
+	}
+	netns, err := os.Open("/proc/self/ns/net")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer netns.Close()
+	for _, tc := range []struct {
+		name   string
+		data   string
+		fds    []*os.File
+		parent uint64
+		close  bool // the helper's end, after the message
+		held   bool
+		err    string
+	}{
+		{name: "a mount namespace not the runner's", data: "N", fds: []*os.File{own}, parent: st.Ino + 1, held: true},
+		{name: "the runner's own", data: "N", fds: []*os.File{own}, parent: st.Ino, err: "not a private one"},
+		{name: "another kind of namespace", data: "N", fds: []*os.File{netns}, parent: st.Ino + 1, err: "not a private one"},
+		{name: "two descriptors", data: "N", fds: []*os.File{own, own}, parent: st.Ino + 1, err: "2 descriptors"},
+		{name: "no descriptor", data: "N", parent: st.Ino + 1, err: "0 descriptors"},
+		{name: "another tag", data: "X", fds: []*os.File{own}, parent: st.Ino + 1, err: "\"X\""},
+		{name: "the helper ended", close: true, parent: st.Ino + 1},
+		{name: "nothing in time", parent: st.Ino + 1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			fds, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_STREAM|unix.SOCK_CLOEXEC, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			mine, theirs := os.NewFile(uintptr(fds[0]), "runner"), os.NewFile(uintptr(fds[1]), "helper")
+			defer mine.Close()
+			defer theirs.Close()
+			if tc.data != "" {
+				var rights []int
+				for _, f := range tc.fds {
+					rights = append(rights, int(f.Fd()))
+				}
+				var oob []byte
+				if len(rights) > 0 {
+					oob = unix.UnixRights(rights...)
+				}
+				if err := unix.Sendmsg(fds[1], []byte(tc.data), oob, nil, 0); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if tc.close {
+				theirs.Close()
+			}
+			before := openFDs(t)
+			pre := &prestarted{sock: mine}
+			f, err := pre.holdMountNS(tc.parent)
+			if tc.err == "" && err != nil || tc.err != "" && (err == nil || !strings.Contains(err.Error(), tc.err)) {
+				t.Fatalf("error %v, want %q", err, tc.err)
+			}
+			if (f != nil) != tc.held {
+				t.Fatalf("held %v, want %v", f, tc.held)
+			}
+			if f != nil {
+				f.Close()
+			}
+			if after := openFDs(t); after > before {
+				t.Errorf("%d descriptors open after, %d before: a received one was kept", after, before)
+			}
+		})
 	}
 }
 

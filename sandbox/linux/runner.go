@@ -321,7 +321,7 @@ func (r *Runner) start(ctx context.Context, c *Command, p *sandbox.Profile, spec
 	}
 	var h *helperStart
 	if pre != nil {
-		if h, err = pre.use(spec, io3, ruleset, data, &r.cache.pool.used); err != nil {
+		if h, err = pre.use(r, spec, io3, ruleset, data); err != nil {
 			io3.close()
 			return nil, err
 		}

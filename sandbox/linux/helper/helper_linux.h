@@ -19,6 +19,10 @@
 // The count of descriptors sent (3: stdin, stdout, stderr; 4: and the
 // ruleset), as the one data byte of the message carrying them.
 #define GX_PRESTART_FDS 4
+// The one data byte of the message a prestarted helper sends back on
+// GX_SPEC_FD once it has made its namespaces, with a descriptor of its
+// mount namespace: the runner holds the namespace past the helper's exit.
+#define GX_PRESTART_MNTNS 'N'
 
 // File descriptors the runner hands the helper.
 #define GX_SPEC_FD 3    // the spec's length, the spec; its EOF is the go-ahead
