@@ -54,13 +54,16 @@ func TestRunnerPrestarted(t *testing.T) {
 	// A run leaves a System V segment in its IPC namespace: a later run
 	// that found one would be in an earlier run's namespaces (their
 	// inode numbers are reused once freed, and cannot tell).
+	// Every capability set is empty, the bounding set too (a prestarted
+	// helper drops that one before its go-ahead).
 	const probe = `echo err >&2; echo $$; readlink /proc/self/ns/net; ls /proc/self/fd | tr '\n' ' '; echo; ` +
-		`ipcs -m | grep -c '^0x'; ipcmk -M 64 >/dev/null; ipcs -m | grep -c '^0x'; exit 7`
+		`ipcs -m | grep -c '^0x'; ipcmk -M 64 >/dev/null; ipcs -m | grep -c '^0x'; ` +
+		`grep '^Cap' /proc/self/status | tr -d '\t' | tr '\n' ' '; exit 7`
 	check := func(p *sandbox.Profile, stdin io.Reader) {
 		t.Helper()
 		out, code := run(p, stdin, probe)
 		lines := strings.Split(out, "\n")
-		if code != 7 || len(lines) < 5 {
+		if code != 7 || len(lines) < 6 {
 			t.Fatalf("%s: exit %d, output %q", p.Name, code, out)
 		}
 		if lines[0] != "2" {
@@ -75,6 +78,9 @@ func TestRunnerPrestarted(t *testing.T) {
 		if lines[3] != "0" || lines[4] != "1" {
 			t.Errorf("%s: System V segments in the IPC namespace: %s, then %s after making one; want 0 (none of an earlier run's), then 1",
 				p.Name, lines[3], lines[4])
+		}
+		if want := "CapInh:0000000000000000 CapPrm:0000000000000000 CapEff:0000000000000000 CapBnd:0000000000000000 CapAmb:0000000000000000 "; lines[5] != want {
+			t.Errorf("%s: capabilities %q, want %q", p.Name, lines[5], want)
 		}
 		// ls's own directory is the one descriptor above 2.
 		if fds := strings.Fields(lines[2]); len(fds) != 4 {

@@ -889,6 +889,52 @@ static void loopback_up(void) {
 	close(fd);
 }
 
+// bounds_dropped is set once drop_bounds has run, in this process or in
+// the one it was forked from (whose bounding set and securebits it has).
+static int bounds_dropped;
+
+// holds_caps reports whether the calling thread has any effective or
+// permitted capability.
+static int holds_caps(void) {
+	struct __user_cap_header_struct hdr = {.version = _LINUX_CAPABILITY_VERSION_3};
+	struct __user_cap_data_struct data[_LINUX_CAPABILITY_U32S_3];
+	memset(data, 0, sizeof data);
+	if (syscall(SYS_capget, &hdr, data) != 0) {
+		setup_fail("capabilities: capget: %s", strerror(errno));
+	}
+	int held = 0;
+	for (int i = 0; i < _LINUX_CAPABILITY_U32S_3; i++) {
+		held |= data[i].effective != 0 || data[i].permitted != 0;
+	}
+	return held;
+}
+
+// drop_bounds locks the securebits that would give capabilities back at
+// an exec (as root, or across a setuid) and empties the bounding set.
+// Neither takes a capability the process holds now: a prestarted helper
+// drops them before its go-ahead, and mounts after it (40 prctl calls
+// off every warm call's path); its init and target inherit both.
+static void drop_bounds(void) {
+	int bits = SECBIT_NOROOT | SECBIT_NOROOT_LOCKED | SECBIT_NO_SETUID_FIXUP | SECBIT_NO_SETUID_FIXUP_LOCKED |
+		   SECBIT_KEEP_CAPS_LOCKED | SECBIT_NO_CAP_AMBIENT_RAISE | SECBIT_NO_CAP_AMBIENT_RAISE_LOCKED;
+	if (prctl(PR_SET_SECUREBITS, bits, 0, 0, 0) != 0) {
+		setup_fail("capabilities: securebits: %s", strerror(errno));
+	}
+	// PR_CAPBSET_DROP fails with EINVAL past the kernel's last
+	// capability: the kernel's count is data, not a constant here,
+	// and dropping one already gone succeeds.
+	for (int cap = 0;; cap++) {
+		if (prctl(PR_CAPBSET_DROP, cap, 0, 0, 0) == 0) {
+			continue;
+		}
+		if (errno == EINVAL && cap > 0) {
+			break;
+		}
+		setup_fail("capabilities: dropping %d from the bounding set: %s", cap, strerror(errno));
+	}
+	bounds_dropped = 1;
+}
+
 // drop_caps empties every capability set before the exec: bounding and
 // ambient first (dropping from the bounding set needs CAP_SETPCAP, which
 // the capset at the end takes away), then effective, permitted and
@@ -901,35 +947,11 @@ static void drop_caps(void) {
 	if (prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0) != 0 && errno != EINVAL) {
 		setup_fail("capabilities: clearing the ambient set: %s", strerror(errno));
 	}
+	if (!bounds_dropped && holds_caps()) {
+		drop_bounds();
+	}
 	struct __user_cap_header_struct hdr = {.version = _LINUX_CAPABILITY_VERSION_3};
 	struct __user_cap_data_struct data[_LINUX_CAPABILITY_U32S_3];
-	memset(data, 0, sizeof data);
-	if (syscall(SYS_capget, &hdr, data) != 0) {
-		setup_fail("capabilities: capget: %s", strerror(errno));
-	}
-	int held = 0;
-	for (int i = 0; i < _LINUX_CAPABILITY_U32S_3; i++) {
-		held |= data[i].effective != 0 || data[i].permitted != 0;
-	}
-	if (held) {
-		int bits = SECBIT_NOROOT | SECBIT_NOROOT_LOCKED | SECBIT_NO_SETUID_FIXUP | SECBIT_NO_SETUID_FIXUP_LOCKED |
-			   SECBIT_KEEP_CAPS_LOCKED | SECBIT_NO_CAP_AMBIENT_RAISE | SECBIT_NO_CAP_AMBIENT_RAISE_LOCKED;
-		if (prctl(PR_SET_SECUREBITS, bits, 0, 0, 0) != 0) {
-			setup_fail("capabilities: securebits: %s", strerror(errno));
-		}
-		// PR_CAPBSET_DROP fails with EINVAL past the kernel's last
-		// capability: the kernel's count is data, not a constant here,
-		// and dropping one already gone succeeds.
-		for (int cap = 0;; cap++) {
-			if (prctl(PR_CAPBSET_DROP, cap, 0, 0, 0) == 0) {
-				continue;
-			}
-			if (errno == EINVAL && cap > 0) {
-				break;
-			}
-			setup_fail("capabilities: dropping %d from the bounding set: %s", cap, strerror(errno));
-		}
-	}
 	memset(data, 0, sizeof data);
 	if (syscall(SYS_capset, &hdr, data) != 0) {
 		setup_fail("capabilities: capset: %s", strerror(errno));
@@ -1382,6 +1404,11 @@ __attribute__((noreturn)) static void run_helper(uint32_t prestarted) {
 		enter_namespaces(prestarted);
 		if (prestarted & CLONE_NEWNS) {
 			hand_mount_namespace();
+		}
+		// Only a restricted run is prestarted, and it drops every
+		// capability (its spec says so, GX_TAG_DROP_CAPS).
+		if (holds_caps()) {
+			drop_bounds();
 		}
 		receive_stdio();
 	}
