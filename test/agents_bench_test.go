@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -153,4 +154,53 @@ func BenchmarkAgentTrue(b *testing.B) {
 			}
 		})
 	}
+}
+
+// BenchmarkAgentInterleaved times the warm MCP path and the one-shot `run
+// --shell` of the same script alternately, one call of each per
+// iteration, and reports the median of each (warm-ms, oneshot-ms) and
+// their ratio. The rows of BenchmarkAgentTrue run one after the other,
+// each in the state the rows before it left the machine in: on the VMs of
+// `make bench` a few hundred process starts slow the next ones for some
+// seconds, so the row that comes second is measured on a slower machine.
+// Alternating, both paths meet the same machine.
+func BenchmarkAgentInterleaved(b *testing.B) {
+	f := newGateFixture(b, rules1000())
+	cmd := exec.Command(gatedexecBin, "mcp", "-r", f.rules, "-w", f.ws)
+	cmd.Env, cmd.Dir = f.env, f.ws
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "bench", Version: "1"}, nil).Connect(context.Background(), &mcp.CommandTransport{Command: cmd}, nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer cs.Close()
+	args := &mcp.CallToolParams{Name: "run_command", Arguments: map[string]any{"command": "/bin/true"}}
+	var warm, oneshot []time.Duration
+	for b.Loop() {
+		start := time.Now()
+		res, err := cs.CallTool(context.Background(), args)
+		if err != nil || res.IsError {
+			b.Fatalf("run_command: %v %+v", err, res)
+		}
+		warm = append(warm, time.Since(start))
+		start = time.Now()
+		run := exec.Command(gatedexecBin, "run", "--shell", "-r", f.rules, "--", "/bin/true")
+		run.Env, run.Dir = f.env, f.ws
+		if out, err := run.CombinedOutput(); err != nil {
+			b.Fatalf("run --shell: %v\n%s", err, out)
+		}
+		oneshot = append(oneshot, time.Since(start))
+	}
+	w, o := median(warm), median(oneshot)
+	b.ReportMetric(w.Seconds()*1e3, "warm-ms")
+	b.ReportMetric(o.Seconds()*1e3, "oneshot-ms")
+	b.ReportMetric(w.Seconds()/o.Seconds(), "warm/oneshot")
+}
+
+// median returns the median of ds, which it sorts.
+func median(ds []time.Duration) time.Duration {
+	if len(ds) == 0 {
+		return 0
+	}
+	slices.Sort(ds)
+	return ds[len(ds)/2]
 }
