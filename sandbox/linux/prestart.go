@@ -133,9 +133,15 @@ func (r *Runner) takePrestarted(key prestartKey) *prestarted {
 }
 
 // gone reports whether the helper has ended while it waited (killed by
-// someone): its end of the socket is closed, and the run it would have
-// failed starts a helper of its own instead.
+// someone), or its init has (which holds the other end of the socket
+// once forked): the run it would have failed starts a helper of its own
+// instead. The helper is asked too, without reaping it: its init dies
+// of the helper's death a moment after it.
 func (pre *prestarted) gone() bool {
+	var info unix.Siginfo
+	if err := unix.Waitid(unix.P_PID, pre.cmd.Process.Pid, &info, unix.WEXITED|unix.WNOHANG|unix.WNOWAIT, nil); err != nil || info.Signo != 0 {
+		return true
+	}
 	conn, err := pre.sock.SyscallConn()
 	if err != nil {
 		return true
@@ -522,6 +528,8 @@ func (pre *prestarted) discard() {
 	}
 	pre.end()
 	if pre.cg != nil {
+		// Its init dies of the helper's death a moment after it.
+		pre.cg.killAll()
 		pre.cg.remove()
 	}
 }

@@ -5,6 +5,7 @@ package linux
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -88,10 +89,8 @@ func TestRunnerPrestarted(t *testing.T) {
 		}
 	}
 	check(off, nil)
-	// Counted once the runner and the runtime have opened what they
-	// keep (the helper's memfd, the poller): the runs after it leave
-	// nothing open.
-	fdsBefore := openFDs(t)
+	// The runs after it leave no namespace open.
+	fdsBefore := nsFDs(t)
 	for range 3 {
 		check(off, nil)
 	}
@@ -116,6 +115,10 @@ func TestRunnerPrestarted(t *testing.T) {
 			}
 		}
 		time.Sleep(20 * time.Millisecond) // its message sent
+		// Its init waits with it, in the PID namespace made for the run.
+		if w := prestartedChildren(t); len(w) == 1 {
+			checkPrestartedInit(t, w[0])
+		}
 		before := r.cache.pool.used.Load()
 		check(off, nil)
 		served = r.cache.pool.used.Load() == before+1
@@ -160,19 +163,27 @@ func TestRunnerPrestarted(t *testing.T) {
 	if left := prestartedChildren(t); len(left) > 0 {
 		t.Errorf("prestarted helpers %v are left after Close", left)
 	}
-	if after := openFDs(t); after > fdsBefore {
-		t.Errorf("%d descriptors open after Close, %d after the first run: the runner kept some (a mount namespace held)", after, fdsBefore)
+	if after := nsFDs(t); after > fdsBefore {
+		t.Errorf("%d namespace descriptors open after Close, %d after the first run: the runner kept a mount namespace", after, fdsBefore)
 	}
 }
 
-// openFDs counts this process's open descriptors.
-func openFDs(t *testing.T) int {
+// nsFDs counts this process's open descriptors of namespaces (a held
+// mount namespace is one): other tests' background work opens and closes
+// files meanwhile, never these.
+func nsFDs(t *testing.T) int {
 	t.Helper()
 	entries, err := os.ReadDir("/proc/self/fd")
 	if err != nil {
 		t.Fatal(err)
 	}
-	return len(entries) - 1 // ReadDir's own
+	n := 0
+	for _, e := range entries {
+		if l, err := os.Readlink("/proc/self/fd/" + e.Name()); err == nil && strings.HasSuffix(l, "]") && strings.Contains(l, ":[") && !strings.HasPrefix(l, "socket:") && !strings.HasPrefix(l, "pipe:") && !strings.HasPrefix(l, "anon_inode:") {
+			n++
+		}
+	}
+	return n
 }
 
 // TestHoldMountNS: the runner takes from a prestarted helper's socket one
@@ -235,7 +246,7 @@ func TestHoldMountNS(t *testing.T) {
 			if tc.close {
 				theirs.Close()
 			}
-			before := openFDs(t)
+			before := nsFDs(t)
 			pre := &prestarted{sock: mine}
 			f, err := pre.holdMountNS(tc.parent)
 			if tc.err == "" && err != nil || tc.err != "" && (err == nil || !strings.Contains(err.Error(), tc.err)) {
@@ -247,10 +258,43 @@ func TestHoldMountNS(t *testing.T) {
 			if f != nil {
 				f.Close()
 			}
-			if after := openFDs(t); after > before {
-				t.Errorf("%d descriptors open after, %d before: a received one was kept", after, before)
+			if after := nsFDs(t); after != before {
+				t.Errorf("%d namespace descriptors open after, %d before: a received one was kept", after, before)
 			}
 		})
+	}
+}
+
+// checkPrestartedInit checks that the prestarted helper pid has forked
+// its PID namespace's init before its run: one child, in a PID namespace
+// other than this process's, with the namespace's own /proc mounted.
+func checkPrestartedInit(t *testing.T, pid int) {
+	t.Helper()
+	children, err := os.ReadFile(fmt.Sprintf("/proc/%d/task/%d/children", pid, pid))
+	if err != nil {
+		t.Fatal(err)
+	}
+	kids := strings.Fields(string(children))
+	if len(kids) != 1 {
+		t.Errorf("the waiting helper %d has children %v, want its init", pid, kids)
+		return
+	}
+	own, _ := os.Readlink("/proc/self/ns/pid")
+	if ns, err := os.Readlink("/proc/" + kids[0] + "/ns/pid"); err != nil || ns == own {
+		t.Errorf("the waiting helper's child %s is in PID namespace %q (%v), want one of its own", kids[0], ns, err)
+	}
+	// Its /proc is the namespace's: pid 1 there is the init, not the
+	// host's init.
+	stat := func(path string) string {
+		b, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(b[bytes.LastIndexByte(b, ')')+1:]) // past pid and comm
+	}
+	init, inside, host := stat("/proc/"+kids[0]+"/stat"), stat("/proc/"+kids[0]+"/root/proc/1/stat"), stat("/proc/1/stat")
+	if fields := strings.Fields(inside); len(fields) < 20 || fields[19] != strings.Fields(init)[19] || inside == host {
+		t.Errorf("pid 1 of the init's /proc: %q, want the init (%q), not the host's (%q)", inside, init, host)
 	}
 }
 
