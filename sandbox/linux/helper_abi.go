@@ -19,6 +19,9 @@ const (
 	// prestartMountNS is the data byte of the message carrying the
 	// descriptor of a prestarted helper's mount namespace.
 	prestartMountNS = 'N'
+	// prestartCgroups is the byte that tells a prestarted helper it is
+	// in its run's cgroups.
+	prestartCgroups = 'C'
 )
 
 // File descriptors the runner hands the helper, and its failure status.

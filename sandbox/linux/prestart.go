@@ -293,10 +293,13 @@ func (r *Runner) startPrestarted(pre *prestarted, limits []cgroupLimit) error {
 			return err
 		}
 		if add != nil {
-			// The helper forks nothing before its go-ahead.
-			return add(pre.cmd.Process.Pid)
+			if err := add(pre.cmd.Process.Pid); err != nil {
+				return err
+			}
 		}
-		return nil
+		// In them: the helper forks nothing before (its init).
+		_, err := mine.Write([]byte{prestartCgroups})
+		return err
 	})
 	if err != nil {
 		if pre.cmd.Process != nil {

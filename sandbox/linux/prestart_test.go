@@ -8,9 +8,11 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -376,5 +378,71 @@ func TestPrestartedRefusesOtherNamespaces(t *testing.T) {
 	pre.rep.Close()
 	if code := pre.cmd.ProcessState.ExitCode(); code != helperFail || !strings.Contains(string(rep), "prestarted with namespaces") {
 		t.Errorf("exit %d, report %q; want %d and the namespaces refused", code, rep, helperFail)
+	}
+}
+
+// TestPrestartedAwaitsCgroups: a prestarted helper forks its init only
+// once the runner says it is in its run's cgroups (a unified hierarchy
+// moves it there after its start): an init forked before would run the
+// command outside them.
+func TestPrestartedAwaitsCgroups(t *testing.T) {
+	requireRoot(t, "without root the helper's namespaces need a user namespace")
+	r := &Runner{LongLived: true}
+	defer r.Close()
+	exe, self, err := r.helperExe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	fds, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_STREAM|unix.SOCK_CLOEXEC, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mine, theirs := os.NewFile(uintptr(fds[0]), "runner"), os.NewFile(uintptr(fds[1]), "helper")
+	defer mine.Close()
+	repR, repW, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer repR.Close()
+	flags := unix.CLONE_NEWNS | unix.CLONE_NEWIPC | unix.CLONE_NEWPID
+	cmd := &exec.Cmd{
+		Path:        exe,
+		Args:        []string{"gatedexec-sandbox", HelperArg, prestartArg, strconv.Itoa(flags)},
+		Env:         []string{},
+		ExtraFiles:  helperFiles(theirs, repW, nil, nil, self),
+		SysProcAttr: &syscall.SysProcAttr{Setsid: true, Pdeathsig: syscall.SIGKILL},
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	theirs.Close()
+	repW.Close()
+	defer func() {
+		cmd.Process.Kill()
+		cmd.Wait()
+	}()
+	children := func() []string {
+		b, _ := os.ReadFile(fmt.Sprintf("/proc/%d/task/%d/children", cmd.Process.Pid, cmd.Process.Pid))
+		return strings.Fields(string(b))
+	}
+	pre := &prestarted{sock: mine}
+	if f, err := pre.holdMountNS(0); err != nil || f == nil {
+		t.Fatalf("the helper's mount namespace: %v %v", f, err)
+	} else {
+		f.Close()
+	}
+	time.Sleep(100 * time.Millisecond)
+	if kids := children(); len(kids) != 0 {
+		t.Fatalf("the helper forked %v before it was told it is in its cgroups", kids)
+	}
+	if _, err := mine.Write([]byte{prestartCgroups}); err != nil {
+		t.Fatal(err)
+	}
+	var kids []string
+	for deadline := time.Now().Add(5 * time.Second); len(kids) == 0 && time.Now().Before(deadline); time.Sleep(2 * time.Millisecond) {
+		kids = children()
+	}
+	if len(kids) != 1 {
+		t.Errorf("the helper's children once in its cgroups: %v, want its init", kids)
 	}
 }

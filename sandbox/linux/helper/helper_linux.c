@@ -1395,6 +1395,19 @@ static void hand_mount_namespace(void) {
 	close(fd);
 }
 
+// await_cgroups waits until the runner has the prestarted helper in its
+// run's cgroups (GX_PRESTART_CGROUPS): an init forked before would stay
+// outside them.
+static void await_cgroups(void) {
+	unsigned char c;
+	ssize_t r;
+	while ((r = read(GX_SPEC_FD, &c, 1)) < 0 && errno == EINTR) {
+	}
+	if (r != 1 || c != GX_PRESTART_CGROUPS) {
+		setup_fail("prestart: waiting for the cgroups: %s", r < 0 ? strerror(errno) : "the runner is gone");
+	}
+}
+
 // receive_stdio takes the descriptors a prestarted helper is sent for
 // its run: its standard descriptors and, when four, the Landlock ruleset.
 static void receive_stdio(void) {
@@ -1535,6 +1548,7 @@ __attribute__((noreturn)) static void run_helper(uint32_t prestarted) {
 		if (holds_caps()) {
 			drop_bounds();
 		}
+		await_cgroups();
 		if ((prestarted & CLONE_NEWPID) && (prestarted & CLONE_NEWNS)) {
 			prestart_init(prestarted, host_mntns);
 		}

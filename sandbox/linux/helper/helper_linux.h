@@ -23,6 +23,10 @@
 // GX_SPEC_FD once it has made its namespaces, with a descriptor of its
 // mount namespace: the runner holds the namespace past the helper's exit.
 #define GX_PRESTART_MNTNS 'N'
+// The byte the runner sends a prestarted helper once it is in its run's
+// cgroups (a unified hierarchy moves it there only after its start): it
+// forks nothing before.
+#define GX_PRESTART_CGROUPS 'C'
 
 // File descriptors the runner hands the helper.
 #define GX_SPEC_FD 3    // the spec's length, the spec; its EOF is the go-ahead
