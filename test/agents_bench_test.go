@@ -137,12 +137,7 @@ func BenchmarkAgentTrue(b *testing.B) {
 			benchExecSpaced(b, space, f.env, f.ws, "", gatedexecBin, "run", "--shell", "-r", f.rules, "--", script)
 		})
 		b.Run("mcp-warm"+name, func(b *testing.B) {
-			cmd := exec.Command(gatedexecBin, "mcp", "-r", f.rules, "-w", f.ws)
-			cmd.Env, cmd.Dir = f.env, f.ws
-			cs, err := mcp.NewClient(&mcp.Implementation{Name: "bench", Version: "1"}, nil).Connect(context.Background(), &mcp.CommandTransport{Command: cmd}, nil)
-			if err != nil {
-				b.Fatal(err)
-			}
+			cs := warmMCP(b, f)
 			defer cs.Close()
 			args := &mcp.CallToolParams{Name: "run_command", Arguments: map[string]any{"command": script}}
 			for b.Loop() {
@@ -156,6 +151,19 @@ func BenchmarkAgentTrue(b *testing.B) {
 	}
 }
 
+// warmMCP starts the MCP server of f's rules and workspace and connects
+// to it; the caller closes the session.
+func warmMCP(b *testing.B, f gateFixture) *mcp.ClientSession {
+	b.Helper()
+	cmd := exec.Command(gatedexecBin, "mcp", "-r", f.rules, "-w", f.ws)
+	cmd.Env, cmd.Dir = f.env, f.ws
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "bench", Version: "1"}, nil).Connect(context.Background(), &mcp.CommandTransport{Command: cmd}, nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	return cs
+}
+
 // BenchmarkAgentInterleaved times the warm MCP path and the one-shot `run
 // --shell` of the same script alternately, one call of each per
 // iteration, and reports the median of each (warm-ms, oneshot-ms) and
@@ -166,12 +174,7 @@ func BenchmarkAgentTrue(b *testing.B) {
 // Alternating, both paths meet the same machine.
 func BenchmarkAgentInterleaved(b *testing.B) {
 	f := newGateFixture(b, rules1000())
-	cmd := exec.Command(gatedexecBin, "mcp", "-r", f.rules, "-w", f.ws)
-	cmd.Env, cmd.Dir = f.env, f.ws
-	cs, err := mcp.NewClient(&mcp.Implementation{Name: "bench", Version: "1"}, nil).Connect(context.Background(), &mcp.CommandTransport{Command: cmd}, nil)
-	if err != nil {
-		b.Fatal(err)
-	}
+	cs := warmMCP(b, f)
 	defer cs.Close()
 	args := &mcp.CallToolParams{Name: "run_command", Arguments: map[string]any{"command": "/bin/true"}}
 	var warm, oneshot []time.Duration

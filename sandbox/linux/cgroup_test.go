@@ -24,14 +24,7 @@ import (
 // which are gone once Run returns, or, for a LongLived Runner, once
 // Close returns; the first run sweeps stale cgroups.
 func TestRunnerCgroups(t *testing.T) {
-	requireRoot(t, "cgroups are made as root only")
-	if landlockABI() == 0 && os.Getenv("CI") == "" {
-		t.Skip("no landlock")
-	}
-	h := readCgroupHost()
-	if h.err != nil {
-		t.Fatalf("this process's cgroups: %v", h.err)
-	}
+	h := cgroupTestHost(t)
 	// Where the runs' cgroups of the pids controller are made.
 	parent := filepath.Join(cgroupRoot, h.v2)
 	if p, ok := h.v1["pids"]; ok {
@@ -85,6 +78,21 @@ func TestRunnerCgroups(t *testing.T) {
 			t.Errorf("the stale cgroup %s is left after the runs", stale)
 		}
 	}
+}
+
+// cgroupTestHost skips a test of a root run's cgroups where it cannot
+// run, and returns this process's cgroups.
+func cgroupTestHost(t *testing.T) *cgroupHost {
+	t.Helper()
+	requireRoot(t, "cgroups are made as root only")
+	if landlockABI() == 0 && os.Getenv("CI") == "" {
+		t.Skip("no landlock")
+	}
+	h := readCgroupHost()
+	if h.err != nil {
+		t.Fatalf("this process's cgroups: %v", h.err)
+	}
+	return h
 }
 
 func TestParseCgroupName(t *testing.T) {
@@ -179,14 +187,7 @@ func deadPid(t *testing.T) int {
 // or that tmpfs memory is still charged to, are not given to the next
 // run; Close leaves none.
 func TestPrestartedKeepsCgroups(t *testing.T) {
-	requireRoot(t, "cgroups are made as root only")
-	if landlockABI() == 0 && os.Getenv("CI") == "" {
-		t.Skip("no landlock")
-	}
-	h := readCgroupHost()
-	if h.err != nil {
-		t.Fatalf("this process's cgroups: %v", h.err)
-	}
+	h := cgroupTestHost(t)
 	limits := cgroupLimits(sandbox.Limits{NProc: 64, Memory: 512 << 20})
 	var parents []string
 	for _, l := range limits {
