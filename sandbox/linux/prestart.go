@@ -38,9 +38,9 @@ import (
 //
 // The cgroups a prestarted helper's run had are kept, once empty, for the
 // next helper started for the same limits: making a run's memory and
-// pids cgroups and removing them after it cost a warm call 0.3-0.5 ms
-// (the MCP benchmark, side by side), work the kernel does again for an
-// identical pair. The limits are the same and nothing of the run is left
+// pids cgroups and removing them after it cost a warm call 0.15-0.3 ms
+// (the MCP benchmark, alternated builds), work the kernel does again for
+// an identical pair. The limits are the same and nothing of the run is left
 // in them (see spareCgroups); what the run's page cache is still charged
 // to the memory cgroup is reclaimed under its limit as any cache is.
 
