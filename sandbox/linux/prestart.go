@@ -27,9 +27,10 @@ import (
 // 0.3 ms on a 6.18 kernel (a C program, median of 300). Started once a
 // run has ended, while nobody calls or while the engine judges and plans
 // the next call, the helper makes its namespaces, in the cgroups that run
-// is to have, and waits on a unix socket for its standard descriptors,
-// the Landlock ruleset and its spec (helper_linux.h, GX_PRESTART_ARG),
-// which must ask for the namespaces it made.
+// is to have, forks the PID namespace's init, which mounts its /proc, and
+// waits on a unix socket for its standard descriptors, the Landlock
+// ruleset and its spec (helper_linux.h, GX_PRESTART_ARG), which must ask
+// for the namespaces it made.
 //
 // One helper waits at a time, for the namespaces and cgroup limits of the
 // run before it: a run that wants others, a terminal, egress or a stdin

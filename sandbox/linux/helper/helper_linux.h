@@ -12,9 +12,12 @@
 
 // The second argument of a helper started ahead of its run (a long-lived
 // runner's next one): the third is the unshare(2) flags, in decimal, which
-// it applies at once; then it receives its standard descriptors and the
-// Landlock ruleset on GX_SPEC_FD, a unix socket (GX_PRESTART_FDS), and
-// reads the spec from it, whose flags must be the same.
+// it applies at once. On GX_SPEC_FD, a unix socket, it then sends its
+// mount namespace (GX_PRESTART_MNTNS), empties its bounding set, waits
+// for GX_PRESTART_CGROUPS, and, with a PID namespace, forks the init,
+// which mounts its /proc and does the rest: it receives the standard
+// descriptors and the Landlock ruleset (GX_PRESTART_FDS), reads the spec,
+// whose flags must be the same, and waits for the go-ahead.
 #define GX_PRESTART_ARG "prestarted"
 // The count of descriptors sent (3: stdin, stdout, stderr; 4: and the
 // ruleset), as the one data byte of the message carrying them.
