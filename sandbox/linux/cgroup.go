@@ -51,6 +51,14 @@ const (
 type runCgroups struct {
 	dirs   []string
 	layers []string
+	// set are the limit files written, with their values: written again
+	// before another run is given the cgroups (reusable).
+	set []limitFile
+}
+
+// limitFile is a cgroup file that holds a limit, and the limit.
+type limitFile struct {
+	path, value string
 }
 
 // newRunCgroups makes cgroups that apply each limit the host has the
@@ -80,8 +88,10 @@ func newRunCgroups(h *cgroupHost, limits []cgroupLimit) *runCgroups {
 			made[dir] = true
 			g.dirs = append(g.dirs, dir)
 		}
-		if os.WriteFile(filepath.Join(dir, file), []byte(strconv.FormatUint(l.value, 10)), 0) == nil {
+		set := limitFile{filepath.Join(dir, file), strconv.FormatUint(l.value, 10)}
+		if os.WriteFile(set.path, []byte(set.value), 0) == nil {
 			g.layers = append(g.layers, l.layer)
+			g.set = append(g.set, set)
 		}
 	}
 	if len(g.layers) == 0 {
@@ -371,9 +381,11 @@ func cgroupProcs(dir string) ([]int, error) {
 // reusable reports whether the cgroups of a run that has ended can be
 // another run's: no task is in any of them (a run without a PID
 // namespace leaves what it detached; a forking thread that could not
-// leave stays), and no memory is charged to them that the next run could
+// leave stays), no memory is charged to them that the next run could
 // not reclaim (files on a tmpfs, locked pages), which would lower its
-// limit, and every later run's. False when one cannot be read.
+// limit, and every later run's, and their limits are written again, so
+// that they are what the next run is given whatever became of them.
+// False when one cannot be read or written.
 func (g *runCgroups) reusable() bool {
 	for _, d := range g.dirs {
 		b, err := os.ReadFile(filepath.Join(d, "cgroup.procs"))
@@ -385,6 +397,11 @@ func (g *runCgroups) reusable() bool {
 			continue // not a memory cgroup
 		}
 		if err != nil || !unreclaimableFree(string(stat)) {
+			return false
+		}
+	}
+	for _, l := range g.set {
+		if os.WriteFile(l.path, []byte(l.value), 0) != nil {
 			return false
 		}
 	}

@@ -260,6 +260,28 @@ func TestPrestartedKeepsCgroups(t *testing.T) {
 			t.Errorf("%s of the kept cgroups: %s, want %d", file, got, l.value)
 		}
 	}
+	// A limit that changed while a run had them is written again before
+	// the next run is given them.
+	var pidsDir string
+	for i, l := range limits {
+		if l.controller == "pids" {
+			pidsDir = parents[i]
+		}
+	}
+	changed := run("sleep 0.3", func(name string) {
+		if err := os.WriteFile(filepath.Join(pidsDir, name, "pids.max"), []byte("100"), 0); err != nil {
+			t.Fatal(err)
+		}
+	})
+	var during []byte
+	if next := run("sleep 0.3", func(name string) {
+		during, _ = os.ReadFile(filepath.Join(pidsDir, name, "pids.max"))
+	}); next != changed {
+		t.Errorf("the run after %s had the cgroups %s, want them again", changed, next)
+	}
+	if got := strings.TrimSpace(string(during)); got != "64" {
+		t.Errorf("pids.max of the kept cgroups in the next run: %q, want 64 again", got)
+	}
 	// A process outside the run enters its cgroups, and stays there.
 	var stray *exec.Cmd
 	withTask := run("sleep 0.3", func(name string) {
