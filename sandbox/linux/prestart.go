@@ -127,7 +127,9 @@ func (r *Runner) takePrestarted(key prestartKey) *prestarted {
 	}
 	<-pre.ready
 	if pre.err != nil || pre.key != key || pre.gone() {
-		pre.discard()
+		// Not on this run's way: its init outlives it a moment, and its
+		// cgroups wait for that.
+		r.cache.background.Go(pre.discard)
 		return nil
 	}
 	return pre
