@@ -63,7 +63,7 @@ func newOptions(t *testing.T, argv ...string) (*call, *fakeRunner, *fakeApprover
 	runner := &fakeRunner{}
 	approver := &fakeApprover{outcome: approval.Denied}
 	o := &call{
-		Request: Request{Argv: argv, Cwd: ws, Workspace: ws}, Policy: pol,
+		Request: Request{Argv: argv, Cwd: ws, Workspace: ws}, Policy: pol, PolicyDigest: pol.Digest,
 		Approval: approval.OnRequest, Approver: approver, ApproverID: "exec",
 		Profile: func(name string) (*sandbox.Profile, error) {
 			if name == "missing" {

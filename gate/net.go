@@ -76,7 +76,7 @@ func (o *call) netHooks(ev execpolicy.Evaluation, req approval.Request, rec appr
 			nreq.Escalation = "connections to " + net.JoinHostPort(host, strconv.Itoa(int(port))) + " (a prompt network rule)"
 			nreq.ProposedRule, nreq.ProposedHost, nreq.Connecting = nil, o.proposedHost(host), true
 			nreq.ID = approval.RequestID(approval.IDParts{Argv: o.argv(), Cwd: o.Cwd, Profile: req.Profile, ProfileDigest: req.ProfileDigest,
-				PolicyDigest: o.Policy.Digest(), Escalation: nreq.Escalation, ManagedDigest: req.ManagedDigest})
+				PolicyDigest: o.PolicyDigest(), Escalation: nreq.Escalation, ManagedDigest: req.ManagedDigest})
 			ans, err := o.settle(ctx, approval.Ask, ev, &nreq, approval.Naming(o.Approve, nreq.ID), approval.Naming(o.Deny, nreq.ID))
 			nrec := rec
 			nrec.RequestID, nrec.Kind, nrec.Escalation, nrec.Exit, nrec.Denials = nreq.ID, nreq.Kind, nreq.Escalation, nil, nil

@@ -118,7 +118,7 @@ func (g *Gate) registration(req Request) (*state, *Registration, error) {
 	}
 	req.Cwd, req.Workspace = pl.Cwd, pl.Workspace
 	// The ceiling too: the id binds the managed layer's digest.
-	o := &call{Request: req, Policy: st.policy, EvalOpts: g.evalOptions(req), DefaultProfile: st.defaultProfile.value, Profile: st.profileFunc(pl), Ceiling: st.ceiling}
+	o := &call{Request: req, Policy: st.policy, PolicyDigest: st.policyDigest, EvalOpts: g.evalOptions(req), DefaultProfile: st.defaultProfile.value, Profile: st.profileFunc(pl), Ceiling: st.ceiling}
 	ev := o.Policy.Evaluate(o.Argv, o.EvalOpts)
 	reg := &Registration{CheckResult: checkResultOf(ev, st.approval)}
 	if reg.Action != approval.Ask || st.ceiling.pinsApprover() {
@@ -136,7 +136,7 @@ func (g *Gate) registration(req Request) (*state, *Registration, error) {
 	if err != nil {
 		return nil, nil, fmt.Errorf("%w: %w", ErrConfig, err)
 	}
-	reg.RequestID = o.request(ev, prof.Name, approval.ProfileDigest(prof), o.Policy.Digest()).ID
+	reg.RequestID = o.request(ev, prof.Name, approval.ProfileDigest(prof), o.PolicyDigest()).ID
 	return st, reg, nil
 }
 

@@ -23,11 +23,13 @@ type call struct {
 	// (sandbox.Command.SetEnv): agentTerminalEnv on an agent's terminal.
 	SetEnv []string
 
-	Policy     *execpolicy.Policy
-	EvalOpts   execpolicy.EvalOptions
-	Approval   approval.Policy
-	Approver   approval.Approver
-	ApproverID string // "tty", "exec", "deny", "defer": recorded in results
+	Policy *execpolicy.Policy
+	// PolicyDigest returns Policy's digest.
+	PolicyDigest func() string
+	EvalOpts     execpolicy.EvalOptions
+	Approval     approval.Policy
+	Approver     approval.Approver
+	ApproverID   string // "tty", "exec", "deny", "defer": recorded in results
 	// Session, when non-nil, holds the session approvals.
 	Session *approval.Session
 	// AmendFile is the rules file an "always" answer appends to.
@@ -126,7 +128,7 @@ func (o *call) run(ctx context.Context) (*Result, error) {
 	// stops early (a bad profile) is audited too. Every other record of
 	// the run is a copy of it, so they all say how the command was judged
 	// (Shell, AgentTerminal), as replay must judge it again.
-	digest := o.Policy.Digest()
+	digest := o.PolicyDigest()
 	rec := approval.Record{
 		Time: time.Now(), Session: o.SessionID, Kind: approval.KindExec, Attempt: 1,
 		Argv: o.Argv, Shell: o.Shell, AgentTerminal: o.EvalOpts.AgentTerminal, Cwd: approval.Bytes(o.Cwd), Rules: approval.MatchedRules(ev.Matched), Decision: res.Decision, Reasons: ev.Reasons, Profile: name,

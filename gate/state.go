@@ -19,9 +19,13 @@ import (
 // the first Run so that check neither opens an audit log nor fails on an
 // approver it would not use.
 type state struct {
-	layers         *config.Config
-	configFile     setting
-	policy         *execpolicy.Policy
+	layers     *config.Config
+	configFile setting
+	policy     *execpolicy.Policy
+	// policyDigest is policy's digest, hashed on the first Run that
+	// needs it: every run of a long-lived front end binds it (audit
+	// records, request ids), and check needs it not at all.
+	policyDigest   func() string
 	approval       approval.Policy
 	profiles       *profiles.Loader
 	defaultProfile setting
@@ -98,6 +102,7 @@ func (g *Gate) load(withPrint bool) (*state, error) {
 	if st.policy, err = loadPolicy(g.getenv, st.layers, build, c.Rules, &st.refused); err != nil {
 		return nil, err
 	}
+	st.policyDigest = sync.OnceValue(st.policy.Digest)
 	st.profiles = profileLoader(g.getenv, Place{Cwd: c.Workspace, Workspace: c.Workspace}, st.layers, build)
 	if err := CheckRuleProfiles(st.policy, st.profiles); err != nil {
 		return nil, err
@@ -245,7 +250,7 @@ func (st *state) call(g *Gate, req Request) (*call, error) {
 	}
 	o := &call{
 		Request: req,
-		Policy:  st.policy, EvalOpts: g.evalOptions(req),
+		Policy:  st.policy, PolicyDigest: st.policyDigest, EvalOpts: g.evalOptions(req),
 		Approval: st.approval, Approver: serialApprover{&g.ask, approver}, ApproverID: approverID,
 		AmendFile:      amend,
 		DeferredDir:    st.layers.Dirs.Deferred(),
