@@ -337,11 +337,17 @@ func keepPaths(p *sandbox.Profile) []string {
 // but every one below visible, the host's /tmp directories kept for it.
 // Landlock has no right for connecting to a socket file, so a daemon
 // listening there (docker, the session bus, an agent) would act for the
-// command outside the sandbox.
-func hostSockets(p *sandbox.Profile, visible []string) []mountOp {
-	b, err := os.ReadFile("/proc/net/unix")
+// command outside the sandbox. A table that cannot be read fails the run:
+// without it no socket would be covered.
+func hostSockets(p *sandbox.Profile, visible []string) ([]mountOp, error) {
+	return socketMounts(p, visible, "/proc/net/unix")
+}
+
+// socketMounts is hostSockets reading the socket table at table.
+func socketMounts(p *sandbox.Profile, visible []string, table string) ([]mountOp, error) {
+	b, err := os.ReadFile(table)
 	if err != nil {
-		return nil
+		return nil, fmt.Errorf("sandbox: host unix sockets: %w", err)
 	}
 	var ops []mountOp
 	seen := map[string]bool{}
@@ -362,7 +368,7 @@ func hostSockets(p *sandbox.Profile, visible []string) []mountOp {
 			ops = append(ops, mountOp{Kind: mountNullFile, Path: path})
 		}
 	}
-	return ops
+	return ops, nil
 }
 
 // unixSocketPath returns the path of one line of /proc/net/unix ("Num

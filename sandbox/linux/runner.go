@@ -219,7 +219,11 @@ func (r *Runner) run(ctx context.Context, c *Command) (*sandbox.Result, error) {
 		}
 	}
 	if spec.Unshare&unix.CLONE_NEWNS != 0 || slices.Contains(layers, sandbox.LayerPIDNS) {
-		spec.Mounts = append(spec.Mounts, hostSockets(plan, visible)...)
+		sockets, err := hostSockets(plan, visible)
+		if err != nil {
+			return nil, err
+		}
+		spec.Mounts = append(spec.Mounts, sockets...)
 		spec.Reopen = reopenStdio(c, p)
 		// A mount namespace of its own gets a /dev of its own: no block
 		// device, no terminal of the caller's, ptys that work.
