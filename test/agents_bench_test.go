@@ -45,6 +45,7 @@ func benchExec(b *testing.B, env []string, dir, stdin string, argv ...string) {
 // benchExecSpaced is benchExec pausing space before each run.
 func benchExecSpaced(b *testing.B, space time.Duration, env []string, dir, stdin string, argv ...string) {
 	b.Helper()
+	var took []time.Duration
 	for b.Loop() {
 		pause(b, space)
 		cmd := exec.Command(argv[0], argv[1:]...)
@@ -57,10 +58,20 @@ func benchExecSpaced(b *testing.B, space time.Duration, env []string, dir, stdin
 			cmd.Stdin = f
 			defer f.Close()
 		}
-		if out, err := cmd.CombinedOutput(); err != nil {
+		start := time.Now()
+		out, err := cmd.CombinedOutput()
+		took = append(took, time.Since(start))
+		if err != nil {
 			b.Fatalf("%q: %v\n%s", argv, err, out)
 		}
 	}
+	reportMedian(b, took)
+}
+
+// reportMedian reports the median of took as median-ms: the mean that
+// ns/op is takes in every stall of the machine, the median does not.
+func reportMedian(b *testing.B, took []time.Duration) {
+	b.ReportMetric(median(took).Seconds()*1e3, "median-ms")
 }
 
 // pause sleeps d outside b's timing.
@@ -100,7 +111,8 @@ func BenchmarkAgentHook(b *testing.B) {
 // beside the sandbox alone and bwrap. The target for the warm path: at most half the
 // one-shot run of the same script. The -spaced rows pause between calls
 // as an agent does, which a long-lived server uses to start the next
-// call's helper ahead (sandbox/linux/prestart.go).
+// call's helper ahead (sandbox/linux/prestart.go). Each row reports its
+// median (median-ms) beside the mean, ns/op; make bench compares medians.
 func BenchmarkAgentTrue(b *testing.B) {
 	f := newGateFixture(b, rules1000())
 	b.Run("bare", func(b *testing.B) {
@@ -140,13 +152,17 @@ func BenchmarkAgentTrue(b *testing.B) {
 			cs := warmMCP(b, f)
 			defer cs.Close()
 			args := &mcp.CallToolParams{Name: "run_command", Arguments: map[string]any{"command": script}}
+			var took []time.Duration
 			for b.Loop() {
 				pause(b, space)
+				start := time.Now()
 				res, err := cs.CallTool(context.Background(), args)
+				took = append(took, time.Since(start))
 				if err != nil || res.IsError {
 					b.Fatalf("run_command: %v %+v", err, res)
 				}
 			}
+			reportMedian(b, took)
 		})
 	}
 }
