@@ -78,6 +78,24 @@ prefix_rule(pattern=[`+"\""+bash+"\""+`, "-c"], decision="allow")
 		t.Errorf("environment without bash\n%q\nwith bash\n%q", got, want)
 	}
 
+	// An OLDPWD in the host's /tmp that the command's private /tmp shows
+	// nothing of, as the shell that started an agent often leaves it:
+	// bash passes none on, and neither does the run without bash.
+	left, err := os.MkdirTemp("/tmp", "gatedexec-oldpwd-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(left) })
+	withOld := append(slices.Clone(env), "OLDPWD="+left)
+	plain, stderr = run(withOld, "--shell", "--", "env")
+	if strings.Contains(stderr, "BASH-RAN") {
+		t.Fatalf("an OLDPWD hidden by the private /tmp: the plain script ran through bash:\n%s", stderr)
+	}
+	viaBash, _ = run(withOld, "--", bash, "-c", "env")
+	if got, want := sorted(plain), sorted(viaBash); !slices.Equal(got, want) || strings.Contains(plain, "OLDPWD=") {
+		t.Errorf("an OLDPWD hidden by the private /tmp: environment without bash\n%q\nwith bash\n%q", got, want)
+	}
+
 	// A relative name is the kernel's to resolve from the working
 	// directory, as bash leaves it: sub/../tool goes through the link.
 	other := filepath.Join(f.ws, "other")

@@ -305,6 +305,23 @@ func mkdirRecord(dir string) ([]string, error) {
 	return []string{dir}, nil
 }
 
+// privateTmpVisible returns the working directory cwd and the directory
+// of program when they lie in one of p's private tmp directories outside
+// what p keeps there: the run keeps them too, read-only (the read-only
+// tree covers every mount but the write roots), planned as readable paths
+// of the profile, so that its protect and hide paths below them hold.
+// Nothing else of the host's /tmp is there. An empty or relative one is
+// not kept.
+func privateTmpVisible(p *sandbox.Profile, cwd, program string) []string {
+	var visible []string
+	for _, d := range []string{cwd, filepath.Dir(program)} {
+		if d != "" && filepath.IsAbs(d) && p.HiddenByPrivateTmp(d) {
+			visible = append(visible, d)
+		}
+	}
+	return visible
+}
+
 // keepPaths returns the paths bound back from the host's tree into the
 // private tmp (sandbox.Profile.KeptRoots). One not made yet is held
 // through its deepest existing ancestor below the tmp directory; nested

@@ -47,14 +47,21 @@ import (
 //     scripts itself, also after the kernel refuses a #! line);
 //   - the working directory is unknown, or is not the physical path
 //     bash would set PWD to when PWD does not name it, or PWD or OLDPWD
-//     leads where the sandbox shows otherwise, or OLDPWD is relative.
+//     leads where the sandbox shows otherwise, or OLDPWD is relative. An
+//     OLDPWD in a private tmp directory that the run shows nothing of
+//     there (privateTmpAbsent) names no directory for bash, which then
+//     passes none on: plainExec drops it likewise.
 //
 // Two differences are left: bash's warnings at start (an unknown locale
 // in LC_ALL) are not printed, and the environment keeps the caller's order
 // (PWD, SHLVL and _ last) where bash's follows its own table; the entries
 // are the same. What bash does is bash 5.2's, which the tests compare with
 // the host's bash.
-func plainExec(c *sandbox.Command, env []string) (plainRun, bool) {
+//
+// privateTmp says whether the run gives the profile's private tmp
+// directories (its mount namespace layer): without, the command sees the
+// host's.
+func plainExec(c *sandbox.Command, env []string, privateTmp bool) (plainRun, bool) {
 	if len(c.Plain) == 0 || c.Dir == "" || !filepath.IsAbs(c.Dir) || c.Profile != nil && c.Profile.Unrestricted {
 		return plainRun{}, false
 	}
@@ -72,7 +79,7 @@ func plainExec(c *sandbox.Command, env []string) (plainRun, bool) {
 	if !set || bashReadsRC(vars, c.Stdin) || !bashStarts(c) {
 		return plainRun{}, false
 	}
-	v := newCommandView(c.Profile)
+	v := newCommandView(c.Profile, privateTmp)
 	bash, err := sandbox.LookPath("bash", c.Dir, env)
 	// bashStarts has made sure the profile's Landlock rules read the
 	// whole tree: bash may execute wherever it is.
@@ -91,7 +98,7 @@ func plainExec(c *sandbox.Command, env []string) (plainRun, bool) {
 	if !ok {
 		return plainRun{}, false
 	}
-	keepOld, ok := v.bashOLDPWD(vars)
+	keepOld, ok := v.bashOLDPWD(vars, filepath.Clean(c.Dir), path)
 	if !ok {
 		return plainRun{}, false
 	}
@@ -214,12 +221,40 @@ func bashManaged(name string) bool {
 type commandView struct {
 	profile *sandbox.Profile // nil: the host's view (tests)
 	capless bool
+	// privateTmp: the profile's private tmp directories are given.
+	privateTmp bool
 }
 
-// newCommandView is the view of a command run under p by this process.
-func newCommandView(p *sandbox.Profile) commandView {
+// newCommandView is the view of a command run under p by this process,
+// with p's private tmp directories when privateTmp.
+func newCommandView(p *sandbox.Profile, privateTmp bool) commandView {
 	// A restricted command holds no capability, also as root.
-	return commandView{profile: p, capless: os.Geteuid() == 0 && p != nil && !p.Unrestricted}
+	restricted := p != nil && !p.Unrestricted
+	return commandView{profile: p, capless: os.Geteuid() == 0 && restricted, privateTmp: privateTmp && restricted}
+}
+
+// privateTmpAbsent reports whether path, absolute and clean, names
+// nothing for a command run in dir with program as the view's profile:
+// it lies in one of the profile's private tmp directories, which the run
+// makes an empty tmpfs holding only what it keeps of the host's there
+// (keepPaths, with the directories the run keeps visible for dir and
+// program) and the directories on the way to those, and it is none of
+// them, below none and on the way to none. Its host's tree says nothing
+// then: the command does not see it.
+func (v commandView) privateTmpAbsent(path, dir, program string) bool {
+	p := v.profile
+	if !v.privateTmp || !filepath.IsAbs(path) || filepath.Clean(path) != path ||
+		!slices.ContainsFunc(p.PrivateTmp, func(t string) bool { return path != t && within(path, t) }) {
+		return false
+	}
+	plan := *p
+	plan.Read = append(slices.Clip(p.Read), privateTmpVisible(p, dir, program)...)
+	for _, k := range keepPaths(&plan) {
+		if within(path, k) || within(k, path) {
+			return false
+		}
+	}
+	return true
 }
 
 // differs reports whether the command may see path otherwise than this
@@ -467,13 +502,18 @@ func (v commandView) bashPWD(vars map[string]string, dir string) (string, bool) 
 // bashOLDPWD says whether bash passes OLDPWD on: when it names a
 // directory. ok is false for a relative one, which bash looks up from the
 // directory it runs in, and for one the sandbox may show otherwise.
-func (v commandView) bashOLDPWD(vars map[string]string) (keep, ok bool) {
+func (v commandView) bashOLDPWD(vars map[string]string, dir, program string) (keep, ok bool) {
 	old, set := vars["OLDPWD"]
 	if !set {
 		return false, true
 	}
 	if !filepath.IsAbs(old) {
 		return false, false
+	}
+	if v.privateTmpAbsent(old, dir, program) {
+		// Left behind in the host's /tmp by the shell that started
+		// the agent: common, and not worth bash's start each call.
+		return false, true
 	}
 	real, found := v.resolve(old)
 	switch found {

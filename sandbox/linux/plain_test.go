@@ -113,7 +113,7 @@ func TestPlainExecMatchesBash(t *testing.T) {
 		}
 		for _, env := range envs {
 			c := &sandbox.Command{Argv: []string{"bash", "-c", script}, Plain: []string{script}, Dir: scriptDir}
-			pr, ok := plainExec(c, env)
+			pr, ok := plainExec(c, env, true)
 			if !ok {
 				continue
 			}
@@ -190,7 +190,7 @@ func TestPlainExecFallsBack(t *testing.T) {
 	}
 	for _, tt := range tests {
 		c := &sandbox.Command{Argv: []string{"bash", "-c", strings.Join(tt.plain, " ")}, Plain: tt.plain, Dir: tt.dir}
-		if _, ok := plainExec(c, tt.env); ok != tt.ok {
+		if _, ok := plainExec(c, tt.env, true); ok != tt.ok {
 			t.Errorf("%s: plainExec ok = %v, want %v", tt.name, ok, tt.ok)
 		}
 	}
@@ -318,9 +318,59 @@ func TestPlainExecSandboxView(t *testing.T) {
 		if strings.HasPrefix(tt.name, "a socket for stdin") {
 			c.Stdin = sock
 		}
-		pr, ok := plainExec(c, tt.env)
+		pr, ok := plainExec(c, tt.env, true)
 		if ok != (tt.wantPath != "") || pr.path != tt.wantPath {
 			t.Errorf("%s: plainExec = %q, %v; want %q", tt.name, pr.path, ok, tt.wantPath)
+		}
+	}
+}
+
+// TestPlainExecOLDPWDInPrivateTmp: an OLDPWD in the host's /tmp that the
+// run's private /tmp shows nothing of names no directory for bash, which
+// passes none on: plainExec runs the command without bash and without
+// OLDPWD. One the private /tmp keeps (a workspace there, what is bound
+// back through the nearest existing directory of a kept path not made
+// yet), or on the way to one, is the host's or unknown, and one when the
+// run gives no private /tmp is the host's: as before.
+func TestPlainExecOLDPWDInPrivateTmp(t *testing.T) {
+	root := t.TempDir()
+	private := filepath.Join(root, "tmp")
+	ws := filepath.Join(root, "ws")
+	for _, d := range []string{ws, filepath.Join(private, "left"), filepath.Join(private, "kept", "beside"), filepath.Join(private, "deep", "ws")} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	tests := []struct {
+		name, oldpwd, workspace, dir string
+		privateTmp                   bool
+		plain, keep                  bool
+	}{
+		{"left in the private tmp", filepath.Join(private, "left"), "", ws, true, true, false},
+		{"below it, missing on the host too", filepath.Join(private, "left", "gone"), "", ws, true, true, false},
+		{"no private tmp given", filepath.Join(private, "left"), "", ws, false, false, false},
+		{"the private tmp itself", private, "", ws, true, false, false},
+		{"not clean", filepath.Join(private, "left") + "/", "", ws, true, false, false},
+		{"beside a workspace in the private tmp", filepath.Join(private, "left"), filepath.Join(private, "deep", "ws"), filepath.Join(private, "deep", "ws"), true, true, false},
+		{"on the way to a workspace in the private tmp", filepath.Join(private, "deep"), filepath.Join(private, "deep", "ws"), filepath.Join(private, "deep", "ws"), true, false, false},
+		{"a workspace in the private tmp", filepath.Join(private, "deep", "ws"), filepath.Join(private, "deep", "ws"), filepath.Join(private, "deep", "ws"), true, true, true},
+		// The workspace is not made yet: the private tmp keeps the
+		// host's kept/ whole, beside/ with it.
+		{"beside a kept path not made yet", filepath.Join(private, "kept", "beside"), filepath.Join(private, "kept", "ws"), ws, true, false, false},
+		// The working directory is kept visible when in the private tmp.
+		{"the working directory in the private tmp", filepath.Join(private, "left"), "", filepath.Join(private, "left"), true, false, false},
+	}
+	for _, tt := range tests {
+		p := &sandbox.Profile{Name: "test", ReadAll: true, PrivateTmp: []string{private}, Workspace: tt.workspace}
+		env := []string{"PATH=/usr/bin:/bin", "OLDPWD=" + tt.oldpwd}
+		c := &sandbox.Command{Argv: []string{"bash", "-c", "/bin/true"}, Plain: []string{"/bin/true"}, Dir: tt.dir, Profile: p}
+		pr, ok := plainExec(c, env, tt.privateTmp)
+		if ok != tt.plain {
+			t.Errorf("%s: plainExec ok = %v, want %v", tt.name, ok, tt.plain)
+			continue
+		}
+		if keep := slices.Contains(pr.env, "OLDPWD="+tt.oldpwd); ok && keep != tt.keep {
+			t.Errorf("%s: OLDPWD passed on = %v, want %v (%q)", tt.name, keep, tt.keep, pr.env)
 		}
 	}
 }
@@ -369,7 +419,7 @@ func TestPlainExecCapless(t *testing.T) {
 	restricted := &sandbox.Profile{Name: "restricted", ReadAll: true}
 	for _, tt := range tests {
 		c := &sandbox.Command{Argv: []string{"bash", "-c", "ls"}, Plain: []string{"ls"}, Dir: dir, Profile: restricted}
-		pr, ok := plainExec(c, []string{"PATH=" + tt.entry + ":/usr/bin:/bin"})
+		pr, ok := plainExec(c, []string{"PATH=" + tt.entry + ":/usr/bin:/bin"}, true)
 		if ok != (tt.want != "") || pr.path != tt.want {
 			t.Errorf("%s: plainExec = %q, %v; want %q", tt.name, pr.path, ok, tt.want)
 		}
@@ -378,7 +428,7 @@ func TestPlainExecCapless(t *testing.T) {
 	// without the helper, which alone can fall back to bash: bash runs it.
 	c := &sandbox.Command{Argv: []string{"bash", "-c", "ls"}, Plain: []string{"ls"}, Dir: dir,
 		Profile: &sandbox.Profile{Name: "full-access", Unrestricted: true}}
-	if pr, ok := plainExec(c, []string{"PATH=/usr/bin:/bin"}); ok {
+	if pr, ok := plainExec(c, []string{"PATH=/usr/bin:/bin"}, true); ok {
 		t.Errorf("unrestricted: plainExec = %q, want bash", pr.path)
 	}
 }
@@ -399,11 +449,11 @@ func TestPlainExecLongScript(t *testing.T) {
 	words := append([]string{"/bin/true"}, slices.Repeat([]string{"a"}, maxArgStrlen/2)...)
 	script := strings.Join(words, " ")
 	c := &sandbox.Command{Argv: []string{"bash", "-c", script}, Plain: words, Dir: t.TempDir()}
-	if _, ok := plainExec(c, []string{"PATH=/usr/bin:/bin"}); ok {
+	if _, ok := plainExec(c, []string{"PATH=/usr/bin:/bin"}, true); ok {
 		t.Errorf("a %d-byte script ran without bash", len(script))
 	}
 	c.Argv[2], c.Plain = "/bin/true a", []string{"/bin/true", "a"}
-	if _, ok := plainExec(c, []string{"PATH=/usr/bin:/bin"}); !ok {
+	if _, ok := plainExec(c, []string{"PATH=/usr/bin:/bin"}, true); !ok {
 		t.Error("a short script did not run without bash")
 	}
 }

@@ -127,7 +127,7 @@ func (r *Runner) run(ctx context.Context, c *Command) (*sandbox.Result, error) {
 	env := sandbox.SetEnv(sandbox.ScrubEnv(c.Env, p.EnvDeny), c.SetEnv)
 	var err error
 	path := ""
-	if pr, plain := plainExec(c, env); plain {
+	if pr, plain := plainExec(c, env, slices.Contains(layers, sandbox.LayerMountNS)); plain {
 		path, spec.Argv, env = pr.path, c.Plain, pr.env
 		spec.FallbackPath, spec.FallbackArgv = pr.bash, c.Argv
 	} else if path, err = sandbox.LookPath(c.Argv[0], c.Dir, env); err != nil {
@@ -179,17 +179,7 @@ func (r *Runner) run(ctx context.Context, c *Command) (*sandbox.Result, error) {
 		if aerr != nil {
 			cwd = ""
 		}
-		// The working directory and the program's directory, when they
-		// lie in the host's /tmp outside what the profile keeps, are
-		// kept too, read-only (the read-only tree covers every mount but
-		// the write roots), and planned as readable paths of the
-		// profile, so that its protect and hide paths below them hold.
-		// Nothing else of the host's /tmp is there.
-		for _, d := range []string{cwd, filepath.Dir(path)} {
-			if d != "" && filepath.IsAbs(d) && p.HiddenByPrivateTmp(d) {
-				visible = append(visible, d)
-			}
-		}
+		visible = privateTmpVisible(p, cwd, path)
 		if len(visible) > 0 {
 			q := *p
 			q.Read = append(slices.Clip(p.Read), visible...)
