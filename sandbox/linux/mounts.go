@@ -322,6 +322,17 @@ func privateTmpVisible(p *sandbox.Profile, cwd, program string) []string {
 	return visible
 }
 
+// withVisible returns p planned with visible (privateTmpVisible) among
+// its readable paths, which keeps them; p itself when there are none.
+func withVisible(p *sandbox.Profile, visible []string) *sandbox.Profile {
+	if len(visible) == 0 {
+		return p
+	}
+	q := *p
+	q.Read = append(slices.Clip(p.Read), visible...)
+	return &q
+}
+
 // keepPaths returns the paths bound back from the host's tree into the
 // private tmp (sandbox.Profile.KeptRoots). One not made yet is held
 // through its deepest existing ancestor below the tmp directory; nested

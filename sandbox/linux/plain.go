@@ -247,9 +247,7 @@ func (v commandView) privateTmpAbsent(path, dir, program string) bool {
 		!slices.ContainsFunc(p.PrivateTmp, func(t string) bool { return path != t && within(path, t) }) {
 		return false
 	}
-	plan := *p
-	plan.Read = append(slices.Clip(p.Read), privateTmpVisible(p, dir, program)...)
-	for _, k := range keepPaths(&plan) {
+	for _, k := range keepPaths(withVisible(p, privateTmpVisible(p, dir, program))) {
 		if within(path, k) || within(k, path) {
 			return false
 		}

@@ -180,11 +180,7 @@ func (r *Runner) run(ctx context.Context, c *Command) (*sandbox.Result, error) {
 			cwd = ""
 		}
 		visible = privateTmpVisible(p, cwd, path)
-		if len(visible) > 0 {
-			q := *p
-			q.Read = append(slices.Clip(p.Read), visible...)
-			plan = &q
-		}
+		plan = withVisible(p, visible)
 		if spec.Mounts, hold, err = holdMounts(plan, cwd); err != nil {
 			return nil, err
 		}
