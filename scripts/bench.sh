@@ -219,8 +219,7 @@ if ns:
           f"{ns['mcp-warm-spaced'] / ns['run-oneshot-shell-spaced']:.2f}x ({ns['mcp-warm-spaced']:.2f} / {ns['run-oneshot-shell-spaced']:.2f} ms)")
     # The same two paths alternated call by call (BenchmarkAgentInterleaved):
     # the rows above run one after the other, each on the machine the rows
-    # before it left, and this VM slows for some seconds after a few
-    # hundred process starts; alternating, both meet the same machine.
+    # before it left; alternating, both meet the same machine.
     il = re.search(r"BenchmarkAgentInterleaved-\d+\s+\d+\s+[\d.]+ ns/op\s+([\d.]+) oneshot-ms\s+([\d.]+) warm-ms\s+([\d.]+) warm/oneshot", open(sys.argv[2]).read())
     if il:
         print(f"alternated call by call: mcp-warm / run-oneshot-shell: {float(il.group(3)):.2f}x ({float(il.group(2)):.2f} / {float(il.group(1)):.2f} ms, medians)")

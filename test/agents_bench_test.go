@@ -184,10 +184,8 @@ func warmMCP(b *testing.B, f gateFixture) *mcp.ClientSession {
 // --shell` of the same script alternately, one call of each per
 // iteration, and reports the median of each (warm-ms, oneshot-ms) and
 // their ratio. The rows of BenchmarkAgentTrue run one after the other,
-// each in the state the rows before it left the machine in: on the VMs of
-// `make bench` a few hundred process starts slow the next ones for some
-// seconds, so the row that comes second is measured on a slower machine.
-// Alternating, both paths meet the same machine.
+// each in the state the rows before it left the machine in (a noisy VM's
+// included); alternating, both paths meet the same machine.
 func BenchmarkAgentInterleaved(b *testing.B) {
 	f := newGateFixture(b, rules1000())
 	cs := warmMCP(b, f)
