@@ -80,8 +80,12 @@ func (d *Decoder) Bytes(n int) string {
 	return s
 }
 
-// Uvarint reads a number binary.AppendUvarint wrote. Most are counts and
-// lengths below 128, one byte: read here, inlined into the caller.
+// Uvarint reads a number binary.AppendUvarint wrote, in the shortest form,
+// the only one it writes: a longer one for the same number (a last byte
+// of zero after others) or one past 64 bits is damage, so that every body
+// that reads is the one its encoder writes for what it read. Most are
+// counts and lengths below 128, one byte: read here, inlined into the
+// caller.
 func (d *Decoder) Uvarint() uint64 {
 	if off := d.off; off < len(d.s) {
 		if c := d.s[off]; c < 0x80 {
@@ -104,8 +108,15 @@ func (d *Decoder) uvarint() uint64 {
 		}
 		c := d.s[d.off]
 		d.off++
+		if shift == 63 && c > 1 {
+			break // bits past the 64th
+		}
 		v |= uint64(c&0x7f) << shift
 		if c < 0x80 {
+			if c == 0 && shift > 0 {
+				d.Fail("number not in its shortest form")
+				return 0
+			}
 			return v
 		}
 	}

@@ -56,6 +56,9 @@ func TestDecoder(t *testing.T) {
 	}{
 		{"truncated number", "\x80", func(d *Decoder) { d.Uvarint() }},
 		{"number too long", "\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\x01", func(d *Decoder) { d.Uvarint() }},
+		{"number past 64 bits", "\xff\xff\xff\xff\xff\xff\xff\xff\xff\x02", func(d *Decoder) { d.Uvarint() }},
+		{"zero not in its shortest form", "\x80\x00", func(d *Decoder) { d.Uvarint() }},
+		{"a number not in its shortest form", "\x81\x80\x00", func(d *Decoder) { d.Uvarint() }},
 		{"string past the end", "\x05abc", func(d *Decoder) { d.Str() }},
 		{"count past the end", "\x03ab", func(d *Decoder) { d.Count(1) }},
 		{"count of wide items", "\x02abc", func(d *Decoder) { d.Count(2) }},
