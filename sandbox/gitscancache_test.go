@@ -131,3 +131,94 @@ func TestWithScanCacheNeedsControl(t *testing.T) {
 		t.Errorf("a profile that watches no workspace: ScanCache = %q", got)
 	}
 }
+
+// TestScanCacheKeepsWhatSparesAReads: the scan after a run rewrites the
+// entry only when that spares the next scan a read. A run that made and
+// removed an entry in the workspace's root (what a placeholder of the
+// mount plan does) leaves the entry as it was; a directory changed
+// between runs is kept.
+func TestScanCacheKeepsWhatSparesAReads(t *testing.T) {
+	ws, cache := t.TempDir(), filepath.Join(t.TempDir(), "scans")
+	for _, d := range []string{"a/1", "b"} {
+		if err := os.MkdirAll(filepath.Join(ws, d), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	entry := filepath.Join(cache, scanCacheName(ws))
+	read := func() string {
+		b, err := os.ReadFile(entry)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(b)
+	}
+	// run scans, lets during act as the command, and keeps the listings;
+	// it returns how many directories the scan before the run read.
+	run := func(during func()) int {
+		time.Sleep(10 * time.Millisecond) // what was changed is older than the scan's tick
+		g := scanGitRepos(ws, cache)
+		before := g.reads
+		time.Sleep(10 * time.Millisecond)
+		during()
+		if got, _, _ := g.GitTamper(); len(got) != 0 {
+			t.Fatalf("GitTamper = %q", got)
+		}
+		g.Keep()
+		return before
+	}
+	placeholder := func() {
+		p := filepath.Join(ws, ".gatedexec")
+		if err := os.Mkdir(p, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Remove(p); err != nil {
+			t.Fatal(err)
+		}
+	}
+	run(func() {})
+	first := read()
+	run(placeholder)
+	if read() != first {
+		t.Error("a run that only made and removed an entry in the root rewrote the entry")
+	}
+	// The root changed during the run before: read again, and only it.
+	if n := run(placeholder); n != 1 {
+		t.Errorf("the scan read %d directories, want the root alone", n)
+	}
+	if read() != first {
+		t.Error("the entry was rewritten again")
+	}
+	// Between runs, a file made and removed in a: the same entries, a
+	// newer change time, which a kept listing spares the next scan.
+	f := filepath.Join(ws, "a", "f")
+	os.WriteFile(f, nil, 0o644)
+	os.Remove(f)
+	// The root, changed by the runs before, is read again too; its
+	// change is now older than the scan, so both are kept.
+	if n := run(func() {}); n != 2 {
+		t.Errorf("the scan read %d directories, want a and the root", n)
+	}
+	second := read()
+	if second == first {
+		t.Fatal("a directory changed between runs was not kept")
+	}
+	if n := run(func() {}); n != 0 {
+		t.Errorf("after it was kept the scan read %d directories, want none", n)
+	}
+	// A directory made during a run is read again by the next scan
+	// whatever is kept, and kept by the run after, when its listing
+	// spares the scans after a read.
+	run(func() { os.Mkdir(filepath.Join(ws, "b", "new"), 0o755) })
+	if read() != second {
+		t.Error("a directory made during the run was kept by it")
+	}
+	if n := run(func() {}); n != 2 {
+		t.Errorf("the scan read %d directories, want b and b/new", n)
+	}
+	if read() == second {
+		t.Error("a directory made during the run before was not kept")
+	}
+	if n := run(func() {}); n != 0 {
+		t.Errorf("after it was kept the scan read %d directories, want none", n)
+	}
+}

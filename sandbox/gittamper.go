@@ -33,10 +33,11 @@ type GitRepos struct {
 	// paths Watch was given, as they were before the run.
 	stamps stamps
 	// cache is where the listings are kept between runs (gitscancache.go),
-	// "" for nowhere; after are the listings of the scan after the run,
-	// and reads how many directories the two scans read rather than
-	// took from a listing before.
+	// "" for nowhere, and kept what was read from there; after are the
+	// listings of the scan after the run, and reads how many directories
+	// the two scans read rather than took from a listing before.
 	cache string
+	kept  map[string]dirListing
 	after map[string]dirListing
 	reads int
 }
@@ -52,6 +53,7 @@ type GitRepos struct {
 func scanGitRepos(root, cache string) *GitRepos {
 	g := &GitRepos{root: root, since: coarseNow(), repos: map[string]uint64{}, listed: map[string]dirListing{}, stamps: stamps{}, cache: cache}
 	prev, prevSince := loadListings(cache, root)
+	g.kept = prev
 	var found []gitRepo
 	_, g.complete, g.reads = walkRepos(root, false, prev, g.listed, prevSince, func(r gitRepo) {
 		g.repos[r.path] = r.ino
@@ -122,15 +124,38 @@ func (g *GitRepos) GitTamper() (tampered, unscanned []string, complete bool) {
 }
 
 // Keep keeps the listings of the scan after the run (GitTamper) for the
-// next run's scan, where the scan was made with a cache.
+// next run's scan, where the scan was made with a cache and what is kept
+// there would spare the next scan a read (newerListings).
 func (g *GitRepos) Keep() {
-	if g.reads == 0 {
-		// Every listing was taken from what is kept: it holds, from
-		// its own time.
+	if g.reads == 0 || !newerListings(g.after, g.kept, g.since) {
+		// What is kept holds, from its own time: a listing that no
+		// longer matches its directory is read again, never trusted.
 		return
 	}
 	// Every listing was read, or found unchanged, after g.since.
 	saveListings(g.cache, g.root, g.after, g.since)
+}
+
+// newerListings reports whether keeping after, read by a walk that
+// started at since, would spare the next scan a read that what is kept
+// (kept) leaves it: the next scan takes a listing only of a directory
+// unchanged since the walk that read it started (stampedBefore), so only
+// such a listing that kept lacks, or holds otherwise, is worth a write.
+// A directory changed during the run is read again whatever is kept: a
+// run that only made and removed entries in the workspace's root, as the
+// placeholders of its mount plan do, writes nothing (on a small
+// workspace the write was most of the scan's cost).
+func newerListings(after, kept map[string]dirListing, since time.Time) bool {
+	for path, l := range after {
+		if !stampedBefore(l.ctime, since) {
+			continue
+		}
+		k, ok := kept[path]
+		if !ok || l.ino != k.ino || !l.ctime.Equal(k.ctime) || !l.sameEntries(k) {
+			return true
+		}
+	}
+	return false
 }
 
 // controlPaths returns the control files of r (GitControl), and its .git

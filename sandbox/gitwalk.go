@@ -5,6 +5,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"syscall"
 	"time"
 )
@@ -72,6 +73,12 @@ type dirListing struct {
 	dotgit  bool
 	marks   gitMarks
 	entries int
+}
+
+// sameEntries reports whether l and m list the same subdirectories, .git
+// entry, git marks and entry count, whenever either was read.
+func (l dirListing) sameEntries(m dirListing) bool {
+	return l.dotgit == m.dotgit && l.marks == m.marks && l.entries == m.entries && slices.Equal(l.subdirs, m.subdirs)
 }
 
 var errScanLimit = errors.New("scan limit")
