@@ -2,7 +2,6 @@ package execpolicy
 
 import (
 	"encoding/binary"
-	"errors"
 	"fmt"
 	"maps"
 	"math"
@@ -37,7 +36,7 @@ const cacheKeySize = cachefile.KeySize
 
 // errCacheEntry reports an entry that does not decode; the loader then
 // loads the files itself.
-var errCacheEntry = errors.New("malformed rules cache entry")
+var errCacheEntry error = &sentinel{"malformed rules cache entry"}
 
 // encodePolicy returns the cache entry for p under key.
 func encodePolicy(key [cacheKeySize]byte, p *Policy) []byte {

@@ -30,7 +30,11 @@ var (
 		"--tty", "--nw", "--create-frame", "--reuse-frame"}
 	emacsclientValuedLong = []string{"--alternate-editor", "--frame-parameters", "--socket-name", "--server-file",
 		"--display", "--parent-id", "--timeout", "--tramp"}
-	emacsclientLong = slices.Concat(emacsclientFlags, emacsclientValuedLong)
+	// emacsclientLong is both, written out (statictables.go).
+	emacsclientLong = []string{"--no-wait", "--quiet", "--suppress-output", "--eval", "--help", "--version",
+		"--tty", "--nw", "--create-frame", "--reuse-frame",
+		"--alternate-editor", "--frame-parameters", "--socket-name", "--server-file",
+		"--display", "--parent-id", "--timeout", "--tramp"}
 )
 
 // emacsclientArgs judges emacsclient's arguments (execOptions.script).

@@ -50,26 +50,27 @@ var (
 
 // srunLauncher is srun: a ":" separates the components of a
 // heterogeneous job, each with options of its own.
-var srunLauncher = &wrapper{kind: runsArgv, mpmd: true,
-	value:    append(slices.Clip(slurmValue), "-W", "--wait", "-T", "--threads", "-r", "--relative"),
-	optValue: slurmOptValue,
-	flag:     append(slices.Clip(slurmFlag), "-l", "--label", "-u", "--unbuffered", "--pty", "--overlap", "--exact", "-X", "--disable-status"),
-	noExec:   slurmNoExec}
+var srunLauncher = &wrapper{kind: runsArgv, mpmd: true, optValue: slurmOptValue, noExec: slurmNoExec}
 
 // sallocLauncher is salloc: it runs its command, or the user's shell,
 // on this host in the allocation. --no-shell runs none.
-var sallocLauncher = &wrapper{kind: runsArgv, startsShellAlone: true,
-	value: slurmValue, optValue: slurmOptValue,
-	flag:   append(slices.Clip(slurmFlag), "--bell", "--no-bell"),
-	noExec: append(slices.Clip(slurmNoExec), "--no-shell")}
+var sallocLauncher = &wrapper{kind: runsArgv, startsShellAlone: true, value: slurmValue, optValue: slurmOptValue}
 
 // sbatchLauncher is sbatch: --wrap's value runs through sh; its operand
 // is the batch script, which it reads from stdin when there is none.
-var sbatchLauncher = &wrapper{kind: runsArgv, startsShellAlone: true,
-	value: append(slices.Clip(slurmValue), "-a", "--array"), optValue: slurmOptValue,
-	flag:   append(slices.Clip(slurmFlag), "-W", "--wait", "--parsable"),
-	script: []string{"--wrap"},
-	noExec: slurmNoExec}
+var sbatchLauncher = &wrapper{kind: runsArgv, startsShellAlone: true, optValue: slurmOptValue, script: []string{"--wrap"}, noExec: slurmNoExec}
+
+// init gives each Slurm launcher the options it has beyond those all
+// three share: in an init function, not the initialisers, which must not
+// append (statictables.go).
+func init() {
+	srunLauncher.value = append(slices.Clip(slurmValue), "-W", "--wait", "-T", "--threads", "-r", "--relative")
+	srunLauncher.flag = append(slices.Clip(slurmFlag), "-l", "--label", "-u", "--unbuffered", "--pty", "--overlap", "--exact", "-X", "--disable-status")
+	sallocLauncher.flag = append(slices.Clip(slurmFlag), "--bell", "--no-bell")
+	sallocLauncher.noExec = append(slices.Clip(slurmNoExec), "--no-shell")
+	sbatchLauncher.value = append(slices.Clip(slurmValue), "-a", "--array")
+	sbatchLauncher.flag = append(slices.Clip(slurmFlag), "-W", "--wait", "--parsable")
+}
 
 // setarchFlags are setarch's personality flags (util-linux 2.38);
 // archWrapper is setarch under the name of an architecture (linux32,

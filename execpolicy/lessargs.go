@@ -17,7 +17,7 @@ var lessKeyLong = []string{"--lesskey-file", "--lesskey-src", "--lesskey-content
 // lessOptions are less's short options that take a value, attached or in
 // the next word (in a cluster, the rest of the word is that value), and
 // the long ones above with -p's, "--pattern=PAT" being "-pPAT".
-var lessOptions = getopt{valued: "bDhjkoOPtTxyz\"#p", long: append([]string{"--pattern"}, lessKeyLong...), fold: true}
+var lessOptions = getopt{valued: "bDhjkoOPtTxyz\"#p", long: []string{"--pattern", "--lesskey-file", "--lesskey-src", "--lesskey-content"}, fold: true}
 
 // lessArgs judges less's arguments (execOptions.script): an initial
 // command other than a plain move or search (lessPlainCommand), a -p

@@ -1,12 +1,11 @@
 package execpolicy
 
 import (
-	"errors"
 	"strings"
 )
 
 // errExampleSyntax reports an example string that does not split.
-var errExampleSyntax = errors.New("example string has invalid shell syntax")
+var errExampleSyntax error = &sentinel{"example string has invalid shell syntax"}
 
 // splitExample splits a match/not_match example string into words the way
 // Codex does (the Rust shlex crate): blanks separate words, single quotes

@@ -262,7 +262,7 @@ var (
 	toolboxValue   = []string{"-c", "--container", "-d", "--distro", "-r", "--release"}
 	toolboxRunners = nameTable[*wrapper]{
 		{"enter", &wrapper{kind: runsArgv, operands: 1, startsShellAlone: true, value: toolboxValue}},
-		{"run", &wrapper{kind: runsArgv, value: append(slices.Clip(toolboxValue), "--preserve-fds")}},
+		{"run", &wrapper{kind: runsArgv, value: []string{"-c", "--container", "-d", "--distro", "-r", "--release", "--preserve-fds"}}},
 	}
 	distroboxEnter = &wrapper{kind: runsJoined, permute: true, startsShellAlone: true, endOpts: []string{"-e", "--exec"},
 		value:  []string{"-n", "--name"},

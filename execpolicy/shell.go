@@ -227,11 +227,14 @@ func (a *analysis) scriptIn(lang syntax.LangVariant, src string, depth int) Deci
 }
 
 // keepComments and dropComments set whether a parser keeps comments, made
-// once rather than for every parse.
-var (
+// once rather than for every parse, in init: an initialiser must not call
+// (statictables.go).
+var keepComments, dropComments syntax.ParserOption
+
+func init() {
 	keepComments = syntax.KeepComments(true)
 	dropComments = syntax.KeepComments(false)
-)
+}
 
 // maxRoom bounds how many commands makeRoom makes room for.
 const maxRoom = 256
