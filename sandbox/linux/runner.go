@@ -64,6 +64,9 @@ func (r *Runner) Run(ctx context.Context, c *Command) (*sandbox.Result, error) {
 	if c.Profile == nil {
 		return nil, errors.New("sandbox: command has no profile")
 	}
+	if !r.LongLived {
+		go warmProcessStart()
+	}
 	return sandbox.WatchGit(c.Profile, r.warn(), func() (*sandbox.Result, error) { return r.run(ctx, c) })
 }
 
@@ -83,6 +86,18 @@ func (r *Runner) warn() io.Writer {
 		return os.Stderr
 	}
 	return r.Warn
+}
+
+// warmProcessStart has the os package probe, now, what it probes before
+// the first process a Go program starts: whether pidfds work, for which
+// it forks and waits for a child of its own (~0.1 ms here). A one-shot
+// run starts one process, its helper; probed in the background while the
+// git scan and the run's plan are made, the probe is off the helper's
+// start, where it was.
+func warmProcessStart() {
+	if p, err := os.FindProcess(os.Getpid()); err == nil {
+		p.Release()
+	}
 }
 
 func (r *Runner) run(ctx context.Context, c *Command) (*sandbox.Result, error) {
