@@ -5,8 +5,11 @@ package linux
 import (
 	"os"
 	"path/filepath"
+	"runtime/debug"
+	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/gatedexec/gatedexec/sandbox"
 )
@@ -64,5 +67,69 @@ func TestHoldMountsConcurrent(t *testing.T) {
 	}
 	if entries, err := os.ReadDir(ws); err != nil || len(entries) != 0 {
 		t.Errorf("workspace holds %v (%v) after every run ended, want nothing", entries, err)
+	}
+}
+
+// TestReleaseClosesRemovedHolders: release removes the holders a run
+// made, and the descriptors of those it removed, closed in the
+// background, are closed soon after; those of holders it keeps (held by
+// another run) are closed when it returns, so that the other run can
+// remove them.
+func TestReleaseClosesRemovedHolders(t *testing.T) {
+	ws, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := &sandbox.Profile{Name: "workspace-write", Write: []string{ws},
+		Protect: []string{filepath.Join(ws, ".gatedexec"), filepath.Join(ws, ".git", "hooks")}}
+	// No collection meanwhile: a file's finalizer would close what
+	// release leaves open.
+	defer debug.SetGCPercent(debug.SetGCPercent(-1))
+	// inWorkspace counts this process's descriptors of paths in ws,
+	// removed ones included ("PATH (deleted)").
+	inWorkspace := func() int {
+		ents, err := os.ReadDir("/proc/self/fd")
+		if err != nil {
+			t.Fatal(err)
+		}
+		n := 0
+		for _, e := range ents {
+			if l, err := os.Readlink(filepath.Join("/proc/self/fd", e.Name())); err == nil && strings.HasPrefix(l, ws+"/") {
+				n++
+			}
+		}
+		return n
+	}
+	_, first, err := holdMounts(p, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, second, err := holdMounts(p, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	both := inWorkspace()
+	if both == 0 || both%2 != 0 {
+		t.Fatalf("the two runs hold %d descriptors in the workspace, want as many each", both)
+	}
+	// The first to end keeps what the second holds: nothing removed,
+	// each of its descriptors closed when it returns.
+	first.release(true)
+	if got := inWorkspace(); got != both/2 {
+		t.Errorf("after the first release %d descriptors are open in the workspace, want the second run's %d", got, both/2)
+	}
+	if _, err := os.Lstat(filepath.Join(ws, ".gatedexec")); err != nil {
+		t.Fatalf("the holder the second run holds was removed: %v", err)
+	}
+	second.release(true)
+	if ents, _ := os.ReadDir(ws); len(ents) != 0 {
+		t.Errorf("workspace holds %d entries after the last release, want none", len(ents))
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for inWorkspace() != 0 {
+		if time.Now().After(deadline) {
+			t.Fatalf("%d descriptors of removed holders still open", inWorkspace())
+		}
+		time.Sleep(time.Millisecond)
 	}
 }
