@@ -10,6 +10,9 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/gatedexec/gatedexec/internal/plainfile"
+	"golang.org/x/sys/unix"
 )
 
 // Bounds on what GitControl reads of a repository it did not write.
@@ -175,7 +178,7 @@ func (g *gitPaths) modules(dir string, depth int, top bool) error {
 	if err := g.count(dir); err != nil {
 		return err
 	}
-	d, err := os.Open(dir)
+	d, err := plainfile.Open(dir, unix.O_DIRECTORY)
 	if err != nil {
 		return nil // none, or unreadable: git finds no submodule there either
 	}
@@ -228,7 +231,7 @@ func (g *gitPaths) configTargets(cfg, worktree string, depth int) {
 	if g.configs++; g.configs > gitMaxModules {
 		return
 	}
-	f, err := os.Open(cfg)
+	f, err := plainfile.Open(cfg, 0)
 	if err != nil {
 		return
 	}

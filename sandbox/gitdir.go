@@ -5,6 +5,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/gatedexec/gatedexec/internal/plainfile"
 )
 
 // namesWorkTree reports whether gitdir is a git directory that names the
@@ -52,7 +54,7 @@ func isGitDir(dir string) bool {
 
 // readSmall reads a file of a git dir, up to gitMaxConfigSize bytes.
 func readSmall(path string) ([]byte, error) {
-	f, err := os.Open(path)
+	f, err := plainfile.Open(path, 0)
 	if err != nil {
 		return nil, err
 	}

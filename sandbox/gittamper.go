@@ -9,6 +9,9 @@ import (
 	"slices"
 	"syscall"
 	"time"
+
+	"github.com/gatedexec/gatedexec/internal/plainfile"
+	"golang.org/x/sys/unix"
 )
 
 // GitScanLimit bounds the entries one scan of a workspace reads; a larger
@@ -258,7 +261,7 @@ func (s stamps) changed(path string, since time.Time) bool {
 
 // dirNames returns up to gitHooksMax names of the directory path.
 func dirNames(path string) []string {
-	d, err := os.Open(path)
+	d, err := plainfile.Open(path, unix.O_DIRECTORY)
 	if err != nil {
 		return nil
 	}
@@ -354,7 +357,7 @@ func IsEmptyDir(path string) bool {
 	if err != nil || !fi.IsDir() {
 		return false
 	}
-	d, err := os.Open(path)
+	d, err := plainfile.Open(path, unix.O_DIRECTORY)
 	if err != nil {
 		return false
 	}

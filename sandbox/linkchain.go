@@ -5,6 +5,9 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/gatedexec/gatedexec/internal/plainfile"
+	"golang.org/x/sys/unix"
 )
 
 // Bounds on the links followed from one list of paths (pathSet.follow),
@@ -74,7 +77,7 @@ func (s *pathSet) follow(ws string, missing bool) {
 		}
 		todo := []string{p}
 		if fi, err := os.Lstat(p); err == nil && fi.IsDir() {
-			if d, err := os.Open(p); err == nil {
+			if d, err := plainfile.Open(p, unix.O_DIRECTORY); err == nil {
 				ents, _ := d.ReadDir(gitHooksMax)
 				d.Close()
 				for _, e := range ents {

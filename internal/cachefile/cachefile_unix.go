@@ -6,6 +6,9 @@ import (
 	"io/fs"
 	"os"
 	"syscall"
+
+	"github.com/gatedexec/gatedexec/internal/plainfile"
+	"golang.org/x/sys/unix"
 )
 
 // Supported reports whether this platform can check who owns a cache
@@ -21,5 +24,5 @@ func ownedPrivately(fi fs.FileInfo) bool {
 
 // openNoFollow opens name for reading without following a final symlink.
 func openNoFollow(name string) (*os.File, error) {
-	return os.OpenFile(name, os.O_RDONLY|syscall.O_NOFOLLOW, 0)
+	return plainfile.Open(name, unix.O_NOFOLLOW)
 }
