@@ -219,3 +219,47 @@ func TestStampedBefore(t *testing.T) {
 		}
 	}
 }
+
+// TestGitWalkReusePrefetched: on a workspace with at least prefetchMin
+// directories the walk takes their stamps ahead of itself, in parallel,
+// and still reads again only what changed and finds the repository made.
+func TestGitWalkReusePrefetched(t *testing.T) {
+	requireGit(t)
+	ws := t.TempDir()
+	gitInit(t, ws, "init", "-q")
+	for i := range prefetchMin {
+		if err := os.MkdirAll(filepath.Join(ws, "src", fmt.Sprint(i), "pkg"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	time.Sleep(10 * time.Millisecond) // older than the scan's tick
+	before := scanGitRepos(ws, "")
+	if len(before.listed) < prefetchMin {
+		t.Fatalf("the scan listed %d directories, fewer than prefetchMin", len(before.listed))
+	}
+	time.Sleep(10 * time.Millisecond)
+	deep := filepath.Join(ws, "src", "7", "pkg")
+	gitInit(t, deep, "init", "-q", "--bare", "evil")
+	gone := filepath.Join(ws, "src", "9")
+	if err := os.RemoveAll(gone); err != nil {
+		t.Fatal(err)
+	}
+	stamps := prefetchStamps(before.listed)
+	for path := range before.listed {
+		ino, ctime, _, err := pathStamp(path)
+		if s := stamps[path]; s.ino != ino || !s.ctime.Equal(ctime) || (s.err == nil) != (err == nil) {
+			t.Fatalf("%s: prefetched %+v, pathStamp %d %v %v", path, s, ino, ctime, err)
+		}
+	}
+	w := &repoWalk{found: func(gitRepo) {}, after: true, prev: before.listed, since: before.since, stamps: stamps}
+	if err := w.dir(ws, true); err != nil {
+		t.Fatal(err)
+	}
+	// pkg of 7, the repository made in it, src (9 is gone from it).
+	if w.reads > 3 {
+		t.Errorf("the walk after read %d directories, want only the changed ones", w.reads)
+	}
+	if got, _, _ := before.GitTamper(); !slices.Equal(got, []string{filepath.Join(deep, "evil")}) {
+		t.Errorf("GitTamper = %q, want the bare repository made", got)
+	}
+}

@@ -5,7 +5,10 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
+	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 )
@@ -41,6 +44,9 @@ type gitRepo struct {
 // reads only what changed; reads counts the directories it read.
 func walkRepos(root string, after bool, prev, listed map[string]dirListing, since time.Time, found func(gitRepo)) (unscanned []string, complete bool, reads int) {
 	w := &repoWalk{found: found, after: after, prev: prev, listed: listed, since: since}
+	if len(prev) >= prefetchMin {
+		w.stamps = prefetchStamps(prev)
+	}
 	err := w.dir(root, true)
 	if err != nil && !errors.Is(err, errScanLimit) && after && !listingGone(err) {
 		// The workspace itself could not be read (a command can take
@@ -60,6 +66,9 @@ type repoWalk struct {
 	since        time.Time
 	buf          []byte // readListing's
 	reads        int    // directories read, not taken from prev
+	// stamps are those of prev's directories, taken ahead of the walk
+	// (prefetchStamps), nil for none.
+	stamps map[string]dirStamp
 }
 
 // dirListing is what a walk needs of one directory's entries: the names
@@ -139,11 +148,69 @@ func (w *repoWalk) reuse(path string) (dirListing, bool) {
 	if !ok {
 		return dirListing{}, false
 	}
-	ino, ctime, _, err := pathStamp(path)
+	st, ok := w.stamps[path]
+	if !ok {
+		st.ino, st.ctime, _, st.err = pathStamp(path)
+	}
+	ino, ctime, err := st.ino, st.ctime, st.err
 	if err != nil || ino != l.ino || !ctime.Equal(l.ctime) || !stampedBefore(ctime, w.since) {
 		return dirListing{}, false
 	}
 	return l, true
+}
+
+// prefetchMin is how many listings an earlier walk must have left for a
+// walk to take their directories' stamps ahead of itself: below it,
+// starting the workers costs more than they save.
+const prefetchMin = 256
+
+// prefetchWorkers bounds the goroutines prefetchStamps adds to its
+// caller's.
+const prefetchWorkers = 7
+
+// dirStamp is what pathStamp found for a directory.
+type dirStamp struct {
+	ino   uint64
+	ctime time.Time
+	err   error
+}
+
+// prefetchStamps returns the stamps of the directories of prev, taken in
+// parallel: on a large workspace a walk spends most of its time taking
+// them one at a time (an lstat each, to tell whether a listing still
+// holds), 2 000 directories ~4 ms a walk on the development VM, two walks
+// a run. Each is taken after the walk's since, as the walk itself would
+// take it; the walk compares it only when it reaches the directory. The
+// caller's goroutine takes part, so the stamps are all taken even when
+// the others start late.
+func prefetchStamps(prev map[string]dirListing) map[string]dirStamp {
+	paths := make([]string, 0, len(prev))
+	for p := range prev {
+		paths = append(paths, p)
+	}
+	got := make([]dirStamp, len(paths))
+	var next atomic.Int64
+	take := func() {
+		for {
+			i := next.Add(1) - 1
+			if i >= int64(len(paths)) {
+				return
+			}
+			s := &got[i]
+			s.ino, s.ctime, _, s.err = pathStamp(paths[i])
+		}
+	}
+	var wg sync.WaitGroup
+	for range min(runtime.GOMAXPROCS(0)-1, prefetchWorkers) {
+		wg.Go(take)
+	}
+	take()
+	wg.Wait()
+	stamps := make(map[string]dirStamp, len(paths))
+	for i, p := range paths {
+		stamps[p] = got[i]
+	}
+	return stamps
 }
 
 // coarseStamp is how far a file system that keeps change times in whole
