@@ -448,3 +448,97 @@ func TestPrestartedAwaitsCgroups(t *testing.T) {
 		t.Errorf("the helper's children once in its cgroups: %v, want its init", kids)
 	}
 }
+
+// TestRunnerStartsAhead: a one-shot Runner starts a run's helper as a
+// prestarted one before planning the run, and the run is sandboxed as
+// before (its own PID and network namespaces, no capability, its output
+// and status whole); nothing of its namespaces stays open after it, with
+// no Close.
+func TestRunnerStartsAhead(t *testing.T) {
+	if landlockABI() == 0 && os.Getenv("CI") == "" {
+		t.Skip("no landlock")
+	}
+	ws := t.TempDir()
+	p := &sandbox.Profile{Name: "off", Enforcement: sandbox.Strict, ReadAll: true, Write: []string{ws},
+		Network: sandbox.NetworkOff, UnixSockets: true, Limits: sandbox.Limits{NProc: 64}}
+	hostNet, err := os.Readlink("/proc/self/ns/net")
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := &Runner{}
+	before := nsFDs(t)
+	for i := range 3 {
+		var out, errb bytes.Buffer
+		res, err := r.Run(context.Background(), &Command{Argv: []string{"sh", "-c",
+			`echo $$; readlink /proc/self/ns/net; grep '^CapEff' /proc/self/status | tr -d '\t'; echo err >&2; exit 7`},
+			Dir: ws, Env: []string{"PATH=/usr/bin:/bin"}, Stdout: &out, Stderr: &errb, Profile: p})
+		if err != nil {
+			t.Fatalf("run %d: %v (stderr %q)", i, err, errb.String())
+		}
+		lines := strings.Split(out.String(), "\n")
+		if res.ExitCode != 7 || len(lines) < 3 || lines[0] != "2" || lines[1] == hostNet || lines[2] != "CapEff:0000000000000000" || errb.String() != "err\n" {
+			t.Errorf("run %d: exit %d, output %q, stderr %q; want 7, pid 2, a network namespace of its own, no capability, err",
+				i, res.ExitCode, out.String(), errb.String())
+		}
+	}
+	if got := r.cache.pool.used.Load(); got != 3 {
+		t.Errorf("helpers started ahead served %d of 3 runs", got)
+	}
+	if after := nsFDs(t); after != before {
+		t.Errorf("%d namespace descriptors open after the runs, %d before", after, before)
+	}
+}
+
+// TestPrestartedGoAheadAfterMountNS: a prestarted helper whose mount
+// namespace the runner never read (a one-shot run does not take it) still
+// gets its go-ahead: closing the socket with that message unread would
+// reset the helper's end, and its wait for the go-ahead fail.
+func TestPrestartedGoAheadAfterMountNS(t *testing.T) {
+	requireRoot(t, "without root the helper's namespaces need a user namespace")
+	r := &Runner{}
+	pre := r.startAhead(prestartKey{unshare: unix.CLONE_NEWNS | unix.CLONE_NEWIPC}, nil)
+	if pre == nil {
+		t.Fatal("the helper did not start")
+	}
+	defer func() {
+		pre.cmd.Process.Kill()
+		pre.cmd.Wait()
+	}()
+	// Its namespaces made and its mount namespace sent, unread.
+	var readable bool
+	for deadline := time.Now().Add(5 * time.Second); !readable && time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
+		conn, err := pre.sock.SyscallConn()
+		if err != nil {
+			t.Fatal(err)
+		}
+		conn.Control(func(fd uintptr) {
+			fds := []unix.PollFd{{Fd: int32(fd), Events: unix.POLLIN}}
+			n, err := unix.Poll(fds, 0)
+			readable = err == nil && n > 0
+		})
+	}
+	if !readable {
+		t.Fatal("the helper sent nothing")
+	}
+	spec := helperSpec{Path: "/bin/true", Argv: []string{"true"}, Unshare: unix.CLONE_NEWNS | unix.CLONE_NEWIPC}
+	data, err := spec.encode()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := pre.send([3]*os.File{}, nil, data); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- pre.cmd.Wait() }()
+	select {
+	case <-done:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the helper did not end")
+	}
+	pre.sock.Close()
+	rep, _ := io.ReadAll(pre.rep)
+	pre.rep.Close()
+	if code := pre.cmd.ProcessState.ExitCode(); code != 0 {
+		t.Errorf("exit %d, report %q; want the command's 0", code, rep)
+	}
+}

@@ -64,10 +64,33 @@ func (r *Runner) Run(ctx context.Context, c *Command) (*sandbox.Result, error) {
 	if c.Profile == nil {
 		return nil, errors.New("sandbox: command has no profile")
 	}
+	var ahead *prestarted
 	if !r.LongLived {
 		go warmProcessStart()
+		ahead = r.startAheadFor(c)
 	}
-	return sandbox.WatchGit(c.Profile, r.warn(), func() (*sandbox.Result, error) { return r.run(ctx, c) })
+	return sandbox.WatchGit(c.Profile, r.warn(), func() (*sandbox.Result, error) { return r.run(ctx, c, ahead) })
+}
+
+// startAheadFor starts the helper of a one-shot run of c before the git
+// scan and the plan (startAhead), when a prestarted helper can serve it:
+// nil otherwise, and for a run that will not start (run refuses it).
+func (r *Runner) startAheadFor(c *Command) *prestarted {
+	p := c.Profile
+	if len(c.Argv) == 0 {
+		return nil
+	}
+	caps := r.host()
+	layers, missing := PlanLayers(p, caps)
+	if len(missing) > 0 && p.Enforcement != sandbox.BestEffort {
+		return nil
+	}
+	limits := cgroupLimits(p.Limits)
+	key, ok := r.prestartKeyOf(c, namespaces(layers, caps), limits)
+	if !ok {
+		return nil
+	}
+	return r.startAhead(key, limits)
 }
 
 // Close ends what a LongLived Runner keeps or does between runs: it
@@ -100,31 +123,34 @@ func warmProcessStart() {
 	}
 }
 
-func (r *Runner) run(ctx context.Context, c *Command) (*sandbox.Result, error) {
+// run runs c; ahead is its helper when started ahead of it
+// (startAheadFor), which it owns.
+func (r *Runner) run(ctx context.Context, c *Command, ahead *prestarted) (*sandbox.Result, error) {
 	p := c.Profile
 	if len(c.Argv) == 0 {
+		ahead.discard()
 		return nil, errors.New("sandbox: empty command")
 	}
 	caps := r.host()
 	layers, missing := PlanLayers(p, caps)
 	if len(missing) > 0 && p.Enforcement != sandbox.BestEffort {
+		ahead.discard()
 		return nil, fmt.Errorf("profile %s: %s: %w", p.Name, strings.Join(missing, ", "), sandbox.ErrLayerUnavailable)
 	}
 	if p.Network == sandbox.NetworkProxy && !slices.Contains(layers, sandbox.LayerEgress) && !slices.Contains(layers, sandbox.LayerEgressFallback) {
 		// Best effort or not: without its namespace or the fallback the
 		// proxy judges nothing, and the command would reach every host.
+		ahead.discard()
 		return nil, fmt.Errorf("profile %s: network mode \"proxy\" needs a network namespace, which this host does not give: %w",
 			p.Name, sandbox.ErrLayerUnavailable)
 	}
 	// After the refusal above: a run that does not happen makes nothing.
 	p.MakeMissingDirs()
 	spec := helperSpec{Argv: c.Argv, Dir: c.Dir, Rlimits: rlimits(p.Limits), Unshare: namespaces(layers, caps)}
-	var (
-		cgs *pendingCgroups
-		pre *prestarted
-	)
+	var cgs *pendingCgroups
+	pre := ahead
 	limits := cgroupLimits(p.Limits)
-	if key, ok := r.prestartKeyOf(c, spec.Unshare, limits); ok {
+	if key, ok := r.prestartKeyOf(c, spec.Unshare, limits); ok && r.LongLived {
 		pre = r.takePrestarted(key)
 		// Once this run has ended: started during it, the next
 		// helper's namespaces slowed it down.
