@@ -66,8 +66,9 @@ func (r *Runner) Run(ctx context.Context, c *Command) (*sandbox.Result, error) {
 	}
 	var ahead *prestarted
 	if !r.LongLived {
-		go warmProcessStart()
-		ahead = r.startAheadFor(c)
+		if ahead = r.startAheadFor(c); ahead == nil {
+			go warmProcessStart()
+		}
 	}
 	return sandbox.WatchGit(c.Profile, r.warn(), func() (*sandbox.Result, error) { return r.run(ctx, c, ahead) })
 }
@@ -114,9 +115,9 @@ func (r *Runner) warn() io.Writer {
 // warmProcessStart has the os package probe, now, what it probes before
 // the first process a Go program starts: whether pidfds work, for which
 // it forks and waits for a child of its own (~0.1 ms here). A one-shot
-// run starts one process, its helper; probed in the background while the
-// git scan and the run's plan are made, the probe is off the helper's
-// start, where it was.
+// run whose helper is not started ahead starts it after the git scan and
+// the plan: probed in the background meanwhile, the probe is off the
+// helper's start, where it was.
 func warmProcessStart() {
 	if p, err := os.FindProcess(os.Getpid()); err == nil {
 		p.Release()
