@@ -141,32 +141,50 @@ func TestGitTamperSameTick(t *testing.T) {
 
 // TestGitWalkReuse: the walk after a run reads again only the directories
 // whose change time moved, and still finds a repository made deep in a
-// tree whose other directories it took from the walk before.
+// tree whose other directories it took from the walk before; on a tree
+// of prefetchMin directories or more too, where it takes their stamps
+// ahead of itself, in parallel (prefetchStamps).
 func TestGitWalkReuse(t *testing.T) {
 	requireGit(t)
-	ws := t.TempDir()
-	gitInit(t, ws, "init", "-q")
-	for i := range 50 {
-		if err := os.MkdirAll(filepath.Join(ws, "src", fmt.Sprint(i), "pkg"), 0o755); err != nil {
-			t.Fatal(err)
-		}
-	}
-	time.Sleep(10 * time.Millisecond) // older than the scan's tick
-	before := scanGitRepos(ws, "")
-	time.Sleep(10 * time.Millisecond)
-	deep := filepath.Join(ws, "src", "7", "pkg")
-	gitInit(t, deep, "init", "-q", "--bare", "evil")
-	w := &repoWalk{found: func(gitRepo) {}, after: true, prev: before.listed, since: before.since}
-	if err := w.dir(ws, true); err != nil {
-		t.Fatal(err)
-	}
-	// Of the 153 directories: pkg of 7, the one made in it, and the
-	// root (a walk that reuses nothing reads all of them).
-	if w.reads > 3 {
-		t.Errorf("the walk after read %d directories, want only the changed ones", w.reads)
-	}
-	if got, _, _ := before.GitTamper(); !slices.Equal(got, []string{filepath.Join(deep, "evil")}) {
-		t.Errorf("GitTamper = %q, want the bare repository made", got)
+	for _, dirs := range []int{50, prefetchMin} {
+		t.Run(fmt.Sprint(dirs), func(t *testing.T) {
+			ws := t.TempDir()
+			gitInit(t, ws, "init", "-q")
+			for i := range dirs {
+				if err := os.MkdirAll(filepath.Join(ws, "src", fmt.Sprint(i), "pkg"), 0o755); err != nil {
+					t.Fatal(err)
+				}
+			}
+			time.Sleep(10 * time.Millisecond) // older than the scan's tick
+			before := scanGitRepos(ws, "")
+			time.Sleep(10 * time.Millisecond)
+			deep := filepath.Join(ws, "src", "7", "pkg")
+			gitInit(t, deep, "init", "-q", "--bare", "evil")
+			if err := os.RemoveAll(filepath.Join(ws, "src", "9")); err != nil {
+				t.Fatal(err)
+			}
+			w := &repoWalk{found: func(gitRepo) {}, after: true, prev: before.listed, since: before.since}
+			if len(before.listed) >= prefetchMin {
+				w.stamps = prefetchStamps(before.listed)
+				for path := range before.listed {
+					ino, ctime, _, err := pathStamp(path)
+					if s := w.stamps[path]; s.ino != ino || !s.ctime.Equal(ctime) || (s.err == nil) != (err == nil) {
+						t.Fatalf("%s: prefetched %+v, pathStamp %d %v %v", path, s, ino, ctime, err)
+					}
+				}
+			}
+			if err := w.dir(ws, true); err != nil {
+				t.Fatal(err)
+			}
+			// pkg of 7, the repository made in it, and src (9 is gone
+			// from it); a walk that reuses nothing reads all of them.
+			if w.reads > 3 {
+				t.Errorf("the walk after read %d directories, want only the changed ones", w.reads)
+			}
+			if got, _, _ := before.GitTamper(); !slices.Equal(got, []string{filepath.Join(deep, "evil")}) {
+				t.Errorf("GitTamper = %q, want the bare repository made", got)
+			}
+		})
 	}
 }
 
@@ -217,49 +235,5 @@ func TestStampedBefore(t *testing.T) {
 		if got := roundedRecent(tt.ctime, since); got != tt.recent {
 			t.Errorf("roundedRecent(%v) = %v, want %v", tt.ctime, got, tt.recent)
 		}
-	}
-}
-
-// TestGitWalkReusePrefetched: on a workspace with at least prefetchMin
-// directories the walk takes their stamps ahead of itself, in parallel,
-// and still reads again only what changed and finds the repository made.
-func TestGitWalkReusePrefetched(t *testing.T) {
-	requireGit(t)
-	ws := t.TempDir()
-	gitInit(t, ws, "init", "-q")
-	for i := range prefetchMin {
-		if err := os.MkdirAll(filepath.Join(ws, "src", fmt.Sprint(i), "pkg"), 0o755); err != nil {
-			t.Fatal(err)
-		}
-	}
-	time.Sleep(10 * time.Millisecond) // older than the scan's tick
-	before := scanGitRepos(ws, "")
-	if len(before.listed) < prefetchMin {
-		t.Fatalf("the scan listed %d directories, fewer than prefetchMin", len(before.listed))
-	}
-	time.Sleep(10 * time.Millisecond)
-	deep := filepath.Join(ws, "src", "7", "pkg")
-	gitInit(t, deep, "init", "-q", "--bare", "evil")
-	gone := filepath.Join(ws, "src", "9")
-	if err := os.RemoveAll(gone); err != nil {
-		t.Fatal(err)
-	}
-	stamps := prefetchStamps(before.listed)
-	for path := range before.listed {
-		ino, ctime, _, err := pathStamp(path)
-		if s := stamps[path]; s.ino != ino || !s.ctime.Equal(ctime) || (s.err == nil) != (err == nil) {
-			t.Fatalf("%s: prefetched %+v, pathStamp %d %v %v", path, s, ino, ctime, err)
-		}
-	}
-	w := &repoWalk{found: func(gitRepo) {}, after: true, prev: before.listed, since: before.since, stamps: stamps}
-	if err := w.dir(ws, true); err != nil {
-		t.Fatal(err)
-	}
-	// pkg of 7, the repository made in it, src (9 is gone from it).
-	if w.reads > 3 {
-		t.Errorf("the walk after read %d directories, want only the changed ones", w.reads)
-	}
-	if got, _, _ := before.GitTamper(); !slices.Equal(got, []string{filepath.Join(deep, "evil")}) {
-		t.Errorf("GitTamper = %q, want the bare repository made", got)
 	}
 }

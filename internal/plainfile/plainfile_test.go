@@ -11,6 +11,9 @@ import (
 	"golang.org/x/sys/unix"
 )
 
+// TestOpen: a file and a directory open and read as with os.Open; a
+// missing path, a final link under O_NOFOLLOW and a file under
+// O_DIRECTORY fail with a PathError naming the path.
 func TestOpen(t *testing.T) {
 	dir := t.TempDir()
 	file := filepath.Join(dir, "f")

@@ -359,26 +359,8 @@ func TestPrestartedRefusesOtherNamespaces(t *testing.T) {
 		pre.cmd.Process.Kill()
 		pre.done()
 	}()
-	spec := helperSpec{Path: "/bin/true", Argv: []string{"true"}, Unshare: unix.CLONE_NEWNS | unix.CLONE_NEWIPC | unix.CLONE_NEWNET}
-	data, err := spec.encode()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := pre.send([3]*os.File{}, nil, data); err != nil {
-		t.Fatal(err)
-	}
-	done := make(chan error, 1)
-	go func() { done <- pre.cmd.Wait() }()
-	select {
-	case <-done:
-	case <-time.After(10 * time.Second):
-		pre.cmd.Process.Kill()
-		t.Fatal("the helper did not end")
-	}
-	pre.done()
-	rep, _ := io.ReadAll(pre.rep)
-	pre.rep.Close()
-	if code := pre.cmd.ProcessState.ExitCode(); code != helperFail || !strings.Contains(string(rep), "prestarted with namespaces") {
+	code, rep := goAhead(t, pre, helperSpec{Path: "/bin/true", Argv: []string{"true"}, Unshare: unix.CLONE_NEWNS | unix.CLONE_NEWIPC | unix.CLONE_NEWNET})
+	if code != helperFail || !strings.Contains(rep, "prestarted with namespaces") {
 		t.Errorf("exit %d, report %q; want %d and the namespaces refused", code, rep, helperFail)
 	}
 }
@@ -520,7 +502,15 @@ func TestPrestartedGoAheadAfterMountNS(t *testing.T) {
 	if !readable {
 		t.Fatal("the helper sent nothing")
 	}
-	spec := helperSpec{Path: "/bin/true", Argv: []string{"true"}, Unshare: unix.CLONE_NEWNS | unix.CLONE_NEWIPC}
+	if code, rep := goAhead(t, pre, helperSpec{Path: "/bin/true", Argv: []string{"true"}, Unshare: unix.CLONE_NEWNS | unix.CLONE_NEWIPC}); code != 0 {
+		t.Errorf("exit %d, report %q; want the command's 0", code, rep)
+	}
+}
+
+// goAhead gives the prestarted helper pre the run of spec and waits for
+// it to end: its exit code and its report.
+func goAhead(t *testing.T, pre *prestarted, spec helperSpec) (int, string) {
+	t.Helper()
 	data, err := spec.encode()
 	if err != nil {
 		t.Fatal(err)
@@ -533,12 +523,12 @@ func TestPrestartedGoAheadAfterMountNS(t *testing.T) {
 	select {
 	case <-done:
 	case <-time.After(10 * time.Second):
+		pre.cmd.Process.Kill()
 		t.Fatal("the helper did not end")
 	}
+	pre.done()
 	pre.sock.Close()
 	rep, _ := io.ReadAll(pre.rep)
 	pre.rep.Close()
-	if code := pre.cmd.ProcessState.ExitCode(); code != 0 {
-		t.Errorf("exit %d, report %q; want the command's 0", code, rep)
-	}
+	return pre.cmd.ProcessState.ExitCode(), string(rep)
 }
