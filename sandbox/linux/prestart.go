@@ -579,10 +579,9 @@ func (pre *prestarted) end() {
 	})
 }
 
-// discard ends a helper that will serve no run, and its cgroups; nil is
-// none.
+// discard ends a helper that will serve no run, and its cgroups.
 func (pre *prestarted) discard() {
-	if pre == nil || pre.err != nil {
+	if pre.err != nil {
 		return
 	}
 	pre.end()

@@ -64,34 +64,55 @@ func (r *Runner) Run(ctx context.Context, c *Command) (*sandbox.Result, error) {
 	if c.Profile == nil {
 		return nil, errors.New("sandbox: command has no profile")
 	}
-	var ahead *prestarted
+	start, err := r.begin(c)
+	if err != nil {
+		return nil, err
+	}
+	return sandbox.WatchGit(c.Profile, r.warn(), func() (*sandbox.Result, error) { return r.run(ctx, c, start) })
+}
+
+// runStart is what Run decides of a run before the git scan.
+type runStart struct {
+	caps            Capabilities
+	layers, missing []string
+	unshare         uint32 // namespaces(layers, caps)
+	limits          []cgroupLimit
+	// ahead is the helper of a one-shot run started as a prestarted
+	// one (startAhead), which the run owns; nil for none.
+	ahead *prestarted
+}
+
+// begin refuses a run that cannot start (no command, a layer a strict
+// profile needs that this host lacks, a proxy without its namespace) and
+// plans its layers, namespaces and cgroup limits; a one-shot run that a
+// prestarted helper can serve gets its helper started here, before the
+// git scan and the plan.
+func (r *Runner) begin(c *Command) (runStart, error) {
+	p := c.Profile
+	if len(c.Argv) == 0 {
+		return runStart{}, errors.New("sandbox: empty command")
+	}
+	st := runStart{caps: r.host()}
+	st.layers, st.missing = PlanLayers(p, st.caps)
+	if len(st.missing) > 0 && p.Enforcement != sandbox.BestEffort {
+		return runStart{}, fmt.Errorf("profile %s: %s: %w", p.Name, strings.Join(st.missing, ", "), sandbox.ErrLayerUnavailable)
+	}
+	if p.Network == sandbox.NetworkProxy && !slices.Contains(st.layers, sandbox.LayerEgress) && !slices.Contains(st.layers, sandbox.LayerEgressFallback) {
+		// Best effort or not: without its namespace or the fallback the
+		// proxy judges nothing, and the command would reach every host.
+		return runStart{}, fmt.Errorf("profile %s: network mode \"proxy\" needs a network namespace, which this host does not give: %w",
+			p.Name, sandbox.ErrLayerUnavailable)
+	}
+	st.unshare, st.limits = namespaces(st.layers, st.caps), cgroupLimits(p.Limits)
 	if !r.LongLived {
-		if ahead = r.startAheadFor(c); ahead == nil {
+		if key, ok := r.prestartKeyOf(c, st.unshare, st.limits); ok {
+			st.ahead = r.startAhead(key, st.limits)
+		}
+		if st.ahead == nil {
 			go warmProcessStart()
 		}
 	}
-	return sandbox.WatchGit(c.Profile, r.warn(), func() (*sandbox.Result, error) { return r.run(ctx, c, ahead) })
-}
-
-// startAheadFor starts the helper of a one-shot run of c before the git
-// scan and the plan (startAhead), when a prestarted helper can serve it:
-// nil otherwise, and for a run that will not start (run refuses it).
-func (r *Runner) startAheadFor(c *Command) *prestarted {
-	p := c.Profile
-	if len(c.Argv) == 0 {
-		return nil
-	}
-	caps := r.host()
-	layers, missing := PlanLayers(p, caps)
-	if len(missing) > 0 && p.Enforcement != sandbox.BestEffort {
-		return nil
-	}
-	limits := cgroupLimits(p.Limits)
-	key, ok := r.prestartKeyOf(c, namespaces(layers, caps), limits)
-	if !ok {
-		return nil
-	}
-	return r.startAhead(key, limits)
+	return st, nil
 }
 
 // Close ends what a LongLived Runner keeps or does between runs: it
@@ -124,33 +145,15 @@ func warmProcessStart() {
 	}
 }
 
-// run runs c; ahead is its helper when started ahead of it
-// (startAheadFor), which it owns.
-func (r *Runner) run(ctx context.Context, c *Command, ahead *prestarted) (*sandbox.Result, error) {
+// run runs c as begin planned it (st), owning the helper it started.
+func (r *Runner) run(ctx context.Context, c *Command, st runStart) (*sandbox.Result, error) {
 	p := c.Profile
-	if len(c.Argv) == 0 {
-		ahead.discard()
-		return nil, errors.New("sandbox: empty command")
-	}
-	caps := r.host()
-	layers, missing := PlanLayers(p, caps)
-	if len(missing) > 0 && p.Enforcement != sandbox.BestEffort {
-		ahead.discard()
-		return nil, fmt.Errorf("profile %s: %s: %w", p.Name, strings.Join(missing, ", "), sandbox.ErrLayerUnavailable)
-	}
-	if p.Network == sandbox.NetworkProxy && !slices.Contains(layers, sandbox.LayerEgress) && !slices.Contains(layers, sandbox.LayerEgressFallback) {
-		// Best effort or not: without its namespace or the fallback the
-		// proxy judges nothing, and the command would reach every host.
-		ahead.discard()
-		return nil, fmt.Errorf("profile %s: network mode \"proxy\" needs a network namespace, which this host does not give: %w",
-			p.Name, sandbox.ErrLayerUnavailable)
-	}
-	// After the refusal above: a run that does not happen makes nothing.
+	caps, layers, missing, limits := st.caps, st.layers, st.missing, st.limits
+	// After the refusals (begin): a run that does not happen makes nothing.
 	p.MakeMissingDirs()
-	spec := helperSpec{Argv: c.Argv, Dir: c.Dir, Rlimits: rlimits(p.Limits), Unshare: namespaces(layers, caps)}
+	spec := helperSpec{Argv: c.Argv, Dir: c.Dir, Rlimits: rlimits(p.Limits), Unshare: st.unshare}
 	var cgs *pendingCgroups
-	pre := ahead
-	limits := cgroupLimits(p.Limits)
+	pre := st.ahead
 	if key, ok := r.prestartKeyOf(c, spec.Unshare, limits); ok && r.LongLived {
 		pre = r.takePrestarted(key)
 		// Once this run has ended: started during it, the next

@@ -11,7 +11,8 @@
 #define GX_HELPER_ARG "__gatedexec-sandbox-helper-v2__"
 
 // The second argument of a helper started ahead of its run (a long-lived
-// runner's next one): the third is the unshare(2) flags, in decimal, which
+// runner's next one, or a one-shot run's, started before the run is
+// planned): the third is the unshare(2) flags, in decimal, which
 // it applies at once. On GX_SPEC_FD, a unix socket, it then sends its
 // mount namespace (GX_PRESTART_MNTNS), empties its bounding set, waits
 // for GX_PRESTART_CGROUPS, and, with a PID namespace, forks the init,
@@ -24,7 +25,8 @@
 #define GX_PRESTART_FDS 4
 // The one data byte of the message a prestarted helper sends back on
 // GX_SPEC_FD once it has made its namespaces, with a descriptor of its
-// mount namespace: the runner holds the namespace past the helper's exit.
+// mount namespace: a long-lived runner holds the namespace past the
+// helper's exit; a one-shot run leaves the message unread.
 #define GX_PRESTART_MNTNS 'N'
 // The byte the runner sends a prestarted helper once it is in its run's
 // cgroups (a unified hierarchy moves it there only after its start): it
