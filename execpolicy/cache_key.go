@@ -60,13 +60,18 @@ func (l Loader) limits(k *keyHasher) {
 }
 
 // cacheKeys returns the two keys of loading files whose contents are
-// srcs. The slot names the entry file: it depends on the file names only,
-// so that editing a rules file replaces its entry instead of adding one.
-// The key, recorded inside the entry, covers everything the result
-// depends on: the build of the loader, the limits, and every file's name
-// and full content, so that an entry for anything else is never used.
+// srcs. The slot names the entry file: it depends on the build and the
+// file names, so that editing a rules file replaces its entry instead of
+// adding one, while two builds run in turn on the same rules (an
+// installed gatedexec and one being developed) each keep theirs instead
+// of compiling them again on every run; a past build's entries are
+// trimmed when unused (cachefile). The key, recorded inside the entry,
+// covers everything the result depends on: the build of the loader, the
+// limits, and every file's name and full content, so that an entry for
+// anything else is never used.
 func (l Loader) cacheKeys(files []string, srcs [][]byte) (slot string, key [cacheKeySize]byte) {
 	s := newKeyHasher("slot")
+	s.string(l.CacheBuild)
 	l.limits(s)
 	k := newKeyHasher("key")
 	k.string(l.CacheBuild)

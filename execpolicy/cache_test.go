@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -78,6 +79,8 @@ func cached(t *testing.T, l Loader, paths ...string) *Policy {
 func entryPath(t *testing.T, l Loader) string {
 	t.Helper()
 	entries, err := os.ReadDir(l.CacheDir)
+	// Entries are named in hex: the trim marker's name starts with a dot.
+	entries = slices.DeleteFunc(entries, func(e os.DirEntry) bool { return strings.HasPrefix(e.Name(), ".") })
 	if err != nil || len(entries) != 1 {
 		t.Fatalf("cache directory holds %v (%v), want one entry", entries, err)
 	}
@@ -474,6 +477,24 @@ func TestCacheKeyCoversInputs(t *testing.T) {
 	}
 	if _, again := base.cacheKeys(files, srcs); again != want {
 		t.Error("the key is not deterministic")
+	}
+}
+
+// Two builds loading the same rules in turn each keep their entry.
+func TestCacheKeepsEachBuild(t *testing.T) {
+	paths, _ := cacheFixture(t)
+	a := cacheLoader(t)
+	b := a
+	b.CacheBuild = "another build"
+	for _, l := range []Loader{a, b} {
+		if _, err := l.LoadFiles(paths...); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, l := range []Loader{a, b} {
+		if cached(t, l, paths...) == nil {
+			t.Errorf("build %q: no entry after the other build's load", l.CacheBuild)
+		}
 	}
 }
 

@@ -8,13 +8,17 @@
 // reached without following a link, and it must not exceed the size the
 // caller bounds it to. Writing is atomic (a reader sees the old entry or
 // the new one) and best effort: a cache only ever saves time, so no
-// failure here fails anything.
+// failure here fails anything. A cache directory is kept small (trim):
+// entries not used for a week go, and past maxEntries the least recently
+// used, so that a machine running agents in a fresh workspace per job
+// does not gather an entry per workspace for ever.
 package cachefile
 
 import (
 	"io"
 	"os"
 	"path/filepath"
+	"time"
 
 	"github.com/gatedexec/gatedexec/internal/atomicfile"
 )
@@ -39,6 +43,12 @@ func Read(dir, name string, max int64) ([]byte, bool) {
 	if _, err := io.ReadFull(f, b); err != nil {
 		return nil, false
 	}
+	if now := time.Now(); now.Sub(st.ModTime()) > touchAfter {
+		// The modification time says when an entry was last used, for
+		// trim; an hour's precision is enough for that and spares a
+		// system call on nearly every read.
+		_ = os.Chtimes(filepath.Join(dir, name), time.Time{}, now)
+	}
 	return b, true
 }
 
@@ -54,6 +64,7 @@ func Write(dir, name string, data []byte, max int64) {
 	}
 	// A failed write leaves no entry, and a cache is no reason to fail.
 	_ = atomicfile.Write(filepath.Join(dir, name), data, false)
+	trim(dir, time.Now())
 }
 
 // dirIsPrivate reports whether dir is a real directory only the effective

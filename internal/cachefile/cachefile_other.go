@@ -5,6 +5,7 @@ package cachefile
 import (
 	"io/fs"
 	"os"
+	"time"
 )
 
 // Supported reports whether this platform can check who owns a cache
@@ -14,3 +15,6 @@ const Supported = false
 func ownedPrivately(fs.FileInfo) bool { return false }
 
 func openNoFollow(name string) (*os.File, error) { return nil, fs.ErrNotExist }
+
+// trim has nothing to do where there is no cache.
+func trim(string, time.Time) {}
