@@ -47,7 +47,7 @@ func Read(dir, name string, max int64) ([]byte, bool) {
 		// The modification time says when an entry was last used, for
 		// trim; an hour's precision is enough for that and spares a
 		// system call on nearly every read.
-		_ = os.Chtimes(filepath.Join(dir, name), time.Time{}, now)
+		touch(f, now)
 	}
 	return b, true
 }

@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"os"
 	"syscall"
+	"time"
 
 	"github.com/gatedexec/gatedexec/internal/plainfile"
 	"golang.org/x/sys/unix"
@@ -25,4 +26,12 @@ func ownedPrivately(fi fs.FileInfo) bool {
 // openNoFollow opens name for reading without following a final symlink.
 func openNoFollow(name string) (*os.File, error) {
 	return plainfile.Open(name, unix.O_NOFOLLOW)
+}
+
+// touch sets the modification (and access) time of the entry open as f
+// to now: through the descriptor, so that it is the file read, whatever
+// its name meanwhile leads to.
+func touch(f *os.File, now time.Time) {
+	tv := unix.NsecToTimeval(now.UnixNano())
+	_ = unix.Futimes(int(f.Fd()), []unix.Timeval{tv, tv})
 }
