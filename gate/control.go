@@ -17,8 +17,8 @@ import (
 // system and user layers, the state directory (trust records, sessions),
 // the rules and profile caches (an entry the command wrote would say what
 // the next run's rules or profile are), this program and the gatedexec
-// programs beside it (ownPrograms), and extra (the rules files, the audit
-// log). The workspace's .gatedexec is not among them: changing it revokes
+// programs beside it (ownPrograms), the backend's own directories
+// (hostOwnDirs) and extra (the rules files, the audit log). The workspace's .gatedexec is not among them: changing it revokes
 // the workspace's trust, which only makes its rules stricter. A path that
 // cannot be made absolute is an error, not one fewer protected file.
 // scanCache is the scan cache directory among them (scanCacheDir), ""
@@ -30,7 +30,7 @@ func controlPaths(getenv func(string) string, d config.Dirs, extra ...string) (p
 	}
 	r := newResolver()
 	scanCache = scanCacheDir(getenv, d, r)
-	for _, p := range slices.Concat([]string{d.System, d.User, d.State, rulesCacheDir(getenv, d), profilesCacheDir(getenv, d), scanCache, d.Sessions()}, own, extra) {
+	for _, p := range slices.Concat([]string{d.System, d.User, d.State, rulesCacheDir(getenv, d), profilesCacheDir(getenv, d), scanCache, d.Sessions()}, own, hostOwnDirs(), extra) {
 		if p == "" {
 			continue
 		}

@@ -16,6 +16,10 @@ func StopStrayHelper([]string) {}
 // hostRunner returns this host's sandbox backend: sandbox-exec.
 func hostRunner(bool) sandbox.Runner { return darwin.Runner{} }
 
+// hostOwnDirs are the directories of this host's backend that belong to
+// gatedexec: none.
+func hostOwnDirs() []string { return nil }
+
 // HostLayers reports the layers p would get on this host and the ones it
 // needs that are missing.
 func HostLayers(p *sandbox.Profile) (layers, missing []string) { return darwin.Layers(p) }

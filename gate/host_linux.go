@@ -20,8 +20,16 @@ func StopStrayHelper(args []string) {
 
 // hostRunner returns this host's sandbox backend: Landlock, seccomp and
 // namespaces; a long-lived engine's keeps between runs what a one-shot
-// run makes and removes (Runner.LongLived).
-func hostRunner(longLived bool) sandbox.Runner { return &linux.Runner{LongLived: longLived} }
+// run makes and removes (Runner.LongLived). Every runner run as root
+// shares the kept network namespaces (Runner.KeptNetNS).
+func hostRunner(longLived bool) sandbox.Runner {
+	return &linux.Runner{LongLived: longLived, KeptNetNS: linux.KeptNetNSDir}
+}
+
+// hostOwnDirs are the directories of this host's backend that belong to
+// gatedexec (controlPaths): the kept network namespaces, whose slots a
+// command that could write there would disturb.
+func hostOwnDirs() []string { return []string{linux.KeptNetNSDir} }
 
 // HostLayers reports the layers p would get on this host and the ones it
 // needs that are missing.

@@ -18,6 +18,10 @@ func StopStrayHelper([]string) {}
 // sandbox backend.
 func hostRunner(bool) sandbox.Runner { return noBackend{} }
 
+// hostOwnDirs are the directories of this host's backend that belong to
+// gatedexec: none.
+func hostOwnDirs() []string { return nil }
+
 // HostLayers reports that every layer is missing on this OS.
 func HostLayers(p *sandbox.Profile) (layers, missing []string) {
 	return PlanLayers(p, linux.Capabilities{})

@@ -22,6 +22,11 @@ const (
 	// prestartCgroups is the byte that tells a prestarted helper it is
 	// in its run's cgroups.
 	prestartCgroups = 'C'
+	// keptNetNSArg is a prestarted helper's fourth argument when it may
+	// join a kept network namespace (keptnet.go), and keptNetNSMax the
+	// number of them.
+	keptNetNSArg = "kept-netns"
+	keptNetNSMax = 16
 )
 
 // File descriptors the runner hands the helper, and its failure status.
@@ -31,6 +36,7 @@ const (
 	rulesetFD  = 5
 	egressFD   = 6
 	selfFD     = 7
+	netnsFD    = 8
 	helperFail = 125
 )
 

@@ -55,6 +55,9 @@ import (
 // prestartKey is what a prestarted helper was made with.
 type prestartKey struct {
 	unshare uint32
+	// keptNet says the helper may join a kept network namespace
+	// (keptnet.go), which only a run allowed one may take.
+	keptNet bool
 	// limits are the cgroup limits of its run (cgroupLimits), printed.
 	limits string
 }
@@ -117,7 +120,7 @@ func (r *Runner) prestartKeyOf(c *Command, unshare uint32, limits []cgroupLimit)
 			return prestartKey{}, false // a pty and job control
 		}
 	}
-	return prestartKey{unshare: unshare, limits: fmt.Sprint(limits)}, true
+	return prestartKey{unshare: unshare, keptNet: r.keptNetFor(p, unshare), limits: fmt.Sprint(limits)}, true
 }
 
 // takePrestarted returns the helper waiting for key, once started; nil
@@ -315,6 +318,14 @@ func (r *Runner) startPrestarted(pre *prestarted, limits []cgroupLimit) error {
 		Env:         []string{},
 		ExtraFiles:  helperFiles(theirs, repW, nil, nil, self),
 		SysProcAttr: &syscall.SysProcAttr{Setsid: true, Pdeathsig: syscall.SIGKILL},
+	}
+	if pre.key.keptNet {
+		// Without the directory the helper makes its own namespace.
+		if dir := openKeptNetDir(r.KeptNetNS); dir != nil {
+			defer dir.Close()
+			pre.cmd.Args = append(pre.cmd.Args, keptNetNSArg)
+			pre.cmd.ExtraFiles = withFileAt(pre.cmd.ExtraFiles, netnsFD, dir)
+		}
 	}
 	r.closeHeld()
 	if os.Geteuid() == 0 {

@@ -49,6 +49,11 @@ type Runner struct {
 	// returning its result; and its first run sweeps the cgroups killed
 	// gatedexecs left (sweepStale). Close ends all three.
 	LongLived bool
+	// KeptNetNS, when set, is the directory where a Runner run as root
+	// keeps the network namespaces of network-off runs, for later runs to
+	// join instead of making their own (keptnet.go): KeptNetNSDir for
+	// gatedexec. Empty: every run makes its own.
+	KeptNetNS string
 
 	// cache holds what every run on this Runner shares: the host's
 	// facts, probed once, and the seccomp programs built so far.
@@ -213,6 +218,11 @@ func (r *Runner) run(ctx context.Context, c *Command, st runStart) (*sandbox.Res
 				missing = append(missing, sandbox.LayerLandlock)
 			}
 		}
+	}
+	if pre != nil && pre.key.keptNet && !spec.Landlock {
+		// A kept namespace is another run's too: only Landlock's scope
+		// keeps their abstract sockets apart.
+		return nil, fmt.Errorf("profile %s: a kept network namespace without Landlock: %w", p.Name, sandbox.ErrLayerUnavailable)
 	}
 	// visible are the directories of the host's /tmp kept read-only for
 	// this command, and plan is p with them, for the mounts (below).

@@ -22,6 +22,7 @@
 #include <string.h>
 #include <poll.h>
 #include <signal.h>
+#include <sys/file.h>
 #include <sys/ioctl.h>
 #include <sys/wait.h>
 #include <sys/mount.h>
@@ -31,10 +32,13 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
+#include <sys/vfs.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 #include <linux/capability.h>
 #include <linux/filter.h>
+#include <linux/magic.h>
+#include <linux/nsfs.h>
 #include <linux/securebits.h>
 #include <linux/seccomp.h>
 
@@ -871,6 +875,92 @@ static void enter_namespaces(uint32_t flags) {
 	}
 }
 
+// KEPT_LOCK_FD is where the lock of the kept network namespace a helper
+// joined is held: above every descriptor the helper places, so that
+// none of its dup2s closes it, and close-on-exec, so that the command
+// does not hold it (the init, forked, does).
+#define KEPT_LOCK_FD 64
+
+// is_other_netns reports whether fd is a network namespace's file and not
+// the namespace this process is in.
+static int is_other_netns(int fd) {
+	struct statfs sf;
+	struct stat st, self;
+	return fstatfs(fd, &sf) == 0 && sf.f_type == NSFS_MAGIC && ioctl(fd, NS_GET_NSTYPE) == CLONE_NEWNET &&
+	       fstat(fd, &st) == 0 && stat("/proc/self/ns/net", &self) == 0 &&
+	       !(st.st_dev == self.st_dev && st.st_ino == self.st_ino);
+}
+
+// join_kept_netns puts the helper in a kept network namespace
+// (GX_KEPT_NETNS_ARG) and returns 1, or returns 0 with the helper where
+// it was. A network-off run needs a namespace only to keep the host's
+// abstract sockets out of reach and unbindable, and making one costs
+// 0.33 ms (its teardown more, later): a namespace that served one run
+// serves the next, since nothing of a run is left in it (every process
+// of the run dies with its PID namespace, and one holds no capability
+// to change the namespace), and the runner keeps a run from the abstract
+// sockets of any other by Landlock's scope. A slot whose file is not a
+// network namespace's gets a new one bound on it; one that holds this
+// process's own namespace (the host's) is refused.
+static int join_kept_netns(void) {
+	char name[32];
+	for (int i = 0; i < GX_KEPT_NETNS_MAX; i++) {
+		snprintf(name, sizeof name, "%d.lock", i);
+		int lock = openat(GX_NETNS_FD, name, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
+		if (lock < 0) {
+			return 0;
+		}
+		if (flock(lock, LOCK_EX | LOCK_NB) != 0) {
+			close(lock);
+			continue;
+		}
+		int held = fcntl(lock, F_DUPFD_CLOEXEC, KEPT_LOCK_FD);
+		close(lock);
+		if (held < 0) {
+			return 0;
+		}
+		snprintf(name, sizeof name, "%d", i);
+		int ns = openat(GX_NETNS_FD, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+		if (ns >= 0 && is_other_netns(ns)) {
+			int joined = setns(ns, CLONE_NEWNET) == 0;
+			close(ns);
+			if (!joined) {
+				close(held);
+			}
+			return joined;
+		}
+		if (ns >= 0) {
+			struct statfs sf;
+			int nsfs = fstatfs(ns, &sf) == 0 && sf.f_type == NSFS_MAGIC;
+			close(ns);
+			if (nsfs) {
+				// A namespace file, but the host's or not a network
+				// one: not ours to replace.
+				close(held);
+				return 0;
+			}
+		}
+		// No namespace in the slot yet (or since a reboot): this
+		// helper's own, kept by binding its file there.
+		if (unshare(CLONE_NEWNET) != 0) {
+			close(held);
+			return 0;
+		}
+		int f = openat(GX_NETNS_FD, name, O_WRONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
+		char target[64];
+		snprintf(target, sizeof target, "/proc/self/fd/%d/%s", GX_NETNS_FD, name);
+		if (f < 0 || mount("/proc/self/ns/net", target, NULL, MS_BIND, NULL) != 0) {
+			// Not kept, but a namespace of its own all the same.
+			close(held);
+		}
+		if (f >= 0) {
+			close(f);
+		}
+		return 1;
+	}
+	return 0;
+}
+
 static void loopback_up(void) {
 	int fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
 	if (fd < 0) {
@@ -1531,7 +1621,7 @@ __attribute__((noreturn)) static void prestart_init(uint32_t prestarted, uint64_
 	supervise_init(init, status_fd);
 }
 
-__attribute__((noreturn)) static void run_helper(uint32_t prestarted) {
+__attribute__((noreturn)) static void run_helper(uint32_t prestarted, int kept_netns) {
 	close(GX_SELF_FD); // absent (EBADF) when run from a file
 	if (fcntl(GX_REPORT_FD, F_SETFD, FD_CLOEXEC) != 0) {
 		_exit(GX_HELPER_FAIL);
@@ -1540,7 +1630,20 @@ __attribute__((noreturn)) static void run_helper(uint32_t prestarted) {
 		// The namespaces cost most of the helper's time: made while
 		// the runner still judges and plans the run that takes it.
 		uint64_t host_mntns = mntns_inode();
-		enter_namespaces(prestarted);
+		uint32_t make = prestarted;
+		if (kept_netns) {
+			// Before the mount namespace: a new slot's namespace is
+			// bound in the host's, where the next helper finds it.
+			// Without privilege the namespace would belong to a user
+			// namespace of this run's; the runner asks only as root.
+			// Only a run whose processes all end with its init.
+			if ((prestarted & CLONE_NEWNET) && (prestarted & CLONE_NEWPID) && !(prestarted & CLONE_NEWUSER) &&
+			    join_kept_netns()) {
+				make &= ~(uint32_t)CLONE_NEWNET;
+			}
+			close(GX_NETNS_FD);
+		}
+		enter_namespaces(make);
 		if (prestarted & CLONE_NEWNS) {
 			hand_mount_namespace();
 		}
@@ -1579,6 +1682,7 @@ int main(int argc, char **argv) {
 		return GX_HELPER_FAIL;
 	}
 	uint32_t prestarted = 0;
+	int kept_netns = 0;
 	if (argc >= 4 && strcmp(argv[2], GX_PRESTART_ARG) == 0) {
 		char *end;
 		errno = 0;
@@ -1587,7 +1691,13 @@ int main(int argc, char **argv) {
 			setup_fail("prestart: bad namespace flags %s", argv[3]);
 		}
 		prestarted = (uint32_t)v;
+		if (argc >= 5) {
+			if (strcmp(argv[4], GX_KEPT_NETNS_ARG) != 0) {
+				setup_fail("prestart: unknown argument %s", argv[4]);
+			}
+			kept_netns = 1;
+		}
 	}
-	run_helper(prestarted);
+	run_helper(prestarted, kept_netns);
 }
 #endif

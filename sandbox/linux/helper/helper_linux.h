@@ -33,6 +33,16 @@
 // forks nothing before.
 #define GX_PRESTART_CGROUPS 'C'
 
+// The fourth argument of a prestarted helper whose network namespace may
+// be a kept one (GX_NETNS_FD): slots 0 to GX_KEPT_NETNS_MAX-1 of that
+// directory are each a network namespace's file bound there ("N") and
+// its lock ("N.lock"). The helper takes the first slot no other helper
+// holds, making its namespace when there is none yet, and holds the lock
+// until its init and it have ended; with no slot to be had it makes a
+// namespace of its own as ever.
+#define GX_KEPT_NETNS_ARG "kept-netns"
+#define GX_KEPT_NETNS_MAX 16
+
 // File descriptors the runner hands the helper.
 #define GX_SPEC_FD 3    // the spec's length, the spec; its EOF is the go-ahead
 #define GX_REPORT_FD 4  // made CLOEXEC: silent on a successful exec
@@ -42,6 +52,7 @@
 // (/proc/self/fd/7): a descriptor the child's own set-up cannot reuse, as
 // it can any number above the ones it places. Closed by the helper first.
 #define GX_SELF_FD 7
+#define GX_NETNS_FD 8 // the directory of kept network namespaces (GX_KEPT_NETNS_ARG)
 
 // The helper's exit status when it cannot set the sandbox up.
 #define GX_HELPER_FAIL 125
