@@ -1,0 +1,69 @@
+//go:build linux
+
+package linux
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/gatedexec/gatedexec/sandbox"
+)
+
+// The command's /dev is the same whether its helper made it after the
+// run's mounts or, prestarted, before them: read-only, with a writable
+// /dev/shm and devpts of its own, and nothing of the host's /dev mounts.
+func TestRunDev(t *testing.T) {
+	requireRoot(t, "the mounts of a /dev of its own")
+	if landlockABI() == 0 && os.Getenv("CI") == "" {
+		t.Skip("no landlock")
+	}
+	ws := t.TempDir()
+	if err := os.Mkdir(filepath.Join(ws, "protected"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	// A file the profile hides below the host's /dev: gone with the rest
+	// of that /dev, however the command's is made.
+	hidden, err := os.CreateTemp("/dev/shm", "gatedexec-test-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	hidden.Close()
+	t.Cleanup(func() { os.Remove(hidden.Name()) })
+	// The mounts make the whole tree read-only (readOnlyTree) first.
+	p := &sandbox.Profile{Name: "off", Enforcement: sandbox.Strict, ReadAll: true, Write: []string{ws},
+		Protect: []string{filepath.Join(ws, "protected")}, Hide: []string{hidden.Name()},
+		Network: sandbox.NetworkOff, UnixSockets: true}
+	// The last mount on a path in mountinfo is the one on top: what the
+	// command sees there.
+	script := `echo shm > /dev/shm/f && cat /dev/shm/f; ls /dev/shm; touch /dev/new 2>/dev/null && echo made;` +
+		` awk '$5 ~ /^\/dev(\/pts|\/shm)?$/ { top[$5] = $5 " " $6 " " $9 } END { print top["/dev"]; print top["/dev/pts"]; print top["/dev/shm"] }' /proc/self/mountinfo`
+	want := "shm\nf\n/dev ro,nosuid,noexec,relatime tmpfs\n/dev/pts rw,nosuid,noexec,relatime devpts\n/dev/shm rw,nosuid,nodev,relatime tmpfs\n"
+	for _, tt := range []struct {
+		name  string
+		stdin *strings.Reader // not a file: no helper is prestarted
+	}{{"prestarted", nil}, {"started with the run", strings.NewReader("")}} {
+		t.Run(tt.name, func(t *testing.T) {
+			r := &Runner{}
+			c := &Command{Argv: []string{"sh", "-c", script}, Dir: ws, Env: []string{"PATH=/usr/bin:/bin"}, Profile: p}
+			var out, errb bytes.Buffer
+			c.Stdout, c.Stderr = &out, &errb
+			if tt.stdin != nil {
+				c.Stdin = tt.stdin
+			}
+			res, err := r.Run(context.Background(), c)
+			if err != nil || res.ExitCode != 0 {
+				t.Fatalf("run: %v, %+v (stderr %q)", err, res, errb.String())
+			}
+			if out.String() != want {
+				t.Errorf("/dev:\n%s\nwant\n%s", out.String(), want)
+			}
+			if got, prestarted := r.cache.pool.used.Load(), tt.stdin == nil; (got == 1) != prestarted {
+				t.Errorf("runs served by a prestarted helper: %d", got)
+			}
+		})
+	}
+}
