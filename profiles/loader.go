@@ -133,7 +133,14 @@ func (l *Loader) resolveFile(name string, f *File, at where, m *parseMemo) (*san
 		merged = over(merged, chain[i])
 		src.note(chain[i])
 	}
-	return build(name, merged, src, &l.Vars)
+	p, err := build(name, merged, src, &l.Vars)
+	if p != nil && l.CacheDir != "" && l.CacheBuild != "" {
+		// Where the parsed files are kept, under the same conditions
+		// (no managed layer, caches on): the seccomp program follows
+		// from the profile as the parse from the files.
+		p.BuildCache = sandbox.BuildCache{Dir: l.CacheDir, Build: l.CacheBuild}
+	}
+	return p, err
 }
 
 // profileName is the name of the profile stored at w.

@@ -12,6 +12,8 @@ import (
 	"sync"
 	"testing"
 	"unsafe"
+
+	"github.com/gatedexec/gatedexec/sandbox"
 )
 
 // cachedLoader is the fixture's loader with a parse cache in a directory
@@ -35,6 +37,16 @@ func resolveBoth(t *testing.T, l *Loader, name string) (hit bool) {
 	want, werr := fresh.Resolve(name)
 	if (err == nil) != (werr == nil) || err != nil && err.Error() != werr.Error() {
 		t.Fatalf("resolve %s: cached error %v, fresh %v", name, err, werr)
+	}
+	if got != nil {
+		// The cached loader's profile keeps what is built from it where
+		// the loader keeps its parses; that is all that differs.
+		if wantCache := (sandbox.BuildCache{Dir: l.CacheDir, Build: l.CacheBuild}); got.BuildCache != wantCache {
+			t.Fatalf("resolve %s: build cache %+v, want %+v", name, got.BuildCache, wantCache)
+		}
+		c := *got
+		c.BuildCache = sandbox.BuildCache{}
+		got = &c
 	}
 	if !reflect.DeepEqual(got, want) {
 		t.Fatalf("resolve %s: cached\n%+v\nfresh\n%+v", name, got, want)

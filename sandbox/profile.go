@@ -117,6 +117,18 @@ type Profile struct {
 	// that the next reads only what changed; "" keeps nothing. Not part
 	// of what the profile grants: left out of its JSON and digest.
 	ScanCache string `json:"-"`
+	// BuildCache is where a backend keeps what it builds from the profile
+	// alone (the Linux backend: its seccomp program) between runs; the
+	// zero value keeps nothing. Not part of what the profile grants:
+	// left out of its JSON and digest.
+	BuildCache BuildCache `json:"-"`
+}
+
+// BuildCache is a cache directory of gatedexec's own, private to the user
+// and out of the command's reach (a control path), and the build of
+// gatedexec its entries are keyed on: another build may build otherwise.
+type BuildCache struct {
+	Dir, Build string
 }
 
 // WatchesGit reports whether a run under p is scanned for git control

@@ -87,9 +87,9 @@ func (r *Runner) host() Capabilities {
 }
 
 // seccompProgram returns the BPF program of p's seccomp table, built once
-// per table: the key is the table's content, so two profiles that deny
-// the same calls share one program, and any change to what is denied
-// is a different key.
+// per table and Runner, and kept between processes in p's BuildCache: the
+// key is the table's content, so two profiles that deny the same calls
+// share one program, and any change to what is denied is a different key.
 func (r *Runner) seccompProgram(p *sandbox.Profile) ([]byte, error) {
 	rules := seccompRules(p)
 	key := rulesKey(rules)
@@ -100,9 +100,14 @@ func (r *Runner) seccompProgram(p *sandbox.Profile) ([]byte, error) {
 	if ok {
 		return prog, nil
 	}
-	prog, err := buildBPF(rules)
-	if err != nil {
-		return nil, err
+	// Then from the profile's build cache (programcache.go): another
+	// process built it.
+	if prog = loadProgram(p.BuildCache, key); prog == nil {
+		var err error
+		if prog, err = buildBPF(rules); err != nil {
+			return nil, err
+		}
+		storeProgram(p.BuildCache, key, prog)
 	}
 	c.mu.Lock()
 	if c.programs == nil || len(c.programs) >= maxCachedPrograms {

@@ -56,6 +56,66 @@ func TestSeccompProgramCache(t *testing.T) {
 	}
 }
 
+// A program kept in a profile's BuildCache is what another process's
+// Runner takes: the one kept for its rules and build, a whole program,
+// else a fresh build, which it keeps.
+func TestSeccompProgramBuildCache(t *testing.T) {
+	cache := sandbox.BuildCache{Dir: filepath.Join(t.TempDir(), "profiles"), Build: "build 1"}
+	off := &sandbox.Profile{Name: "a", Network: sandbox.NetworkOff, BuildCache: cache}
+	fresh, err := buildBPF(seccompRules(off))
+	if err != nil {
+		t.Fatal(err)
+	}
+	key := rulesKey(seccompRules(off))
+	name, _ := programEntry(cache, key)
+	entry := filepath.Join(cache.Dir, name)
+	if got, err := (&Runner{}).seccompProgram(off); err != nil || string(got) != string(fresh) {
+		t.Fatalf("first build: %v", err)
+	}
+	if _, err := os.Stat(entry); err != nil {
+		t.Fatalf("no entry kept: %v", err)
+	}
+	// A whole program kept for these rules is taken as it is: another
+	// (here: one instruction shorter) proves it was read.
+	kept := fresh[:len(fresh)-bpfInsnSize]
+	storeProgram(cache, key, kept)
+	if got, _ := (&Runner{}).seccompProgram(off); string(got) != string(kept) {
+		t.Error("the kept program was not taken")
+	}
+	for _, tt := range []struct {
+		name  string
+		spoil func(t *testing.T)
+		p     *sandbox.Profile
+	}{
+		{"another build", func(*testing.T) {}, &sandbox.Profile{Name: "a", Network: sandbox.NetworkOff,
+			BuildCache: sandbox.BuildCache{Dir: cache.Dir, Build: "build 2"}}},
+		{"no cache", func(*testing.T) {}, &sandbox.Profile{Name: "a", Network: sandbox.NetworkOff}},
+		{"a flipped byte", func(t *testing.T) {
+			b, err := os.ReadFile(entry)
+			if err != nil {
+				t.Fatal(err)
+			}
+			b[len(b)/2] ^= 1
+			if err := os.WriteFile(entry, b, 0o600); err != nil {
+				t.Fatal(err)
+			}
+		}, off},
+		{"not a whole program", func(*testing.T) { storeProgram(cache, key, kept[:len(kept)-1]) }, off},
+		{"an empty program", func(*testing.T) { storeProgram(cache, key, nil) }, off},
+	} {
+		storeProgram(cache, key, kept)
+		tt.spoil(t)
+		got, err := (&Runner{}).seccompProgram(tt.p)
+		if err != nil || string(got) != string(fresh) {
+			t.Errorf("%s: %v; want a fresh build", tt.name, err)
+		}
+	}
+	// A fresh build is kept in place of the spoilt entry.
+	if got, _ := (&Runner{}).seccompProgram(off); string(got) != string(fresh) {
+		t.Error("the fresh build was not kept")
+	}
+}
+
 func TestRulesKey(t *testing.T) {
 	base := []SyscallRule{{Syscall: "ioctl", Errno: 1, Conds: []ArgCond{{Arg: 1, Op: MaskedEqual, Mask: 0xff, Value: 2}}}}
 	k := rulesKey(base)

@@ -51,8 +51,12 @@ const (
 	bpfRetK   = unix.BPF_RET | unix.BPF_K
 )
 
-// bpfMaxInsns is the kernel's BPF_MAXINSNS.
-const bpfMaxInsns = 4096
+// bpfMaxInsns is the kernel's BPF_MAXINSNS, and bpfInsnSize the size of
+// one instruction (struct sock_filter).
+const (
+	bpfMaxInsns = 4096
+	bpfInsnSize = 8
+)
 
 // errnoMax bounds the errno a rule may return (SECCOMP_RET_DATA is 16 bits).
 const errnoMax = 0xffff
