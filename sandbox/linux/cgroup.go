@@ -47,13 +47,15 @@ const (
 )
 
 // runCgroups are the cgroups of one run, one per hierarchy used, made
-// below gatedexec's own and removed after it.
+// below gatedexec's own and removed after it, or kept for the next run.
 type runCgroups struct {
 	dirs   []string
 	layers []string
 	// set are the limit files written, with their values: written again
 	// before another run is given the cgroups (reusable).
 	set []limitFile
+	// lock, for kept cgroups (claimKeptCgroups), holds them for this run.
+	lock *os.File
 }
 
 // limitFile is a cgroup file that holds a limit, and the limit.
@@ -425,8 +427,14 @@ func unreclaimableFree(stat string) bool {
 	return seen == 2
 }
 
-// remove deletes the cgroups once their last task is gone.
+// remove deletes the cgroups once their last task is gone; kept ones
+// (claimKeptCgroups) it gives back instead.
 func (g *runCgroups) remove() {
+	if g.lock != nil {
+		// Kept: given back, for the next run to claim.
+		g.lock.Close()
+		return
+	}
 	for _, d := range g.dirs {
 		for i := 0; i < 50; i++ {
 			if err := os.Remove(d); err == nil || errors.Is(err, os.ErrNotExist) {
@@ -472,7 +480,7 @@ func (r *Runner) cgroupsFor(p *sandbox.Profile) *pendingCgroups {
 		if p.Unrestricted {
 			a.cg = newTreeCgroup(host)
 		} else {
-			a.cg = newRunCgroups(host, limits)
+			a.cg = r.newCgroups(host, limits)
 		}
 		close(a.done)
 		// Once per LongLived Runner, after the run has its cgroups. A
@@ -484,6 +492,17 @@ func (r *Runner) cgroupsFor(p *sandbox.Profile) *pendingCgroups {
 		}
 	})
 	return a
+}
+
+// newCgroups returns cgroups for a run with limits: for a one-shot run,
+// kept ones where it can claim them (claimKeptCgroups), else made now.
+func (r *Runner) newCgroups(h *cgroupHost, limits []cgroupLimit) *runCgroups {
+	if !r.LongLived {
+		if g := claimKeptCgroups(h, limits); g != nil {
+			return g
+		}
+	}
+	return newRunCgroups(h, limits)
 }
 
 // wait returns the cgroups once made, nil when none could be.

@@ -22,7 +22,8 @@ import (
 
 // TestRunnerCgroups: a root run's command runs in cgroups of its own,
 // which are gone once Run returns, or, for a LongLived Runner, once
-// Close returns; the first run sweeps stale cgroups.
+// Close returns; the first run sweeps stale cgroups. A one-shot run's are
+// kept ones (claimKeptCgroups), the same for each run, and left.
 func TestRunnerCgroups(t *testing.T) {
 	h := cgroupTestHost(t)
 	// Where the runs' cgroups of the pids controller are made.
@@ -47,6 +48,8 @@ func TestRunnerCgroups(t *testing.T) {
 	ws := t.TempDir()
 	p := &sandbox.Profile{Name: "t", Enforcement: sandbox.Strict, ReadAll: true, Write: []string{ws},
 		Network: sandbox.NetworkOff, UnixSockets: true, Limits: sandbox.Limits{NProc: 64}}
+	kept := keptCgroupName(cgroupLimits(p.Limits), 0)
+	t.Cleanup(func() { removeKept(t, h, cgroupLimits(p.Limits)) })
 	// One that a gatedexec killed long ago left: a Runner's first run
 	// sweeps it.
 	stale := filepath.Join(parent, fmt.Sprintf("gatedexec-%d-%d", deadPid(t), time.Now().Add(-2*staleCgroupAge).UnixNano()))
@@ -63,11 +66,18 @@ func TestRunnerCgroups(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if !slices.Contains(res.Layers, LayerPIDsCgroup) || !strings.Contains(out.String(), prefix) {
-				t.Errorf("LongLived %v: layers %v, cgroups %q; want a pids cgroup of the run", long, res.Layers, out.String())
+			want := prefix
+			if !long {
+				want = "/" + kept + "\n"
+			}
+			if !slices.Contains(res.Layers, LayerPIDsCgroup) || !strings.Contains(out.String(), want) {
+				t.Errorf("LongLived %v: layers %v, cgroups %q; want a pids cgroup of the run (%s)", long, res.Layers, out.String(), want)
 			}
 			if got := left(); !long && len(got) > 0 {
 				t.Errorf("the run's cgroups %v are left after Run", got)
+			}
+			if _, err := os.Stat(filepath.Join(parent, kept)); !long && err != nil {
+				t.Errorf("the kept cgroup is gone after Run: %v", err)
 			}
 		}
 		r.Close()
@@ -77,6 +87,83 @@ func TestRunnerCgroups(t *testing.T) {
 		if _, err := os.Stat(stale); long && err == nil {
 			t.Errorf("the stale cgroup %s is left after the runs", stale)
 		}
+	}
+}
+
+// removeKept removes the kept cgroups for limits (a test's own limits).
+func removeKept(t *testing.T, h *cgroupHost, limits []cgroupLimit) {
+	t.Helper()
+	for slot := range keptCgroupSlots {
+		for _, l := range limits {
+			if parent, _, ok := h.parentOf(l); ok && l.value != 0 {
+				dir := filepath.Join(parent, keptCgroupName(limits, slot))
+				if err := os.Remove(dir); err != nil && !errors.Is(err, fs.ErrNotExist) {
+					t.Errorf("removing %s: %v", dir, err)
+				}
+			}
+		}
+	}
+}
+
+// Kept cgroups: a run claims the first set no other holds, made where
+// missing, with its limits written again; a set with a task in it is
+// passed over; given back, a set is claimed again, the same directories.
+func TestKeptCgroups(t *testing.T) {
+	h := cgroupTestHost(t)
+	limits := cgroupLimits(sandbox.Limits{NProc: 4242, Memory: 1 << 30})
+	t.Cleanup(func() { removeKept(t, h, limits) })
+	first := claimKeptCgroups(h, limits)
+	if first == nil || len(first.layers) == 0 {
+		t.Fatalf("claimed %+v", first)
+	}
+	for _, d := range first.dirs {
+		if filepath.Base(d) != keptCgroupName(limits, 0) {
+			t.Errorf("first claim in %s, want slot 0", d)
+		}
+	}
+	second := claimKeptCgroups(h, limits)
+	if second == nil || filepath.Base(second.dirs[0]) != keptCgroupName(limits, 1) {
+		t.Fatalf("second claim while the first is held: %+v, want slot 1", second)
+	}
+	second.remove()
+	// A task in slot 0, given back with it: passed over.
+	sleep := exec.Command("sleep", "30")
+	if err := sleep.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { sleep.Process.Kill(); sleep.Wait() }()
+	if err := first.add(sleep.Process.Pid); err != nil {
+		t.Fatal(err)
+	}
+	first.remove()
+	if _, err := os.Stat(first.dirs[0]); err != nil {
+		t.Fatalf("a kept cgroup given back is gone: %v", err)
+	}
+	pids := first.set[slices.IndexFunc(first.set, func(f limitFile) bool { return strings.HasSuffix(f.path, "pids.max") })].path
+	third := claimKeptCgroups(h, limits)
+	if third == nil || filepath.Base(third.dirs[0]) != keptCgroupName(limits, 1) {
+		t.Fatalf("claim with a task in slot 0: %+v, want slot 1", third)
+	}
+	third.remove()
+	sleep.Process.Kill()
+	sleep.Wait()
+	// Emptied, slot 0 is claimed again, its limit written again.
+	if err := os.WriteFile(pids, []byte("7"), 0); err != nil {
+		t.Fatal(err)
+	}
+	var again *runCgroups
+	for deadline := time.Now().Add(5 * time.Second); again == nil || again.dirs[0] != first.dirs[0]; time.Sleep(10 * time.Millisecond) {
+		if again != nil {
+			again.remove()
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("slot 0 not claimed again once empty")
+		}
+		again = claimKeptCgroups(h, limits)
+	}
+	defer again.remove()
+	if b, err := os.ReadFile(pids); err != nil || strings.TrimSpace(string(b)) != "4242" {
+		t.Errorf("pids.max %q, %v after the claim; want 4242", b, err)
 	}
 }
 

@@ -330,7 +330,7 @@ func (r *Runner) startPrestarted(pre *prestarted, limits []cgroupLimit) error {
 	r.closeHeld()
 	if os.Geteuid() == 0 {
 		if pre.cg = r.spareCgroups(pre.key.limits); pre.cg == nil {
-			pre.cg = newRunCgroups(r.cgroupHost(), limits)
+			pre.cg = r.newCgroups(r.cgroupHost(), limits)
 		}
 	}
 	err = pre.cg.fork(func(add func(int) error) error {
