@@ -71,9 +71,28 @@ func newRunCgroups(h *cgroupHost, limits []cgroupLimit) *runCgroups {
 	if h.err != nil || !slices.ContainsFunc(limits, func(l cgroupLimit) bool { return l.value != 0 }) {
 		return nil
 	}
-	name := fmt.Sprintf("%s%d-%d", cgroupPrefix, os.Getpid(), time.Now().UnixNano())
+	g := namedCgroups(h, limits, fmt.Sprintf("%s%d-%d", cgroupPrefix, os.Getpid(), time.Now().UnixNano()), false)
+	// Only the limits written are the run's.
+	layers, set := g.layers[:0:0], g.set[:0:0]
+	for i, f := range g.set {
+		if os.WriteFile(f.path, []byte(f.value), 0) == nil {
+			layers, set = append(layers, g.layers[i]), append(set, f)
+		}
+	}
+	g.layers, g.set = layers, set
+	if len(g.layers) == 0 {
+		g.remove()
+		return nil
+	}
+	return g
+}
+
+// namedCgroups makes a cgroup named name in each hierarchy that has the
+// controller of one of limits (taking one there already when existing is
+// set), and lists the limit files to write with each one's layer; it
+// writes none.
+func namedCgroups(h *cgroupHost, limits []cgroupLimit, name string, existing bool) *runCgroups {
 	g := &runCgroups{}
-	made := map[string]bool{}
 	for _, l := range limits {
 		if l.value == 0 {
 			continue
@@ -83,22 +102,14 @@ func newRunCgroups(h *cgroupHost, limits []cgroupLimit) *runCgroups {
 			continue
 		}
 		dir := filepath.Join(parent, name)
-		if !made[dir] {
-			if err := os.Mkdir(dir, 0o755); err != nil {
+		if !slices.Contains(g.dirs, dir) {
+			if err := os.Mkdir(dir, 0o755); err != nil && !(existing && errors.Is(err, os.ErrExist)) {
 				continue
 			}
-			made[dir] = true
 			g.dirs = append(g.dirs, dir)
 		}
-		set := limitFile{filepath.Join(dir, file), strconv.FormatUint(l.value, 10)}
-		if os.WriteFile(set.path, []byte(set.value), 0) == nil {
-			g.layers = append(g.layers, l.layer)
-			g.set = append(g.set, set)
-		}
-	}
-	if len(g.layers) == 0 {
-		g.remove()
-		return nil
+		g.layers = append(g.layers, l.layer)
+		g.set = append(g.set, limitFile{filepath.Join(dir, file), strconv.FormatUint(l.value, 10)})
 	}
 	return g
 }

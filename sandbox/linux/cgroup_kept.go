@@ -4,13 +4,8 @@ package linux
 
 import (
 	"crypto/sha256"
-	"errors"
 	"fmt"
-	"io/fs"
-	"os"
-	"path/filepath"
 	"slices"
-	"strconv"
 
 	"golang.org/x/sys/unix"
 
@@ -62,25 +57,7 @@ func claimKeptCgroups(h *cgroupHost, limits []cgroupLimit) *runCgroups {
 // claimKeptSlot returns the kept cgroups named name for limits, locked,
 // or nil when another run holds them or they cannot be reused.
 func claimKeptSlot(h *cgroupHost, limits []cgroupLimit, name string) *runCgroups {
-	g := &runCgroups{}
-	for _, l := range limits {
-		if l.value == 0 {
-			continue
-		}
-		parent, file, ok := h.parentOf(l)
-		if !ok {
-			continue
-		}
-		dir := filepath.Join(parent, name)
-		if !slices.Contains(g.dirs, dir) {
-			if err := os.Mkdir(dir, 0o755); err != nil && !errors.Is(err, fs.ErrExist) {
-				continue
-			}
-			g.dirs = append(g.dirs, dir)
-		}
-		g.layers = append(g.layers, l.layer)
-		g.set = append(g.set, limitFile{filepath.Join(dir, file), strconv.FormatUint(l.value, 10)})
-	}
+	g := namedCgroups(h, limits, name, true)
 	if len(g.dirs) == 0 {
 		return nil
 	}
