@@ -18,8 +18,9 @@ import (
 // the rules and profile caches (an entry the command wrote would say what
 // the next run's rules or profile are), this program and the gatedexec
 // programs beside it (ownPrograms), the backend's own directories
-// (hostOwnDirs) and extra (the rules files, the audit log). The workspace's .gatedexec is not among them: changing it revokes
-// the workspace's trust, which only makes its rules stricter. A path that
+// (hostOwnDirs) and extra (the rules files, the audit log). The
+// workspace's .gatedexec is not among them: changing it revokes the
+// workspace's trust, which only makes its rules stricter. A path that
 // cannot be made absolute is an error, not one fewer protected file.
 // scanCache is the scan cache directory among them (scanCacheDir), ""
 // when caches are off.

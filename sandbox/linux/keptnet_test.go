@@ -7,10 +7,12 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -184,4 +186,77 @@ func slotHeld(dir string, i int) bool {
 	}
 	unix.Flock(int(f.Fd()), unix.LOCK_UN)
 	return false
+}
+
+// A slot holding a network namespace someone set up (its loopback up, as
+// a container's would be) is not joined: the run makes its own.
+func TestKeptNetNSRefusesSetUpNamespace(t *testing.T) {
+	r, dir := keptNetRunner(t)
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	slot := filepath.Join(dir, "0")
+	if err := os.WriteFile(slot, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	// In a process of its own, born in the namespace: a thread of this
+	// one moved there could be the main thread, which Go keeps.
+	setUp := exec.Command(os.Args[0])
+	setUp.Env = append(os.Environ(), setUpNetNSEnv+"="+slot)
+	setUp.SysProcAttr = &syscall.SysProcAttr{Cloneflags: syscall.CLONE_NEWNET}
+	if out, err := setUp.CombinedOutput(); err != nil {
+		t.Fatalf("setting up a namespace: %v: %s", err, out)
+	}
+	var st unix.Stat_t
+	if err := unix.Stat(slot, &st); err != nil {
+		t.Fatal(err)
+	}
+	ws := t.TempDir()
+	p := &sandbox.Profile{Name: "off", Enforcement: sandbox.Strict, ReadAll: true, Write: []string{ws},
+		Network: sandbox.NetworkOff, UnixSockets: true}
+	host, _ := os.Readlink("/proc/self/ns/net")
+	got := mustNetnsOf(t, r, p, ws)
+	if got == fmt.Sprintf("net:[%d]", st.Ino) || got == host || !strings.HasPrefix(got, "net:[") {
+		t.Errorf("run in %s with a set-up namespace (inode %d) in slot 0 (host %s): want one of its own", got, st.Ino, host)
+	}
+}
+
+// setUpNetNSEnv names the slot a run of the test binary made only to set
+// up a network namespace binds it at (TestMain).
+const setUpNetNSEnv = "GX_TEST_SET_UP_NETNS"
+
+// TestMain runs the tests, or, in the process TestKeptNetNSRefusesSetUpNamespace
+// starts in a network namespace of its own, brings its loopback up and
+// binds the namespace at $GX_TEST_SET_UP_NETNS.
+func TestMain(m *testing.M) {
+	if path := os.Getenv(setUpNetNSEnv); path != "" {
+		if err := setUpNetNSAt(path); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+		os.Exit(0)
+	}
+	os.Exit(m.Run())
+}
+
+// setUpNetNSAt brings the loopback of this process's network namespace up
+// and binds the namespace at path.
+func setUpNetNSAt(path string) error {
+	fd, err := unix.Socket(unix.AF_INET, unix.SOCK_DGRAM|unix.SOCK_CLOEXEC, 0)
+	if err != nil {
+		return err
+	}
+	defer unix.Close(fd)
+	ifr, err := unix.NewIfreq("lo")
+	if err != nil {
+		return err
+	}
+	if err := unix.IoctlIfreq(fd, unix.SIOCGIFFLAGS, ifr); err != nil {
+		return err
+	}
+	ifr.SetUint16(ifr.Uint16() | unix.IFF_UP)
+	if err := unix.IoctlIfreq(fd, unix.SIOCSIFFLAGS, ifr); err != nil {
+		return err
+	}
+	return unix.Mount("/proc/self/ns/net", path, "", unix.MS_BIND, "")
 }

@@ -930,18 +930,46 @@ static int is_other_netns(int fd) {
 	       !(st.st_dev == self.st_dev && st.st_ino == self.st_ino);
 }
 
-// join_kept_netns puts the helper in a kept network namespace
-// (GX_KEPT_NETNS_ARG) and returns 1, or returns 0 with the helper where
-// it was. A network-off run needs a namespace only to keep the host's
-// abstract sockets out of reach and unbindable, and making one costs
-// 0.33 ms (its teardown more, later): a namespace that served one run
-// serves the next, since nothing of a run is left in it (every process
-// of the run dies with its PID namespace, and one holds no capability
-// to change the namespace), and the runner keeps a run from the abstract
-// sockets of any other by Landlock's scope. A slot whose file is not a
-// network namespace's gets a new one bound on it; one that holds this
-// process's own namespace (the host's) is refused.
-static int join_kept_netns(void) {
+// netns_untouched reports whether the network namespace this process is
+// in has no interface but its loopback, and that down: as a slot's is
+// made, and as no run can change it. One set up by someone else (a
+// container's, bound there by root) is not joined.
+static int netns_untouched(void) {
+	FILE *f = fopen("/proc/self/net/dev", "re");
+	if (f == NULL) {
+		return 0;
+	}
+	char line[512];
+	int n = 0, only_lo = 1;
+	while (only_lo && fgets(line, sizeof line, f) != NULL) {
+		if (++n <= 2) {
+			continue; // the two header lines
+		}
+		char *name = line;
+		while (*name == ' ') {
+			name++;
+		}
+		char *colon = strchr(name, ':');
+		only_lo = colon != NULL && colon - name == 2 && strncmp(name, "lo", 2) == 0;
+	}
+	fclose(f);
+	if (!only_lo) {
+		return 0;
+	}
+	int s = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	if (s < 0) {
+		return 0;
+	}
+	struct ifreq ifr;
+	memset(&ifr, 0, sizeof ifr);
+	strncpy(ifr.ifr_name, "lo", IFNAMSIZ - 1);
+	int r = ioctl(s, SIOCGIFFLAGS, &ifr);
+	close(s);
+	return r == 0 && !(ifr.ifr_flags & IFF_UP);
+}
+
+// join_kept_slot is join_kept_netns, orig being the namespace it is in.
+static int join_kept_slot(int orig) {
 	char name[32];
 	for (int i = 0; i < GX_KEPT_NETNS_MAX; i++) {
 		snprintf(name, sizeof name, "%d.lock", i);
@@ -963,6 +991,12 @@ static int join_kept_netns(void) {
 		if (ns >= 0 && is_other_netns(ns)) {
 			int joined = setns(ns, CLONE_NEWNET) == 0;
 			close(ns);
+			if (joined && !netns_untouched()) {
+				if (setns(orig, CLONE_NEWNET) != 0) {
+					setup_fail("kept network namespace: back to the host's: %s", strerror(errno));
+				}
+				joined = 0;
+			}
 			if (!joined) {
 				close(held);
 			}
@@ -999,6 +1033,29 @@ static int join_kept_netns(void) {
 	}
 	return 0;
 }
+
+// join_kept_netns puts the helper in a kept network namespace
+// (GX_KEPT_NETNS_ARG) and returns 1, or returns 0 with the helper where
+// it was. A network-off run needs a namespace only to keep the host's
+// abstract sockets out of reach and unbindable, and making one costs
+// 0.33 ms (its teardown more, later): a namespace that served one run
+// serves the next, since nothing of a run is left in it (every process
+// of the run dies with its PID namespace, and one holds no capability
+// to change the namespace), and the runner keeps a run from the abstract
+// sockets of any other by Landlock's scope. A slot whose file is not a
+// network namespace's gets a new one bound on it; one that holds this
+// process's own namespace (the host's) or one set up (netns_untouched)
+// is refused.
+static int join_kept_netns(void) {
+	int orig = open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC);
+	if (orig < 0) {
+		return 0;
+	}
+	int joined = join_kept_slot(orig);
+	close(orig);
+	return joined;
+}
+
 
 static void loopback_up(void) {
 	int fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
