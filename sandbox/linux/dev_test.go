@@ -13,9 +13,10 @@ import (
 	"github.com/gatedexec/gatedexec/sandbox"
 )
 
-// The command's /dev is the same whether its helper made it after the
-// run's mounts or, prestarted, before them: read-only, with a writable
-// /dev/shm and devpts of its own, and nothing of the host's /dev mounts.
+// The command's /dev is the same whether its helper was prestarted or
+// started with the run: read-only, with a writable /dev/shm and devpts of
+// its own, made after the run's read-only tree, and nothing of the host's
+// /dev mounts (a hidden file there is gone with the rest).
 func TestRunDev(t *testing.T) {
 	requireRoot(t, "the mounts of a /dev of its own")
 	if landlockABI() == 0 && os.Getenv("CI") == "" {
@@ -33,7 +34,7 @@ func TestRunDev(t *testing.T) {
 	}
 	hidden.Close()
 	t.Cleanup(func() { os.Remove(hidden.Name()) })
-	// The mounts make the whole tree read-only (readOnlyTree) first.
+	// The mounts make the whole tree read-only (readOnlyTree), /dev then.
 	p := &sandbox.Profile{Name: "off", Enforcement: sandbox.Strict, ReadAll: true, Write: []string{ws},
 		Protect: []string{filepath.Join(ws, "protected")}, Hide: []string{hidden.Name()},
 		Network: sandbox.NetworkOff, UnixSockets: true}

@@ -634,15 +634,6 @@ static void private_tmp(const struct spec *s) {
 	free(fds);
 }
 
-// dev_ready is set once a prestarted init has made its /dev
-// (make_dev_mounts) ahead of its spec, while the runner still planned.
-static int dev_ready;
-
-// under_dev reports whether the absolute, clean path is /dev or below it.
-static int under_dev(const char *path) {
-	return strcmp(path, "/dev") == 0 || strncmp(path, "/dev/", 5) == 0;
-}
-
 static void apply_mounts(const struct spec *s) {
 	if (s->nmounts == 0 && s->ntmps == 0) {
 		return;
@@ -666,12 +657,6 @@ static void apply_mounts(const struct spec *s) {
 		const char *path = s->mounts[i].path;
 		struct statvfs st;
 		int rc;
-		if (dev_ready && under_dev(path)) {
-			// A mount on the host's /dev (a socket there covered) is
-			// hidden by the run's own, made after the mounts without a
-			// prestart; made before, it is that /dev the path names.
-			continue;
-		}
 		switch (s->mounts[i].kind) {
 		case GX_MOUNT_WRITABLE:
 			rc = mount(path, path, NULL, MS_BIND | MS_REC, NULL);
@@ -767,12 +752,11 @@ static void cloexec_inherited(void) {
 // hardware, no other terminal and no disk.
 static const char *const dev_nodes[] = {"null", "zero", "full", "random", "urandom", "tty"};
 
-// make_dev_mounts replaces /dev with a tmpfs holding only dev_nodes (bound
-// from the host's), a devpts instance of its own (ptys of the command's,
-// none of the caller's other terminals), a private /dev/shm and the usual
-// links: block devices, which root may open by their mode alone, are gone
-// with the rest.
-static void make_dev_mounts(void) {
+// make_dev replaces /dev with a tmpfs holding only dev_nodes (bound from the
+// host's), a devpts instance of its own (ptys of the command's, none of the
+// caller's other terminals), a private /dev/shm and the usual links: block
+// devices, which root may open by their mode alone, are gone with the rest.
+static void make_dev(const struct spec *s) {
 	// Private first: a mount on a shared /dev would show up in the
 	// caller's namespace too.
 	if (mount(NULL, "/dev", NULL, MS_REC | MS_PRIVATE, NULL) != 0) {
@@ -826,33 +810,10 @@ static void make_dev_mounts(void) {
 	if (syscall(SYS_mount_setattr, AT_FDCWD, "/dev", 0, &ro, sizeof ro) != 0) {
 		ns_fail("/dev: read-only: %s", strerror(errno));
 	}
-}
-
-// dev_landlock allows the devpts and /dev/shm of make_dev_mounts in the
-// ruleset: they did not exist when the runner built it.
-static void dev_landlock(const struct spec *s) {
 	if (s->landlock) {
 		landlock_allow("/dev/pts", s->pts_access);
 		landlock_allow("/dev/shm", s->dir_access);
 	}
-}
-
-// make_dev makes the run's /dev (make_dev_mounts), or, made ahead, gives
-// back to its devpts and /dev/shm the writes the read-only tree of the
-// spec's mounts (readOnlyTree) took from them along with the rest: made
-// after those mounts, as it is without a prestart, they would have been
-// left writable.
-static void make_dev(const struct spec *s) {
-	if (dev_ready) {
-		struct mount_attr_v0 rw = {.attr_clr = GX_MOUNT_ATTR_RDONLY};
-		if (syscall(SYS_mount_setattr, AT_FDCWD, "/dev/pts", 0, &rw, sizeof rw) != 0 ||
-		    syscall(SYS_mount_setattr, AT_FDCWD, "/dev/shm", 0, &rw, sizeof rw) != 0) {
-			ns_fail("/dev: writable pts and shm: %s", strerror(errno));
-		}
-	} else {
-		make_dev_mounts();
-	}
-	dev_landlock(s);
 }
 
 // reopen_stdio gives the command its own open of a file the caller passed
@@ -1659,8 +1620,6 @@ static void prepare_run(struct spec *s, uint32_t prestarted) {
 			setup_fail("mount namespace: not a private namespace");
 		}
 		make_dev(s);
-	} else if (dev_ready) {
-		setup_fail("prestarted with a /dev of its own, the spec has none");
 	}
 	for (int fd = 0; fd <= 2; fd++) {
 		if (s->reopen[fd]) {
@@ -1706,10 +1665,6 @@ __attribute__((noreturn)) static void prestart_init(uint32_t prestarted, uint64_
 	pid_t init = fork_init(&status_fd, &life_fd);
 	if (init == 0) {
 		init_start(life_fd, host_mntns);
-		// Its /dev too, which depends on no spec (0.2 ms of mounts
-		// otherwise made after the go-ahead).
-		make_dev_mounts();
-		dev_ready = 1;
 		receive_stdio();
 		struct spec s;
 		prepare_run(&s, prestarted);
