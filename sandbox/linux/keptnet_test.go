@@ -151,26 +151,53 @@ func TestKeptNetNS(t *testing.T) {
 	}
 }
 
-// A slot that holds the host's network namespace (planted by someone who
-// could mount) is not joined: the run makes its own.
-func TestKeptNetNSRefusesHostNamespace(t *testing.T) {
-	r, dir := keptNetRunner(t)
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		t.Fatal(err)
-	}
-	slot := filepath.Join(dir, "0")
-	if err := os.WriteFile(slot, nil, 0o600); err != nil {
-		t.Fatal(err)
-	}
-	if err := unix.Mount("/proc/self/ns/net", slot, "", unix.MS_BIND, ""); err != nil {
-		t.Fatal(err)
-	}
-	ws := t.TempDir()
-	p := &sandbox.Profile{Name: "off", Enforcement: sandbox.Strict, ReadAll: true, Write: []string{ws},
-		Network: sandbox.NetworkOff, UnixSockets: true}
-	host, _ := os.Readlink("/proc/self/ns/net")
-	if got := mustNetnsOf(t, r, p, ws); got == host || !strings.HasPrefix(got, "net:[") {
-		t.Errorf("run in %s with the host's namespace in slot 0: want one of its own", got)
+// A slot holding a namespace the helper did not make (planted by someone
+// who could mount) is not joined: the run makes its own.
+func TestKeptNetNSRefusesPlanted(t *testing.T) {
+	for _, tt := range []struct {
+		name  string
+		plant func(t *testing.T, slot string)
+	}{
+		{"the host's", func(t *testing.T, slot string) {
+			if err := unix.Mount("/proc/self/ns/net", slot, "", unix.MS_BIND, ""); err != nil {
+				t.Fatal(err)
+			}
+		}},
+		{"one set up, its loopback up as a container's would be", func(t *testing.T, slot string) {
+			// In a process of its own, born in the namespace: a thread
+			// of this one moved there could be the main thread, which
+			// Go keeps.
+			setUp := exec.Command(os.Args[0])
+			setUp.Env = append(os.Environ(), setUpNetNSEnv+"="+slot)
+			setUp.SysProcAttr = &syscall.SysProcAttr{Cloneflags: syscall.CLONE_NEWNET}
+			if out, err := setUp.CombinedOutput(); err != nil {
+				t.Fatalf("setting up a namespace: %v: %s", err, out)
+			}
+		}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			r, dir := keptNetRunner(t)
+			if err := os.MkdirAll(dir, 0o700); err != nil {
+				t.Fatal(err)
+			}
+			slot := filepath.Join(dir, "0")
+			if err := os.WriteFile(slot, nil, 0o600); err != nil {
+				t.Fatal(err)
+			}
+			tt.plant(t, slot)
+			var st unix.Stat_t
+			if err := unix.Stat(slot, &st); err != nil {
+				t.Fatal(err)
+			}
+			ws := t.TempDir()
+			p := &sandbox.Profile{Name: "off", Enforcement: sandbox.Strict, ReadAll: true, Write: []string{ws},
+				Network: sandbox.NetworkOff, UnixSockets: true}
+			host, _ := os.Readlink("/proc/self/ns/net")
+			got := mustNetnsOf(t, r, p, ws)
+			if got == fmt.Sprintf("net:[%d]", st.Ino) || got == host || !strings.HasPrefix(got, "net:[") {
+				t.Errorf("run in %s with %s (inode %d) in slot 0 (host %s): want one of its own", got, tt.name, st.Ino, host)
+			}
+		})
 	}
 }
 
@@ -186,39 +213,6 @@ func slotHeld(dir string, i int) bool {
 	}
 	unix.Flock(int(f.Fd()), unix.LOCK_UN)
 	return false
-}
-
-// A slot holding a network namespace someone set up (its loopback up, as
-// a container's would be) is not joined: the run makes its own.
-func TestKeptNetNSRefusesSetUpNamespace(t *testing.T) {
-	r, dir := keptNetRunner(t)
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		t.Fatal(err)
-	}
-	slot := filepath.Join(dir, "0")
-	if err := os.WriteFile(slot, nil, 0o600); err != nil {
-		t.Fatal(err)
-	}
-	// In a process of its own, born in the namespace: a thread of this
-	// one moved there could be the main thread, which Go keeps.
-	setUp := exec.Command(os.Args[0])
-	setUp.Env = append(os.Environ(), setUpNetNSEnv+"="+slot)
-	setUp.SysProcAttr = &syscall.SysProcAttr{Cloneflags: syscall.CLONE_NEWNET}
-	if out, err := setUp.CombinedOutput(); err != nil {
-		t.Fatalf("setting up a namespace: %v: %s", err, out)
-	}
-	var st unix.Stat_t
-	if err := unix.Stat(slot, &st); err != nil {
-		t.Fatal(err)
-	}
-	ws := t.TempDir()
-	p := &sandbox.Profile{Name: "off", Enforcement: sandbox.Strict, ReadAll: true, Write: []string{ws},
-		Network: sandbox.NetworkOff, UnixSockets: true}
-	host, _ := os.Readlink("/proc/self/ns/net")
-	got := mustNetnsOf(t, r, p, ws)
-	if got == fmt.Sprintf("net:[%d]", st.Ino) || got == host || !strings.HasPrefix(got, "net:[") {
-		t.Errorf("run in %s with a set-up namespace (inode %d) in slot 0 (host %s): want one of its own", got, st.Ino, host)
-	}
 }
 
 // setUpNetNSEnv names the slot a run of the test binary made only to set
