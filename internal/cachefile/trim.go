@@ -34,9 +34,12 @@ type usedFile struct {
 }
 
 // expired returns the names trim removes, at now, among files: temporary
-// files left by a dead writer, entries unused for maxUnused, and the
-// least recently used of those left beyond maxEntries. A time in the
-// future (a clock set back) counts as just used.
+// files left by a dead writer, entries unused for maxUnused, and, beyond
+// maxEntries, the least recently used of those left, but none used within
+// touchAfter: Read moves an entry's time on only once that old, so a burst
+// of new entries (a test suite's workspaces) would otherwise push out one
+// read every second. A time in the future (a clock set back) counts as
+// just used.
 func expired(files []usedFile, now time.Time) []string {
 	var gone []string
 	var kept []usedFile
@@ -65,7 +68,9 @@ func expired(files []usedFile, now time.Time) []string {
 			return a.name < b.name
 		})
 		for _, f := range kept[:len(kept)-maxEntries] {
-			gone = append(gone, f.name)
+			if now.Sub(f.used) > touchAfter {
+				gone = append(gone, f.name)
+			}
 		}
 	}
 	return gone

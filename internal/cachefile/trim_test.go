@@ -16,10 +16,11 @@ import (
 func TestExpired(t *testing.T) {
 	now := time.Date(2026, 12, 6, 12, 0, 0, 0, time.UTC)
 	ago := func(d time.Duration) time.Time { return now.Add(-d) }
-	many := func(n int, newest time.Time) []usedFile {
+	// many is n entries, step apart from newest back.
+	many := func(n int, newest time.Time, step time.Duration) []usedFile {
 		var fs []usedFile
 		for i := range n {
-			fs = append(fs, usedFile{fmt.Sprintf("e%03d", i), newest.Add(-time.Duration(i) * time.Minute)})
+			fs = append(fs, usedFile{fmt.Sprintf("e%03d", i), newest.Add(-time.Duration(i) * step)})
 		}
 		return fs
 	}
@@ -33,9 +34,13 @@ func TestExpired(t *testing.T) {
 		{"from the future", []usedFile{{"a", now.Add(365 * 24 * time.Hour)}}, nil},
 		{"a dead writer's temporary", []usedFile{{".a.tmp-0011", ago(staleTemp + time.Second)}, {".b.tmp-0011", ago(time.Minute)}}, []string{".a.tmp-0011"}},
 		{"the marker", []usedFile{{trimMarker, ago(30 * 24 * time.Hour)}}, nil},
-		{"at the bound", many(maxEntries, now), nil},
-		{"past the bound, least recently used", many(maxEntries+2, now), []string{fmt.Sprintf("e%03d", maxEntries), fmt.Sprintf("e%03d", maxEntries+1)}},
-		{"past the bound after the unused go", append(many(maxEntries, now), usedFile{"old", ago(maxUnused + time.Hour)}), []string{"old"}},
+		{"at the bound", many(maxEntries, now, time.Minute), nil},
+		{"past the bound, least recently used", many(maxEntries+2, ago(2*touchAfter), time.Minute),
+			[]string{fmt.Sprintf("e%03d", maxEntries), fmt.Sprintf("e%03d", maxEntries+1)}},
+		{"past the bound after the unused go", append(many(maxEntries, now, time.Minute), usedFile{"old", ago(maxUnused + time.Hour)}), []string{"old"}},
+		{"past the bound by a burst within the touch time", many(maxEntries+2, now, time.Second), nil},
+		{"past the bound, the one used within the touch time kept", append(many(maxEntries, now, time.Second),
+			usedFile{"cold", ago(2 * touchAfter)}, usedFile{"hot", ago(touchAfter / 2)}), []string{"cold"}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			got := expired(tt.files, now)
