@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/gatedexec/gatedexec/internal/owndir"
 )
 
 // trim removes from the cache directory dir what expired selects, unless
@@ -16,16 +18,13 @@ import (
 // meanwhile leads it nowhere else. Like the rest of the cache it is best
 // effort: whatever fails is left for the next trim.
 func trim(dir string, now time.Time) {
-	fd, err := unix.Open(dir, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
+	d, err := owndir.Open(dir)
 	if err != nil {
 		return
 	}
-	d := os.NewFile(uintptr(fd), dir)
 	defer d.Close()
+	fd := int(d.Fd())
 	var st unix.Stat_t
-	if unix.Fstat(fd, &st) != nil || !statPrivate(&st) {
-		return
-	}
 	if unix.Fstatat(fd, trimMarker, &st, unix.AT_SYMLINK_NOFOLLOW) == nil {
 		if since := now.Sub(time.Unix(st.Mtim.Unix())); since >= 0 && since < trimEvery {
 			return
@@ -63,9 +62,4 @@ func mark(dirfd int, now time.Time) bool {
 	unix.Close(fd)
 	t := unix.NsecToTimespec(now.UnixNano())
 	return unix.UtimesNanoAt(dirfd, trimMarker, []unix.Timespec{t, t}, unix.AT_SYMLINK_NOFOLLOW) == nil
-}
-
-// statPrivate is ownedPrivately for a directory's stat.
-func statPrivate(st *unix.Stat_t) bool {
-	return st.Mode&unix.S_IFMT == unix.S_IFDIR && int(st.Uid) == os.Geteuid() && st.Mode&0o022 == 0
 }

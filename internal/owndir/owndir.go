@@ -1,5 +1,6 @@
-// Package owndir checks that a directory holding approvals or trust
-// records can only have been written by the user gatedexec runs as.
+// Package owndir checks that a directory holding approvals, trust
+// records, cache entries or kept namespaces can only have been written by
+// the user gatedexec runs as.
 package owndir
 
 import (
@@ -17,6 +18,11 @@ func Check(dir string) error {
 	if err != nil {
 		return err
 	}
+	return checkInfo(dir, fi)
+}
+
+// checkInfo is Check for dir, whose FileInfo is fi.
+func checkInfo(dir string, fi os.FileInfo) error {
 	st, ok := fi.Sys().(*syscall.Stat_t)
 	if !fi.IsDir() || fi.Mode().Perm()&0o022 != 0 || !ok || int(st.Uid) != os.Geteuid() {
 		return fmt.Errorf("%s is not a directory owned and writable only by you", dir)

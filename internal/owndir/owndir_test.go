@@ -6,7 +6,15 @@ import (
 	"testing"
 )
 
-func TestCheck(t *testing.T) {
+// dirCase is a path and whether it is a directory only its owner, the
+// effective user, can write.
+type dirCase struct {
+	dir string
+	ok  bool
+}
+
+// dirCases makes the paths Check and Open are tried on.
+func dirCases(t *testing.T) []dirCase {
 	base := t.TempDir()
 	mk := func(name string, mode os.FileMode) string {
 		p := filepath.Join(base, name)
@@ -23,10 +31,7 @@ func TestCheck(t *testing.T) {
 	if err := os.WriteFile(file, nil, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	cases := []struct {
-		dir string
-		ok  bool
-	}{
+	cases := []dirCase{
 		{mk("private", 0o700), true},
 		{mk("readable", 0o755), true},
 		{mk("group-writable", 0o770), false},
@@ -40,12 +45,13 @@ func TestCheck(t *testing.T) {
 		if err := os.Chown(other, 65534, 65534); err != nil {
 			t.Fatal(err)
 		}
-		cases = append(cases, struct {
-			dir string
-			ok  bool
-		}{other, false})
+		cases = append(cases, dirCase{other, false})
 	}
-	for _, tc := range cases {
+	return cases
+}
+
+func TestCheck(t *testing.T) {
+	for _, tc := range dirCases(t) {
 		if err := Check(tc.dir); (err == nil) != tc.ok {
 			t.Errorf("Check(%s) = %v, want ok %v", tc.dir, err, tc.ok)
 		}

@@ -6,6 +6,7 @@ import (
 	"crypto/sha256"
 	"fmt"
 	"slices"
+	"strconv"
 
 	"golang.org/x/sys/unix"
 
@@ -35,8 +36,14 @@ const keptCgroupInfix = "kept-"
 
 // keptCgroupName is the name of the kept cgroups of slot for limits.
 func keptCgroupName(limits []cgroupLimit, slot int) string {
+	return keptCgroupStem(limits) + strconv.Itoa(slot)
+}
+
+// keptCgroupStem is what the names of the kept cgroups for limits start
+// with: the slot follows.
+func keptCgroupStem(limits []cgroupLimit) string {
 	sum := sha256.Sum256([]byte(fmt.Sprint(limits)))
-	return fmt.Sprintf("%s%s%x-%d", cgroupPrefix, keptCgroupInfix, sum[:6], slot)
+	return fmt.Sprintf("%s%s%x-", cgroupPrefix, keptCgroupInfix, sum[:6])
 }
 
 // claimKeptCgroups returns the kept cgroups for limits of the first slot
@@ -46,8 +53,9 @@ func claimKeptCgroups(h *cgroupHost, limits []cgroupLimit) *runCgroups {
 	if h.err != nil || !slices.ContainsFunc(limits, func(l cgroupLimit) bool { return l.value != 0 }) {
 		return nil
 	}
+	stem := keptCgroupStem(limits)
 	for slot := range keptCgroupSlots {
-		if g := claimKeptSlot(h, limits, keptCgroupName(limits, slot)); g != nil {
+		if g := claimKeptSlot(h, limits, stem+strconv.Itoa(slot)); g != nil {
 			return g
 		}
 	}

@@ -7,6 +7,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/gatedexec/gatedexec/internal/owndir"
 	"github.com/gatedexec/gatedexec/sandbox"
 )
 
@@ -49,16 +50,11 @@ func openKeptNetDir(dir string) *os.File {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil
 	}
-	fd, err := unix.Open(dir, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
+	d, err := owndir.Open(dir)
 	if err != nil {
 		return nil
 	}
-	var st unix.Stat_t
-	if unix.Fstat(fd, &st) != nil || int(st.Uid) != os.Geteuid() || st.Mode&0o022 != 0 {
-		unix.Close(fd)
-		return nil
-	}
-	return os.NewFile(uintptr(fd), dir)
+	return d
 }
 
 // withFileAt returns files (ExtraFiles, from descriptor 3) with f at

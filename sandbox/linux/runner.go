@@ -159,11 +159,14 @@ func (r *Runner) run(ctx context.Context, c *Command, st runStart) (*sandbox.Res
 	spec := helperSpec{Argv: c.Argv, Dir: c.Dir, Rlimits: rlimits(p.Limits), Unshare: st.unshare}
 	var cgs *pendingCgroups
 	pre := st.ahead
-	if key, ok := r.prestartKeyOf(c, spec.Unshare, limits); ok && r.LongLived {
-		pre = r.takePrestarted(key)
-		// Once this run has ended: started during it, the next
-		// helper's namespaces slowed it down.
-		defer r.refill(key, limits)
+	if r.LongLived {
+		// A one-shot run's prestart, if any, was begin's (st.ahead).
+		if key, ok := r.prestartKeyOf(c, spec.Unshare, limits); ok {
+			pre = r.takePrestarted(key)
+			// Once this run has ended: started during it, the next
+			// helper's namespaces slowed it down.
+			defer r.refill(key, limits)
+		}
 	}
 	if pre != nil {
 		cgs = r.prestartedCgroups(pre)

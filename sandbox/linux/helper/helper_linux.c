@@ -881,13 +881,11 @@ static void enter_namespaces(uint32_t flags) {
 // does not hold it (the init, forked, does).
 #define KEPT_LOCK_FD 64
 
-// is_other_netns reports whether fd is a network namespace's file and not
-// the namespace this process is in.
+// is_other_netns reports whether fd, a namespace's file, is a network
+// namespace's and not the one this process is in.
 static int is_other_netns(int fd) {
-	struct statfs sf;
 	struct stat st, self;
-	return fstatfs(fd, &sf) == 0 && sf.f_type == NSFS_MAGIC && ioctl(fd, NS_GET_NSTYPE) == CLONE_NEWNET &&
-	       fstat(fd, &st) == 0 && stat("/proc/self/ns/net", &self) == 0 &&
+	return ioctl(fd, NS_GET_NSTYPE) == CLONE_NEWNET && fstat(fd, &st) == 0 && stat("/proc/self/ns/net", &self) == 0 &&
 	       !(st.st_dev == self.st_dev && st.st_ino == self.st_ino);
 }
 
@@ -949,8 +947,12 @@ static int join_kept_slot(int orig) {
 		}
 		snprintf(name, sizeof name, "%d", i);
 		int ns = openat(GX_NETNS_FD, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
-		if (ns >= 0 && is_other_netns(ns)) {
-			int joined = setns(ns, CLONE_NEWNET) == 0;
+		struct statfs sf;
+		if (ns >= 0 && fstatfs(ns, &sf) == 0 && sf.f_type == NSFS_MAGIC) {
+			// A namespace bound there: joined when it is another
+			// network namespace, untouched; the host's, another kind or
+			// one set up is not ours to join or replace.
+			int joined = is_other_netns(ns) && setns(ns, CLONE_NEWNET) == 0;
 			close(ns);
 			if (joined && !netns_untouched()) {
 				if (setns(orig, CLONE_NEWNET) != 0) {
@@ -964,15 +966,7 @@ static int join_kept_slot(int orig) {
 			return joined;
 		}
 		if (ns >= 0) {
-			struct statfs sf;
-			int nsfs = fstatfs(ns, &sf) == 0 && sf.f_type == NSFS_MAGIC;
 			close(ns);
-			if (nsfs) {
-				// A namespace file, but the host's or not a network
-				// one: not ours to replace.
-				close(held);
-				return 0;
-			}
 		}
 		// No namespace in the slot yet (or since a reboot): this
 		// helper's own, kept by binding its file there.
@@ -1016,7 +1010,6 @@ static int join_kept_netns(void) {
 	close(orig);
 	return joined;
 }
-
 
 static void loopback_up(void) {
 	int fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
