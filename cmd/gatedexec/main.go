@@ -10,10 +10,14 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
+
+	"github.com/gatedexec/gatedexec/internal/exitunmap"
 )
 
+// main exits through exitunmap: the caller has the status before the
+// kernel has unmapped gatedexec's memory.
 func main() {
-	os.Exit(run(os.Args[1:]))
+	exitunmap.Exit(run(os.Args[1:]))
 }
 
 func run(args []string) int {

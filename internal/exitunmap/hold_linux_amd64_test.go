@@ -1,0 +1,230 @@
+package exitunmap
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+	"unsafe"
+
+	"golang.org/x/sys/unix"
+)
+
+// TestMain runs this binary as the process of TestHolderClosesStdio,
+// which starts a holder waiting for the process named by
+// EXITUNMAP_TEST_WAIT, prints the holder's pid and exits, or of TestExit,
+// which prints and calls Exit(7).
+func TestMain(m *testing.M) {
+	if s := os.Getenv("EXITUNMAP_TEST_WAIT"); s != "" {
+		pid, _ := strconv.Atoi(s)
+		pidfd, err := unix.PidfdOpen(pid, 0)
+		if err != nil {
+			os.Exit(3)
+		}
+		fmt.Println(holdUntil(pidfd))
+		os.Exit(0)
+	}
+	if os.Getenv("EXITUNMAP_TEST_EXIT") != "" {
+		fmt.Print("exiting")
+		Exit(7)
+	}
+	os.Exit(m.Run())
+}
+
+// sleeper starts a process for a holder to wait for; killing it ends
+// the wait.
+func sleeper(t *testing.T) *exec.Cmd {
+	t.Helper()
+	c := exec.Command("sleep", "60")
+	if err := c.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		c.Process.Kill()
+		c.Wait()
+	})
+	return c
+}
+
+// waitGone waits, at most 10 s, until the process pidfd refers to has
+// exited.
+func waitGone(t *testing.T, pidfd int) {
+	t.Helper()
+	fds := []unix.PollFd{{Fd: int32(pidfd), Events: unix.POLLIN}}
+	for {
+		n, err := unix.Poll(fds, 10_000)
+		if err == unix.EINTR {
+			continue
+		}
+		if err != nil || n != 1 {
+			t.Fatalf("the holder did not exit once the process it waits for had: poll %d, %v", n, err)
+		}
+		return
+	}
+}
+
+// waitInPoll waits, at most 10 s, until the holder at proc is in the
+// ppoll that waits for the process: done with everything before it.
+func waitInPoll(t *testing.T, proc string) {
+	t.Helper()
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(time.Millisecond) {
+		sc, err := os.ReadFile(proc + "syscall")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if strings.HasPrefix(string(sc), strconv.Itoa(unix.SYS_PPOLL)+" ") {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the holder is not waiting in ppoll: %s", sc)
+		}
+	}
+}
+
+// The holder shares this process's memory, holds every signal blocked and
+// every descriptor but stdio, lives while the process it waits for does
+// and exits 0 once it has not.
+func TestHolder(t *testing.T) {
+	s := sleeper(t)
+	pidfd, err := unix.PidfdOpen(s.Process.Pid, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer unix.Close(pidfd)
+	_, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	pid := holdUntil(pidfd)
+	if pid <= 0 {
+		t.Fatalf("holdUntil = %d", pid)
+	}
+	exited := false
+	defer func() {
+		if !exited {
+			unix.Kill(pid, unix.SIGKILL)
+			unix.Wait4(pid, nil, 0, nil)
+		}
+	}()
+	proc := fmt.Sprintf("/proc/%d/", pid)
+	waitInPoll(t, proc)
+
+	// A mapping made after the clone is the holder's too.
+	m, err := unix.Mmap(-1, 0, 3*4096, unix.PROT_READ, unix.MAP_PRIVATE|unix.MAP_ANONYMOUS)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer unix.Munmap(m)
+	maps, err := os.ReadFile(proc + "maps")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := fmt.Sprintf("%x-", uintptr(unsafe.Pointer(&m[0]))); !strings.Contains(string(maps), want) {
+		t.Errorf("the holder's maps lack this process's new mapping at %s:\n%s", want, maps)
+	}
+
+	entries, err := os.ReadDir(proc + "fd")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var fds []int
+	for _, e := range entries {
+		n, _ := strconv.Atoi(e.Name())
+		fds = append(fds, n)
+	}
+	for _, fd := range []int{0, 1, 2} {
+		if slices.Contains(fds, fd) {
+			t.Errorf("the holder keeps descriptor %d (all: %v)", fd, fds)
+		}
+	}
+	for _, fd := range []int{pidfd, int(w.Fd())} {
+		if !slices.Contains(fds, fd) {
+			t.Errorf("the holder lacks descriptor %d (all: %v)", fd, fds)
+		}
+	}
+
+	status, err := os.ReadFile(proc + "status")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Every signal but SIGKILL and SIGSTOP, which cannot be blocked.
+	const all = ^uint64(1<<(unix.SIGKILL-1) | 1<<(unix.SIGSTOP-1))
+	blocked := ""
+	for _, l := range strings.Split(string(status), "\n") {
+		if v, ok := strings.CutPrefix(l, "SigBlk:"); ok {
+			blocked = strings.TrimSpace(v)
+		}
+	}
+	if got, err := strconv.ParseUint(blocked, 16, 64); err != nil || got != all {
+		t.Errorf("the holder blocks signals %q, want %x", blocked, all)
+	}
+
+	var ws unix.WaitStatus
+	if got, err := unix.Wait4(pid, &ws, unix.WNOHANG, nil); got != 0 || err != nil {
+		t.Fatalf("the holder ended while the process it waits for lives: wait4 = %d, %v, status %v", got, err, ws)
+	}
+
+	s.Process.Kill()
+	s.Wait()
+	done := make(chan error, 1)
+	go func() {
+		_, err := unix.Wait4(pid, &ws, 0, nil)
+		done <- err
+	}()
+	select {
+	case err := <-done:
+		exited = true
+		if err != nil || !ws.Exited() || ws.ExitStatus() != 0 {
+			t.Errorf("the holder ended with %v, %v; want exit 0", ws, err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the holder did not exit once the process it waits for had")
+	}
+}
+
+// Exit exits with its code, the output before it whole.
+func TestExit(t *testing.T) {
+	c := exec.Command(os.Args[0], "-test.run=^$")
+	c.Env = append(os.Environ(), "EXITUNMAP_TEST_EXIT=1")
+	out, err := c.Output()
+	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 7 || string(out) != "exiting" {
+		t.Fatalf("the process ended with %v and wrote %q, want exit status 7 and \"exiting\"", err, out)
+	}
+}
+
+// The output of a process that exits with a holder behind it ends with
+// the process, while the holder still lives.
+func TestHolderClosesStdio(t *testing.T) {
+	s := sleeper(t)
+	c := exec.Command(os.Args[0], "-test.run=^$")
+	c.Env = append(os.Environ(), "EXITUNMAP_TEST_WAIT="+strconv.Itoa(s.Process.Pid))
+	// Were stdout left open in the holder, it would end only with the
+	// sleeper: Output then gives up after WaitDelay with ErrWaitDelay.
+	c.WaitDelay = 5 * time.Second
+	out, err := c.Output()
+	if err != nil {
+		t.Fatalf("the process ended with %v", err)
+	}
+	pid, err := strconv.Atoi(strings.TrimSpace(string(out)))
+	if err != nil || pid <= 0 {
+		t.Fatalf("the process printed %q, want its holder's pid", out)
+	}
+	// Not this test's child: its pidfd says when it has exited.
+	hfd, err := unix.PidfdOpen(pid, 0)
+	if err != nil {
+		t.Fatalf("the holder %d is gone before the process it waits for: %v", pid, err)
+	}
+	defer unix.Close(hfd)
+	fds := []unix.PollFd{{Fd: int32(hfd), Events: unix.POLLIN}}
+	if n, _ := unix.Poll(fds, 0); n != 0 {
+		t.Fatalf("the holder %d exited before the process it waits for", pid)
+	}
+	s.Process.Kill()
+	s.Wait()
+	waitGone(t, hfd)
+}
