@@ -63,6 +63,10 @@ type Config struct {
 	Watch bool
 	// Runner is the sandbox backend; nil is this host's.
 	Runner sandbox.Runner
+	// LeaveToExit says the caller exits after its runs, through
+	// exitunmap: this host's backend may then leave to that exit what a
+	// run's end would close only to drop it (linux.Runner.LeaveToExit).
+	LeaveToExit bool
 }
 
 // Flags are the settings a caller may give above the configuration, by
@@ -168,7 +172,7 @@ func New(cfg Config) (*Gate, error) {
 		g.getenv = os.Getenv
 	}
 	if g.runner == nil {
-		g.runner = hostRunner(cfg.Watch)
+		g.runner = hostRunner(cfg.Watch, cfg.LeaveToExit)
 		g.ownRunner = true
 	}
 	st, err := g.load(cfg.Watch)

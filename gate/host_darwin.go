@@ -14,7 +14,7 @@ import (
 func StopStrayHelper([]string) {}
 
 // hostRunner returns this host's sandbox backend: sandbox-exec.
-func hostRunner(bool) sandbox.Runner { return darwin.Runner{} }
+func hostRunner(bool, bool) sandbox.Runner { return darwin.Runner{} }
 
 // hostOwnDirs are the directories of this host's backend that belong to
 // gatedexec: none.

@@ -21,9 +21,10 @@ func StopStrayHelper(args []string) {
 // hostRunner returns this host's sandbox backend: Landlock, seccomp and
 // namespaces; a long-lived engine's keeps between runs what a one-shot
 // run makes and removes (Runner.LongLived). Every runner run as root
-// shares the kept network namespaces (Runner.KeptNetNS).
-func hostRunner(longLived bool) sandbox.Runner {
-	return &linux.Runner{LongLived: longLived, KeptNetNS: linux.KeptNetNSDir}
+// shares the kept network namespaces (Runner.KeptNetNS). leaveToExit is
+// Config.LeaveToExit (Runner.LeaveToExit).
+func hostRunner(longLived, leaveToExit bool) sandbox.Runner {
+	return &linux.Runner{LongLived: longLived, KeptNetNS: linux.KeptNetNSDir, LeaveToExit: leaveToExit}
 }
 
 // hostOwnDirs are the directories of this host's backend that belong to

@@ -16,7 +16,7 @@ func StopStrayHelper([]string) {}
 
 // hostRunner returns a backend that refuses every profile: this OS has no
 // sandbox backend.
-func hostRunner(bool) sandbox.Runner { return noBackend{} }
+func hostRunner(bool, bool) sandbox.Runner { return noBackend{} }
 
 // hostOwnDirs are the directories of this host's backend that belong to
 // gatedexec: none.

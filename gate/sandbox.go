@@ -30,6 +30,8 @@ type SandboxRequest struct {
 	// Version identifies this build in the profile cache, as
 	// Config.Version.
 	Version string
+	// LeaveToExit is Config.LeaveToExit.
+	LeaveToExit bool
 }
 
 // SandboxResult is the outcome of Sandbox, in the JSON of `sandbox --json`.
@@ -80,7 +82,7 @@ func Sandbox(ctx context.Context, req SandboxRequest) (*SandboxResult, error) {
 	p = sandbox.WithScanCache(sandbox.WithControl(p, control), scanCache)
 	runner := req.Runner
 	if runner == nil {
-		runner = hostRunner(false)
+		runner = hostRunner(false, req.LeaveToExit)
 	}
 	res, err := runner.Run(ctx, &sandbox.Command{
 		Argv: req.Argv, Dir: req.Place.Cwd, Env: req.Env,

@@ -144,6 +144,7 @@ func gatedRun(cmd *cobra.Command, f *runFlags, args []string) (*gate.Result, den
 		AgentTerminal: f.agentTerminal,
 		Stderr:        stderr,
 		Version:       version,
+		LeaveToExit:   true,
 	})
 	if err != nil {
 		return nil, hint, engineExit(err)

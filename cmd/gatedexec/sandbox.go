@@ -98,6 +98,7 @@ func runSandbox(pf *placeFlags, profile string, timeout time.Duration, resultFil
 	res, err := gate.Sandbox(context.Background(), gate.SandboxRequest{
 		Place: pl, Argv: args, Env: os.Environ(), Profile: profile, Timeout: timeout, ResultFile: resultFile,
 		Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr, ForwardSignals: true, Signals: sigs, Version: version,
+		LeaveToExit: true,
 	})
 	return res, engineExit(err)
 }

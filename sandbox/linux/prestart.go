@@ -481,7 +481,11 @@ func (pre *prestarted) use(r *Runner, spec *helperSpec, io3 *stdio, ruleset *os.
 		},
 		ended: func() {
 			reap() // when the supervisor never gave the go-ahead
-			pre.sock.Close()
+			if r.LeaveToExit && !r.LongLived {
+				leaveToExit(pre.sock)
+			} else {
+				pre.sock.Close()
+			}
 			pre.done()
 			if pre.mntns != nil {
 				// Its last reference: torn down by the next prestart,
@@ -493,6 +497,16 @@ func (pre *prestarted) use(r *Runner, spec *helperSpec, io3 *stdio, ruleset *os.
 			}
 		},
 	}, nil
+}
+
+// leaveToExit closes f but leaves its descriptor open, with no finalizer
+// that could close it, until the process exits (Runner.LeaveToExit).
+// Should that fail, the close is paid now.
+func leaveToExit(f *os.File) {
+	if raw, err := f.SyscallConn(); err == nil {
+		raw.Control(func(fd uintptr) { unix.FcntlInt(fd, unix.F_DUPFD_CLOEXEC, 3) })
+	}
+	f.Close()
 }
 
 // mountNSWait bounds the wait for a prestarted helper's mount namespace:

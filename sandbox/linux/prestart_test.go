@@ -532,3 +532,72 @@ func goAhead(t *testing.T, pre *prestarted, spec helperSpec) (int, string) {
 	pre.rep.Close()
 	return pre.cmd.ProcessState.ExitCode(), string(rep)
 }
+
+// socketFDs returns the descriptors of sockets open in this process.
+func socketFDs(t *testing.T) map[int]bool {
+	t.Helper()
+	entries, err := os.ReadDir("/proc/self/fd")
+	if err != nil {
+		t.Fatal(err)
+	}
+	fds := map[int]bool{}
+	for _, e := range entries {
+		if l, err := os.Readlink("/proc/self/fd/" + e.Name()); err == nil && strings.HasPrefix(l, "socket:[") {
+			n, _ := strconv.Atoi(e.Name())
+			fds[n] = true
+		}
+	}
+	return fds
+}
+
+// TestLeaveToExit: a one-shot run of a Runner that leaves to the process's
+// exit what a run's end would close only to drop it leaves the runner's
+// end of the helper's socket open, the run's mount namespace in it; one
+// that does not leaves nothing open.
+func TestLeaveToExit(t *testing.T) {
+	if landlockABI() == 0 && os.Getenv("CI") == "" {
+		t.Skip("no landlock")
+	}
+	ws := t.TempDir()
+	p := &sandbox.Profile{Name: "off", Enforcement: sandbox.Strict, ReadAll: true, Write: []string{ws},
+		Network: sandbox.NetworkOff, UnixSockets: true, Limits: sandbox.Limits{NProc: 64}}
+	var own unix.Stat_t
+	if err := unix.Stat("/proc/self/ns/mnt", &own); err != nil {
+		t.Fatal(err)
+	}
+	for _, leave := range []bool{false, true} {
+		t.Run(fmt.Sprintf("LeaveToExit=%v", leave), func(t *testing.T) {
+			before := socketFDs(t)
+			r := &Runner{LeaveToExit: leave}
+			res, err := r.Run(context.Background(), &Command{Argv: []string{"true"}, Dir: ws, Env: []string{"PATH=/usr/bin:/bin"}, Profile: p})
+			if err != nil || res.ExitCode != 0 {
+				t.Fatalf("run: %v, %+v", err, res)
+			}
+			if got := r.cache.pool.used.Load(); got != 1 {
+				t.Fatalf("a helper started ahead served %d of 1 run", got)
+			}
+			var left []int
+			for fd := range socketFDs(t) {
+				if !before[fd] {
+					left = append(left, fd)
+				}
+			}
+			if !leave {
+				if len(left) != 0 {
+					t.Errorf("sockets %v left open after the run", left)
+				}
+				return
+			}
+			if len(left) != 1 {
+				t.Fatalf("sockets %v left open after the run, want the helper's", left)
+			}
+			pre := &prestarted{sock: os.NewFile(uintptr(left[0]), "left")}
+			defer pre.sock.Close()
+			ns, err := pre.holdMountNS(own.Ino)
+			if err != nil || ns == nil {
+				t.Fatalf("the socket left open holds no mount namespace of the run's: %v", err)
+			}
+			ns.Close()
+		})
+	}
+}

@@ -54,6 +54,15 @@ type Runner struct {
 	// join instead of making their own (keptnet.go): KeptNetNSDir for
 	// gatedexec. Empty: every run makes its own.
 	KeptNetNS string
+	// LeaveToExit says the process exits once its runs have ended, and
+	// after its caller has the status (gatedexec's main, through
+	// exitunmap). A one-shot run's end then leaves the runner's end of
+	// the helper's socket open until that exit instead of closing it:
+	// the helper hands its mount namespace there, and dropping it
+	// unmounts every mount of the run and waits out an RCU grace period,
+	// which the caller need not wait for. One descriptor per run stays
+	// open meanwhile.
+	LeaveToExit bool
 
 	// cache holds what every run on this Runner shares: the host's
 	// facts, probed once, and the seccomp programs built so far.

@@ -1511,8 +1511,10 @@ __attribute__((noreturn)) static void job_parent(const struct spec *s) {
 // the run and wait out an RCU grace period before the runner learns how
 // the command ended (0.1 ms of a warm call). A long-lived runner drops
 // it once it has the result; a one-shot run never reads it, and it goes
-// with the runner's end of the socket. A runner that no longer waits for
-// it (its end closed) is no error: the helper goes on without.
+// with the runner's end of the socket, which gatedexec leaves open until
+// after its caller has its status (Runner.LeaveToExit). A runner that no
+// longer waits for it (its end closed) is no error: the helper goes on
+// without.
 static void hand_mount_namespace(void) {
 	int fd = open("/proc/self/ns/mnt", O_RDONLY | O_CLOEXEC);
 	if (fd < 0) {
