@@ -1,0 +1,77 @@
+package test
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"runtime"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+// reaperEnv makes this test binary the subreaper of reapGatedexec (set by
+// TestExitLeavesUnmapToAChild): its value is the gatedexec to run.
+const reaperEnv = "GATEDEXEC_TEST_REAPER"
+
+// init runs reapGatedexec instead of the tests when reaperEnv is set.
+func init() {
+	if bin := os.Getenv(reaperEnv); bin != "" {
+		fmt.Println(reapGatedexec(bin))
+		os.Exit(0)
+	}
+}
+
+// reapGatedexec runs `bin version` as a child subreaper, so that what
+// gatedexec leaves running when it exits is reparented here, and reports
+// how gatedexec ended and what else this process reaped within 10 s.
+func reapGatedexec(bin string) string {
+	if err := unix.Prctl(unix.PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0); err != nil {
+		return "prctl: " + err.Error()
+	}
+	c := exec.Command(bin, "version")
+	if err := c.Start(); err != nil {
+		return "start: " + err.Error()
+	}
+	var ws syscall.WaitStatus
+	if _, err := syscall.Wait4(c.Process.Pid, &ws, 0, nil); err != nil {
+		return "wait: " + err.Error()
+	}
+	report := fmt.Sprintf("gatedexec exit %d", ws.ExitStatus())
+	var others []string
+	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); {
+		pid, err := syscall.Wait4(-1, &ws, syscall.WNOHANG, nil)
+		if err == syscall.ECHILD {
+			break
+		}
+		if pid > 0 {
+			others = append(others, fmt.Sprintf("exit %d", ws.ExitStatus()))
+			continue
+		}
+		time.Sleep(time.Millisecond)
+	}
+	return report + "; others: " + strings.Join(others, ", ")
+}
+
+// TestExitLeavesUnmapToAChild: on linux/amd64 gatedexec exits through
+// exitunmap, whose child outlives it until it has exited and then exits 0:
+// a subreaper of gatedexec reaps gatedexec, then exactly that child.
+// Elsewhere gatedexec leaves nothing behind.
+func TestExitLeavesUnmapToAChild(t *testing.T) {
+	c := exec.Command(os.Args[0], "-test.run=^$")
+	c.Env = append(os.Environ(), reaperEnv+"="+gatedexecBin)
+	out, err := c.Output()
+	if err != nil {
+		t.Fatalf("the reaper: %v\n%s", err, out)
+	}
+	want := "gatedexec exit 0; others: "
+	if runtime.GOARCH == "amd64" {
+		want += "exit 0"
+	}
+	if got := strings.TrimSpace(string(out)); got != want {
+		t.Errorf("the reaper reports %q, want %q", got, want)
+	}
+}
