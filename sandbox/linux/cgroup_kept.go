@@ -19,7 +19,7 @@ import (
 // workspace-write). A LongLived Runner gives the cgroups of a run that
 // has ended to its next run (spareCgroups); one-shot runs now do the same
 // across processes. Their cgroups are kept, empty, under a name of their
-// limits (keptCgroupName), and the next run with those limits claims them
+// limits (keptCgroupStem and a slot number), and the next run with those limits claims them
 // by a lock on the first one's directory, once they pass the check the
 // LongLived reuse makes (reusable: no task left, no memory the run could
 // not reclaim, the limits written again). Up to keptCgroupSlots sets are
@@ -33,11 +33,6 @@ const keptCgroupSlots = 8
 // keptCgroupInfix follows cgroupPrefix in a kept cgroup's name, which
 // parseCgroupName does not read, so that sweepStale leaves it.
 const keptCgroupInfix = "kept-"
-
-// keptCgroupName is the name of the kept cgroups of slot for limits.
-func keptCgroupName(limits []cgroupLimit, slot int) string {
-	return keptCgroupStem(limits) + strconv.Itoa(slot)
-}
 
 // keptCgroupStem is what the names of the kept cgroups for limits start
 // with: the slot follows.

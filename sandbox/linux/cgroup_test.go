@@ -90,6 +90,11 @@ func TestRunnerCgroups(t *testing.T) {
 	}
 }
 
+// keptCgroupName is the name of the kept cgroups of slot for limits.
+func keptCgroupName(limits []cgroupLimit, slot int) string {
+	return keptCgroupStem(limits) + strconv.Itoa(slot)
+}
+
 // removeKept removes the kept cgroups for limits (a test's own limits).
 func removeKept(t *testing.T, h *cgroupHost, limits []cgroupLimit) {
 	t.Helper()

@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -170,25 +171,30 @@ func TestRunnerPrestarted(t *testing.T) {
 	}
 }
 
-// nsFDs counts this process's open descriptors of namespaces (a held
-// mount namespace is one): other tests' background work opens and closes
-// files meanwhile, never these.
-func nsFDs(t *testing.T) int {
+// fdsOf returns this process's open descriptors whose link in
+// /proc/self/fd starts with one of kinds ("mnt:[", "socket:[").
+func fdsOf(t *testing.T, kinds ...string) map[int]bool {
 	t.Helper()
 	entries, err := os.ReadDir("/proc/self/fd")
 	if err != nil {
 		t.Fatal(err)
 	}
-	n := 0
+	fds := map[int]bool{}
 	for _, e := range entries {
-		// A namespace's descriptor reads "mnt:[INODE]"; only mount and
-		// network ones are opened here.
-		if l, err := os.Readlink("/proc/self/fd/" + e.Name()); err == nil && (strings.HasPrefix(l, "mnt:[") || strings.HasPrefix(l, "net:[")) {
-			n++
+		l, err := os.Readlink("/proc/self/fd/" + e.Name())
+		if err == nil && slices.ContainsFunc(kinds, func(k string) bool { return strings.HasPrefix(l, k) }) {
+			n, _ := strconv.Atoi(e.Name())
+			fds[n] = true
 		}
 	}
-	return n
+	return fds
 }
+
+// nsFDs counts this process's open descriptors of namespaces (a held
+// mount namespace is one): other tests' background work opens and closes
+// files meanwhile, never these. Only mount and network ones are opened
+// here.
+func nsFDs(t *testing.T) int { return len(fdsOf(t, "mnt:[", "net:[")) }
 
 // TestHoldMountNS: the runner takes from a prestarted helper's socket one
 // descriptor of a mount namespace other than its own, and nothing else;
@@ -533,23 +539,6 @@ func goAhead(t *testing.T, pre *prestarted, spec helperSpec) (int, string) {
 	return pre.cmd.ProcessState.ExitCode(), string(rep)
 }
 
-// socketFDs returns the descriptors of sockets open in this process.
-func socketFDs(t *testing.T) map[int]bool {
-	t.Helper()
-	entries, err := os.ReadDir("/proc/self/fd")
-	if err != nil {
-		t.Fatal(err)
-	}
-	fds := map[int]bool{}
-	for _, e := range entries {
-		if l, err := os.Readlink("/proc/self/fd/" + e.Name()); err == nil && strings.HasPrefix(l, "socket:[") {
-			n, _ := strconv.Atoi(e.Name())
-			fds[n] = true
-		}
-	}
-	return fds
-}
-
 // TestLeaveToExit: a one-shot run of a Runner that leaves to the process's
 // exit what a run's end would close only to drop it leaves the runner's
 // end of the helper's socket open, the run's mount namespace in it; one
@@ -567,7 +556,7 @@ func TestLeaveToExit(t *testing.T) {
 	}
 	for _, leave := range []bool{false, true} {
 		t.Run(fmt.Sprintf("LeaveToExit=%v", leave), func(t *testing.T) {
-			before := socketFDs(t)
+			before := fdsOf(t, "socket:[")
 			r := &Runner{LeaveToExit: leave}
 			res, err := r.Run(context.Background(), &Command{Argv: []string{"true"}, Dir: ws, Env: []string{"PATH=/usr/bin:/bin"}, Profile: p})
 			if err != nil || res.ExitCode != 0 {
@@ -577,7 +566,7 @@ func TestLeaveToExit(t *testing.T) {
 				t.Fatalf("a helper started ahead served %d of 1 run", got)
 			}
 			var left []int
-			for fd := range socketFDs(t) {
+			for fd := range fdsOf(t, "socket:[") {
 				if !before[fd] {
 					left = append(left, fd)
 				}
