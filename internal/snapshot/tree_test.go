@@ -12,6 +12,7 @@ import (
 	"runtime"
 	"slices"
 	"strconv"
+	"strings"
 	"syscall"
 	"testing"
 )
@@ -293,20 +294,36 @@ func TestDiskReadFile(t *testing.T) {
 	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	// Opened without blocking, a FIFO is refused rather than waited on.
-	if _, err := (Disk{}).ReadFile(fifo, 100); !errors.Is(err, ErrNotRegular) {
-		t.Errorf("FIFO: %v, want ErrNotRegular", err)
-	}
-	if _, err := (Disk{}).ReadFile("/dev/zero", 100); !errors.Is(err, ErrNotRegular) {
-		t.Errorf("/dev/zero: %v, want ErrNotRegular", err)
-	}
 	file := filepath.Join(dir, "f")
 	write(t, file, "12345")
-	if _, err := (Disk{}).ReadFile(file, 4); !errors.Is(err, ErrTooLarge) {
-		t.Errorf("over the limit: %v, want ErrTooLarge", err)
+	big := filepath.Join(dir, "big")
+	bigData := strings.Repeat("0123456789abcdef", 5000)
+	write(t, big, bigData)
+	type readCase struct {
+		name  string
+		limit int64
+		want  string
+		err   error
 	}
-	if b, err := (Disk{}).ReadFile(file, 5); err != nil || string(b) != "12345" {
-		t.Errorf("at the limit: %q, %v", b, err)
+	var grows []readCase
+	if runtime.GOOS == "linux" {
+		// Stat says 0 bytes; what is read past the limit is refused.
+		grows = append(grows, readCase{"/proc/self/status", 10, "", ErrTooLarge})
+	}
+	for _, c := range append([]readCase{
+		// Opened without blocking, a FIFO is refused rather than waited on.
+		{fifo, 100, "", ErrNotRegular},
+		{"/dev/zero", 100, "", ErrNotRegular},
+		{file, 4, "", ErrTooLarge},
+		{file, 5, "12345", nil},
+		{big, int64(len(bigData)), bigData, nil},
+		{big, int64(len(bigData)) - 1, "", ErrTooLarge},
+		{filepath.Join(dir, "missing"), 100, "", fs.ErrNotExist},
+	}, grows...) {
+		b, err := (Disk{}).ReadFile(c.name, c.limit)
+		if !errors.Is(err, c.err) || c.err == nil && string(b) != c.want {
+			t.Errorf("ReadFile(%s, %d) = %d bytes, %v; want %d, %v", c.name, c.limit, len(b), err, len(c.want), c.err)
+		}
 	}
 }
 
