@@ -1,6 +1,7 @@
 package execpolicy
 
 import (
+	"crypto/sha256"
 	"path/filepath"
 
 	"github.com/gatedexec/gatedexec/internal/cachefile"
@@ -27,14 +28,15 @@ type cacheEntry struct {
 	key  [cacheKeySize]byte
 }
 
-// cacheEntryFor returns the cache entry of loading files, or nil when the
-// loader has no cache. Without a build identity there is none: an entry
-// from another build of the loader could hold another meaning.
-func (l Loader) cacheEntryFor(files []string, srcs [][]byte) *cacheEntry {
+// cacheEntryFor returns the cache entry of loading files, whose contents
+// have the SHA-256s sums, or nil when the loader has no cache. Without a
+// build identity there is none: an entry from another build of the
+// loader could hold another meaning.
+func (l Loader) cacheEntryFor(files []string, sums [][sha256.Size]byte) *cacheEntry {
 	if l.CacheDir == "" || l.CacheBuild == "" || !cachefile.Supported || len(files) == 0 {
 		return nil
 	}
-	slot, key := l.cacheKeys(files, srcs)
+	slot, key := l.cacheKeys(files, sums)
 	return &cacheEntry{dir: l.CacheDir, path: filepath.Join(l.CacheDir, slot), key: key}
 }
 

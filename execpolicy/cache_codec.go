@@ -25,10 +25,10 @@ import (
 //	host executables { name, paths { string } }
 //	network rules { host, protocol, decision byte, justification, source }
 //
-// Sources are not stored: the loader has just read the files to hash them
-// and puts their text back. The trailing hash catches truncation and bit
-// flips, which a structurally valid body could otherwise turn into a
-// different decision.
+// Sources are not stored: the loader has just hashed the files for the
+// key and puts their names and hashes back. The trailing hash catches
+// truncation and bit flips, which a structurally valid body could
+// otherwise turn into a different decision.
 const cacheMagic = "gxrules1"
 
 // cacheKeySize is the size of the key an entry records.

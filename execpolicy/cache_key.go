@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"encoding/binary"
 	"encoding/hex"
+	"io/fs"
 	"os"
 	"path/filepath"
 )
@@ -59,17 +60,17 @@ func (l Loader) limits(k *keyHasher) {
 	}
 }
 
-// cacheKeys returns the two keys of loading files whose contents are
-// srcs. The slot names the entry file: it depends on the build and the
-// file names, so that editing a rules file replaces its entry instead of
-// adding one, while two builds run in turn on the same rules (an
-// installed gatedexec and one being developed) each keep theirs instead
-// of compiling them again on every run; a past build's entries are
-// trimmed when unused (cachefile). The key, recorded inside the entry,
-// covers everything the result depends on: the build of the loader, the
-// limits, and every file's name and full content, so that an entry for
-// anything else is never used.
-func (l Loader) cacheKeys(files []string, srcs [][]byte) (slot string, key [cacheKeySize]byte) {
+// cacheKeys returns the two keys of loading files whose contents have
+// the SHA-256s sums. The slot names the entry file: it depends on the
+// build and the file names, so that editing a rules file replaces its
+// entry instead of adding one, while two builds run in turn on the same
+// rules (an installed gatedexec and one being developed) each keep theirs
+// instead of compiling them again on every run; a past build's entries
+// are trimmed when unused (cachefile). The key, recorded inside the
+// entry, covers everything the result depends on: the build of the
+// loader, the limits, and every file's name and full content, so that an
+// entry for anything else is never used.
+func (l Loader) cacheKeys(files []string, sums [][sha256.Size]byte) (slot string, key [cacheKeySize]byte) {
 	s := newKeyHasher("slot")
 	s.string(l.CacheBuild)
 	l.limits(s)
@@ -88,8 +89,7 @@ func (l Loader) cacheKeys(files []string, srcs [][]byte) (slot string, key [cach
 		}
 		s.string(abs)
 		k.string(name)
-		sum := sha256.Sum256(srcs[i])
-		k.bytes(sum[:])
+		k.bytes(sums[i][:])
 	}
 	slotSum := s.done()
 	return hex.EncodeToString(slotSum[:]), k.done()
@@ -98,17 +98,15 @@ func (l Loader) cacheKeys(files []string, srcs [][]byte) (slot string, key [cach
 // BuildIdentity returns a string that differs between builds of this
 // program, for Loader.CacheBuild, or "" when it cannot tell (and then
 // there is no cache). Two development builds can share a version string
-// but behave differently, so it covers the executable file too: its path,
+// but behave differently, so it covers the executable file too: its
 // size, modification time and, where the platform has them, device,
 // inode and change time, which any rebuild or replacement changes. (The
 // module build information would say less at a cost of a fifth of a
-// millisecond per run.)
+// millisecond per run.) Where it can, it reads them from the file that
+// is running rather than from its path (runningExecutable), which a
+// newer build may have taken over since this one started.
 func BuildIdentity(version string) string {
-	exe, err := os.Executable()
-	if err != nil {
-		return ""
-	}
-	st, err := os.Stat(exe)
+	exe, st, err := runningExecutable()
 	if err != nil {
 		return ""
 	}
@@ -117,7 +115,18 @@ func BuildIdentity(version string) string {
 	k.string(exe)
 	k.uint(uint64(st.Size()))
 	k.uint(uint64(st.ModTime().UnixNano()))
-	k.string(fileIdentity(st))
+	fileIdentity(k, st)
 	sum := k.done()
 	return hex.EncodeToString(sum[:])
+}
+
+// executableByPath returns the path of the running executable and the
+// file info of what is at that path now.
+func executableByPath() (string, fs.FileInfo, error) {
+	exe, err := os.Executable()
+	if err != nil {
+		return "", nil, err
+	}
+	st, err := os.Stat(exe)
+	return exe, st, err
 }

@@ -1,6 +1,7 @@
 package execpolicy
 
 import (
+	"crypto/sha256"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -66,13 +67,24 @@ func cached(t *testing.T, l Loader, paths ...string) *Policy {
 	if err != nil {
 		t.Fatal(err)
 	}
-	srcs := make([][]byte, len(files))
+	sums := make([][sha256.Size]byte, len(files))
 	for i, f := range files {
-		if srcs[i], err = os.ReadFile(f); err != nil {
+		src, err := os.ReadFile(f)
+		if err != nil {
 			t.Fatal(err)
 		}
+		sums[i] = sha256.Sum256(src)
 	}
-	return l.cacheEntryFor(files, srcs).load()
+	return l.cacheEntryFor(files, sums).load()
+}
+
+// sumsOf returns the SHA-256s of srcs.
+func sumsOf(srcs ...string) [][sha256.Size]byte {
+	sums := make([][sha256.Size]byte, len(srcs))
+	for i, src := range srcs {
+		sums[i] = sha256.Sum256([]byte(src))
+	}
+	return sums
 }
 
 // entryPath returns the one entry in l's cache directory.
@@ -333,7 +345,7 @@ func TestCacheBadEntries(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			_, key := l.cacheKeys([]string{other}, [][]byte{[]byte(`prefix_rule(["rm"], "allow")`)})
+			_, key := l.cacheKeys([]string{other}, sumsOf(`prefix_rule(["rm"], "allow")`))
 			rewrite(t, entry, func([]byte) []byte { return encodePolicy(key, p) })
 		}, false},
 		{"group writable", func(t *testing.T, _ Loader, entry string) { chmod(t, entry, 0o620) }, false},
@@ -453,12 +465,12 @@ func TestCacheCodecRoundTrip(t *testing.T) {
 // separates some of these, but the key must not rely on it.
 func TestCacheKeyCoversInputs(t *testing.T) {
 	base := Loader{HomeDir: "/home/a", CacheBuild: "b1"}
-	files, srcs := []string{"a.rules", "b.rules"}, [][]byte{[]byte("x"), []byte("y")}
+	files, srcs := []string{"a.rules", "b.rules"}, sumsOf("x", "y")
 	_, want := base.cacheKeys(files, srcs)
 	for name, tc := range map[string]struct {
 		l     Loader
 		files []string
-		srcs  [][]byte
+		srcs  [][sha256.Size]byte
 	}{
 		"home":        {Loader{HomeDir: "/home/b", CacheBuild: "b1"}, files, srcs},
 		"build":       {Loader{HomeDir: "/home/a", CacheBuild: "b2"}, files, srcs},
@@ -466,10 +478,10 @@ func TestCacheKeyCoversInputs(t *testing.T) {
 		"steps":       {Loader{HomeDir: "/home/a", CacheBuild: "b1", MaxSteps: 10}, files, srcs},
 		"entries":     {Loader{HomeDir: "/home/a", CacheBuild: "b1", MaxEntries: 10}, files, srcs},
 		"a name":      {base, []string{"a.rules", "c.rules"}, srcs},
-		"the order":   {base, []string{"b.rules", "a.rules"}, [][]byte{[]byte("y"), []byte("x")}},
-		"a content":   {base, files, [][]byte{[]byte("x"), []byte("z")}},
-		"a boundary":  {base, []string{"a.rules", "b.rules"}, [][]byte{[]byte("xy"), []byte("")}},
-		"a file more": {base, []string{"a.rules", "b.rules", "c.rules"}, [][]byte{[]byte("x"), []byte("y"), nil}},
+		"the order":   {base, []string{"b.rules", "a.rules"}, sumsOf("y", "x")},
+		"a content":   {base, files, sumsOf("x", "z")},
+		"a boundary":  {base, []string{"a.rules", "b.rules"}, sumsOf("xy", "")},
+		"a file more": {base, []string{"a.rules", "b.rules", "c.rules"}, sumsOf("x", "y", "")},
 	} {
 		if _, got := tc.l.cacheKeys(tc.files, tc.srcs); got == want {
 			t.Errorf("changing %s keeps the key", name)
@@ -514,6 +526,26 @@ func TestBuildIdentity(t *testing.T) {
 	a, b := BuildIdentity("1.0"), BuildIdentity("1.1")
 	if a == "" || a == b || a != BuildIdentity("1.0") {
 		t.Errorf("BuildIdentity: %q for 1.0 (twice %q), %q for 1.1", a, BuildIdentity("1.0"), b)
+	}
+}
+
+// TestRunningExecutable: the file BuildIdentity describes is the running
+// executable, the one its path names while nothing has replaced it.
+func TestRunningExecutable(t *testing.T) {
+	_, st, err := runningExecutable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	byPath, err := os.Stat(exe)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !os.SameFile(st, byPath) {
+		t.Errorf("runningExecutable describes %v, not %s", st.Sys(), exe)
 	}
 }
 

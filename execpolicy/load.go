@@ -1,6 +1,7 @@
 package execpolicy
 
 import (
+	"crypto/sha256"
 	"errors"
 	"fmt"
 	"path/filepath"
@@ -94,6 +95,7 @@ func (l Loader) LoadFiles(paths ...string) (*Policy, error) {
 			Msg: fmt.Sprintf("more than %d rules files in an untrusted layer", MaxRestrictedFiles)}
 	}
 	srcs := make([][]byte, len(files))
+	sums := make([][sha256.Size]byte, len(files))
 	total := 0
 	for i, name := range files {
 		if srcs[i], err = l.readFile(name); err != nil {
@@ -103,17 +105,16 @@ func (l Loader) LoadFiles(paths ...string) (*Policy, error) {
 			return nil, &LoadError{File: name, Line: 1, Col: 1,
 				Msg: fmt.Sprintf("untrusted rules larger than %d bytes in all", MaxRestrictedBytes)}
 		}
+		sums[i] = sha256.Sum256(srcs[i])
 	}
-	cache := l.cacheEntryFor(files, srcs)
+	cache := l.cacheEntryFor(files, sums)
 	if p := cache.load(); p != nil {
-		for i, name := range files {
-			p.sources = append(p.sources, source{name: name, text: srcs[i]})
-		}
+		p.sources = sourcesOf(files, sums)
 		return p, nil
 	}
 	p := NewPolicy()
 	for i, name := range files {
-		if err := l.loadInto(p, name, srcs[i]); err != nil {
+		if err := l.loadInto(p, name, srcs[i], sums[i]); err != nil {
 			return nil, err
 		}
 	}
@@ -128,8 +129,7 @@ func (l Loader) Load(filename string, src []byte) (*Policy, error) {
 		return nil, l.tooLarge(filename)
 	}
 	p := NewPolicy()
-	// The policy keeps the text for Digest; the caller keeps src.
-	if err := l.loadInto(p, filename, slices.Clone(src)); err != nil {
+	if err := l.loadInto(p, filename, src, sha256.Sum256(src)); err != nil {
 		return nil, err
 	}
 	return p, nil
@@ -228,9 +228,9 @@ func rulesFileOptions() *syntax.FileOptions {
 }
 
 // loadInto executes one rules file and, if it loads without error and its
-// examples hold, appends its rules to p, keeping src. On error p is
-// unchanged.
-func (l Loader) loadInto(p *Policy, name string, src []byte) error {
+// examples hold, appends its rules to p, keeping name and sum, src's
+// SHA-256, for Digest. On error p is unchanged.
+func (l Loader) loadInto(p *Policy, name string, src []byte, sum [sha256.Size]byte) error {
 	f, err := rulesFileOptions().Parse(name, src, 0)
 	if err != nil {
 		return asLoadError(name, syntaxErrorAtToken(src, err), nil)
@@ -264,7 +264,7 @@ func (l Loader) loadInto(p *Policy, name string, src []byte) error {
 	if err := b.validateExamples(p.hostExecutables); err != nil {
 		return err
 	}
-	b.policy.sources = []source{{name: name, text: src}}
+	b.policy.sources = []source{{name: name, sum: sum}}
 	if p.empty() {
 		// The usual case, a policy of one file: no need to copy.
 		*p = *b.policy

@@ -73,10 +73,21 @@ type Policy struct {
 	scratch *scratchPool
 }
 
-// source is one loaded file, kept for Digest.
+// source is one loaded file, kept for Digest: its name and the SHA-256
+// of its contents.
 type source struct {
 	name string
-	text []byte
+	sum  [sha256.Size]byte
+}
+
+// sourcesOf returns the sources of files whose contents have the
+// SHA-256s sums.
+func sourcesOf(files []string, sums [][sha256.Size]byte) []source {
+	s := make([]source, len(files))
+	for i, name := range files {
+		s[i] = source{name: name, sum: sums[i]}
+	}
+	return s
 }
 
 // NetworkRule is a validated network_rule, kept for the network layer.
@@ -167,7 +178,8 @@ func (p *Policy) empty() bool {
 }
 
 // Digest returns the hex SHA-256 of the names and contents of the files p
-// was loaded from, in load order. Approval request ids include it, so an
+// was loaded from, in load order (of each content its SHA-256, which the
+// loader has already computed). Approval request ids include it, so an
 // approval given under one set of rules is not valid under another.
 func (p *Policy) Digest() string {
 	h := sha256.New()
@@ -180,7 +192,7 @@ func (p *Policy) Digest() string {
 	}
 	for _, s := range p.sources {
 		field([]byte(s.name))
-		field(s.text)
+		field(s.sum[:])
 	}
 	return hex.EncodeToString(h.Sum(nil))
 }

@@ -1,6 +1,7 @@
 package execpolicy
 
 import (
+	"crypto/sha256"
 	"reflect"
 	"testing"
 )
@@ -33,12 +34,14 @@ func TestDigest(t *testing.T) {
 			t.Errorf("%s: digest unchanged", name)
 		}
 	}
-	// The boundary between a name and its text is part of what is hashed.
+	// The boundary between one file's name and the next is part of what
+	// is hashed.
 	split1, split2 := NewPolicy(), NewPolicy()
-	split1.sources = []source{{name: "ab", text: []byte("c")}}
-	split2.sources = []source{{name: "a", text: []byte("bc")}}
+	sum := sha256.Sum256(nil)
+	split1.sources = []source{{name: "ab", sum: sum}, {name: "c", sum: sum}}
+	split2.sources = []source{{name: "a", sum: sum}, {name: "bc", sum: sum}}
 	if split1.Digest() == split2.Digest() {
-		t.Errorf("moving the name/text boundary does not change the digest")
+		t.Errorf("moving the boundary between names does not change the digest")
 	}
 	// Order of layers matters to the digest, as it does to match order.
 	ab, ba := NewPolicy(), NewPolicy()
