@@ -39,8 +39,8 @@ and sandbox denials, for review: nothing is applied.`,
 		},
 	}
 	fs := cmd.Flags()
-	fs.StringArrayVar(&f.decisions, "decision", nil, "keep records with this decision (allow, prompt, forbidden) or outcome (approved, denied, ...); repeatable")
-	fs.StringArrayVar(&f.profiles, "profile", nil, "keep records under this profile; repeatable")
+	stringsVarP(fs, &f.decisions, "decision", "", "keep records with this decision (allow, prompt, forbidden) or outcome (approved, denied, ...); repeatable")
+	stringsVarP(fs, &f.profiles, "profile", "", "keep records under this profile; repeatable")
 	fs.StringVar(&f.denials, "denials", "", "keep records with sandbox denials (of this kind: fs-write, fs-read, net-connect, ...)")
 	fs.Lookup("denials").NoOptDefVal = "any"
 	fs.StringVar(&f.since, "since", "", "keep records from this time on: RFC 3339, a date (2006-01-02) or a duration back (24h)")

@@ -21,7 +21,7 @@ type rulesFlags struct {
 }
 
 func (f *rulesFlags) register(fs *pflag.FlagSet) {
-	fs.StringArrayVarP(&f.paths, "rules", "r", nil, "rules file, or directory of *.rules files (repeatable)")
+	stringsVarP(fs, &f.paths, "rules", "r", "rules file, or directory of *.rules files (repeatable)")
 }
 
 type checkFlags struct {

@@ -34,7 +34,7 @@ a change that lets more through. The logs are only read.`,
 			return runReplay(cmd.OutOrStdout(), cmd.ErrOrStderr(), rules, logs, all, json)
 		},
 	}
-	cmd.Flags().StringArrayVarP(&rules, "rules", "r", nil, "the new rules: a file or directory of *.rules (repeatable)")
+	stringsVarP(cmd.Flags(), &rules, "rules", "r", "the new rules: a file or directory of *.rules (repeatable)")
 	cmd.Flags().BoolVar(&all, "all", false, "print every decision replayed, not only those that changed")
 	cmd.Flags().BoolVar(&json, "json", false, "print JSON lines: one per decision printed, then the summary")
 	return cmd

@@ -64,8 +64,8 @@ func newRunCmd() *cobra.Command {
 	fs.BoolVar(&f.shell, "shell", false, "CMD is one shell script, judged by shell analysis as bash and run with bash -c")
 	fs.BoolVar(&f.resolveHost, "resolve-host-executables", false, "let an absolute program path match the rules of its basename")
 	fs.BoolVar(&f.agentTerminal, "agent-terminal", false, "the terminal is an agent's, not a person's: never ask at it (tty approver: deny); the hook's runs set it")
-	fs.StringArrayVar(&f.approve, "approve", nil, "resume a deferred request: REQUEST_ID[:once|session|always]")
-	fs.StringArrayVar(&f.deny, "deny", nil, "resume a deferred request by denying REQUEST_ID")
+	stringsVarP(fs, &f.approve, "approve", "", "resume a deferred request: REQUEST_ID[:once|session|always]")
+	stringsVarP(fs, &f.deny, "deny", "", "resume a deferred request by denying REQUEST_ID")
 	registerCompletions(cmd)
 	return cmd
 }
