@@ -39,10 +39,17 @@ $(HELPER): $(HELPER_SRC) | deps
 # them needs C but the helper, which is embedded as a program of its own.
 # `go build` without make compiles too; such a binary refuses to sandbox
 # (it says how to build the helper).
+#
+# It builds against go.mod with three dependencies patched so that their
+# package initialisers do no work gatedexec's start does not need
+# (scripts/depatch says which and why); a plain `go build` gets the
+# originals, which behave the same and start 0.07 ms slower.
 GOBUILD   := CGO_ENABLED=0 $(GO) build -trimpath -ldflags '$(LDFLAGS)'
 build: $(HELPER)
-	$(GOBUILD) -o $(BIN) ./cmd/gatedexec
-	$(GOBUILD) -tags gatedexec_mcp -o $(MCPBIN) ./cmd/gatedexec
+	@modfile=$$($(GO) run ./scripts/depatch) && \
+	echo "$(GOBUILD) -modfile $$modfile -o $(BIN) ./cmd/gatedexec" && \
+	$(GOBUILD) -modfile $$modfile -o $(BIN) ./cmd/gatedexec && \
+	$(GOBUILD) -modfile $$modfile -tags gatedexec_mcp -o $(MCPBIN) ./cmd/gatedexec
 
 # test runs everything: unit tests, the bypass corpus, CLI scripts, the
 # sandbox escape suite, then each fuzz target for $(FUZZTIME) executions.

@@ -88,8 +88,9 @@ cc -O2 -static -o "$tmp/c-empty" "$tmp/c-empty.c"
 printf 'package main\n\nfunc main() {}\n' >"$tmp/empty/main.go"
 printf 'module empty\n\ngo 1.21\n' >"$tmp/empty/go.mod"
 (cd "$tmp/empty" && CGO_ENABLED=0 go build -trimpath -ldflags '-s -w' -o "$tmp/go-empty" .)
-# The floor of `gatedexec version`: cobra running one version command.
-CGO_ENABLED=0 go build -trimpath -ldflags '-s -w' -o "$tmp/go-cobra" ./bench/floors/cobra
+# The floor of `gatedexec version`: cobra running one version command,
+# built against the same patched cobra as gatedexec (scripts/depatch).
+CGO_ENABLED=0 go build -trimpath -ldflags '-s -w' -modfile "$(go run ./scripts/depatch)" -o "$tmp/go-cobra" ./bench/floors/cobra
 helper=$root/sandbox/linux/helperbin/gatedexec-helper
 # codex execpolicy check, the reference for check: Codex's own binary,
 # installed with npm by scripts/codex.sh (its Node.js launcher left out).

@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -50,9 +51,18 @@ func runMain(m *testing.M) int {
 	defer os.RemoveAll(dir)
 	binDir = dir
 	gatedexecBin = filepath.Join(dir, "gatedexec")
+	// As `make build` does, with the dependencies scripts/depatch patches.
+	depatch := exec.Command("go", "run", "./scripts/depatch")
+	depatch.Dir, depatch.Stderr = "..", os.Stderr
+	modfile, err := depatch.Output()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "scripts/depatch:", err)
+		return 1
+	}
+	mod := "-modfile=" + strings.TrimSpace(string(modfile))
 	for _, b := range [][]string{
-		{"build", "-o", gatedexecBin, "../cmd/gatedexec"},
-		{"build", "-tags", "gatedexec_mcp", "-o", filepath.Join(dir, "gatedexec-mcp"), "../cmd/gatedexec"},
+		{"build", mod, "-o", gatedexecBin, "../cmd/gatedexec"},
+		{"build", mod, "-tags", "gatedexec_mcp", "-o", filepath.Join(dir, "gatedexec-mcp"), "../cmd/gatedexec"},
 	} {
 		build := exec.Command("go", b...)
 		build.Stdout, build.Stderr = os.Stderr, os.Stderr

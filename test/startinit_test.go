@@ -1,0 +1,45 @@
+package test
+
+import (
+	"os"
+	"os/exec"
+	"regexp"
+	"strconv"
+	"testing"
+)
+
+// initLine is a line of GODEBUG=inittrace=1: a package's initialiser and
+// how many allocations it made.
+var initLine = regexp.MustCompile(`(?m)^init (\S+) @.*, (\d+) bytes, (\d+) allocs$`)
+
+// TestStartSkipsDependencyWork: the binary built as `make build` builds it
+// does none of the start-up work scripts/depatch removes from its
+// dependencies: fileutil and cobra compile no regular expression at
+// start (104 and 14 allocations unpatched), and nothing links
+// compress/gzip, whose packages build their tables at start.
+func TestStartSkipsDependencyWork(t *testing.T) {
+	c := exec.Command(gatedexecBin, "version")
+	c.Env = append(os.Environ(), "GODEBUG=inittrace=1")
+	out, err := c.CombinedOutput()
+	if err != nil {
+		t.Fatalf("gatedexec version: %v\n%s", err, out)
+	}
+	allocs := map[string]int{}
+	for _, m := range initLine.FindAllStringSubmatch(string(out), -1) {
+		n, _ := strconv.Atoi(m[3])
+		allocs[m[1]] = n
+	}
+	if len(allocs) < 20 {
+		t.Fatalf("only %d initialisers traced:\n%s", len(allocs), out)
+	}
+	for _, pkg := range []string{"compress/gzip", "compress/flate", "hash/crc32"} {
+		if _, ok := allocs[pkg]; ok {
+			t.Errorf("%s is linked and initialised at start", pkg)
+		}
+	}
+	for pkg, most := range map[string]int{"mvdan.cc/sh/v3/fileutil": 8, "github.com/spf13/cobra": 8} {
+		if n, ok := allocs[pkg]; !ok || n > most {
+			t.Errorf("%s's initialiser made %d allocations (traced: %v), want at most %d", pkg, n, ok, most)
+		}
+	}
+}
