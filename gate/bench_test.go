@@ -38,3 +38,22 @@ func BenchmarkRunWatching(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkFingerprint is what a long-lived front end's Refresh costs per
+// request when nothing changed: the stat calls and the digest of the
+// configuration's sources.
+func BenchmarkFingerprint(b *testing.B) {
+	h := newTestHost(b)
+	h.write(b, filepath.Join(h.user, "rules", "r.rules"), `prefix_rule(pattern=["true"], decision="allow")`+"\n")
+	h.write(b, filepath.Join(h.user, "config.toml"), "")
+	g, err := New(Config{Workspace: h.workspace, Flags: Flags{Approver: "deny"}, Getenv: h.getenv, Runner: &syncRunner{}, Watch: true})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer g.Close()
+	sources := g.state.Load().sources
+	b.ReportMetric(float64(len(sources)), "paths")
+	for b.Loop() {
+		fingerprint(sources)
+	}
+}

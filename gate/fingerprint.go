@@ -2,12 +2,16 @@ package gate
 
 import (
 	"crypto/sha256"
+	"encoding/binary"
 	"encoding/hex"
-	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
+
+	"golang.org/x/sys/unix"
 
 	"github.com/gatedexec/gatedexec/config"
+	"github.com/gatedexec/gatedexec/internal/plainfile"
 )
 
 // sourcesOf lists what a configuration was read from: each layer's
@@ -40,13 +44,22 @@ func sourcesOf(c *config.Config, extra []string) []string {
 // level), so one level is enough.
 func fingerprint(paths []string) string {
 	h := sha256.New()
+	// Each record is a length-prefixed path and fixed-size fields: no two
+	// different lists of stat results write the same bytes.
+	var rec []byte
 	stat := func(p string) os.FileInfo {
+		rec = binary.BigEndian.AppendUint64(rec[:0], uint64(len(p)))
+		rec = append(rec, p...)
 		st, err := os.Stat(p)
 		if err != nil {
-			fmt.Fprintf(h, "%q missing\n", p)
+			h.Write(append(rec, 0))
 			return nil
 		}
-		fmt.Fprintf(h, "%q %v %d %d %v\n", p, st.Mode(), st.Size(), st.ModTime().UnixNano(), inode(st))
+		rec = append(rec, 1)
+		rec = binary.BigEndian.AppendUint32(rec, uint32(st.Mode()))
+		rec = binary.BigEndian.AppendUint64(rec, uint64(st.Size()))
+		rec = binary.BigEndian.AppendUint64(rec, uint64(st.ModTime().UnixNano()))
+		h.Write(binary.BigEndian.AppendUint64(rec, inode(st)))
 		return st
 	}
 	for _, p := range paths {
@@ -54,14 +67,29 @@ func fingerprint(paths []string) string {
 		if st == nil || !st.IsDir() {
 			continue
 		}
-		entries, err := os.ReadDir(p)
+		names, err := dirNames(p)
 		if err != nil {
-			fmt.Fprintf(h, "%q unreadable\n", p)
+			// A directory that cannot be read differs from every listing.
+			h.Write([]byte{2})
 			continue
 		}
-		for _, e := range entries {
-			stat(filepath.Join(p, e.Name()))
+		for _, name := range names {
+			stat(filepath.Join(p, name))
 		}
 	}
 	return hex.EncodeToString(h.Sum(nil))
+}
+
+// dirNames returns the names in directory dir, sorted. It opens dir
+// without offering it to Go's poller (plainfile), which a directory
+// refuses at the cost of system calls on every request.
+func dirNames(dir string) ([]string, error) {
+	f, err := plainfile.Open(dir, unix.O_DIRECTORY)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	names, err := f.Readdirnames(-1)
+	slices.Sort(names)
+	return names, err
 }
