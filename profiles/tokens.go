@@ -119,7 +119,7 @@ func (v *Vars) expandProtect(list []string, real realPaths) (paths, watch []stri
 			if err != nil {
 				return nil, nil, fmt.Errorf("path %q: %w", entry, err)
 			}
-			link := isLink(p)
+			link := e.link
 			if link {
 				// Watched, so that the sandbox pins it where a write
 				// root holds it, and the scan reports it replaced.
@@ -158,7 +158,7 @@ func (v *Vars) agentConfig(ws, home string, real realPaths) (protect, watch []st
 		// A link (a dotfile manager's ~/.bashrc) is protected at its
 		// target; the link itself is watched, and so pinned.
 		watch = append(watch, p)
-		if linkIntoWorkspace(isLink(p), e.real, ws) {
+		if linkIntoWorkspace(e.link, e.real, ws) {
 			continue
 		}
 		if e.real != p {
@@ -169,12 +169,6 @@ func (v *Vars) agentConfig(ws, home string, real realPaths) (protect, watch []st
 		}
 	}
 	return protect, watch, nil
-}
-
-// isLink reports whether path is a symbolic link.
-func isLink(path string) bool {
-	fi, err := os.Lstat(path)
-	return err == nil && fi.Mode()&fs.ModeSymlink != 0
 }
 
 // linkIntoWorkspace reports whether a path of sandbox.GitControl or
@@ -350,6 +344,9 @@ type realPaths map[string]realEntry
 type realEntry struct {
 	real   string
 	exists bool
+	// link is whether the path itself is a symbolic link (os.Lstat of
+	// it), which entry learns on the way.
+	link bool
 }
 
 // resolve returns the cleaned absolute path p with the symlinks of its
@@ -380,6 +377,7 @@ func (c realPaths) entry(p string) (realEntry, error) {
 		case err != nil:
 			return realEntry{}, err
 		case fi.Mode()&fs.ModeSymlink != 0:
+			e.link = true
 			// Follow the link (relative targets, chains) the stdlib's way;
 			// a dangling link keeps its own name, like a missing path.
 			real, err := filepath.EvalSymlinks(e.real)

@@ -113,7 +113,7 @@ func TestResolveLinks(t *testing.T) {
 		{"dangling", []string{"dangling"}, "nowhere/y", false},
 		{"tools", nil, "tools", true},
 	} {
-		links, final, exists := resolveLinks(filepath.Join(d, c.path), d)
+		links, final, exists := new(pathSet).resolveLinks(filepath.Join(d, c.path), d)
 		var want []string
 		for _, l := range c.links {
 			want = append(want, filepath.Join(d, l))
@@ -122,7 +122,7 @@ func TestResolveLinks(t *testing.T) {
 			t.Errorf("%s: %q %s %v, want %q %s %v", c.path, links, final, exists, want, c.final, c.exists)
 		}
 	}
-	if links, _, exists := resolveLinks(filepath.Join(d, "loop"), d); exists || len(links) != maxLinkChain {
+	if links, _, exists := new(pathSet).resolveLinks(filepath.Join(d, "loop"), d); exists || len(links) != maxLinkChain {
 		t.Errorf("a loop: %d links, exists %v", len(links), exists)
 	}
 }

@@ -29,6 +29,29 @@ type pathSet struct {
 	// the directory a link on the way names (tools/scripts, for
 	// scripts), which is not what the host reads.
 	met map[string]bool
+	// lstats keeps what lstat said of each path while the set is built:
+	// the paths share their directories, and each is looked up again on
+	// the way to where it leads (a start looked up the same few paths
+	// three or four times over).
+	lstats map[string]lstatResult
+}
+
+type lstatResult struct {
+	fi  fs.FileInfo
+	err error
+}
+
+// lstat is os.Lstat, asked once per path for the set.
+func (s *pathSet) lstat(p string) (fs.FileInfo, error) {
+	if r, ok := s.lstats[p]; ok {
+		return r.fi, r.err
+	}
+	fi, err := os.Lstat(p)
+	if s.lstats == nil {
+		s.lstats = map[string]lstatResult{}
+	}
+	s.lstats[p] = lstatResult{fi, err}
+	return fi, err
 }
 
 func (s *pathSet) add(paths ...string) {
@@ -46,7 +69,7 @@ func (s *pathSet) add(paths ...string) {
 // addExisting adds the paths that exist (as anything, links included).
 func (s *pathSet) addExisting(paths ...string) {
 	for _, p := range paths {
-		if _, err := os.Lstat(p); err == nil {
+		if _, err := s.lstat(p); err == nil {
 			s.add(p)
 		}
 	}
@@ -76,7 +99,7 @@ func (s *pathSet) follow(ws string, missing bool) {
 			continue
 		}
 		todo := []string{p}
-		if fi, err := os.Lstat(p); err == nil && fi.IsDir() {
+		if fi, err := s.lstat(p); err == nil && fi.IsDir() {
 			if d, err := plainfile.Open(p, unix.O_DIRECTORY); err == nil {
 				ents, _ := d.ReadDir(gitHooksMax)
 				d.Close()
@@ -88,7 +111,7 @@ func (s *pathSet) follow(ws string, missing bool) {
 			}
 		}
 		for _, t := range todo {
-			links, final, exists := resolveLinks(t, ws)
+			links, final, exists := s.resolveLinks(t, ws)
 			if len(links) == 0 {
 				continue // nothing on the way: the path is its own
 			}
@@ -119,7 +142,7 @@ func (s *pathSet) follow(ws string, missing bool) {
 // false then, and after maxLinkChain links (a loop). from, a resolved
 // directory, is trusted as resolved where path lies below it: the part
 // above the workspace is looked up at every start otherwise.
-func resolveLinks(path, from string) (links []string, final string, exists bool) {
+func (s *pathSet) resolveLinks(path, from string) (links []string, final string, exists bool) {
 	cur, rest := "/", path
 	if from != "" && Under(path, []string{from}) {
 		cur, rest = from, strings.TrimPrefix(path, from)
@@ -136,7 +159,7 @@ func resolveLinks(path, from string) (links []string, final string, exists bool)
 			continue
 		}
 		next := filepath.Join(cur, c)
-		fi, err := os.Lstat(next)
+		fi, err := s.lstat(next)
 		if err != nil {
 			return links, filepath.Join(append([]string{next}, parts...)...), false
 		}
