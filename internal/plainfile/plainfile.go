@@ -14,8 +14,14 @@ import (
 )
 
 // Open opens path read-only and close-on-exec, with flags added
-// (unix.O_NOFOLLOW, unix.O_DIRECTORY). Errors are *fs.PathError, as
-// os.Open's.
+// (unix.O_NOFOLLOW, unix.O_DIRECTORY, unix.O_NONBLOCK). Errors are
+// *fs.PathError, as os.Open's.
+//
+// With unix.O_NONBLOCK the open itself does not wait (a FIFO with no
+// writer, a device), and the file is then put back in blocking mode:
+// os offers a non-blocking descriptor to the poller, and the first offer
+// sets the poller up in a process that may never need it. The caller
+// checks what it opened (a regular file) before reading it.
 func Open(path string, flags int) (*os.File, error) {
 	for {
 		fd, err := unix.Open(path, unix.O_RDONLY|unix.O_CLOEXEC|flags, 0)
@@ -24,6 +30,12 @@ func Open(path string, flags int) (*os.File, error) {
 		}
 		if err != nil {
 			return nil, &fs.PathError{Op: "open", Path: path, Err: err}
+		}
+		if flags&unix.O_NONBLOCK != 0 {
+			if _, err := unix.FcntlInt(uintptr(fd), unix.F_SETFL, 0); err != nil {
+				unix.Close(fd)
+				return nil, &fs.PathError{Op: "fcntl", Path: path, Err: err}
+			}
 		}
 		return os.NewFile(uintptr(fd), path), nil
 	}

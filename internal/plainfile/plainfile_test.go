@@ -61,3 +61,22 @@ func TestOpen(t *testing.T) {
 		}
 	}
 }
+
+// TestOpenNonBlock: with O_NONBLOCK, opening a FIFO that no one writes
+// returns at once, and the file comes back in blocking mode, which os
+// does not offer to the poller.
+func TestOpenNonBlock(t *testing.T) {
+	fifo := filepath.Join(t.TempDir(), "fifo")
+	if err := unix.Mkfifo(fifo, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	f, err := Open(fifo, unix.O_NONBLOCK)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	fl, err := unix.FcntlInt(f.Fd(), unix.F_GETFL, 0)
+	if err != nil || fl&unix.O_NONBLOCK != 0 {
+		t.Errorf("flags %#x, %v: still non-blocking", fl, err)
+	}
+}

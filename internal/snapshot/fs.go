@@ -10,10 +10,12 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
-	"slices"
 	"syscall"
+
+	"github.com/gatedexec/gatedexec/internal/plainfile"
 )
 
 // FS reads files by host path, as the os package does.
@@ -47,86 +49,37 @@ func (Disk) ReadDir(name string) ([]fs.DirEntry, error) { return os.ReadDir(name
 // ReadFile reads name without reading more than limit+1 bytes. It opens
 // name without blocking and checks the open file, not the path: a FIFO
 // put in place of a file would otherwise block the open forever, and a
-// device could be endless. It reads through the descriptor, not an
-// *os.File: os offers a descriptor opened non-blocking to Go's poller,
-// and the first offer sets the poller up (epoll, an eventfd and a
-// refused registration) in a process that otherwise never needs it.
+// device could be endless. plainfile opens it, as os would not, without
+// setting up Go's poller for it (epoll, an eventfd and a refused
+// registration) in a process that otherwise never needs it.
 func (Disk) ReadFile(name string, limit int64) ([]byte, error) {
-	fd, size, err := openRegular(name, limit)
+	f, err := plainfile.Open(name, syscall.O_NONBLOCK)
 	if err != nil {
 		return nil, err
 	}
-	defer syscall.Close(fd)
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if !st.Mode().IsRegular() {
+		return nil, &fs.PathError{Op: "read", Path: name, Err: ErrNotRegular}
+	}
+	if st.Size() > limit {
+		return nil, tooLarge(name, limit)
+	}
 	// Sized from the stat, the buffer is usually read into once; the file
 	// may have grown since (a file in /proc says 0), so the limit is what
 	// bounds the read.
-	buf := make([]byte, 0, int(size)+bytes.MinRead)
-	for {
-		if len(buf) == cap(buf) {
-			buf = slices.Grow(buf, bytes.MinRead)
-		}
-		room := min(int64(cap(buf)-len(buf)), limit+1-int64(len(buf)))
-		n, err := read(fd, buf[len(buf):len(buf)+int(room)])
-		if err != nil {
-			return nil, &fs.PathError{Op: "read", Path: name, Err: err}
-		}
-		if n == 0 {
-			return buf, nil
-		}
-		if buf = buf[:len(buf)+n]; int64(len(buf)) > limit {
-			return nil, tooLarge(name, limit)
-		}
+	var buf bytes.Buffer
+	buf.Grow(int(st.Size()) + bytes.MinRead)
+	if _, err := buf.ReadFrom(io.LimitReader(f, limit+1)); err != nil {
+		return nil, &fs.PathError{Op: "read", Path: name, Err: err}
 	}
-}
-
-// openRegular opens name for ReadFile and returns it with its size,
-// unless it is not a regular file or is larger than limit.
-func openRegular(name string, limit int64) (fd int, size int64, err error) {
-	fd, err = openNonBlocking(name)
-	if err != nil {
-		return -1, 0, &fs.PathError{Op: "open", Path: name, Err: err}
+	if int64(buf.Len()) > limit {
+		return nil, tooLarge(name, limit)
 	}
-	var st syscall.Stat_t
-	switch statErr := ignoringEINTR(func() error { return syscall.Fstat(fd, &st) }); {
-	case statErr != nil:
-		err = &fs.PathError{Op: "stat", Path: name, Err: statErr}
-	case st.Mode&syscall.S_IFMT != syscall.S_IFREG:
-		err = &fs.PathError{Op: "read", Path: name, Err: ErrNotRegular}
-	case st.Size > limit:
-		err = tooLarge(name, limit)
-	default:
-		return fd, st.Size, nil
-	}
-	syscall.Close(fd)
-	return -1, 0, err
-}
-
-// read reads from fd into b, retrying on EINTR; 0 means the end.
-func read(fd int, b []byte) (n int, err error) {
-	err = ignoringEINTR(func() (err error) {
-		n, err = syscall.Read(fd, b)
-		return err
-	})
-	return max(n, 0), err
-}
-
-// openNonBlocking opens name read-only, close-on-exec and non-blocking.
-func openNonBlocking(name string) (fd int, err error) {
-	err = ignoringEINTR(func() (err error) {
-		fd, err = syscall.Open(name, syscall.O_RDONLY|syscall.O_CLOEXEC|syscall.O_NONBLOCK, 0)
-		return err
-	})
-	return fd, err
-}
-
-// ignoringEINTR calls f until it fails with something other than EINTR,
-// as the os package does for its own system calls.
-func ignoringEINTR(f func() error) error {
-	for {
-		if err := f(); err != syscall.EINTR {
-			return err
-		}
-	}
+	return buf.Bytes(), nil
 }
 
 func tooLarge(name string, limit int64) error {
