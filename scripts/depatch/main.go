@@ -99,7 +99,7 @@ func main() {
 		}
 		*out = filepath.Join(dir, "gatedexec-depatch")
 	}
-	modfile, err := run(*out, listModule)
+	modfile, err := run(*out)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "depatch:", err)
 		os.Exit(1)
@@ -107,35 +107,25 @@ func main() {
 	fmt.Println(modfile)
 }
 
-// module is what `go list -m` says of a required module.
+// module is what `go mod download -json` says of a required module.
 type module struct {
 	Path, Version, Dir string
 }
 
-// listModule returns the main module's version of path, downloaded.
+// listModule returns the main module's version of path, in the module
+// cache: go mod download fetches it when it is not there yet.
 func listModule(path string) (module, error) {
 	var m module
-	for attempt := 0; ; attempt++ {
-		b, err := exec.Command("go", "list", "-m", "-json", path).Output()
-		if err != nil {
-			var ee *exec.ExitError
-			if errors.As(err, &ee) {
-				err = fmt.Errorf("%w: %s", err, bytes.TrimSpace(ee.Stderr))
-			}
-			return m, fmt.Errorf("go list -m %s: %w", path, err)
+	b, err := exec.Command("go", "mod", "download", "-json", path).Output()
+	if err != nil {
+		var ee *exec.ExitError
+		if errors.As(err, &ee) {
+			err = fmt.Errorf("%w: %s", err, bytes.TrimSpace(ee.Stderr))
 		}
-		if err := json.Unmarshal(b, &m); err != nil {
-			return m, fmt.Errorf("go list -m %s: %w", path, err)
-		}
-		if m.Dir != "" || attempt > 0 {
-			break
-		}
-		if err := exec.Command("go", "mod", "download", path).Run(); err != nil {
-			return m, fmt.Errorf("go mod download %s: %w", path, err)
-		}
+		return m, fmt.Errorf("go mod download %s: %w", path, err)
 	}
-	if m.Dir == "" {
-		return m, fmt.Errorf("%s: not in the module cache after go mod download", path)
+	if err := json.Unmarshal(b, &m); err != nil || m.Dir == "" {
+		return m, fmt.Errorf("go mod download %s: no module directory in %q (%v)", path, b, err)
 	}
 	return m, nil
 }
@@ -143,7 +133,7 @@ func listModule(path string) (module, error) {
 // run makes sure out holds the patched modules and a go.mod replacing
 // them for the main module in the working directory, and returns that
 // go.mod's name.
-func run(out string, list func(string) (module, error)) (string, error) {
+func run(out string) (string, error) {
 	out, err := filepath.Abs(out)
 	if err != nil {
 		return "", err
@@ -163,7 +153,7 @@ func run(out string, list func(string) (module, error)) (string, error) {
 	mod.Write(gomod)
 	mod.WriteString("\n// Written by scripts/depatch: the patched copies of these modules.\n")
 	for _, path := range modules() {
-		m, err := list(path)
+		m, err := listModule(path)
 		if err != nil {
 			return "", err
 		}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"maps"
 	"os"
 	"path/filepath"
 	"strings"
@@ -13,7 +14,7 @@ import (
 func TestRun(t *testing.T) {
 	t.Chdir("../..")
 	out := t.TempDir()
-	modfile, err := run(out, listModule)
+	modfile, err := run(out)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -48,11 +49,11 @@ func TestRun(t *testing.T) {
 		}
 	}
 	before := modTimes(t, out)
-	again, err := run(out, listModule)
+	again, err := run(out)
 	if err != nil || again != modfile {
 		t.Fatalf("second run: %s, %v; first %s", again, err, modfile)
 	}
-	if after := modTimes(t, out); !equalMaps(before, after) {
+	if after := modTimes(t, out); !maps.Equal(before, after) {
 		t.Errorf("the second run rewrote files: %v, then %v", before, after)
 	}
 }
@@ -92,16 +93,4 @@ func modTimes(t *testing.T, dir string) map[string]int64 {
 		m[e.Name()] = info.ModTime().UnixNano()
 	}
 	return m
-}
-
-func equalMaps(a, b map[string]int64) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for k, v := range a {
-		if b[k] != v {
-			return false
-		}
-	}
-	return true
 }
