@@ -52,7 +52,7 @@ func GitControl(workspace, home string) ([]string, error) {
 func gitControl(worktree, workspace, home string) ([]string, error) {
 	dotgit := filepath.Join(worktree, ".git")
 	g := &gitPaths{home: home}
-	fi, err := os.Lstat(dotgit)
+	fi, err := g.lstat(dotgit)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		g.add(filepath.Join(dotgit, "hooks"), filepath.Join(dotgit, "config"))
