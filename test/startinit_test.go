@@ -5,6 +5,7 @@ import (
 	"os/exec"
 	"regexp"
 	"strconv"
+	"strings"
 	"testing"
 )
 
@@ -41,5 +42,33 @@ func TestStartSkipsDependencyWork(t *testing.T) {
 		if n, ok := allocs[pkg]; !ok || n > most {
 			t.Errorf("%s's initialiser made %d allocations (traced: %v), want at most %d", pkg, n, ok, most)
 		}
+	}
+}
+
+// TestCompletionRequests: with cobra's hidden __complete command built only
+// when it is the command called (scripts/depatch), a shell's completion
+// requests, with and without descriptions, are still answered, and a
+// command line that only mentions it later is not taken for one.
+func TestCompletionRequests(t *testing.T) {
+	for _, tt := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"__complete", "run", "--profile", ""}, "workspace-write\tRead everything except secrets"},
+		{[]string{"__completeNoDesc", "run", "--profile", ""}, "workspace-write\n"},
+		{[]string{"__complete", "ru"}, "run\t"},
+	} {
+		out, err := exec.Command(gatedexecBin, tt.args...).Output()
+		if err != nil {
+			t.Errorf("%q: %v", tt.args, err)
+			continue
+		}
+		if !strings.Contains(string(out), tt.want) || !strings.Contains(string(out), "\n:") {
+			t.Errorf("%q printed\n%s\nwant a line with %q and a directive", tt.args, out, tt.want)
+		}
+	}
+	out, err := exec.Command(gatedexecBin, "check", "--", "echo", "__complete").Output()
+	if err != nil || !strings.Contains(string(out), `"decision"`) {
+		t.Errorf("check -- echo __complete: %v\n%s", err, out)
 	}
 }

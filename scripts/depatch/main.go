@@ -6,7 +6,9 @@
 // links, whatever the subcommand. Three dependencies do work there that
 // almost no run needs: mvdan.cc/sh/v3/fileutil and cobra compile regular
 // expressions, and go.starlark.net imports compress/gzip (for a profiler
-// gatedexec never starts), whose packages build their tables at start-up.
+// gatedexec never starts), whose packages build their tables at start-up;
+// and cobra builds its hidden completion command on every run, to throw
+// it away unless it was called.
 // Together that was 0.07 ms of `gatedexec version` and of a cached
 // `check`. The patches defer the expressions to first use and leave the
 // profile uncompressed; nothing gatedexec calls behaves differently.
@@ -72,6 +74,14 @@ var patches = []patch{
 				"\tconfigEnvVarPrefixSubstOnce.Do(func() { configEnvVarPrefixSubstRe = regexp.MustCompile(`[^A-Z0-9_]`) })\n" +
 				"\treturn configEnvVarPrefixSubstRe\n}"},
 		{"configEnvVarPrefixSubstRegexp.ReplaceAllString(", "configEnvVarPrefixSubstRegexp().ReplaceAllString("},
+		// Every Execute built the hidden __complete command (two
+		// Sprintfs and a lookup, fmt's first use in `gatedexec version`)
+		// and removed it again unless it was the command called, which a
+		// shell's completion script always names first.
+		{"func (c *Command) initCompleteCmd(args []string) {\n",
+			"func (c *Command) initCompleteCmd(args []string) {\n" +
+				"\tif len(args) == 0 || args[0] != ShellCompRequestCmd && args[0] != ShellCompNoDescRequestCmd {\n" +
+				"\t\treturn // patched by gatedexec: not called\n\t}\n"},
 	}},
 	{"go.starlark.net", "starlark/profile.go", []edit{
 		{"\t\"compress/gzip\"\n", ""},
