@@ -7,6 +7,8 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+
+	"github.com/gatedexec/gatedexec/internal/buildid"
 )
 
 // cacheFormat names the cache encoding and key layout. Change it whenever
@@ -98,24 +100,31 @@ func (l Loader) cacheKeys(files []string, sums [][sha256.Size]byte) (slot string
 // BuildIdentity returns a string that differs between builds of this
 // program, for Loader.CacheBuild, or "" when it cannot tell (and then
 // there is no cache). Two development builds can share a version string
-// but behave differently, so it covers the executable file too: its
-// size, modification time and, where the platform has them, device,
-// inode and change time, which any rebuild or replacement changes. (The
-// module build information would say less at a cost of a fifth of a
-// millisecond per run.) Where it can, it reads them from the file that
-// is running rather than from its path (runningExecutable), which a
-// newer build may have taken over since this one started.
+// but behave differently, so it covers the executable too: its Go build
+// ID, which the toolchain derives from the executable's content and which
+// is read from memory (buildid.Running); without one, the executable
+// file's size, modification time and, where the platform has them,
+// device, inode and change time, which any rebuild or replacement
+// changes, read from the file that is running rather than from its path
+// (runningExecutable), which a newer build may have taken over since this
+// one started. (The module build information would say less at a cost of
+// a fifth of a millisecond per run.)
 func BuildIdentity(version string) string {
-	exe, st, err := runningExecutable()
-	if err != nil {
-		return ""
-	}
 	k := newKeyHasher("build")
 	k.string(version)
-	k.string(exe)
-	k.uint(uint64(st.Size()))
-	k.uint(uint64(st.ModTime().UnixNano()))
-	fileIdentity(k, st)
+	if id := buildid.Running(); id != "" {
+		k.string("go build id")
+		k.string(id)
+	} else {
+		exe, st, err := runningExecutable()
+		if err != nil {
+			return ""
+		}
+		k.string(exe)
+		k.uint(uint64(st.Size()))
+		k.uint(uint64(st.ModTime().UnixNano()))
+		fileIdentity(k, st)
+	}
 	sum := k.done()
 	return hex.EncodeToString(sum[:])
 }
