@@ -127,39 +127,39 @@ func (d *detector) add(x Denial) {
 // syscallRe matches errors naming a syscall the Linux seccomp filter
 // always denies with EPERM; the names are specific enough that the error
 // is the filter's, not the host's.
-var syscallRe = lazyregexp.New(`(?i)\b(ptrace|process_vm_(?:readv|writev)|io_uring_\w+|bpf|perf_event_open|keyctl|add_key|request_key|userfaultfd|kexec_\w+|init_module|finit_module|delete_module|pivot_root|unshare|setns|umount2?)\b[^\n]*(operation not permitted|function not implemented)`)
+var syscallRe = &lazyregexp.Regexp{Expr: `(?i)\b(ptrace|process_vm_(?:readv|writev)|io_uring_\w+|bpf|perf_event_open|keyctl|add_key|request_key|userfaultfd|kexec_\w+|init_module|finit_module|delete_module|pivot_root|unshare|setns|umount2?)\b[^\n]*(operation not permitted|function not implemented)`}
 
 func (d *detector) syscallLine(l string) {
 	lower := strings.ToLower(l)
 	if !strings.Contains(lower, "not permitted") && !strings.Contains(lower, "not implemented") {
 		return
 	}
-	if m := syscallRe().FindStringSubmatch(l); m != nil {
+	if m := syscallRe.Get().FindStringSubmatch(l); m != nil {
 		d.add(Denial{Kind: KindSyscall, Path: strings.ToLower(m[1]), Evidence: strings.TrimSpace(l)})
 	}
 }
 
 // fsErrRe finds the errno texts the sandbox produces for file access:
 // EACCES (Landlock), EROFS (read-only bind mounts), EPERM (Seatbelt).
-var fsErrRe = lazyregexp.New(`(?i)permission denied|read-only file system|operation not permitted|\bEACCES\b|\bEROFS\b|\bEPERM\b|\[Errno (?:1|13|30)\]`)
+var fsErrRe = &lazyregexp.Regexp{Expr: `(?i)permission denied|read-only file system|operation not permitted|\bEACCES\b|\bEROFS\b|\bEPERM\b|\[Errno (?:1|13|30)\]`}
 
 // enoentRe matches "not found" errors, evidence only for hidden paths,
 // which appear empty under the Linux backend.
-var enoentRe = lazyregexp.New(`(?i)no such file or directory|\bENOENT\b|\[Errno 2\]`)
+var enoentRe = &lazyregexp.Regexp{Expr: `(?i)no such file or directory|\bENOENT\b|\[Errno 2\]`}
 
 // readVerbRe marks a message as about reading; writeVerbRe as about writing.
 var (
-	readVerbRe  = lazyregexp.New(`(?i)^(?:cat|head|tail|less|more|grep|egrep|rg|ls|find|du|wc|sort|diff|cmp|file|stat|readlink|md5sum|sha\w*sum|source|tar|zip|unzip -l): |cannot open .* for reading|cannot access|cannot read|cannot stat|cannot open directory|opendir|\bscandir\b|\blstat\b|\bstat\b|failed to read|could not read|unable to read|\bread\b`)
-	writeVerbRe = lazyregexp.New(`(?i)read-only file system|\bEROFS\b|\[Errno 30\]|cannot touch|cannot create|cannot remove|cannot move|cannot overwrite|cannot make|unable to create|could not create|failed to create|could not lock|unable to write|could not write|failed to write|\bmkdir\b|\bwrite\b|\bcreat\w*|\brename\b|\bunlink\w*|\bremove\b|\bchmod\b|\bsymlink\b|\blink\b|\btruncate\b|\bopen\b.*\bw\b`)
+	readVerbRe  = &lazyregexp.Regexp{Expr: `(?i)^(?:cat|head|tail|less|more|grep|egrep|rg|ls|find|du|wc|sort|diff|cmp|file|stat|readlink|md5sum|sha\w*sum|source|tar|zip|unzip -l): |cannot open .* for reading|cannot access|cannot read|cannot stat|cannot open directory|opendir|\bscandir\b|\blstat\b|\bstat\b|failed to read|could not read|unable to read|\bread\b`}
+	writeVerbRe = &lazyregexp.Regexp{Expr: `(?i)read-only file system|\bEROFS\b|\[Errno 30\]|cannot touch|cannot create|cannot remove|cannot move|cannot overwrite|cannot make|unable to create|could not create|failed to create|could not lock|unable to write|could not write|failed to write|\bmkdir\b|\bwrite\b|\bcreat\w*|\brename\b|\bunlink\w*|\bremove\b|\bchmod\b|\bsymlink\b|\blink\b|\btruncate\b|\bopen\b.*\bw\b`}
 )
 
 // Candidate path shapes: quoted (ASCII, GNU's ‘’ and Rust's backticks),
 // the "prog: PATH: error" shape, and bare absolute paths.
 var (
-	quotedRe   = lazyregexp.New("'([^'\\n]+)'|\"([^\"\\n]+)\"|‘([^’\\n]+)’|`([^`\\n]+)`")
-	colonRe    = lazyregexp.New(`: (?i:permission denied|read-only file system|operation not permitted|no such file or directory)`)
-	absRe      = lazyregexp.New(`(?:^|[\s(=])(/[^\s:'"(),;]+)`)
-	goOpPathRe = lazyregexp.New(`\b(?:open|openat|mkdir|mkdirat|remove|rename|stat|lstat|chmod|chown|symlink|link|unlinkat|write|read|create|truncate) (\S+?)(?: (\S+?))?: `)
+	quotedRe   = &lazyregexp.Regexp{Expr: "'([^'\\n]+)'|\"([^\"\\n]+)\"|‘([^’\\n]+)’|`([^`\\n]+)`"}
+	colonRe    = &lazyregexp.Regexp{Expr: `: (?i:permission denied|read-only file system|operation not permitted|no such file or directory)`}
+	absRe      = &lazyregexp.Regexp{Expr: `(?:^|[\s(=])(/[^\s:'"(),;]+)`}
+	goOpPathRe = &lazyregexp.Regexp{Expr: `\b(?:open|openat|mkdir|mkdirat|remove|rename|stat|lstat|chmod|chown|symlink|link|unlinkat|write|read|create|truncate) (\S+?)(?: (\S+?))?: `}
 )
 
 // fsHints are substrings (lower case) one of which every fsErrRe or
@@ -170,8 +170,8 @@ func (d *detector) pathLine(l string) {
 	if !hasAny(strings.ToLower(l), fsHints) {
 		return
 	}
-	fs := fsErrRe().MatchString(l)
-	nf := !fs && enoentRe().MatchString(l)
+	fs := fsErrRe.Get().MatchString(l)
+	nf := !fs && enoentRe.Get().MatchString(l)
 	if !fs && !nf {
 		return
 	}
@@ -188,7 +188,7 @@ func (d *detector) pathLine(l string) {
 func (d *detector) candidates(l string) []string {
 	var raw []string
 	quoted := map[string]bool{}
-	for _, m := range quotedRe().FindAllStringSubmatch(l, -1) {
+	for _, m := range quotedRe.Get().FindAllStringSubmatch(l, -1) {
 		for _, g := range m[1:] {
 			if g != "" {
 				raw = append(raw, g)
@@ -196,18 +196,18 @@ func (d *detector) candidates(l string) []string {
 			}
 		}
 	}
-	for _, m := range goOpPathRe().FindAllStringSubmatch(l, -1) {
+	for _, m := range goOpPathRe.Get().FindAllStringSubmatch(l, -1) {
 		raw = append(raw, m[1])
 		if m[2] != "" {
 			raw = append(raw, m[2])
 		}
 	}
 	// "prog: [line 1: ]PATH: error": the segment just before the error.
-	if loc := colonRe().FindStringIndex(l); loc != nil {
+	if loc := colonRe.Get().FindStringIndex(l); loc != nil {
 		segs := strings.Split(l[:loc[0]], ": ")
 		raw = append(raw, strings.TrimSpace(segs[len(segs)-1]))
 	}
-	for _, m := range absRe().FindAllStringSubmatch(l, -1) {
+	for _, m := range absRe.Get().FindAllStringSubmatch(l, -1) {
 		raw = append(raw, m[1])
 	}
 	var out []string
@@ -251,7 +251,7 @@ func (d *detector) classify(path, line string, notFound bool) (string, bool) {
 	}
 	// A message with no verb is taken as a write, as the sandbox denies
 	// far more writes than reads.
-	write := writeVerbRe().MatchString(line) || !readVerbRe().MatchString(line)
+	write := writeVerbRe.Get().MatchString(line) || !readVerbRe.Get().MatchString(line)
 	if !p.ReadAll && !Under(path, p.Read) && !Under(path, p.Write) {
 		return KindFSRead, true
 	}
@@ -290,10 +290,10 @@ func coveringRoot(path string, roots []string) string {
 
 // netRe matches resolver and connect errors of curl, wget, git, ssh, pip,
 // npm, Go, Python and Node when the network is unavailable.
-var netRe = lazyregexp.New(`(?i)could not resolve (?:host|hostname|proxy)|temporary failure in name resolution|temporary failure resolving|name or service not known|nodename nor servname|unable to resolve host|network is unreachable|network unreachable|no route to host|failed to establish a new connection|newconnectionerror|getaddrinfo (?:ENOTFOUND|EAI_AGAIN)|\bEAI_AGAIN\b|code ENOTFOUND|couldn't connect to server|curl: \(7\)|dial tcp[^\n]*(?:operation not permitted|permission denied|no such host|server misbehaving)|lookup \S+[^\n]*(?:no such host|server misbehaving)|(?:socket|connect)(?:\(\))?(?: failed)?: (?:operation not permitted|permission denied)|address family not supported|\bENETUNREACH\b|\bEHOSTUNREACH\b`)
+var netRe = &lazyregexp.Regexp{Expr: `(?i)could not resolve (?:host|hostname|proxy)|temporary failure in name resolution|temporary failure resolving|name or service not known|nodename nor servname|unable to resolve host|network is unreachable|network unreachable|no route to host|failed to establish a new connection|newconnectionerror|getaddrinfo (?:ENOTFOUND|EAI_AGAIN)|\bEAI_AGAIN\b|code ENOTFOUND|couldn't connect to server|curl: \(7\)|dial tcp[^\n]*(?:operation not permitted|permission denied|no such host|server misbehaving)|lookup \S+[^\n]*(?:no such host|server misbehaving)|(?:socket|connect)(?:\(\))?(?: failed)?: (?:operation not permitted|permission denied)|address family not supported|\bENETUNREACH\b|\bEHOSTUNREACH\b`}
 
 // bindRe matches a refused bind or listen.
-var bindRe = lazyregexp.New(`(?i)(?:bind|listen)(?:\(\))?(?: tcp[^\n]*)?: (?:operation not permitted|permission denied)|listen EACCES|listen EPERM`)
+var bindRe = &lazyregexp.Regexp{Expr: `(?i)(?:bind|listen)(?:\(\))?(?: tcp[^\n]*)?: (?:operation not permitted|permission denied)|listen EACCES|listen EPERM`}
 
 // netHints are substrings (lower case) one of which every netRe or
 // bindRe match contains; they spare the big regexps most lines.
@@ -305,9 +305,9 @@ func (d *detector) networkLine(l string) {
 		return
 	}
 	switch {
-	case bindRe().MatchString(l):
+	case bindRe.Get().MatchString(l):
 		d.add(Denial{Kind: KindNetBind, Evidence: strings.TrimSpace(l)})
-	case netRe().MatchString(l):
+	case netRe.Get().MatchString(l):
 		d.add(Denial{Kind: KindNetConnect, Evidence: strings.TrimSpace(l)})
 	}
 }

@@ -117,8 +117,16 @@ func (g *gitPaths) links(workspace string) {
 // errGitBounds marks a repository with more submodule and worktree git
 // dirs than GitControl looks through: the files of the ones left out
 // would stay writable and unwatched, so it fails instead (a stale or
-// planted pile of directories under .git/modules must be cleared).
-var errGitBounds = fmt.Errorf("more git dirs under modules/ and worktrees/ than the %d gatedexec protects", gitMaxModules)
+// planted pile of directories under .git/modules must be cleared). Its
+// text is made when it is read: a variable set by fmt.Errorf is made by
+// code every start runs, fmt's first use included.
+var errGitBounds error = gitBoundsError{}
+
+type gitBoundsError struct{}
+
+func (gitBoundsError) Error() string {
+	return fmt.Sprintf("more git dirs under modules/ and worktrees/ than the %d gatedexec protects", gitMaxModules)
+}
 
 // count counts one more directory looked through for git dirs.
 func (g *gitPaths) count(path string) error {

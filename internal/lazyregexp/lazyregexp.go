@@ -8,9 +8,23 @@ import (
 	"sync"
 )
 
-// New returns a function that compiles expr the first time it is called
-// and returns the same *regexp.Regexp ever after. expr must be valid; an
-// invalid one panics at first use, like regexp.MustCompile.
-func New(expr string) func() *regexp.Regexp {
-	return sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(expr) })
+// Regexp is a regular expression compiled the first time it is used.
+// Declared as a package variable, &lazyregexp.Regexp{Expr: ...}, it costs
+// a start nothing at all: the compiler lays it out in the binary, where a
+// function made by sync.OnceValue is built by code run at init.
+type Regexp struct {
+	// Expr is the expression. It must be valid: an invalid one panics at
+	// first use, like regexp.MustCompile.
+	Expr string
+
+	once sync.Once
+	re   *regexp.Regexp
 }
+
+// Get returns the compiled expression, the same one on every call.
+func (r *Regexp) Get() *regexp.Regexp {
+	r.once.Do(r.compile)
+	return r.re
+}
+
+func (r *Regexp) compile() { r.re = regexp.MustCompile(r.Expr) }

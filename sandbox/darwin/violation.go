@@ -19,11 +19,11 @@ type Violation struct {
 
 // violationRe matches the report wherever it sits in a log line (log
 // stream prefixes timestamps and "kernel: (Sandbox)").
-var violationRe = lazyregexp.New(`Sandbox: (.+?)\((\d+)\) deny\(\d+\) ([a-z0-9*-]+)(?: (.*))?$`)
+var violationRe = &lazyregexp.Regexp{Expr: `Sandbox: (.+?)\((\d+)\) deny\(\d+\) ([a-z0-9*-]+)(?: (.*))?$`}
 
 // ParseViolation parses one log line; ok is false when it is not a report.
 func ParseViolation(line string) (v Violation, ok bool) {
-	m := violationRe().FindStringSubmatch(strings.TrimRight(line, "\r\n"))
+	m := violationRe.Get().FindStringSubmatch(strings.TrimRight(line, "\r\n"))
 	if m == nil {
 		return Violation{}, false
 	}
