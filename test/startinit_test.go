@@ -3,6 +3,7 @@ package test
 import (
 	"os"
 	"os/exec"
+	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
@@ -16,8 +17,10 @@ var initLine = regexp.MustCompile(`(?m)^init (\S+) @.*, (\d+) bytes, (\d+) alloc
 // TestStartSkipsDependencyWork: the binary built as `make build` builds it
 // does none of the start-up work scripts/depatch removes from its
 // dependencies: fileutil and cobra compile no regular expression at
-// start (104 and 14 allocations unpatched), and nothing links
-// compress/gzip, whose packages build their tables at start.
+// start (104 and 14 allocations unpatched), Starlark builds its universe
+// and method tables at first use (121 allocations at start unpatched),
+// and nothing links compress/gzip, whose packages build their tables at
+// start.
 func TestStartSkipsDependencyWork(t *testing.T) {
 	c := exec.Command(gatedexecBin, "version")
 	c.Env = append(os.Environ(), "GODEBUG=inittrace=1")
@@ -38,7 +41,7 @@ func TestStartSkipsDependencyWork(t *testing.T) {
 			t.Errorf("%s is linked and initialised at start", pkg)
 		}
 	}
-	for pkg, most := range map[string]int{"mvdan.cc/sh/v3/fileutil": 8, "github.com/spf13/cobra": 8} {
+	for pkg, most := range map[string]int{"mvdan.cc/sh/v3/fileutil": 8, "github.com/spf13/cobra": 8, "go.starlark.net/starlark": 20} {
 		if n, ok := allocs[pkg]; !ok || n > most {
 			t.Errorf("%s's initialiser made %d allocations (traced: %v), want at most %d", pkg, n, ok, most)
 		}
@@ -70,5 +73,45 @@ func TestCompletionRequests(t *testing.T) {
 	out, err := exec.Command(gatedexecBin, "check", "--", "echo", "__complete").Output()
 	if err != nil || !strings.Contains(string(out), `"decision"`) {
 		t.Errorf("check -- echo __complete: %v\n%s", err, out)
+	}
+}
+
+// TestStarlarkAtFirstUse: with Starlark's universe and method tables made
+// at first use (scripts/depatch), a rules file compiled afresh (a new
+// cache directory) can still call built-ins and the methods of strings,
+// lists and dicts, and is judged by what it computed.
+func TestStarlarkAtFirstUse(t *testing.T) {
+	rules := filepath.Join(t.TempDir(), "m.rules")
+	src := `progs = ["git", "npm"]
+extra = {"make": "allow"}
+names = []
+for p in progs:
+    names.append(p.upper().lower())
+for k, v in extra.items():
+    prefix_rule(pattern=[k], decision=v)
+prefix_rule(pattern=[names[0], "status"], decision="allow", justification="ok %d" % len(names))
+prefix_rule(pattern=[" npm ".strip()], decision="forbidden")
+`
+	if err := os.WriteFile(rules, []byte(src), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		argv []string
+		want string
+	}{
+		{[]string{"git", "status"}, `"decision":"allow","matchedRules":[{"prefixRuleMatch":{"matchedPrefix":["git","status"],"decision":"allow","justification":"ok 2"}}]`},
+		{[]string{"npm", "i"}, `"decision":"forbidden"`},
+		{[]string{"make"}, `"matchedPrefix":["make"],"decision":"allow"`},
+	} {
+		c := exec.Command(gatedexecBin, append([]string{"check", "-r", rules, "--"}, tt.argv...)...)
+		c.Env = append(os.Environ(), "XDG_CACHE_HOME="+t.TempDir())
+		out, err := c.Output()
+		if err != nil {
+			t.Errorf("check %q: %v\n%s", tt.argv, err, out)
+			continue
+		}
+		if !strings.Contains(string(out), tt.want) {
+			t.Errorf("check %q printed\n%s\nwant %s", tt.argv, out, tt.want)
+		}
 	}
 }

@@ -5,13 +5,14 @@
 // Every start of gatedexec runs the package initialisers of everything it
 // links, whatever the subcommand. Three dependencies do work there that
 // almost no run needs: mvdan.cc/sh/v3/fileutil and cobra compile regular
-// expressions, and go.starlark.net imports compress/gzip (for a profiler
-// gatedexec never starts), whose packages build their tables at start-up;
-// and cobra builds its hidden completion command on every run, to throw
-// it away unless it was called.
-// Together that was 0.07 ms of `gatedexec version` and of a cached
-// `check`. The patches defer the expressions to first use and leave the
-// profile uncompressed; nothing gatedexec calls behaves differently.
+// expressions, go.starlark.net builds its universe and the method tables
+// of its types (needed only to compile a rules file, which a cached start
+// never does) and imports compress/gzip (for a profiler gatedexec never
+// starts), whose packages build their tables at start-up; and cobra
+// builds its hidden completion command on every run, to throw it away
+// unless it was called. The patches defer all of it to first use and
+// leave the profile uncompressed; nothing gatedexec calls behaves
+// differently.
 //
 // Usage:
 //
@@ -82,6 +83,47 @@ var patches = []patch{
 			"func (c *Command) initCompleteCmd(args []string) {\n" +
 				"\tif len(args) == 0 || args[0] != ShellCompRequestCmd && args[0] != ShellCompNoDescRequestCmd {\n" +
 				"\t\treturn // patched by gatedexec: not called\n\t}\n"},
+	}},
+	// Starlark's initialiser built its universe and the method tables
+	// of its types (121 allocations, 0.03-0.04 ms of every start);
+	// gatedexec only needs them when it compiles a rules file, which a
+	// cached start never does. They are made at first use instead: by
+	// the resolver's universe lookup, the interpreter's, or a method
+	// lookup, every way a program or a value reaches them. The tables
+	// are filled in place, so a caller holding one holds the filled one.
+	// (Changing Universe before the first evaluation, which gatedexec
+	// never does, would be undone by it.)
+	{"go.starlark.net", "starlark/library.go", []edit{
+		{"\t\"math\"\n\t\"math/big\"\n", "\t\"maps\"\n\t\"math\"\n\t\"math/big\"\n"},
+		{"\t\"strings\"\n\t\"unicode\"\n", "\t\"strings\"\n\t\"sync\"\n\t\"unicode\"\n"},
+		{"func init() {\n\t// https://github.com/google/starlark-go/blob/master/doc/spec.md#built-in-constants-and-functions\n",
+			"// universeOnce makes Universe and the method tables at first use\n" +
+				"// (patched by gatedexec: not at init).\n" +
+				"var universeOnce sync.Once\n\n" +
+				"func initUniverse() { universeOnce.Do(makeUniverse) }\n\n" +
+				"func universeHas(name string) bool {\n\tinitUniverse()\n\treturn Universe.Has(name)\n}\n\n" +
+				"func makeUniverse() {\n\t// https://github.com/google/starlark-go/blob/master/doc/spec.md#built-in-constants-and-functions\n"},
+		{"\t\t\"zip\":       NewBuiltin(\"zip\", zip),\n\t}\n}\n",
+			"\t\t\"zip\":       NewBuiltin(\"zip\", zip),\n\t}\n\tmakeMethods()\n}\n"},
+		{"var (\n\tbytesMethods = map[string]*Builtin{\n",
+			"var bytesMethods, dictMethods, listMethods, stringMethods, setMethods = map[string]*Builtin{}, map[string]*Builtin{}, map[string]*Builtin{}, map[string]*Builtin{}, map[string]*Builtin{}\n\n" +
+				"func makeMethods() {\n\tmaps.Copy(bytesMethods, map[string]*Builtin{\n"},
+		{"\t}\n\n\tdictMethods = map[string]*Builtin{\n", "\t})\n\n\tmaps.Copy(dictMethods, map[string]*Builtin{\n"},
+		{"\t}\n\n\tlistMethods = map[string]*Builtin{\n", "\t})\n\n\tmaps.Copy(listMethods, map[string]*Builtin{\n"},
+		{"\t}\n\n\tstringMethods = map[string]*Builtin{\n", "\t})\n\n\tmaps.Copy(stringMethods, map[string]*Builtin{\n"},
+		{"\t}\n\n\tsetMethods = map[string]*Builtin{\n", "\t})\n\n\tmaps.Copy(setMethods, map[string]*Builtin{\n"},
+		{"\t}\n)\n\nfunc builtinAttr(recv Value, name string, methods map[string]*Builtin) (Value, error) {\n",
+			"\t})\n}\n\nfunc builtinAttr(recv Value, name string, methods map[string]*Builtin) (Value, error) {\n\tinitUniverse()\n"},
+		{"func builtinAttrNames(methods map[string]*Builtin) []string {\n",
+			"func builtinAttrNames(methods map[string]*Builtin) []string {\n\tinitUniverse()\n"},
+	}},
+	{"go.starlark.net", "starlark/eval.go", []edit{
+		{"resolve.File(f, isPredeclared, Universe.Has)", "resolve.File(f, isPredeclared, universeHas)"},
+		{"resolve.REPLChunk(f, globals.Has, predeclared.Has, Universe.Has)", "resolve.REPLChunk(f, globals.Has, predeclared.Has, universeHas)"},
+		{"resolve.ExprOptions(opts, expr, env.Has, Universe.Has)", "resolve.ExprOptions(opts, expr, env.Has, universeHas)"},
+	}},
+	{"go.starlark.net", "starlark/interp.go", []edit{
+		{"\t\t\tstack[sp] = Universe[f.Prog.Names[arg]]\n", "\t\t\tinitUniverse()\n\t\t\tstack[sp] = Universe[f.Prog.Names[arg]]\n"},
 	}},
 	{"go.starlark.net", "starlark/profile.go", []edit{
 		{"\t\"compress/gzip\"\n", ""},
