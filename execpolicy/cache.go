@@ -23,9 +23,10 @@ const maxCacheEntry = 64 << 20
 // loaded again. Failures are never cached, so a broken file reports its
 // position on every run.
 type cacheEntry struct {
-	dir  string
-	path string
-	key  [cacheKeySize]byte
+	dir   string
+	path  string
+	key   [cacheKeySize]byte
+	files []string
 }
 
 // cacheEntryFor returns the cache entry of loading files, whose contents
@@ -37,7 +38,7 @@ func (l Loader) cacheEntryFor(files []string, sums [][sha256.Size]byte) *cacheEn
 		return nil
 	}
 	slot, key := l.cacheKeys(files, sums)
-	return &cacheEntry{dir: l.CacheDir, path: filepath.Join(l.CacheDir, slot), key: key}
+	return &cacheEntry{dir: l.CacheDir, path: filepath.Join(l.CacheDir, slot), key: key, files: files}
 }
 
 // load returns the cached policy, or nil when there is no usable entry.
@@ -49,7 +50,7 @@ func (c *cacheEntry) load() *Policy {
 	if !ok {
 		return nil
 	}
-	p, err := decodePolicy(c.key, entry)
+	p, err := decodePolicy(c.key, entry, c.files)
 	if err != nil {
 		return nil
 	}
@@ -63,5 +64,5 @@ func (c *cacheEntry) store(p *Policy) {
 	if c == nil {
 		return
 	}
-	cachefile.Write(c.dir, filepath.Base(c.path), encodePolicy(c.key, p), maxCacheEntry)
+	cachefile.Write(c.dir, filepath.Base(c.path), encodePolicy(c.key, p, c.files), maxCacheEntry)
 }

@@ -13,7 +13,7 @@ import (
 
 // The compiled-policy cache stores a Policy in this encoding:
 //
-//	magic "gxrules1" | key (32 bytes) | body | SHA-256 of all before it
+//	magic "gxrules2" | key (32 bytes) | body | SHA-256 of all before it
 //
 // (cachefile.Header, Seal, Open).
 //
@@ -25,11 +25,12 @@ import (
 //	host executables { name, paths { string } }
 //	network rules { host, protocol, decision byte, justification, source }
 //
-// Sources are not stored: the loader has just hashed the files for the
-// key and puts their names and hashes back. The trailing hash catches
+// where a rule's source is a position in one of the files or a string
+// (cache_source.go). The files themselves are not stored: the loader
+// has just hashed them for the key and puts their names and hashes back. The trailing hash catches
 // truncation and bit flips, which a structurally valid body could
 // otherwise turn into a different decision.
-const cacheMagic = "gxrules1"
+const cacheMagic = "gxrules2"
 
 // cacheKeySize is the size of the key an entry records.
 const cacheKeySize = cachefile.KeySize
@@ -38,8 +39,9 @@ const cacheKeySize = cachefile.KeySize
 // loads the files itself.
 var errCacheEntry error = &sentinel{"malformed rules cache entry"}
 
-// encodePolicy returns the cache entry for p under key.
-func encodePolicy(key [cacheKeySize]byte, p *Policy) []byte {
+// encodePolicy returns the cache entry for p, loaded from files, under
+// key.
+func encodePolicy(key [cacheKeySize]byte, p *Policy, files []string) []byte {
 	buf := cachefile.Header(cacheMagic, key)
 	buf = binary.AppendUvarint(buf, uint64(p.nexamples))
 	var nrules, nrest, nalts int
@@ -70,7 +72,7 @@ func encodePolicy(key [cacheKeySize]byte, p *Policy) []byte {
 			buf = append(buf, byte(r.Decision))
 			buf = cachefile.AppendString(buf, r.Justification)
 			buf = cachefile.AppendString(buf, r.Profile)
-			buf = cachefile.AppendString(buf, r.Source)
+			buf = appendSource(buf, r.Source, files)
 		}
 	}
 	names := slices.Sorted(maps.Keys(p.hostExecutables))
@@ -85,7 +87,7 @@ func encodePolicy(key [cacheKeySize]byte, p *Policy) []byte {
 		buf = cachefile.AppendString(buf, n.Protocol)
 		buf = append(buf, byte(n.Decision))
 		buf = cachefile.AppendString(buf, n.Justification)
-		buf = cachefile.AppendString(buf, n.Source)
+		buf = appendSource(buf, n.Source, files)
 	}
 	return cachefile.Seal(buf)
 }
@@ -98,14 +100,14 @@ func appendStrings(buf []byte, ss []string) []byte {
 	return buf
 }
 
-// decodePolicy decodes a cache entry written under key. Every count is
+// decodePolicy decodes a cache entry written under key for files. Every count is
 // checked against the bytes left before anything is allocated for it, so
 // a hostile or damaged entry costs at most its own size and yields an
 // error, never a panic or a policy that differs from what was encoded.
 // The returned policy has no sources; the caller adds them. Its strings
 // share entry's bytes, so the caller gives entry up: nothing may write to
 // it afterwards.
-func decodePolicy(key [cacheKeySize]byte, entry []byte) (*Policy, error) {
+func decodePolicy(key [cacheKeySize]byte, entry []byte, files []string) (*Policy, error) {
 	body, err := cachefile.Open(cacheMagic, key, entry)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", errCacheEntry, err)
@@ -151,8 +153,8 @@ func decodePolicy(key [cacheKeySize]byte, entry []byte) (*Policy, error) {
 		}
 		start := d.Off()
 		blk := &blocks[i]
-		blk.prog, blk.n = prog, n
-		blk.nrest, blk.nalts, blk.refs = d.skimRules(n)
+		blk.prog, blk.n, blk.files = prog, n, &files
+		blk.nrest, blk.nalts, blk.refs = d.skimRules(n, files)
 		blk.body = d.Since(start)
 		sumRest += blk.nrest
 		sumAlts += blk.nalts
@@ -177,7 +179,8 @@ func decodePolicy(key [cacheKeySize]byte, entry []byte) (*Policy, error) {
 	if n := d.count(); n > 0 {
 		p.network = make([]NetworkRule, n)
 		for i := range p.network {
-			p.network[i] = NetworkRule{Host: d.Str(), Protocol: d.Str(), Decision: d.decision(), Justification: d.Str(), Source: d.Str()}
+			p.network[i] = NetworkRule{Host: d.Str(), Protocol: d.Str(), Decision: d.decision(), Justification: d.Str()}
+			p.network[i].Source = d.sourceRef(len(files)).string(files)
 		}
 	}
 	if err := d.End(); err != nil {
@@ -194,6 +197,9 @@ type encodedRules struct {
 	// positions and alternatives.
 	n, nrest, nalts int
 	body            string
+	// files are the files the entry was loaded from, which sources name:
+	// one slice for all of an entry's blocks.
+	files *[]string
 	// refs are the profiles the rules name, each with its first rule.
 	refs []ProfileRef
 }
@@ -201,8 +207,8 @@ type encodedRules struct {
 // skimRules checks the n rules that follow, read as encodedRules.decode
 // reads them, without keeping any: it returns the totals of their
 // positions and alternatives and the profiles they name.
-func (d decoder) skimRules(n int) (nrest, nalts int, refs []ProfileRef) {
-	var first map[string]string
+func (d decoder) skimRules(n int, files []string) (nrest, nalts int, refs []ProfileRef) {
+	var first map[string]sourceRef
 	for range n {
 		k := d.count()
 		nrest += k
@@ -218,16 +224,18 @@ func (d decoder) skimRules(n int) (nrest, nalts int, refs []ProfileRef) {
 		}
 		d.decision()
 		d.Str() // justification
-		profile, source := d.Str(), d.Str()
-		if profile != "" {
+		profile, source := d.Str(), d.sourceRef(len(files))
+		if profile != "" && d.Err() == nil {
 			if first == nil {
-				first = map[string]string{}
+				first = map[string]sourceRef{}
 			}
-			keepFirst(first, profile, source)
+			if f, ok := first[profile]; !ok || source.less(f, files) {
+				first[profile] = source
+			}
 		}
 	}
 	for name, src := range first {
-		refs = append(refs, ProfileRef{Name: name, Source: src})
+		refs = append(refs, ProfileRef{Name: name, Source: src.string(files)})
 	}
 	return nrest, nalts, refs
 }
@@ -242,6 +250,8 @@ func (e *encodedRules) decode() []*PrefixRule {
 	ptrs := make([]*PrefixRule, e.n)
 	rests := make([][]string, e.nrest)
 	alts := make([]string, e.nalts)
+	files := *e.files
+	sources := newSourceText(files, e.n)
 	for i := range rules {
 		r := &rules[i]
 		r.Program = e.prog
@@ -256,7 +266,7 @@ func (e *encodedRules) decode() []*PrefixRule {
 		r.Decision = d.decision()
 		r.Justification = d.Str()
 		r.Profile = d.Str()
-		r.Source = d.Str()
+		r.Source = sources.string(d.sourceRef(len(files)))
 		ptrs[i] = r
 	}
 	if d.End() != nil || len(rests) != 0 || len(alts) != 0 {

@@ -13,7 +13,7 @@ import (
 
 // cacheFormat names the cache encoding and key layout. Change it whenever
 // either changes, so that no entry of an older layout is ever read.
-const cacheFormat = "gatedexec compiled rules cache v1"
+const cacheFormat = "gatedexec compiled rules cache v2"
 
 // keyHasher writes length-prefixed fields into a SHA-256, so that no two
 // different field lists hash the same input.

@@ -113,6 +113,16 @@ type policyView struct {
 
 // rulesOf returns p's view. It takes the profile references first, so
 // that those of rules still encoded are compared too.
+// namesOf returns the names of the files p was loaded from, which its
+// cache entry is written for.
+func namesOf(p *Policy) []string {
+	var names []string
+	for _, s := range p.sources {
+		names = append(names, s.name)
+	}
+	return names
+}
+
 func rulesOf(p *Policy) policyView {
 	v := policyView{Rules: map[string][]PrefixRule{}, NRules: p.nrules, Hosts: p.hostExecutables,
 		Network: p.network, Sources: p.sources, Examples: p.nexamples, ProfileRefs: p.ProfileRefs()}
@@ -346,7 +356,7 @@ func TestCacheBadEntries(t *testing.T) {
 				t.Fatal(err)
 			}
 			_, key := l.cacheKeys([]string{other}, sumsOf(`prefix_rule(["rm"], "allow")`))
-			rewrite(t, entry, func([]byte) []byte { return encodePolicy(key, p) })
+			rewrite(t, entry, func([]byte) []byte { return encodePolicy(key, p, namesOf(p)) })
 		}, false},
 		{"group writable", func(t *testing.T, _ Loader, entry string) { chmod(t, entry, 0o620) }, false},
 		{"world writable", func(t *testing.T, _ Loader, entry string) { chmod(t, entry, 0o602) }, false},
@@ -450,7 +460,7 @@ func TestCacheCodecRoundTrip(t *testing.T) {
 			t.Fatalf("%s: %v", name, err)
 		}
 		key := [cacheKeySize]byte{1, 2, 3}
-		got, err := decodePolicy(key, encodePolicy(key, p))
+		got, err := decodePolicy(key, encodePolicy(key, p, namesOf(p)), namesOf(p))
 		if err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}
@@ -573,11 +583,12 @@ func BenchmarkDecodePolicy(b *testing.B) {
 		b.Fatal(err)
 	}
 	key := [cacheKeySize]byte{1}
-	entry := encodePolicy(key, p)
+	files := namesOf(p)
+	entry := encodePolicy(key, p, files)
 	b.SetBytes(int64(len(entry)))
 	b.ReportAllocs()
 	for b.Loop() {
-		if _, err := decodePolicy(key, entry); err != nil {
+		if _, err := decodePolicy(key, entry, files); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -596,7 +607,7 @@ func TestCacheManyExamples(t *testing.T) {
 		t.Fatalf("%d examples, want 200", p.Examples())
 	}
 	key := [cacheKeySize]byte{1}
-	got, err := decodePolicy(key, encodePolicy(key, p))
+	got, err := decodePolicy(key, encodePolicy(key, p, namesOf(p)), namesOf(p))
 	if err != nil {
 		t.Fatalf("the entry of a policy with 200 examples does not decode: %v", err)
 	}

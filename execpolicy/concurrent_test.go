@@ -38,7 +38,7 @@ host_executable(name="git", paths=["/usr/bin/git"])
 	// encoded: the goroutines below are the first to look them up, and
 	// decode them as they race.
 	key := [cacheKeySize]byte{1}
-	if p, err = decodePolicy(key, encodePolicy(key, p)); err != nil {
+	if p, err = decodePolicy(key, encodePolicy(key, p, namesOf(p)), namesOf(p)); err != nil {
 		t.Fatal(err)
 	}
 	var wg sync.WaitGroup

@@ -6,6 +6,9 @@ import (
 	"testing"
 )
 
+// fuzzFiles are the files FuzzDecodePolicy's entries were loaded from.
+var fuzzFiles = []string{"f.rules"}
+
 // FuzzDecodePolicy feeds the cache decoder bodies behind a valid header
 // and checksum, so that the fuzzer reaches the body parser instead of
 // stopping at the checksum. Decoding must never panic, and whatever
@@ -23,7 +26,7 @@ func FuzzDecodePolicy(f *testing.F) {
 		if err != nil {
 			f.Fatal(err)
 		}
-		e := encodePolicy(key, p)
+		e := encodePolicy(key, p, fuzzFiles)
 		f.Add(e[head : len(e)-cacheKeySize])
 	}
 	f.Add([]byte{0, 1, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x01})
@@ -32,14 +35,14 @@ func FuzzDecodePolicy(f *testing.F) {
 		entry = append(entry, body...)
 		sum := sha256.Sum256(entry)
 		entry = append(entry, sum[:]...)
-		p, err := decodePolicy(key, entry)
+		p, err := decodePolicy(key, entry, fuzzFiles)
 		if err != nil {
 			if p != nil {
 				t.Fatal("policy returned with an error")
 			}
 			return
 		}
-		again, err := decodePolicy(key, encodePolicy(key, p))
+		again, err := decodePolicy(key, encodePolicy(key, p, fuzzFiles), fuzzFiles)
 		if err != nil {
 			t.Fatalf("re-encoded policy does not decode: %v", err)
 		}
@@ -47,6 +50,6 @@ func FuzzDecodePolicy(f *testing.F) {
 			t.Fatalf("round trip changed the policy:\n%+v\n%+v", again, p)
 		}
 		// The raw bytes, checksum and all, must not panic either.
-		_, _ = decodePolicy(key, body)
+		_, _ = decodePolicy(key, body, fuzzFiles)
 	})
 }
