@@ -83,12 +83,13 @@ PY
 # arguments refuses at once: exec + its libc's start, what every
 # sandboxed command pays before the helper does anything.
 #
-# Each is linked aside and installed by copying, as `make build` installs
-# gatedexec: a file the Go linker wrote sits in the page cache as single
-# pages, and every exec of it starts 0.05-0.14 ms slower than a copy
-# (the Makefile's build says more). /bin/true, bwrap and Codex were
-# written by their package managers; every program below is measured in
-# that state.
+# Each is linked aside and installed by scripts/install.sh, as `make
+# build` installs gatedexec, and Codex is copied here the same way: how a
+# file was written decides how the kernel caches it and what each exec of
+# it costs (the Makefile's build says how much), so every large program
+# below is measured in the same state. /bin/true and bwrap are left where
+# they are: too small for it to matter (copies measured +0.03 and +0.01
+# ms).
 mkdir -p "$tmp/empty" "$tmp/linked"
 printf 'int main(void) { return 0; }\n' >"$tmp/c-empty.c"
 cc -O2 -static -o "$tmp/linked/c-empty" "$tmp/c-empty.c"
@@ -98,13 +99,14 @@ printf 'module empty\n\ngo 1.21\n' >"$tmp/empty/go.mod"
 # The floor of `gatedexec version`: cobra running one version command,
 # built against the same patched cobra as gatedexec (scripts/depatch).
 CGO_ENABLED=0 go build -trimpath -ldflags '-s -w' -modfile "$(go run ./scripts/depatch)" -o "$tmp/linked/go-cobra" ./bench/floors/cobra
-install -m 0755 "$tmp/linked/c-empty" "$tmp/linked/go-empty" "$tmp/linked/go-cobra" "$tmp/"
+for f in c-empty go-empty go-cobra; do scripts/install.sh "$tmp/linked/$f" "$tmp/$f"; done
 helper=$root/sandbox/linux/helperbin/gatedexec-helper
 # codex execpolicy check, the reference for check: Codex's own binary,
 # installed with npm by scripts/codex.sh (its Node.js launcher left out).
 codex=()
 if cx=$(scripts/codex.sh); then
-	codex=(-n codex-check-1000-rules "$cx execpolicy check --rules $tmp/1000.rules -- git status")
+	scripts/install.sh "$cx" "$tmp/codex"
+	codex=(-n codex-check-1000-rules "$tmp/codex execpolicy check --rules $tmp/1000.rules -- git status")
 fi
 # The agent benchmarks' test binary, built with the other floors, not
 # between two measurements.
