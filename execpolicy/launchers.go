@@ -1,7 +1,5 @@
 package execpolicy
 
-import "slices"
-
 // Launchers are wrappers of a kind many programs share: a job launcher
 // (mpirun, srun) runs the command after its options on the nodes it is
 // given, which may be this host; a personality or limit setter (setarch,
@@ -50,27 +48,43 @@ var (
 
 // srunLauncher is srun: a ":" separates the components of a
 // heterogeneous job, each with options of its own.
-var srunLauncher = &wrapper{kind: runsArgv, mpmd: true, optValue: slurmOptValue, noExec: slurmNoExec}
+var srunLauncher = &wrapper{kind: runsArgv, mpmd: true, value: srunValue, optValue: slurmOptValue, flag: srunFlag, noExec: slurmNoExec}
 
 // sallocLauncher is salloc: it runs its command, or the user's shell,
 // on this host in the allocation. --no-shell runs none.
-var sallocLauncher = &wrapper{kind: runsArgv, startsShellAlone: true, value: slurmValue, optValue: slurmOptValue}
+var sallocLauncher = &wrapper{kind: runsArgv, startsShellAlone: true, value: slurmValue, optValue: slurmOptValue, flag: sallocFlag, noExec: sallocNoExec}
 
 // sbatchLauncher is sbatch: --wrap's value runs through sh; its operand
 // is the batch script, which it reads from stdin when there is none.
-var sbatchLauncher = &wrapper{kind: runsArgv, startsShellAlone: true, optValue: slurmOptValue, script: []string{"--wrap"}, noExec: slurmNoExec}
+var sbatchLauncher = &wrapper{kind: runsArgv, startsShellAlone: true, value: sbatchValue, optValue: slurmOptValue, flag: sbatchFlag, script: []string{"--wrap"}, noExec: slurmNoExec}
 
-// init gives each Slurm launcher the options it has beyond those all
-// three share: in an init function, not the initialisers, which must not
-// append (statictables.go).
-func init() {
-	srunLauncher.value = append(slices.Clip(slurmValue), "-W", "--wait", "-T", "--threads", "-r", "--relative")
-	srunLauncher.flag = append(slices.Clip(slurmFlag), "-l", "--label", "-u", "--unbuffered", "--pty", "--overlap", "--exact", "-X", "--disable-status")
-	sallocLauncher.flag = append(slices.Clip(slurmFlag), "--bell", "--no-bell")
-	sallocLauncher.noExec = append(slices.Clip(slurmNoExec), "--no-shell")
-	sbatchLauncher.value = append(slices.Clip(slurmValue), "-a", "--array")
-	sbatchLauncher.flag = append(slices.Clip(slurmFlag), "-W", "--wait", "--parsable")
-}
+// The options each Slurm launcher has beyond those all three share,
+// written out (statictables.go; TestWrittenOutLists checks them).
+var (
+	srunValue = []string{"-A", "--account", "-b", "--begin", "-c", "--cpus-per-task", "-C", "--constraint", "-d",
+		"--dependency", "-D", "--chdir", "-e", "--error", "-G", "--gpus", "-i", "--input", "-J", "--job-name", "-L",
+		"--licenses", "-m", "--distribution", "-n", "--ntasks", "-N", "--nodes", "-o", "--output", "-p", "--partition", "-q",
+		"--qos", "-t", "--time", "-w", "--nodelist", "-x", "--exclude", "--mem", "--mem-per-cpu", "--mem-per-gpu", "--gres",
+		"--gpus-per-node", "--gpus-per-task", "--ntasks-per-node", "--cpu-bind", "--mpi", "--export", "--reservation",
+		"--comment", "--signal", "--time-min", "--mail-type", "--mail-user", "--nodefile", "-F", "-W", "--wait", "-T",
+		"--threads", "-r", "--relative"}
+	srunFlag = []string{"-v", "--verbose", "-Q", "--quiet", "-O", "--overcommit", "-s", "--oversubscribe", "-H", "--hold",
+		"--contiguous", "--spread-job", "--use-min-nodes", "--requeue", "--no-requeue", "-I", "-k", "-K", "-l", "--label",
+		"-u", "--unbuffered", "--pty", "--overlap", "--exact", "-X", "--disable-status"}
+	sallocFlag = []string{"-v", "--verbose", "-Q", "--quiet", "-O", "--overcommit", "-s", "--oversubscribe", "-H",
+		"--hold", "--contiguous", "--spread-job", "--use-min-nodes", "--requeue", "--no-requeue", "-I", "-k", "-K", "--bell",
+		"--no-bell"}
+	sallocNoExec = []string{"-h", "--help", "--usage", "-V", "--version", "--test-only", "--no-shell"}
+	sbatchValue  = []string{"-A", "--account", "-b", "--begin", "-c", "--cpus-per-task", "-C", "--constraint", "-d",
+		"--dependency", "-D", "--chdir", "-e", "--error", "-G", "--gpus", "-i", "--input", "-J", "--job-name", "-L",
+		"--licenses", "-m", "--distribution", "-n", "--ntasks", "-N", "--nodes", "-o", "--output", "-p", "--partition", "-q",
+		"--qos", "-t", "--time", "-w", "--nodelist", "-x", "--exclude", "--mem", "--mem-per-cpu", "--mem-per-gpu", "--gres",
+		"--gpus-per-node", "--gpus-per-task", "--ntasks-per-node", "--cpu-bind", "--mpi", "--export", "--reservation",
+		"--comment", "--signal", "--time-min", "--mail-type", "--mail-user", "--nodefile", "-F", "-a", "--array"}
+	sbatchFlag = []string{"-v", "--verbose", "-Q", "--quiet", "-O", "--overcommit", "-s", "--oversubscribe", "-H",
+		"--hold", "--contiguous", "--spread-job", "--use-min-nodes", "--requeue", "--no-requeue", "-I", "-k", "-K", "-W",
+		"--wait", "--parsable"}
+)
 
 // setarchFlags are setarch's personality flags (util-linux 2.38);
 // archWrapper is setarch under the name of an architecture (linux32,

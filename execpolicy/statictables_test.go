@@ -38,6 +38,12 @@ func TestWrittenOutLists(t *testing.T) {
 		{"emacsclientLong", emacsclientLong, slices.Concat(emacsclientFlags, emacsclientValuedLong)},
 		{"lessOptions.long", lessOptions.long, append([]string{"--pattern"}, lessKeyLong...)},
 		{"toolbox run", toolboxRunners[1].val.value, append(slices.Clip(toolboxValue), "--preserve-fds")},
+		{"srunValue", srunValue, append(slices.Clip(slurmValue), "-W", "--wait", "-T", "--threads", "-r", "--relative")},
+		{"srunFlag", srunFlag, append(slices.Clip(slurmFlag), "-l", "--label", "-u", "--unbuffered", "--pty", "--overlap", "--exact", "-X", "--disable-status")},
+		{"sallocFlag", sallocFlag, append(slices.Clip(slurmFlag), "--bell", "--no-bell")},
+		{"sallocNoExec", sallocNoExec, append(slices.Clip(slurmNoExec), "--no-shell")},
+		{"sbatchValue", sbatchValue, append(slices.Clip(slurmValue), "-a", "--array")},
+		{"sbatchFlag", sbatchFlag, append(slices.Clip(slurmFlag), "-W", "--wait", "--parsable")},
 	} {
 		if !slices.Equal(tc.got, tc.want) {
 			t.Errorf("%s = %q, want %q", tc.name, tc.got, tc.want)
