@@ -275,21 +275,30 @@ med = {k: v["median"] * 1000 for k, v in r.items()}
 print(f"{'command':28} {'median ms':>10} {'x go-empty':>11}")
 for k, v in med.items():
     print(f"{k:28} {v:10.3f} {v/med['go-empty']:10.2f}x")
+med["go-bwrap-pid"] = med["go-empty"] + med["bwrap-pid"] - med["bare"]
 print()
 print("targets (issue 17), each a ratio of two medians of the one run above:")
-def ratio(a, b, target=None):
+def ratio(a, b, target=None, floor=None):
+    """Prints a / b; against a target, whether it is met, and when it is
+    not, the floor measured beside it (a program that does less than a
+    can, in the same ratio to b) or by how much it is missed."""
     if a not in med or b not in med:
         print(f"{a} / {b}: not measured ({b if b not in med else a} missing)")
         return
     x = med[a] / med[b]
     verdict = ""
-    if target is not None:
-        verdict = "  met" if x <= target else f"  NOT met (floor: {b} {med[b]:.3f} ms)"
+    if target is not None and x <= target:
+        verdict = "  met"
+    elif target is not None and floor in med:
+        f = med[floor] / med[b]
+        verdict = f"  NOT met; its floor, {floor} / {b}, is {f:.3f}x" + (" (above the target)" if f > target else "")
+    elif target is not None:
+        verdict = f"  NOT met by {med[a] - target * med[b]:.3f} ms; no floor measured here stands in the way"
     print(f"{a} / {b}: {x:.2f}x" + (f" (target <= {target}x){verdict}" if target is not None else ""))
-ratio("gatedexec-version", "go-empty", 1.3)
+ratio("gatedexec-version", "go-empty", 1.3, floor="go-cobra-version")
 ratio("sandbox-workspace-write", "bwrap-workspace-write", 0.8)
-ratio("sandbox-nomount", "bwrap-workspace-write", 0.6)
-ratio("check-1000-rules", "codex-check-1000-rules", 0.12)
+ratio("sandbox-nomount", "bwrap-workspace-write", 0.6, floor="go-bwrap-pid")
+ratio("check-1000-rules", "codex-check-1000-rules", 0.12, floor="gatedexec-version")
 ratio("check-1000-rules", "go-empty", 2.5)
 rss = [int(m) for m in re.findall(r"(\d+) KB", open(sys.argv[4]).read())]
 print(f"peak RSS of run: {max(rss)/1024:.1f} MB (target <= 12 MB)" + ("  met" if max(rss) <= 12 * 1024 else "  NOT met"))
@@ -302,14 +311,16 @@ ratio("go-cobra-version", "go-empty")
 ratio("go-empty", "codex-check-1000-rules")
 ratio("gatedexec-version", "codex-check-1000-rules")
 ratio("gatedexec-version", "go-cobra-version")
-# What a sandbox with a Go front end costs at least: the Go runtime's
-# start, then the kernel work bwrap does (bwrap less a C program's start).
-floor = med["go-empty"] + med["bwrap-workspace-write"] - med["bare"]
-print(f"Go front-end floor for workspace-write: go-empty + (bwrap-workspace-write - bare) = {floor:.3f} ms "
-      f"= {floor / med['bwrap-workspace-write']:.2f}x bwrap-workspace-write")
-floor = med["go-empty"] + med["bwrap-pid"] - med["bare"]
-print(f"Go front-end floor for nomount: go-empty + (bwrap-pid - bare) = {floor:.3f} ms "
-      f"= {floor / med['bwrap-workspace-write']:.2f}x bwrap-workspace-write")
+# A Go start, then the kernel work bwrap does (bwrap less /bin/true's
+# own run). For the profile without a mount plan it is a floor: a PID
+# namespace and its /proc are what that profile needs at least. For
+# workspace-write it is only a reference: gatedexec's Landlock rules and
+# mount plan are other work than bwrap's binds, and can cost less.
+ref = med["go-empty"] + med["bwrap-workspace-write"] - med["bare"]
+print(f"reference for workspace-write: go-empty + (bwrap-workspace-write - bare) = {ref:.3f} ms "
+      f"= {ref / med['bwrap-workspace-write']:.2f}x bwrap-workspace-write")
+print(f"floor for nomount (go-bwrap-pid): go-empty + (bwrap-pid - bare) = {med['go-bwrap-pid']:.3f} ms "
+      f"= {med['go-bwrap-pid'] / med['bwrap-workspace-write']:.2f}x bwrap-workspace-write")
 for p in ("full-access", "read-only", "workspace-write", "workspace-dev", "nomount", "nons"):
     ratio("sandbox-" + p, "gatedexec-version")
 ratio("sandbox-read-only", "bwrap-read-only")
