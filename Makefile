@@ -49,14 +49,14 @@ $(HELPER): $(HELPER_SRC) | deps
 # install.sh, which copies a file in writes of 64 MB: how a file was
 # written decides how the kernel caches it, and so what every exec of it
 # costs. The Go linker writes through a shared mapping, which leaves
-# single pages; written whole, the file is cached in 2 MB folios and the
-# kernel maps most of gatedexec's code and read-only data with three
-# 2 MB pages (page faults of `gatedexec version` 326 -> 246): in turns
-# run by run, `gatedexec version` 1.60 -> 1.38 ms, a cached `check` on
-# 1 000 rules 1.99 -> 1.82 ms, `sandbox -p workspace-write` 5.54 -> 5.07
-# ms. (A copy by cp or install, in smaller writes, gains about half of
-# that; the page cache keeps the state until the file is evicted and
-# read back.)
+# single pages; a copy made by cp or install is cached in larger folios
+# (`gatedexec version` 1.46 -> 1.33 ms); written whole, in 2 MB ones,
+# and the kernel maps most of gatedexec's code and read-only data with
+# three 2 MB pages (page faults of `version` 326 -> 246; against the
+# install copy, in turns run by run: `version` 1.60 -> 1.38 ms, a cached
+# `check` on 1 000 rules 1.99 -> 1.82, `sandbox -p workspace-write` 5.54
+# -> 5.07). The page cache keeps the state until the file is evicted and
+# read back.
 GOBUILD   := CGO_ENABLED=0 $(GO) build -trimpath -ldflags '$(LDFLAGS)'
 build: $(HELPER)
 	@modfile=$$($(GO) run ./scripts/depatch) && \
