@@ -94,8 +94,11 @@ func (l Loader) LoadFiles(paths ...string) (*Policy, error) {
 		return nil, &LoadError{File: files[MaxRestrictedFiles], Line: 1, Col: 1,
 			Msg: fmt.Sprintf("more than %d rules files in an untrusted layer", MaxRestrictedFiles)}
 	}
-	srcs := make([][]byte, len(files))
 	sums := make([][sha256.Size]byte, len(files))
+	if p := l.loadCachedBySum(files, sums); p != nil {
+		return p, nil
+	}
+	srcs := make([][]byte, len(files))
 	total := 0
 	for i, name := range files {
 		if srcs[i], err = l.readFile(name); err != nil {
@@ -120,6 +123,32 @@ func (l Loader) LoadFiles(paths ...string) (*Policy, error) {
 	}
 	cache.store(p)
 	return p, nil
+}
+
+// loadCachedBySum returns the cached policy of files when the cache has
+// one and the files can be hashed where they lie (snapshot.Hasher)
+// rather than read: a cached load needs no rules text, and reading 60 KB
+// into fresh memory cost a cached check more than hashing it. Nil
+// otherwise, and for any error hashing them: the load then reads them
+// (and reports it), hashing what it read. sums receives their hashes.
+func (l Loader) loadCachedBySum(files []string, sums [][sha256.Size]byte) *Policy {
+	h, ok := l.files().(snapshot.Hasher)
+	if !ok || l.CacheDir == "" {
+		return nil
+	}
+	var total int64
+	for i, name := range files {
+		sum, size, err := h.Sum(name, l.maxFileSize())
+		if total += size; err != nil || l.Restricted && total > MaxRestrictedBytes {
+			return nil
+		}
+		sums[i] = sum
+	}
+	p := l.cacheEntryFor(files, sums).load()
+	if p != nil {
+		p.sources = sourcesOf(files, sums)
+	}
+	return p
 }
 
 // Load loads one rules file whose contents are src; filename is used in

@@ -288,7 +288,16 @@ func TestTakeLimits(t *testing.T) {
 	})
 }
 
-func TestDiskReadFile(t *testing.T) {
+// readCase is a file Disk reads with a limit, and what it reads.
+type readCase struct {
+	name  string
+	limit int64
+	want  string
+	err   error
+}
+
+// diskReadCases are the files TestDiskReadFile and TestDiskSum read.
+func diskReadCases(t *testing.T) []readCase {
 	dir := t.TempDir()
 	fifo := filepath.Join(dir, "fifo")
 	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
@@ -296,34 +305,93 @@ func TestDiskReadFile(t *testing.T) {
 	}
 	file := filepath.Join(dir, "f")
 	write(t, file, "12345")
+	empty := filepath.Join(dir, "empty")
+	write(t, empty, "")
 	big := filepath.Join(dir, "big")
 	bigData := strings.Repeat("0123456789abcdef", 5000)
 	write(t, big, bigData)
-	type readCase struct {
-		name  string
-		limit int64
-		want  string
-		err   error
-	}
 	var grows []readCase
 	if runtime.GOOS == "linux" {
 		// Stat says 0 bytes; what is read past the limit is refused.
 		grows = append(grows, readCase{"/proc/self/status", 10, "", ErrTooLarge})
 	}
-	for _, c := range append([]readCase{
+	return append([]readCase{
 		// Opened without blocking, a FIFO is refused rather than waited on.
 		{fifo, 100, "", ErrNotRegular},
 		{"/dev/zero", 100, "", ErrNotRegular},
 		{file, 4, "", ErrTooLarge},
 		{file, 5, "12345", nil},
+		{empty, 5, "", nil},
 		{big, int64(len(bigData)), bigData, nil},
 		{big, int64(len(bigData)) - 1, "", ErrTooLarge},
 		{filepath.Join(dir, "missing"), 100, "", fs.ErrNotExist},
-	}, grows...) {
+	}, grows...)
+}
+
+func TestDiskReadFile(t *testing.T) {
+	for _, c := range diskReadCases(t) {
 		b, err := (Disk{}).ReadFile(c.name, c.limit)
 		if !errors.Is(err, c.err) || c.err == nil && string(b) != c.want {
 			t.Errorf("ReadFile(%s, %d) = %d bytes, %v; want %d, %v", c.name, c.limit, len(b), err, len(c.want), c.err)
 		}
+	}
+}
+
+// TestDiskSum: Sum hashes what ReadFile reads, and refuses what it
+// refuses.
+func TestDiskSum(t *testing.T) {
+	for _, c := range diskReadCases(t) {
+		sum, size, err := (Disk{}).Sum(c.name, c.limit)
+		if !errors.Is(err, c.err) || c.err == nil && (sum != sha256.Sum256([]byte(c.want)) || size != int64(len(c.want))) {
+			t.Errorf("Sum(%s, %d) = %x, %d bytes, %v; want the hash of %d bytes, %v", c.name, c.limit, sum[:4], size, err, len(c.want), c.err)
+		}
+	}
+}
+
+// TestSumTruncated: a mapping whose file is cut short under it faults
+// past the new end; the hash reports that, and does not crash.
+func TestSumTruncated(t *testing.T) {
+	name := filepath.Join(t.TempDir(), "f")
+	write(t, name, strings.Repeat("x", 3*os.Getpagesize()))
+	f, err := os.Open(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	b, err := syscall.Mmap(int(f.Fd()), 0, 3*os.Getpagesize(), syscall.PROT_READ, syscall.MAP_SHARED)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer syscall.Munmap(b)
+	if _, ok := sumFaulting(b); !ok {
+		t.Fatal("the whole file did not hash")
+	}
+	if err := os.Truncate(name, 0); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := sumFaulting(b); ok {
+		t.Error("a mapping past its file's end hashed")
+	}
+}
+
+// TestTreeSum: a file of the tree hashes as its snapshot, which a change
+// on the disk since does not change; one outside hashes from the disk.
+func TestTreeSum(t *testing.T) {
+	root, _ := fixture(t)
+	tree, err := Take(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rules := filepath.Join(root, "rules", "a.rules")
+	want := sha256.Sum256([]byte("prefix_rule(pattern=[\"ls\"])\n"))
+	write(t, rules, "changed")
+	if sum, _, err := tree.Sum(rules, 100); err != nil || sum != want {
+		t.Errorf("Sum of a file in the tree = %x, %v; want its snapshot's hash", sum[:4], err)
+	}
+	outside := filepath.Join(t.TempDir(), "o")
+	write(t, outside, "out")
+	if sum, _, err := tree.Sum(outside, 100); err != nil || sum != sha256.Sum256([]byte("out")) {
+		t.Errorf("Sum of a file outside the tree = %x, %v", sum[:4], err)
 	}
 }
 
