@@ -53,21 +53,11 @@ func (Disk) ReadDir(name string) ([]fs.DirEntry, error) { return os.ReadDir(name
 // setting up Go's poller for it (epoll, an eventfd and a refused
 // registration) in a process that otherwise never needs it.
 func (Disk) ReadFile(name string, limit int64) ([]byte, error) {
-	f, err := plainfile.Open(name, syscall.O_NONBLOCK)
+	f, st, err := openRegular(name, limit)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
-		return nil, err
-	}
-	if !st.Mode().IsRegular() {
-		return nil, &fs.PathError{Op: "read", Path: name, Err: ErrNotRegular}
-	}
-	if st.Size() > limit {
-		return nil, tooLarge(name, limit)
-	}
 	// Sized from the stat, the buffer is usually read into once; the file
 	// may have grown since (a file in /proc says 0), so the limit is what
 	// bounds the read.
@@ -80,6 +70,28 @@ func (Disk) ReadFile(name string, limit int64) ([]byte, error) {
 		return nil, tooLarge(name, limit)
 	}
 	return buf.Bytes(), nil
+}
+
+// openRegular opens name, refusing anything but a regular file of at
+// most limit bytes (by its stat: a file may grow after).
+func openRegular(name string, limit int64) (*os.File, fs.FileInfo, error) {
+	f, err := plainfile.Open(name, syscall.O_NONBLOCK)
+	if err != nil {
+		return nil, nil, err
+	}
+	st, err := f.Stat()
+	switch {
+	case err != nil:
+	case !st.Mode().IsRegular():
+		err = &fs.PathError{Op: "read", Path: name, Err: ErrNotRegular}
+	case st.Size() > limit:
+		err = tooLarge(name, limit)
+	}
+	if err != nil {
+		f.Close()
+		return nil, nil, err
+	}
+	return f, st, nil
 }
 
 func tooLarge(name string, limit int64) error {

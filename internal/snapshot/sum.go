@@ -3,11 +3,8 @@ package snapshot
 import (
 	"crypto/sha256"
 	"errors"
-	"io/fs"
 	"runtime/debug"
 	"syscall"
-
-	"github.com/gatedexec/gatedexec/internal/plainfile"
 )
 
 // A Hasher hashes files without handing their contents over: where the
@@ -27,21 +24,11 @@ type Hasher interface {
 // instead; so is one cut short while it is hashed (a mapping's page past
 // the file's new end faults, which is caught here, not a crash).
 func (Disk) Sum(name string, limit int64) (sum [sha256.Size]byte, size int64, err error) {
-	f, err := plainfile.Open(name, syscall.O_NONBLOCK)
+	f, st, err := openRegular(name, limit)
 	if err != nil {
 		return sum, 0, err
 	}
 	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
-		return sum, 0, err
-	}
-	if !st.Mode().IsRegular() {
-		return sum, 0, &fs.PathError{Op: "read", Path: name, Err: ErrNotRegular}
-	}
-	if st.Size() > limit {
-		return sum, 0, tooLarge(name, limit)
-	}
 	if st.Size() > 0 && int64(int(st.Size())) == st.Size() {
 		if sum, ok := sumMapped(int(f.Fd()), int(st.Size())); ok {
 			return sum, st.Size(), nil
