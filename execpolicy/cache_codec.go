@@ -26,10 +26,10 @@ import (
 //	network rules { host, protocol, decision byte, justification, source }
 //
 // where a rule's source is a position in one of the files or a string
-// (cache_source.go). The files themselves are not stored: the loader
-// has just hashed them for the key and puts their names and hashes back. The trailing hash catches
-// truncation and bit flips, which a structurally valid body could
-// otherwise turn into a different decision.
+// (cache_source.go). The files themselves are not stored: the loader has
+// just hashed them for the key and puts their names and hashes back. The
+// trailing hash catches truncation and bit flips, which a structurally
+// valid body could otherwise turn into a different decision.
 const cacheMagic = "gxrules2"
 
 // cacheKeySize is the size of the key an entry records.
@@ -100,8 +100,9 @@ func appendStrings(buf []byte, ss []string) []byte {
 	return buf
 }
 
-// decodePolicy decodes a cache entry written under key for files. Every count is
-// checked against the bytes left before anything is allocated for it, so
+// decodePolicy decodes a cache entry written under key for files. Every
+// count is checked against the bytes left before anything is allocated
+// for it, so
 // a hostile or damaged entry costs at most its own size and yields an
 // error, never a panic or a policy that differs from what was encoded.
 // The returned policy has no sources; the caller adds them. Its strings

@@ -12,7 +12,7 @@ import (
 
 // A rule's source is where it was defined: "name:line:col" in one of the
 // files an entry was loaded from, as the loader writes it. Written out,
-// the file's name was most of an entry (for 1000 rules in one file, 25 of
+// the file's name was most of an entry (for 1000 rules in one file, 22 of
 // its 38 kB, all of which every cached start reads and hashes), so the
 // encoder writes the file's number (1 for the first) and the line and
 // column, and anything else as a 0 and the string. The key an entry is
@@ -35,8 +35,8 @@ func appendSource(buf []byte, src string, files []string) []byte {
 	return cachefile.AppendString(append(buf, 0), src)
 }
 
-// parseLineCol parses "line:col" written as the loader writes it, so that the
-// decoder writes it back byte for byte.
+// parseLineCol parses "line:col" written as the loader writes it, so
+// that the decoder writes it back byte for byte.
 func parseLineCol(s string) (line, col uint64, ok bool) {
 	l, c, found := strings.Cut(s, ":")
 	if !found {
