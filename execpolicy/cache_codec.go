@@ -102,12 +102,11 @@ func appendStrings(buf []byte, ss []string) []byte {
 
 // decodePolicy decodes a cache entry written under key for files. Every
 // count is checked against the bytes left before anything is allocated
-// for it, so
-// a hostile or damaged entry costs at most its own size and yields an
-// error, never a panic or a policy that differs from what was encoded.
-// The returned policy has no sources; the caller adds them. Its strings
-// share entry's bytes, so the caller gives entry up: nothing may write to
-// it afterwards.
+// for it, so a hostile or damaged entry costs at most its own size and
+// yields an error, never a panic or a policy that differs from what was
+// encoded. The returned policy has no sources; the caller adds them. Its
+// strings share entry's bytes, so the caller gives entry up: nothing may
+// write to it afterwards.
 func decodePolicy(key [cacheKeySize]byte, entry []byte, files []string) (*Policy, error) {
 	body, err := cachefile.Open(cacheMagic, key, entry)
 	if err != nil {
