@@ -99,7 +99,15 @@ printf 'module empty\n\ngo 1.21\n' >"$tmp/empty/go.mod"
 # The floor of `gatedexec version`: cobra running one version command,
 # built against the same patched cobra as gatedexec (scripts/depatch).
 CGO_ENABLED=0 go build -trimpath -ldflags '-s -w' -modfile "$(go run ./scripts/depatch)" -o "$tmp/linked/go-cobra" ./bench/floors/cobra
+# A file written whole gets 2 MB folios only when the kernel has free
+# 2 MB blocks at hand (it does not compact memory for a write), which a
+# run that wrote hundreds of MB just before may have used up: compacted
+# first (as root), every large program timed here is installed, gatedexec
+# again too, and how many 2 MB pages one start of each maps is printed.
+[ -w /proc/sys/vm/compact_memory ] && echo 1 >/proc/sys/vm/compact_memory
 for f in c-empty go-empty go-cobra; do scripts/install.sh "$tmp/linked/$f" "$tmp/$f"; done
+scripts/install.sh "$bin" "$bin"
+scripts/install.sh "$bin-mcp" "$bin-mcp"
 helper=$root/sandbox/linux/helperbin/gatedexec-helper
 # codex execpolicy check, the reference for check: Codex's own binary,
 # installed with npm by scripts/codex.sh (its Node.js launcher left out).
@@ -108,6 +116,16 @@ if cx=$(scripts/codex.sh); then
 	scripts/install.sh "$cx" "$tmp/codex"
 	codex=(-n codex-check-1000-rules "$tmp/codex execpolicy check --rules $tmp/1000.rules -- git status")
 fi
+# pmd2m CMD...: the 2 MB file pages one run of CMD maps (thp_file_mapped).
+pmd2m() {
+	local a b
+	a=$(awk '$1 == "thp_file_mapped" {print $2}' /proc/vmstat)
+	"$@" >/dev/null 2>&1 || true
+	b=$(awk '$1 == "thp_file_mapped" {print $2}' /proc/vmstat)
+	echo $((b - a))
+}
+echo "== 2 MB pages one start maps: gatedexec version $(pmd2m "$bin" version), go-cobra $(pmd2m "$tmp/go-cobra" version)," \
+	"go-empty $(pmd2m "$tmp/go-empty")${codex:+, codex $(pmd2m "$tmp/codex" execpolicy check --rules "$tmp/1000.rules" -- git status)}" | tee "$out/pmd.txt"
 # The agent benchmarks' test binary, built with the other floors, not
 # between two measurements.
 (cd "$root" && go test -c -o "$tmp/agents.test" ./test/)
