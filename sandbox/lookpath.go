@@ -1,7 +1,6 @@
 package sandbox
 
 import (
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -24,7 +23,10 @@ func LookPath(argv0, dir string, env []string) (string, error) {
 		if !filepath.IsAbs(path) && dir != "" {
 			path = filepath.Join(dir, path)
 		}
-		return checkExec(argv0, path)
+		if err := checkExec(path); err != nil {
+			return "", fmt.Errorf("%s: %w", argv0, err)
+		}
+		return path, nil
 	}
 	pathEnv := DefaultPath
 	for _, kv := range env {
@@ -32,7 +34,9 @@ func LookPath(argv0, dir string, env []string) (string, error) {
 			pathEnv = v
 		}
 	}
-	var firstErr error
+	// Each directory that has no argv0 is a miss, not an error: one is
+	// made only for what is returned.
+	notFound := ErrNotFound
 	for _, d := range filepath.SplitList(pathEnv) {
 		if d == "" {
 			d = "."
@@ -40,28 +44,27 @@ func LookPath(argv0, dir string, env []string) (string, error) {
 		if !filepath.IsAbs(d) && dir != "" {
 			d = filepath.Join(dir, d)
 		}
-		path, err := checkExec(argv0, filepath.Join(d, argv0))
+		path := filepath.Join(d, argv0)
+		err := checkExec(path)
 		if err == nil {
 			return path, nil
 		}
-		if firstErr == nil && !errors.Is(err, ErrNotFound) {
-			firstErr = err
+		if notFound == ErrNotFound && err != ErrNotFound {
+			notFound = err
 		}
 	}
-	if firstErr != nil {
-		return "", firstErr
-	}
-	return "", fmt.Errorf("%s: %w", argv0, ErrNotFound)
+	return "", fmt.Errorf("%s: %w", argv0, notFound)
 }
 
-// checkExec says whether path is a file that can be executed.
-func checkExec(argv0, path string) (string, error) {
+// checkExec says whether path is a file that can be executed: nil,
+// ErrNotFound or ErrCannotExec.
+func checkExec(path string) error {
 	st, err := os.Stat(path)
 	if err != nil {
-		return "", fmt.Errorf("%s: %w", argv0, ErrNotFound)
+		return ErrNotFound
 	}
 	if st.IsDir() || st.Mode()&0o111 == 0 {
-		return "", fmt.Errorf("%s: %w", argv0, ErrCannotExec)
+		return ErrCannotExec
 	}
-	return path, nil
+	return nil
 }
