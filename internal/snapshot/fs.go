@@ -58,6 +58,12 @@ func (Disk) ReadFile(name string, limit int64) ([]byte, error) {
 		return nil, err
 	}
 	defer f.Close()
+	return readOpen(f, st, name, limit)
+}
+
+// readOpen reads f, which openRegular opened as name and st describes,
+// from where it is, without reading more than limit+1 bytes.
+func readOpen(f *os.File, st fs.FileInfo, name string, limit int64) ([]byte, error) {
 	// Sized from the stat, the buffer is usually read into once; the file
 	// may have grown since (a file in /proc says 0), so the limit is what
 	// bounds the read.

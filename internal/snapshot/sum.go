@@ -34,7 +34,7 @@ func (Disk) Sum(name string, limit int64) (sum [sha256.Size]byte, size int64, er
 			return sum, st.Size(), nil
 		}
 	}
-	data, err := Disk{}.ReadFile(name, limit)
+	data, err := readOpen(f, st, name, limit)
 	if err != nil {
 		return sum, 0, err
 	}
@@ -72,10 +72,10 @@ func sumFaulting(b []byte) (sum [sha256.Size]byte, ok bool) {
 // Sum hashes a file of the tree from its snapshot, and anything outside
 // it from the disk.
 func (t *Tree) Sum(name string, limit int64) (sum [sha256.Size]byte, size int64, err error) {
-	if _, _, in := t.lookup(name); !in {
+	data, in, err := t.file(name, limit)
+	if !in {
 		return Disk{}.Sum(name, limit)
 	}
-	data, err := t.ReadFile(name, limit)
 	if err != nil {
 		return sum, 0, err
 	}

@@ -253,20 +253,30 @@ func (t *Tree) ReadDir(name string) ([]fs.DirEntry, error) {
 // ReadFile returns the contents of the regular file name as the snapshot
 // holds them, or the disk's for a path outside the tree.
 func (t *Tree) ReadFile(name string, limit int64) ([]byte, error) {
-	rel, n, in := t.lookup(name)
+	data, in, err := t.file(name, limit)
 	if !in {
 		return Disk{}.ReadFile(name, limit)
 	}
-	switch {
-	case n == nil || n.dangling:
-		return nil, &fs.PathError{Op: "open", Path: name, Err: t.missing(rel)}
-	case !n.mode.IsRegular():
-		return nil, &fs.PathError{Op: "read", Path: name, Err: ErrNotRegular}
-	case int64(len(n.data)) > limit:
-		return nil, tooLarge(name, limit)
-	}
 	// The caller may keep or change what it gets; the snapshot stays.
-	return slices.Clone(n.data), nil
+	return slices.Clone(data), err
+}
+
+// file returns the snapshot's contents of the regular file name, not to
+// be changed, and whether the tree holds name at all (false for a path
+// outside it, which the disk answers for).
+func (t *Tree) file(name string, limit int64) ([]byte, bool, error) {
+	rel, n, in := t.lookup(name)
+	switch {
+	case !in:
+		return nil, false, nil
+	case n == nil || n.dangling:
+		return nil, true, &fs.PathError{Op: "open", Path: name, Err: t.missing(rel)}
+	case !n.mode.IsRegular():
+		return nil, true, &fs.PathError{Op: "read", Path: name, Err: ErrNotRegular}
+	case int64(len(n.data)) > limit:
+		return nil, true, tooLarge(name, limit)
+	}
+	return n.data, true, nil
 }
 
 // info returns n's file info under name.
