@@ -34,11 +34,16 @@ type cacheEntry struct {
 // build identity there is none: an entry from another build of the
 // loader could hold another meaning.
 func (l Loader) cacheEntryFor(files []string, sums [][sha256.Size]byte) *cacheEntry {
-	if l.CacheDir == "" || l.CacheBuild == "" || !cachefile.Supported || len(files) == 0 {
+	if !l.caches() || len(files) == 0 {
 		return nil
 	}
 	slot, key := l.cacheKeys(files, sums)
 	return &cacheEntry{dir: l.CacheDir, path: filepath.Join(l.CacheDir, slot), key: key, files: files}
+}
+
+// caches reports whether l has a compiled-rules cache.
+func (l Loader) caches() bool {
+	return l.CacheDir != "" && l.CacheBuild != "" && cachefile.Supported
 }
 
 // load returns the cached policy, or nil when there is no usable entry.

@@ -111,8 +111,6 @@ type policyView struct {
 	ProfileRefs []ProfileRef
 }
 
-// rulesOf returns p's view. It takes the profile references first, so
-// that those of rules still encoded are compared too.
 // namesOf returns the names of the files p was loaded from, which its
 // cache entry is written for.
 func namesOf(p *Policy) []string {
@@ -123,6 +121,8 @@ func namesOf(p *Policy) []string {
 	return names
 }
 
+// rulesOf returns p's view. It takes the profile references first, so
+// that those of rules still encoded are compared too.
 func rulesOf(p *Policy) policyView {
 	v := policyView{Rules: map[string][]PrefixRule{}, NRules: p.nrules, Hosts: p.hostExecutables,
 		Network: p.network, Sources: p.sources, Examples: p.nexamples, ProfileRefs: p.ProfileRefs()}

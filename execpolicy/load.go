@@ -133,7 +133,7 @@ func (l Loader) LoadFiles(paths ...string) (*Policy, error) {
 // (and reports it), hashing what it read. sums receives their hashes.
 func (l Loader) loadCachedBySum(files []string, sums [][sha256.Size]byte) *Policy {
 	h, ok := l.files().(snapshot.Hasher)
-	if !ok || l.CacheDir == "" {
+	if !ok || !l.caches() {
 		return nil
 	}
 	var total int64
