@@ -42,6 +42,8 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+
+	"github.com/gatedexec/gatedexec/internal/atomicfile"
 )
 
 // An edit replaces old, which must occur exactly once in the file, with
@@ -339,17 +341,5 @@ func writeOnce(name string, data []byte) error {
 	if _, err := os.Stat(name); err == nil {
 		return nil
 	}
-	f, err := os.CreateTemp(filepath.Dir(name), ".tmp-")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(f.Name())
-	if _, err := f.Write(data); err != nil {
-		f.Close()
-		return err
-	}
-	if err := f.Close(); err != nil {
-		return err
-	}
-	return os.Rename(f.Name(), name)
+	return atomicfile.Write(name, data, false)
 }
