@@ -35,8 +35,8 @@ func LookPath(argv0, dir string, env []string) (string, error) {
 		}
 	}
 	// Each directory that has no argv0 is a miss, not an error: one is
-	// made only for what is returned.
-	notFound := ErrNotFound
+	// made only for what is returned, the first that is not a miss.
+	why := ErrNotFound
 	for _, d := range filepath.SplitList(pathEnv) {
 		if d == "" {
 			d = "."
@@ -49,11 +49,11 @@ func LookPath(argv0, dir string, env []string) (string, error) {
 		if err == nil {
 			return path, nil
 		}
-		if notFound == ErrNotFound && err != ErrNotFound {
-			notFound = err
+		if why == ErrNotFound {
+			why = err
 		}
 	}
-	return "", fmt.Errorf("%s: %w", argv0, notFound)
+	return "", fmt.Errorf("%s: %w", argv0, why)
 }
 
 // checkExec says whether path is a file that can be executed: nil,
