@@ -105,6 +105,16 @@ func (w *SignalWatch) wait() chan os.Signal {
 	return w.c
 }
 
+// Process is a command already started, with a process group of its own,
+// as RunProcess supervises it.
+type Process interface {
+	// Pid returns its process id, which is its group's too.
+	Pid() int
+	// Wait reaps it once it has exited; the error is only for one that
+	// could not be waited for.
+	Wait() error
+}
+
 // Run starts cmd with start (cmd.Start when nil) and waits until the
 // command has exited and its group is gone. cmd must make its own
 // process group (Setsid or Setpgid), since the group is what is signalled.
@@ -124,6 +134,38 @@ func (s *Supervisor) Run(ctx context.Context, cmd *exec.Cmd, start func() error)
 	if cmd.WaitDelay == 0 {
 		cmd.WaitDelay = OutputWait
 	}
+	if start == nil {
+		start = cmd.Start
+	}
+	// A command started before Run (a prestarted helper) was forked by a
+	// thread its starter kept: locking this one would only make every
+	// wake of this goroutine a handoff between threads (one fewer thread,
+	// and 0.05 ms of a sandboxed /bin/true, alternated builds).
+	pin := pinsThread(cmd) && cmd.Process == nil
+	return s.run(ctx, start, pin, func() int { return cmd.Process.Pid }, func() error {
+		err := cmd.Wait()
+		if cmd.ProcessState != nil {
+			return nil // exited: its status is the command's
+		}
+		return err
+	})
+}
+
+// RunProcess supervises p as Run does a command, for a process started
+// before (by a thread its starter keeps, when it has a death signal):
+// start, when not nil, is what lets it go on, called once the signals
+// are watched.
+func (s *Supervisor) RunProcess(ctx context.Context, p Process, start func() error) (timedOut bool, err error) {
+	if start == nil {
+		start = func() error { return nil }
+	}
+	return s.run(ctx, start, false, p.Pid, p.Wait)
+}
+
+// run is Run and RunProcess once the command is known: start starts it
+// (pin keeps this goroutine on its thread for good, for the death signal
+// of what start forks), pid returns its id after, and wait reaps it.
+func (s *Supervisor) run(ctx context.Context, start func() error, pin bool, pid func() int, wait func() error) (timedOut bool, err error) {
 	grace := s.Grace
 	if grace <= 0 {
 		grace = KillGrace
@@ -155,22 +197,15 @@ func (s *Supervisor) Run(ctx context.Context, cmd *exec.Cmd, start func() error)
 	// Watched before the start: a signal in between is the command's too.
 	// Locked after signal.Notify, whose first call starts a thread of the
 	// runtime's own: from a locked thread that is made through the
-	// runtime's template thread, one more thread and handoff. A command
-	// started before Run (a prestarted helper) was forked by a thread its
-	// starter kept: locking this one would only make every wake of this
-	// goroutine a handoff between threads (one fewer thread, and 0.05 ms
-	// of a sandboxed /bin/true, alternated builds).
-	if pinsThread(cmd) && cmd.Process == nil {
+	// runtime's template thread, one more thread and handoff.
+	if pin {
 		runtime.LockOSThread()
 		defer runtime.UnlockOSThread()
-	}
-	if start == nil {
-		start = cmd.Start
 	}
 	if err := start(); err != nil {
 		return false, err
 	}
-	pgid := cmd.Process.Pid
+	pgid := pid()
 	var timeout <-chan time.Time
 	if s.Timeout > 0 {
 		t := time.NewTimer(s.Timeout)
@@ -183,7 +218,7 @@ func (s *Supervisor) Run(ctx context.Context, cmd *exec.Cmd, start func() error)
 	go func() {
 		// The group is killed while the exited command is not reaped
 		// yet, so its id still names this group and no one else's, and
-		// before cmd.Wait waits for the output those processes may hold
+		// before wait waits for the output those processes may hold
 		// open.
 		for waitEvent(pgid) == eventStopped {
 			stopped <- struct{}{}
@@ -194,7 +229,7 @@ func (s *Supervisor) Run(ctx context.Context, cmd *exec.Cmd, start func() error)
 			// hold open.
 			s.KillTree()
 		}
-		waitErr = cmd.Wait()
+		waitErr = wait()
 		close(done)
 	}()
 	var kill <-chan time.Time
@@ -219,7 +254,7 @@ func (s *Supervisor) Run(ctx context.Context, cmd *exec.Cmd, start func() error)
 	for {
 		select {
 		case <-done:
-			if cmd.ProcessState == nil {
+			if waitErr != nil {
 				return timedOut, fmt.Errorf("sandbox: waiting: %w", waitErr)
 			}
 			return timedOut, nil
@@ -249,14 +284,18 @@ func (s *Supervisor) Run(ctx context.Context, cmd *exec.Cmd, start func() error)
 // N killed it, and that signal (0 when it exited).
 func ExitStatus(ps *os.ProcessState) (code, sig int) {
 	ws, ok := ps.Sys().(syscall.WaitStatus)
-	switch {
-	case !ok:
+	if !ok {
 		return ps.ExitCode(), 0
-	case ws.Signaled():
-		return 128 + int(ws.Signal()), int(ws.Signal())
-	default:
-		return ws.ExitStatus(), 0
 	}
+	return WaitExitStatus(ws)
+}
+
+// WaitExitStatus is ExitStatus of a finished process's wait status.
+func WaitExitStatus(ws syscall.WaitStatus) (code, sig int) {
+	if ws.Signaled() {
+		return 128 + int(ws.Signal()), int(ws.Signal())
+	}
+	return ws.ExitStatus(), 0
 }
 
 // event is what waitEvent saw of a child.

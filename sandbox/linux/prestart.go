@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
 	"runtime"
 	"strconv"
 	"sync"
@@ -67,7 +66,7 @@ type prestartKey struct {
 // prestarted is a helper started ahead of its run.
 type prestarted struct {
 	key  prestartKey
-	cmd  *exec.Cmd
+	proc *proc
 	sock *os.File // the runner's end: descriptors, spec, EOF (the go-ahead)
 	rep  *os.File // the report pipe's read end
 	cg   *runCgroups
@@ -154,7 +153,7 @@ func (r *Runner) takePrestarted(key prestartKey) *prestarted {
 // of the helper's death a moment after it.
 func (pre *prestarted) gone() bool {
 	var info unix.Siginfo
-	if err := unix.Waitid(unix.P_PID, pre.cmd.Process.Pid, &info, unix.WEXITED|unix.WNOHANG|unix.WNOWAIT, nil); err != nil || info.Signo != 0 {
+	if err := unix.Waitid(unix.P_PID, pre.proc.pid, &info, unix.WEXITED|unix.WNOHANG|unix.WNOWAIT, nil); err != nil || info.Signo != 0 {
 		return true
 	}
 	conn, err := pre.sock.SyscallConn()
@@ -314,21 +313,26 @@ func (r *Runner) startPrestarted(pre *prestarted, limits []cgroupLimit) error {
 		return err
 	}
 	defer repW.Close()
-	pre.cmd = &exec.Cmd{
-		Path:        exe,
-		Args:        []string{"gatedexec-sandbox", HelperArg, prestartArg, strconv.FormatUint(uint64(pre.key.unshare), 10)},
-		Env:         []string{},
-		ExtraFiles:  helperFiles(theirs, repW, nil, nil, self),
-		SysProcAttr: &syscall.SysProcAttr{Setsid: true, Pdeathsig: syscall.SIGKILL},
+	// Its standard descriptors are /dev/null until its run sends it
+	// the run's.
+	null, err := os.OpenFile(os.DevNull, os.O_RDWR, 0)
+	if err != nil {
+		mine.Close()
+		repR.Close()
+		return err
 	}
+	defer null.Close()
+	args := []string{"gatedexec-sandbox", HelperArg, prestartArg, strconv.FormatUint(uint64(pre.key.unshare), 10)}
+	extra := helperFiles(theirs, repW, nil, nil, self)
 	if pre.key.keptNet {
 		// Without the directory the helper makes its own namespace.
 		if dir := openKeptNetDir(r.KeptNetNS); dir != nil {
 			defer dir.Close()
-			pre.cmd.Args = append(pre.cmd.Args, keptNetNSArg)
-			pre.cmd.ExtraFiles = withFileAt(pre.cmd.ExtraFiles, netnsFD, dir)
+			args = append(args, keptNetNSArg)
+			extra = withFileAt(extra, netnsFD, dir)
 		}
 	}
+	files := append([]*os.File{null, null, null}, extra...)
 	r.closeHeld()
 	if os.Geteuid() == 0 {
 		if pre.cg = r.spareCgroups(pre.key.limits); pre.cg == nil {
@@ -336,22 +340,23 @@ func (r *Runner) startPrestarted(pre *prestarted, limits []cgroupLimit) error {
 		}
 	}
 	err = pre.cg.fork(func(add func(int) error) error {
-		if err := pre.cmd.Start(); err != nil {
+		var err error
+		if pre.proc, err = startProc(exe, args, files, &syscall.SysProcAttr{Setsid: true, Pdeathsig: syscall.SIGKILL}); err != nil {
 			return err
 		}
 		if add != nil {
-			if err := add(pre.cmd.Process.Pid); err != nil {
+			if err := add(pre.proc.pid); err != nil {
 				return err
 			}
 		}
 		// In them: the helper forks nothing before (its init).
-		_, err := mine.Write([]byte{prestartCgroups})
+		_, err = mine.Write([]byte{prestartCgroups})
 		return err
 	})
 	if err != nil {
-		if pre.cmd.Process != nil {
-			pre.cmd.Process.Kill()
-			pre.cmd.Wait()
+		if pre.proc != nil {
+			pre.proc.Kill()
+			pre.proc.Wait()
 		}
 		mine.Close()
 		repR.Close()
@@ -451,14 +456,12 @@ func (pre *prestarted) use(r *Runner, spec *helperSpec, io3 *stdio, ruleset *os.
 	pre.taken = true
 	r.cache.pool.used.Add(1)
 	reap := func() {
-		if pre.cmd.ProcessState == nil {
-			pre.cmd.Process.Kill()
-			pre.cmd.Wait()
-		}
+		pre.proc.Kill()
+		pre.proc.Wait()
 	}
 	return &helperStart{
-		cmd: pre.cmd,
-		rep: pre.rep,
+		proc: pre.proc,
+		rep:  pre.rep,
 		// In the cgroups it was started in.
 		start: func(*runCgroups) error {
 			// Only a LongLived Runner has a next run to tear the
@@ -598,8 +601,8 @@ func (pre *prestarted) end() {
 		return
 	}
 	pre.endOnce.Do(func() {
-		pre.cmd.Process.Kill()
-		pre.cmd.Wait()
+		pre.proc.Kill()
+		pre.proc.Wait()
 		pre.sock.Close()
 		pre.rep.Close()
 		pre.done()

@@ -362,7 +362,7 @@ func TestPrestartedRefusesOtherNamespaces(t *testing.T) {
 	// Every way out ends the helper and releases the thread that forked
 	// it, which Close waits for: a failure must not hang the suite.
 	defer func() {
-		pre.cmd.Process.Kill()
+		pre.proc.Kill()
 		pre.done()
 	}()
 	code, rep := goAhead(t, pre, helperSpec{Path: "/bin/true", Argv: []string{"true"}, Unshare: unix.CLONE_NEWNS | unix.CLONE_NEWIPC | unix.CLONE_NEWNET})
@@ -489,8 +489,8 @@ func TestPrestartedGoAheadAfterMountNS(t *testing.T) {
 		t.Fatal("the helper did not start")
 	}
 	defer func() {
-		pre.cmd.Process.Kill()
-		pre.cmd.Wait()
+		pre.proc.Kill()
+		pre.proc.Wait()
 	}()
 	// Its namespaces made and its mount namespace sent, unread.
 	var readable bool
@@ -525,18 +525,19 @@ func goAhead(t *testing.T, pre *prestarted, spec helperSpec) (int, string) {
 		t.Fatal(err)
 	}
 	done := make(chan error, 1)
-	go func() { done <- pre.cmd.Wait() }()
+	go func() { done <- pre.proc.Wait() }()
 	select {
 	case <-done:
 	case <-time.After(10 * time.Second):
-		pre.cmd.Process.Kill()
+		pre.proc.Kill()
 		t.Fatal("the helper did not end")
 	}
 	pre.done()
 	pre.sock.Close()
 	rep, _ := io.ReadAll(pre.rep)
 	pre.rep.Close()
-	return pre.cmd.ProcessState.ExitCode(), string(rep)
+	ws, _ := pre.proc.Status()
+	return ws.ExitStatus(), string(rep)
 }
 
 // TestLeaveToExit: a one-shot run of a Runner that leaves to the process's

@@ -421,7 +421,7 @@ func (r *Runner) start(ctx context.Context, c *Command, p *sandbox.Profile, spec
 		// job-control parent; otherwise it is the command.
 		sup.Job = &termJob{io3: io3, supervised: spec.Unshare&unix.CLONE_NEWPID != 0 || spec.Ctty > 0}
 	}
-	timedOut, err := sup.Run(ctx, cmd, func() error {
+	start := func() error {
 		begin = time.Now()
 		if err := h.start(cg); err != nil {
 			io3.close()
@@ -433,7 +433,13 @@ func (r *Runner) start(ctx context.Context, c *Command, p *sandbox.Profile, spec
 			eg.start(ctx)
 		}
 		return nil
-	})
+	}
+	var timedOut bool
+	if h.proc != nil {
+		timedOut, err = sup.RunProcess(ctx, h.proc, start)
+	} else {
+		timedOut, err = sup.Run(ctx, cmd, start)
+	}
 	h.ended()
 	if err != nil {
 		return nil, err
@@ -450,7 +456,7 @@ func (r *Runner) start(ctx context.Context, c *Command, p *sandbox.Profile, spec
 	if cg != nil {
 		res.Layers = append(res.Layers, cg.layers...)
 	}
-	res.ExitCode, res.Signal = sandbox.ExitStatus(cmd.ProcessState)
+	res.ExitCode, res.Signal = h.exitStatus()
 	rep, _ := io.ReadAll(h.rep)
 	if hr, ok := parseReport(rep); ok {
 		switch hr.tag {
@@ -467,10 +473,11 @@ func (r *Runner) start(ctx context.Context, c *Command, p *sandbox.Profile, spec
 	return res, nil
 }
 
-// helperStart is how a run's helper starts: forked now (newHelperStart)
-// or prestarted and handed its run (prestarted.use).
+// helperStart is how a run's helper starts: forked now (newHelperStart),
+// cmd, or prestarted and handed its run (prestarted.use), proc.
 type helperStart struct {
-	cmd *exec.Cmd
+	cmd  *exec.Cmd
+	proc *proc
 	// rep is the report pipe's read end.
 	rep *os.File
 	// start starts the run in the cgroups cg (nil for none); on an error
@@ -478,6 +485,15 @@ type helperStart struct {
 	start func(cg *runCgroups) error
 	// ended runs once the helper is reaped, or never started.
 	ended func()
+}
+
+// exitStatus returns the exit code and signal of the helper, reaped.
+func (h *helperStart) exitStatus() (code, sig int) {
+	if h.proc != nil {
+		ws, _ := h.proc.Status()
+		return sandbox.WaitExitStatus(ws)
+	}
+	return sandbox.ExitStatus(h.cmd.ProcessState)
 }
 
 // newHelperStart prepares a helper forked for this run, in its cgroups,
