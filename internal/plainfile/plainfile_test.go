@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"golang.org/x/sys/unix"
@@ -78,5 +79,68 @@ func TestOpenNonBlock(t *testing.T) {
 	fl, err := unix.FcntlInt(f.Fd(), unix.F_GETFL, 0)
 	if err != nil || fl&unix.O_NONBLOCK != 0 {
 		t.Errorf("flags %#x, %v: still non-blocking", fl, err)
+	}
+}
+
+// TestReadFile: a file is read whole, past the first buffer too, one of
+// /proc whose size stat does not tell as well; a missing one is a
+// PathError naming it.
+func TestReadFile(t *testing.T) {
+	dir := t.TempDir()
+	big := make([]byte, 5000)
+	for i := range big {
+		big[i] = byte('a' + i%26)
+	}
+	for _, data := range [][]byte{nil, []byte("x"), big} {
+		path := filepath.Join(dir, "f")
+		if err := os.WriteFile(path, data, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		got, err := ReadFile(path)
+		if err != nil || string(got) != string(data) {
+			t.Errorf("ReadFile of %d bytes: %d bytes, %v", len(data), len(got), err)
+		}
+	}
+	want, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := ReadFile("/proc/self/status")
+	// Both start with the process's name: this test binary's.
+	if err != nil || len(got) == 0 || !strings.HasPrefix(string(got), strings.SplitN(string(want), "\n", 2)[0]) {
+		t.Errorf("ReadFile(/proc/self/status) = %q, %v", got, err)
+	}
+	missing := filepath.Join(dir, "missing")
+	var pe *fs.PathError
+	if _, err := ReadFile(missing); !errors.Is(err, fs.ErrNotExist) || !errors.As(err, &pe) || pe.Path != missing {
+		t.Errorf("ReadFile(missing) = %v, want a PathError for it", err)
+	}
+}
+
+// TestWriteFile: a write replaces what it writes over in an existing file
+// and creates none; a refused write is a PathError naming the file.
+func TestWriteFile(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "f")
+	if err := os.WriteFile(path, []byte("12345"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteFile(path, []byte("ab")); err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := os.ReadFile(path); string(b) != "ab345" {
+		t.Errorf("file holds %q, want ab345 (written over, not truncated)", b)
+	}
+	missing := filepath.Join(dir, "missing")
+	var pe *fs.PathError
+	if err := WriteFile(missing, []byte("x")); !errors.Is(err, fs.ErrNotExist) || !errors.As(err, &pe) || pe.Path != missing {
+		t.Errorf("WriteFile(missing) = %v, want a PathError for it", err)
+	}
+	if _, err := os.Stat(missing); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("WriteFile created %s", missing)
+	}
+	// /proc/self/oom_score_adj refuses a value out of range.
+	if err := WriteFile("/proc/self/oom_score_adj", []byte("5000")); !errors.Is(err, unix.EINVAL) || !errors.As(err, &pe) {
+		t.Errorf("WriteFile(oom_score_adj, 5000) = %v, want EINVAL in a PathError", err)
 	}
 }

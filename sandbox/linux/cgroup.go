@@ -18,6 +18,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/gatedexec/gatedexec/internal/plainfile"
 	"github.com/gatedexec/gatedexec/sandbox"
 )
 
@@ -75,7 +76,7 @@ func newRunCgroups(h *cgroupHost, limits []cgroupLimit) *runCgroups {
 	// Only the limits written are the run's.
 	layers, set := g.layers[:0:0], g.set[:0:0]
 	for i, f := range g.set {
-		if os.WriteFile(f.path, []byte(f.value), 0) == nil {
+		if plainfile.WriteFile(f.path, []byte(f.value)) == nil {
 			layers, set = append(layers, g.layers[i]), append(set, f)
 		}
 	}
@@ -228,7 +229,7 @@ type cgroupHost struct {
 func readCgroupHost() *cgroupHost {
 	h := &cgroupHost{}
 	if h.v1, h.v2, h.err = ownCgroups(); h.err == nil && h.v2 != "" {
-		if b, err := os.ReadFile(filepath.Join(cgroupRoot, h.v2, "cgroup.subtree_control")); err == nil {
+		if b, err := plainfile.ReadFile(filepath.Join(cgroupRoot, h.v2, "cgroup.subtree_control")); err == nil {
 			h.v2Controllers = strings.Fields(string(b))
 		}
 	}
@@ -238,7 +239,7 @@ func readCgroupHost() *cgroupHost {
 // ownCgroups reads this process's cgroups: its path in each v1 hierarchy
 // by controller, and in the unified one.
 func ownCgroups() (v1 map[string]string, v2 string, err error) {
-	f, err := os.Open("/proc/self/cgroup")
+	f, err := plainfile.Open("/proc/self/cgroup", 0)
 	if err != nil {
 		return nil, "", err
 	}
@@ -272,7 +273,7 @@ func isDir(p string) bool {
 // add moves pid, and so everything it forks after, into the cgroups.
 func (g *runCgroups) add(pid int) error {
 	for _, d := range g.dirs {
-		if err := os.WriteFile(filepath.Join(d, "cgroup.procs"), []byte(strconv.Itoa(pid)), 0); err != nil {
+		if err := plainfile.WriteFile(filepath.Join(d, "cgroup.procs"), []byte(strconv.Itoa(pid))); err != nil {
 			return fmt.Errorf("sandbox: cgroup %s: %w", d, err)
 		}
 	}
@@ -295,7 +296,7 @@ func (g *runCgroups) add(pid int) error {
 // (leaveThread), or it would keep them from being removed.
 func (g *runCgroups) enterThread() error {
 	for _, d := range g.dirs {
-		if err := os.WriteFile(filepath.Join(d, "tasks"), []byte("0"), 0); err != nil {
+		if err := plainfile.WriteFile(filepath.Join(d, "tasks"), []byte("0")); err != nil {
 			return fmt.Errorf("sandbox: cgroup %s: %w", d, err)
 		}
 	}
@@ -308,7 +309,7 @@ func (g *runCgroups) enterThread() error {
 func (g *runCgroups) leaveThread() error {
 	var errs []error
 	for _, d := range g.dirs {
-		errs = append(errs, os.WriteFile(filepath.Join(filepath.Dir(d), "tasks"), []byte("0"), 0))
+		errs = append(errs, plainfile.WriteFile(filepath.Join(filepath.Dir(d), "tasks"), []byte("0")))
 	}
 	return errors.Join(errs...)
 }
@@ -359,7 +360,7 @@ func (g *runCgroups) killAll() {
 		return
 	}
 	dir := g.dirs[0] // every task of the run is in each of them
-	if os.WriteFile(filepath.Join(dir, "cgroup.kill"), []byte("1"), 0) == nil {
+	if plainfile.WriteFile(filepath.Join(dir, "cgroup.kill"), []byte("1")) == nil {
 		return
 	}
 	self := os.Getpid()
@@ -378,7 +379,7 @@ func (g *runCgroups) killAll() {
 
 // cgroupProcs reads the processes in the cgroup dir.
 func cgroupProcs(dir string) ([]int, error) {
-	b, err := os.ReadFile(filepath.Join(dir, "cgroup.procs"))
+	b, err := plainfile.ReadFile(filepath.Join(dir, "cgroup.procs"))
 	if err != nil {
 		return nil, err
 	}
@@ -401,11 +402,11 @@ func cgroupProcs(dir string) ([]int, error) {
 // False when one cannot be read or written.
 func (g *runCgroups) reusable() bool {
 	for _, d := range g.dirs {
-		b, err := os.ReadFile(filepath.Join(d, "cgroup.procs"))
+		b, err := plainfile.ReadFile(filepath.Join(d, "cgroup.procs"))
 		if err != nil || len(bytes.TrimSpace(b)) > 0 {
 			return false
 		}
-		stat, err := os.ReadFile(filepath.Join(d, "memory.stat"))
+		stat, err := plainfile.ReadFile(filepath.Join(d, "memory.stat"))
 		if errors.Is(err, os.ErrNotExist) {
 			continue // not a memory cgroup
 		}
@@ -414,7 +415,7 @@ func (g *runCgroups) reusable() bool {
 		}
 	}
 	for _, l := range g.set {
-		if os.WriteFile(l.path, []byte(l.value), 0) != nil {
+		if plainfile.WriteFile(l.path, []byte(l.value)) != nil {
 			return false
 		}
 	}

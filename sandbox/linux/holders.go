@@ -13,6 +13,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/gatedexec/gatedexec/internal/plainfile"
 	"github.com/gatedexec/gatedexec/sandbox"
 )
 
@@ -67,7 +68,7 @@ func (h *holders) lock(held []string) bool {
 			continue
 		}
 		seen[d] = true
-		f, err := os.Open(d)
+		f, err := plainfile.Open(d, 0)
 		if errors.Is(err, fs.ErrNotExist) {
 			h.release(false)
 			return false

@@ -14,6 +14,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/gatedexec/gatedexec/internal/plainfile"
 	"github.com/gatedexec/gatedexec/sandbox"
 )
 
@@ -373,7 +374,7 @@ func hostSockets(p *sandbox.Profile, visible []string) ([]mountOp, error) {
 
 // socketMounts is hostSockets reading the socket table at table.
 func socketMounts(p *sandbox.Profile, visible []string, table string) ([]mountOp, error) {
-	b, err := os.ReadFile(table)
+	b, err := plainfile.ReadFile(table)
 	if err != nil {
 		return nil, fmt.Errorf("sandbox: host unix sockets: %w", err)
 	}

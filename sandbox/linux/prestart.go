@@ -315,12 +315,13 @@ func (r *Runner) startPrestarted(pre *prestarted, limits []cgroupLimit) error {
 	defer repW.Close()
 	// Its standard descriptors are /dev/null until its run sends it
 	// the run's.
-	null, err := os.OpenFile(os.DevNull, os.O_RDWR, 0)
+	nullFD, err := unix.Open(os.DevNull, unix.O_RDWR|unix.O_CLOEXEC, 0)
 	if err != nil {
 		mine.Close()
 		repR.Close()
-		return err
+		return &os.PathError{Op: "open", Path: os.DevNull, Err: err}
 	}
+	null := os.NewFile(uintptr(nullFD), os.DevNull)
 	defer null.Close()
 	args := []string{"gatedexec-sandbox", HelperArg, prestartArg, strconv.FormatUint(uint64(pre.key.unshare), 10)}
 	extra := helperFiles(theirs, repW, nil, nil, self)

@@ -13,6 +13,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/gatedexec/gatedexec/internal/plainfile"
 	"github.com/gatedexec/gatedexec/sandbox"
 )
 
@@ -144,7 +145,7 @@ func newStdio(c *Command, withPty bool, tail *sandbox.TailBuffer, hold *termHold
 		if err != nil {
 			break
 		}
-		if r, err := os.Open(fmt.Sprintf("/proc/self/fd/%d", errf.Fd())); err == nil {
+		if r, err := plainfile.Open(fmt.Sprintf("/proc/self/fd/%d", errf.Fd()), 0); err == nil {
 			s.errFile, s.errOff = r, st.Size()
 		}
 	}
