@@ -301,33 +301,73 @@ func inodeOf(fi fs.FileInfo) uint64 {
 
 // WatchGit calls run and, when p.WatchesGit, reports in its Result the git
 // control files and the p.Watch paths the run created or changed in the
-// workspace, telling w too.
-// Backends wrap their Run in it.
+// workspace, telling w too. It is a GitWatch whose scan before comes
+// first: a backend that can scan later, once its command is all but
+// started, uses a GitWatch itself.
 func WatchGit(p *Profile, w io.Writer, run func() (*Result, error)) (*Result, error) {
-	if !p.WatchesGit() {
-		return run()
-	}
-	repos := scanGitRepos(p.Workspace, p.ScanCache)
-	repos.Watch(p.Watch)
+	g := NewGitWatch(p, w)
+	g.Before()
 	res, err := run()
-	if res != nil {
-		var complete bool
-		res.Tampered, res.TamperUnscanned, complete = repos.GitTamper()
-		res.TamperIncomplete = !complete
-		repos.Keep()
-		// A link on the way to a git control file is watched too (so
-		// that it is pinned): the git warning says it better.
-		var settings []string
-		for _, s := range repos.Changed(p.Watch) {
-			if !slices.Contains(res.Tampered, s) {
-				res.Tampered = append(res.Tampered, s)
-				settings = append(settings, s)
-			}
-		}
-		slices.Sort(res.Tampered)
-		warnTampered(w, res, settings)
-	}
+	g.After(res)
 	return res, err
+}
+
+// A GitWatch is WatchGit in its two steps, for a backend that scans when
+// its command's start no longer waits for it: a helper with its plan,
+// setting up its namespaces, needs only the go-ahead. Before scans once,
+// before the command may start; After compares once it has ended, with
+// whatever the run made for itself (the holders of missing protect paths)
+// still in place, as it was at the scan before. A nil GitWatch (a
+// profile that does not watch git) does nothing.
+type GitWatch struct {
+	p     *Profile
+	w     io.Writer
+	repos *GitRepos
+}
+
+// NewGitWatch returns the watch of a run of p, telling w of what it finds;
+// nil when p does not watch git.
+func NewGitWatch(p *Profile, w io.Writer) *GitWatch {
+	if !p.WatchesGit() {
+		return nil
+	}
+	return &GitWatch{p: p, w: w}
+}
+
+// Before scans the workspace, unless it has been: call it before the
+// command can start, and after anything the run makes in the workspace
+// before the command.
+func (g *GitWatch) Before() {
+	if g == nil || g.repos != nil {
+		return
+	}
+	g.repos = scanGitRepos(g.p.Workspace, g.p.ScanCache)
+	g.repos.Watch(g.p.Watch)
+}
+
+// After reports in res what the run created or changed since Before, and
+// tells the GitWatch's writer; a nil res (no run) or a watch that never
+// scanned (no command started) has nothing to report.
+func (g *GitWatch) After(res *Result) {
+	if g == nil || g.repos == nil || res == nil {
+		return
+	}
+	repos := g.repos
+	var complete bool
+	res.Tampered, res.TamperUnscanned, complete = repos.GitTamper()
+	res.TamperIncomplete = !complete
+	repos.Keep()
+	// A link on the way to a git control file is watched too (so
+	// that it is pinned): the git warning says it better.
+	var settings []string
+	for _, s := range repos.Changed(g.p.Watch) {
+		if !slices.Contains(res.Tampered, s) {
+			res.Tampered = append(res.Tampered, s)
+			settings = append(settings, s)
+		}
+	}
+	slices.Sort(res.Tampered)
+	warnTampered(g.w, res, settings)
 }
 
 // warnTampered tells the user, on w, what a run changed that git, or for

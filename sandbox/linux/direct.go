@@ -36,7 +36,7 @@ func direct(p *sandbox.Profile, spec *helperSpec) bool {
 // never unlocked, so that it ends with the run and no other goroutine
 // ever runs on it with the flag (the main thread, which cannot end, is
 // parked for good instead).
-func (r *Runner) startDirect(ctx context.Context, c *Command, p *sandbox.Profile, spec *helperSpec, io3 *stdio, tail *sandbox.TailBuffer, cgs *pendingCgroups) (*sandbox.Result, error) {
+func (r *Runner) startDirect(ctx context.Context, c *Command, p *sandbox.Profile, spec *helperSpec, io3 *stdio, tail *sandbox.TailBuffer, cgs *pendingCgroups, watch *sandbox.GitWatch) (*sandbox.Result, error) {
 	env := spec.Env
 	if env == nil {
 		env = []string{} // nil would be gatedexec's own environment
@@ -68,6 +68,7 @@ func (r *Runner) startDirect(ctx context.Context, c *Command, p *sandbox.Profile
 		}
 		started := false
 		timedOut, err := sup.Run(ctx, cmd, func() error {
+			watch.Before()
 			begin = time.Now()
 			err := cg.fork(func(add func(int) error) error {
 				if err := cmd.Start(); err != nil {

@@ -186,7 +186,7 @@ func (e *egressRun) stop() ([]sandbox.Denial, error) {
 // alone, and seccomp refuses it UDP and raw sockets. Without a Landlock ABI
 // that handles TCP (4) nothing would hold the command to the proxy, and it
 // does not run.
-func (r *Runner) startFallback(ctx context.Context, c *Command, p *sandbox.Profile, spec *helperSpec, env []string, caps Capabilities, cgs *pendingCgroups, hold *termHold) (*sandbox.Result, error) {
+func (r *Runner) startFallback(ctx context.Context, c *Command, p *sandbox.Profile, spec *helperSpec, env []string, caps Capabilities, cgs *pendingCgroups, hold *termHold, watch *sandbox.GitWatch) (*sandbox.Result, error) {
 	if !spec.Landlock || caps.LandlockABI < 4 {
 		return nil, fmt.Errorf("profile %s: network mode \"proxy\" without a network namespace needs Landlock ABI 4 (TCP rules); this host has %d: %w",
 			p.Name, caps.LandlockABI, sandbox.ErrLayerUnavailable)
@@ -209,7 +209,7 @@ func (r *Runner) startFallback(ctx context.Context, c *Command, p *sandbox.Profi
 		return nil, err
 	}
 	spec.Env = egress.ProxyEnv(env, local.Port())
-	res, err := r.start(ctx, c, p, spec, ruleset, cgs, hold, nil)
+	res, err := r.start(ctx, c, p, spec, ruleset, cgs, hold, nil, watch)
 	denied := sandbox.NetDenials(local.Stop())
 	if res != nil {
 		res.Denied = denied

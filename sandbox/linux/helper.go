@@ -101,7 +101,7 @@ func runHelperSpec(self *os.File, spec []byte) (code int, report string, err err
 	defer repR.Close()
 	cmd := &exec.Cmd{Path: selfPath, Args: []string{"gatedexec-sandbox", HelperArg},
 		ExtraFiles: helperFiles(specR, repW, nil, nil, self)}
-	if err := startHelper(cmd, specR, repW, specW, spec, nil); err != nil {
+	if err := startHelper(cmd, specR, repW, specW, spec, nil, nil); err != nil {
 		return 0, "", err
 	}
 	rep, _ := io.ReadAll(repR)
@@ -137,14 +137,15 @@ func helperFiles(spec, report, ruleset, egress, self *os.File) []*os.File {
 // and execs nothing before the go-ahead. started, when not nil, runs
 // between the start and the go-ahead, so what it does to the helper (a
 // cgroup) holds for everything the helper starts; an error from it kills
-// the helper.
+// the helper. ready, when not nil, runs last before the go-ahead, once
+// the helper has its spec.
 //
 // A spec that fits the pipe is written before the start without blocking;
 // a larger one is written meanwhile, and holding specR open would make a
 // helper that died before reading it block that write forever. The
 // helper refuses a spec cut short, and a failed write kills it before
 // specW is closed, as started's error does.
-func startHelper(cmd *exec.Cmd, specR, repW, specW *os.File, spec []byte, started func(pid int) error) error {
+func startHelper(cmd *exec.Cmd, specR, repW, specW *os.File, spec []byte, started func(pid int) error, ready func()) error {
 	if len(spec) > maxSpec {
 		specR.Close()
 		repW.Close()
@@ -182,6 +183,8 @@ func startHelper(cmd *exec.Cmd, specR, repW, specW *os.File, spec []byte, starte
 	} else if err = <-written; err != nil {
 		cmd.Process.Kill()
 		err = fmt.Errorf("sandbox: writing the helper spec: %w", err)
+	} else if ready != nil {
+		ready()
 	}
 	specW.Close()
 	if err != nil {

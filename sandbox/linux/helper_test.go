@@ -148,7 +148,7 @@ func TestHelperCloseFDs(t *testing.T) {
 		specR, specW, repR, repW := helperPipes(t)
 		cmd := &exec.Cmd{Path: selfPath, Args: []string{"gatedexec-sandbox", HelperArg},
 			ExtraFiles: []*os.File{specR, repW, nil, nil, testHelper(t), nil, inherited}}
-		if err := startHelper(cmd, specR, repW, specW, spec, nil); err != nil {
+		if err := startHelper(cmd, specR, repW, specW, spec, nil, nil); err != nil {
 			t.Fatal(err)
 		}
 		rep, _ := io.ReadAll(repR)
@@ -244,7 +244,7 @@ func TestHelperHighDescriptors(t *testing.T) {
 		repW.Close()
 		cmd := &exec.Cmd{Path: path, Args: []string{"gatedexec-sandbox", HelperArg},
 			ExtraFiles: helperFiles(hSpec, hRep, nil, nil, self)}
-		err = startHelper(cmd, hSpec, hRep, specW, spec, nil)
+		err = startHelper(cmd, hSpec, hRep, specW, spec, nil, nil)
 		if err == nil {
 			io.ReadAll(repR)
 			err = cmd.Wait()
@@ -347,8 +347,8 @@ func TestHelperSpecFrame(t *testing.T) {
 
 // TestHelperGoAhead: the helper starts nothing before the runner's
 // go-ahead (the end of the spec pipe), which comes after started (the
-// run's cgroups); an error from started kills the helper, and the
-// command never runs.
+// run's cgroups) and then ready (the git scan); an error from started
+// kills the helper, ready is not called, and the command never runs.
 func TestHelperGoAhead(t *testing.T) {
 	for _, fail := range []bool{false, true} {
 		out := filepath.Join(t.TempDir(), "out")
@@ -384,9 +384,23 @@ func TestHelperGoAhead(t *testing.T) {
 			}
 			return nil
 		}
-		err = startHelper(cmd, specR, repW, specW, spec, started)
+		var order []string
+		readied := func() {
+			order = append(order, "ready")
+			if _, err := os.Stat(out); err == nil {
+				t.Errorf("the command ran before ready")
+			}
+		}
+		startedThen := func(pid int) error {
+			order = append(order, "started")
+			return started(pid)
+		}
+		err = startHelper(cmd, specR, repW, specW, spec, startedThen, readied)
 		if waited == "" {
 			t.Errorf("the helper never waited for the go-ahead")
+		}
+		if want := map[bool]string{false: "started ready", true: "started"}[fail]; strings.Join(order, " ") != want {
+			t.Errorf("started failing %v: called %q, want %q", fail, order, want)
 		}
 		if fail {
 			if err == nil || err.Error() != "no cgroup" {

@@ -371,9 +371,10 @@ func (r *Runner) startPrestarted(pre *prestarted, limits []cgroupLimit) error {
 }
 
 // send hands the helper its standard descriptors (nil is /dev/null), the
-// ruleset when there is one, and its spec, then the go-ahead: the
-// socket's end.
-func (pre *prestarted) send(stdio [3]*os.File, ruleset *os.File, spec []byte) error {
+// ruleset when there is one, and its spec, calls ready (when not nil),
+// then gives the go-ahead: the socket's end. The helper sets up its
+// mounts meanwhile.
+func (pre *prestarted) send(stdio [3]*os.File, ruleset *os.File, spec []byte, ready func()) error {
 	// The go-ahead is the end of what the runner writes, not a close:
 	// a socket closed with the helper's mount namespace still queued in
 	// it, unread (a one-shot run, or one that stopped waiting for it,
@@ -426,13 +427,15 @@ func (pre *prestarted) send(stdio [3]*os.File, ruleset *os.File, spec []byte) er
 	if sendErr != nil {
 		return fmt.Errorf("sandbox: sending the helper its descriptors: %w", sendErr)
 	}
-	if sent == len(msg) {
-		// Nothing left: a write of nothing would still fail (EPIPE) once
-		// a helper that refused the spec has ended, and hide its report.
-		return nil
+	// Nothing left: a write of nothing would still fail (EPIPE) once a
+	// helper that refused the spec has ended, and hide its report.
+	if sent < len(msg) {
+		if _, err := pre.sock.Write(msg[sent:]); err != nil {
+			return fmt.Errorf("sandbox: writing the helper spec: %w", err)
+		}
 	}
-	if _, err := pre.sock.Write(msg[sent:]); err != nil {
-		return fmt.Errorf("sandbox: writing the helper spec: %w", err)
+	if ready != nil {
+		ready()
 	}
 	return nil
 }
@@ -464,7 +467,7 @@ func (pre *prestarted) use(r *Runner, spec *helperSpec, io3 *stdio, ruleset *os.
 		proc: pre.proc,
 		rep:  pre.rep,
 		// In the cgroups it was started in.
-		start: func(*runCgroups) error {
+		start: func(_ *runCgroups, ready func()) error {
 			// Only a LongLived Runner has a next run to tear the
 			// namespace down behind; a one-shot run leaves the message
 			// unread, and the namespace goes with its end of the socket
@@ -478,7 +481,7 @@ func (pre *prestarted) use(r *Runner, spec *helperSpec, io3 *stdio, ruleset *os.
 				if pre.mntns = mntns; mntns != nil {
 					r.cache.pool.mountNS.Add(1)
 				}
-				err = pre.send(files, ruleset, data)
+				err = pre.send(files, ruleset, data, ready)
 			}
 			if err != nil {
 				reap()

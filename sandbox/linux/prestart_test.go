@@ -513,15 +513,59 @@ func TestPrestartedGoAheadAfterMountNS(t *testing.T) {
 	}
 }
 
+// TestPrestartedReadyBeforeGoAhead: a prestarted helper handed its spec
+// runs nothing until the go-ahead, which follows ready (the runner's git
+// scan): the command's file is not there while ready waits, and is once
+// the helper has ended.
+func TestPrestartedReadyBeforeGoAhead(t *testing.T) {
+	requireRoot(t, "without root the helper's namespaces need a user namespace")
+	r := &Runner{}
+	unshare := uint32(unix.CLONE_NEWNS | unix.CLONE_NEWIPC)
+	pre := r.startAhead(prestartKey{unshare: unshare}, nil)
+	if pre == nil {
+		t.Fatal("the helper did not start")
+	}
+	defer func() {
+		pre.proc.Kill()
+		pre.proc.Wait()
+	}()
+	out := filepath.Join(t.TempDir(), "out")
+	readied := false
+	ready := func() {
+		readied = true
+		// Long enough for a helper that did not wait to have run it.
+		time.Sleep(200 * time.Millisecond)
+		if _, err := os.Stat(out); err == nil {
+			t.Errorf("the command ran before the go-ahead")
+		}
+	}
+	spec := helperSpec{Path: "/bin/sh", Argv: []string{"sh", "-c", `echo ran > "$0"`, out}, Unshare: unshare}
+	if code, rep := goAheadAfter(t, pre, spec, ready); code != 0 {
+		t.Errorf("exit %d, report %q; want the command's 0", code, rep)
+	}
+	if !readied {
+		t.Error("ready was not called")
+	}
+	if b, err := os.ReadFile(out); err != nil || string(b) != "ran\n" {
+		t.Errorf("the command's file: %q, %v", b, err)
+	}
+}
+
 // goAhead gives the prestarted helper pre the run of spec and waits for
 // it to end: its exit code and its report.
 func goAhead(t *testing.T, pre *prestarted, spec helperSpec) (int, string) {
+	t.Helper()
+	return goAheadAfter(t, pre, spec, nil)
+}
+
+// goAheadAfter is goAhead calling ready before the go-ahead.
+func goAheadAfter(t *testing.T, pre *prestarted, spec helperSpec, ready func()) (int, string) {
 	t.Helper()
 	data, err := spec.encode()
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := pre.send([3]*os.File{}, nil, data); err != nil {
+	if err := pre.send([3]*os.File{}, nil, data, ready); err != nil {
 		t.Fatal(err)
 	}
 	done := make(chan error, 1)

@@ -82,7 +82,7 @@ func (r *Runner) Run(ctx context.Context, c *Command) (*sandbox.Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	return sandbox.WatchGit(c.Profile, r.warn(), func() (*sandbox.Result, error) { return r.run(ctx, c, start) })
+	return r.run(ctx, c, start, sandbox.NewGitWatch(c.Profile, r.warn()))
 }
 
 // runStart is what Run decides of a run before the git scan.
@@ -159,8 +159,13 @@ func warmProcessStart() {
 	}
 }
 
-// run runs c as begin planned it (st), owning the helper it started.
-func (r *Runner) run(ctx context.Context, c *Command, st runStart) (*sandbox.Result, error) {
+// run runs c as begin planned it (st), owning the helper it started. The
+// git scan before the run (watch) waits until the command's start does
+// not: the helper has its spec and sets up its mounts while the runner
+// scans, and starts the command on the go-ahead that follows the scan.
+// The scan after the run comes before the run's holders are removed, so
+// that both see the workspace with them.
+func (r *Runner) run(ctx context.Context, c *Command, st runStart, watch *sandbox.GitWatch) (*sandbox.Result, error) {
 	p := c.Profile
 	caps, layers, missing, limits := st.caps, st.layers, st.missing, st.limits
 	// After the refusals (begin): a run that does not happen makes nothing.
@@ -294,7 +299,7 @@ func (r *Runner) run(ctx context.Context, c *Command, st runStart) (*sandbox.Res
 	// One for the run, whichever way it starts: the fallback's proxy is
 	// made before the relay.
 	th := newTermHold()
-	res, err := r.start(ctx, c, p, &spec, ruleset, cgs, th, pre)
+	res, err := r.start(ctx, c, p, &spec, ruleset, cgs, th, pre, watch)
 	if err != nil && errors.Is(err, errNamespaces) {
 		if p.Enforcement != sandbox.BestEffort {
 			return nil, fmt.Errorf("profile %s: %v: %w", p.Name, err, sandbox.ErrLayerUnavailable)
@@ -310,10 +315,10 @@ func (r *Runner) run(ctx context.Context, c *Command, st runStart) (*sandbox.Res
 		spec.Unshare, spec.Mounts, spec.LoopbackUp, spec.ParentMntNS = 0, nil, false, 0
 		spec.Tmp, spec.Keep, spec.Reopen, spec.Dev = nil, nil, nil, false
 		if len(spec.Egress) == 0 {
-			res, err = r.start(ctx, c, p, &spec, ruleset, cgs, th, nil)
+			res, err = r.start(ctx, c, p, &spec, ruleset, cgs, th, nil, watch)
 		} else {
 			spec.Egress = nil
-			res, err = r.startFallback(ctx, c, p, &spec, env, caps, cgs, th)
+			res, err = r.startFallback(ctx, c, p, &spec, env, caps, cgs, th, watch)
 		}
 	}
 	if len(missing) > 0 {
@@ -322,6 +327,7 @@ func (r *Runner) run(ctx context.Context, c *Command, st runStart) (*sandbox.Res
 	if res != nil {
 		res.Layers, res.Missing = append(layers, res.Layers...), missing
 	}
+	watch.After(res)
 	return res, err
 }
 
@@ -355,7 +361,9 @@ type Command = sandbox.Command
 // the mounts in them, and ran nothing.
 var errNamespaces = errors.New("cannot set up namespaces")
 
-func (r *Runner) start(ctx context.Context, c *Command, p *sandbox.Profile, spec *helperSpec, ruleset *os.File, cgs *pendingCgroups, hold *termHold, pre *prestarted) (*sandbox.Result, error) {
+// start starts the helper of the run of spec, or the command itself
+// (direct), and waits for it; watch scans before the command may start.
+func (r *Runner) start(ctx context.Context, c *Command, p *sandbox.Profile, spec *helperSpec, ruleset *os.File, cgs *pendingCgroups, hold *termHold, pre *prestarted, watch *sandbox.GitWatch) (*sandbox.Result, error) {
 	tail := &sandbox.TailBuffer{Max: stderrTailSize}
 	// A pty needs a session of the command's own to be its controlling
 	// terminal; a profile that keeps the caller's session keeps its
@@ -368,7 +376,7 @@ func (r *Runner) start(ctx context.Context, c *Command, p *sandbox.Profile, spec
 	spec.Ctty = io3.ctty
 	if direct(p, spec) {
 		pre.end()
-		return r.startDirect(ctx, c, p, spec, io3, tail, cgs)
+		return r.startDirect(ctx, c, p, spec, io3, tail, cgs, watch)
 	}
 	data, err := spec.encode()
 	if err != nil {
@@ -423,7 +431,7 @@ func (r *Runner) start(ctx context.Context, c *Command, p *sandbox.Profile, spec
 	}
 	start := func() error {
 		begin = time.Now()
-		if err := h.start(cg); err != nil {
+		if err := h.start(cg, watch.Before); err != nil {
 			io3.close()
 			finished = true
 			return err
@@ -480,9 +488,10 @@ type helperStart struct {
 	proc *proc
 	// rep is the report pipe's read end.
 	rep *os.File
-	// start starts the run in the cgroups cg (nil for none); on an error
-	// nothing of the run is left.
-	start func(cg *runCgroups) error
+	// start starts the run in the cgroups cg (nil for none), calling
+	// ready once the helper has its spec and before its go-ahead; on an
+	// error nothing of the run is left.
+	start func(cg *runCgroups, ready func()) error
 	// ended runs once the helper is reaped, or never started.
 	ended func()
 }
@@ -533,10 +542,10 @@ func (r *Runner) newHelperStart(p *sandbox.Profile, io3 *stdio, ruleset *os.File
 	return &helperStart{
 		cmd: cmd,
 		rep: repR,
-		start: func(cg *runCgroups) error {
+		start: func(cg *runCgroups, ready func()) error {
 			started = true
 			return cg.fork(func(add func(int) error) error {
-				return startHelper(cmd, specR, repW, specW, data, add)
+				return startHelper(cmd, specR, repW, specW, data, add, ready)
 			})
 		},
 		ended: func() {
