@@ -164,15 +164,10 @@ func TestKeptNetNSRefusesPlanted(t *testing.T) {
 			}
 		}},
 		{"one set up, its loopback up as a container's would be", func(t *testing.T, slot string) {
-			// In a process of its own, born in the namespace: a thread
-			// of this one moved there could be the main thread, which
-			// Go keeps.
-			setUp := exec.Command(os.Args[0])
-			setUp.Env = append(os.Environ(), setUpNetNSEnv+"="+slot)
-			setUp.SysProcAttr = &syscall.SysProcAttr{Cloneflags: syscall.CLONE_NEWNET}
-			if out, err := setUp.CombinedOutput(); err != nil {
-				t.Fatalf("setting up a namespace: %v: %s", err, out)
-			}
+			plantSetUp(t, slot, "lo-up")
+		}},
+		{"one with an interface of its own, its loopback down", func(t *testing.T, slot string) {
+			plantSetUp(t, slot, "tun")
 		}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
@@ -201,6 +196,19 @@ func TestKeptNetNSRefusesPlanted(t *testing.T) {
 	}
 }
 
+// plantSetUp binds at slot a network namespace set up by how (see
+// setUpNetNSAt), in a process of its own, born in the namespace: a thread
+// of this one moved there could be the main thread, which Go keeps.
+func plantSetUp(t *testing.T, slot, how string) {
+	t.Helper()
+	setUp := exec.Command(os.Args[0])
+	setUp.Env = append(os.Environ(), setUpNetNSEnv+"="+slot, setUpNetNSHowEnv+"="+how)
+	setUp.SysProcAttr = &syscall.SysProcAttr{Cloneflags: syscall.CLONE_NEWNET}
+	if out, err := setUp.CombinedOutput(); err != nil {
+		t.Fatalf("setting up a namespace (%s): %v: %s", how, err, out)
+	}
+}
+
 // slotHeld reports whether a helper holds the lock of slot i in dir.
 func slotHeld(dir string, i int) bool {
 	f, err := os.Open(filepath.Join(dir, strconv.Itoa(i)+".lock"))
@@ -219,12 +227,17 @@ func slotHeld(dir string, i int) bool {
 // up a network namespace binds it at (TestMain).
 const setUpNetNSEnv = "GX_TEST_SET_UP_NETNS"
 
+// setUpNetNSHowEnv says how that namespace is set up: "lo-up" brings its
+// loopback up, "tun" adds a persistent tun interface, the loopback left
+// down.
+const setUpNetNSHowEnv = "GX_TEST_SET_UP_NETNS_HOW"
+
 // TestMain runs the tests, or, in the process TestKeptNetNSRefusesSetUpNamespace
 // starts in a network namespace of its own, brings its loopback up and
 // binds the namespace at $GX_TEST_SET_UP_NETNS.
 func TestMain(m *testing.M) {
 	if path := os.Getenv(setUpNetNSEnv); path != "" {
-		if err := setUpNetNSAt(path); err != nil {
+		if err := setUpNetNSAt(path, os.Getenv(setUpNetNSHowEnv)); err != nil {
 			fmt.Fprintln(os.Stderr, err)
 			os.Exit(1)
 		}
@@ -233,9 +246,45 @@ func TestMain(m *testing.M) {
 	os.Exit(m.Run())
 }
 
-// setUpNetNSAt brings the loopback of this process's network namespace up
-// and binds the namespace at path.
-func setUpNetNSAt(path string) error {
+// setUpNetNSAt sets this process's network namespace up as how says
+// (setUpNetNSHowEnv) and binds it at path.
+func setUpNetNSAt(path, how string) error {
+	var err error
+	switch how {
+	case "lo-up":
+		err = loopbackUp()
+	case "tun":
+		err = addTun("gxtest0")
+	default:
+		err = fmt.Errorf("unknown set-up %q", how)
+	}
+	if err != nil {
+		return err
+	}
+	return unix.Mount("/proc/self/ns/net", path, "", unix.MS_BIND, "")
+}
+
+// addTun adds a persistent tun interface named name to this process's
+// network namespace.
+func addTun(name string) error {
+	fd, err := unix.Open("/dev/net/tun", unix.O_RDWR|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return err
+	}
+	defer unix.Close(fd)
+	ifr, err := unix.NewIfreq(name)
+	if err != nil {
+		return err
+	}
+	ifr.SetUint16(unix.IFF_TUN | unix.IFF_NO_PI)
+	if err := unix.IoctlIfreq(fd, unix.TUNSETIFF, ifr); err != nil {
+		return fmt.Errorf("TUNSETIFF: %w", err)
+	}
+	return unix.IoctlSetInt(fd, unix.TUNSETPERSIST, 1)
+}
+
+// loopbackUp brings the loopback of this process's network namespace up.
+func loopbackUp() error {
 	fd, err := unix.Socket(unix.AF_INET, unix.SOCK_DGRAM|unix.SOCK_CLOEXEC, 0)
 	if err != nil {
 		return err
@@ -249,8 +298,5 @@ func setUpNetNSAt(path string) error {
 		return err
 	}
 	ifr.SetUint16(ifr.Uint16() | unix.IFF_UP)
-	if err := unix.IoctlIfreq(fd, unix.SIOCSIFFLAGS, ifr); err != nil {
-		return err
-	}
-	return unix.Mount("/proc/self/ns/net", path, "", unix.MS_BIND, "")
+	return unix.IoctlIfreq(fd, unix.SIOCSIFFLAGS, ifr)
 }
