@@ -7,13 +7,16 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"os"
 	"os/exec"
 	"runtime"
+	"strconv"
 	"syscall"
 	"time"
 
 	"golang.org/x/sys/unix"
 
+	"github.com/gatedexec/gatedexec/internal/plainfile"
 	"github.com/gatedexec/gatedexec/sandbox"
 )
 
@@ -41,9 +44,16 @@ func (r *Runner) startDirect(ctx context.Context, c *Command, p *sandbox.Profile
 	if env == nil {
 		env = []string{} // nil would be gatedexec's own environment
 	}
+	inherited, err := inheritedFiles()
+	if err != nil {
+		io3.close()
+		return nil, err
+	}
+	defer closeAll(inherited)
 	cmd := &exec.Cmd{
 		Path: spec.Path, Args: spec.Argv, Env: env, Dir: spec.Dir,
 		Stdin: io3.stdin, Stdout: io3.stdout, Stderr: io3.stderr,
+		ExtraFiles:  inherited,
 		SysProcAttr: &syscall.SysProcAttr{Setsid: !p.NoSetsid, Setpgid: p.NoSetsid, Pdeathsig: syscall.SIGKILL},
 	}
 	sup := &sandbox.Supervisor{Timeout: p.Limits.Timeout, ForwardSignals: c.ForwardSignals, Watch: c.Signals}
@@ -126,4 +136,48 @@ func startError(name string, err error) (*sandbox.Result, error) {
 	default:
 		return &sandbox.Result{ExitCode: 126}, fmt.Errorf("%s: %s: %w", name, errno, sandbox.ErrCannotExec)
 	}
+}
+
+// inheritedFiles returns, for ExtraFiles, the descriptors above stderr
+// this process was given by its caller (those not close-on-exec: every
+// one gatedexec opens is), each at its own number and nil between them:
+// an unrestricted command gets what its caller left open, as it would
+// running without gatedexec. Left to inheritance alone they were not
+// sure to arrive: os/exec moves its own descriptors in the child through
+// the first numbers above those it passes, and overwrote an inherited
+// one there (fd 9 of a caller whose 3 to 8 were closed, one run in 40).
+// The files are duplicates, closed by the caller once the command has
+// started.
+func inheritedFiles() ([]*os.File, error) {
+	dir, err := plainfile.Open("/proc/self/fd", unix.O_DIRECTORY)
+	if err != nil {
+		return nil, fmt.Errorf("sandbox: listing inherited descriptors: %w", err)
+	}
+	names, err := dir.Readdirnames(-1)
+	self := int(dir.Fd())
+	dir.Close()
+	if err != nil {
+		return nil, fmt.Errorf("sandbox: listing inherited descriptors: %w", err)
+	}
+	var files []*os.File
+	for _, name := range names {
+		fd, err := strconv.Atoi(name)
+		if err != nil || fd <= 2 || fd == self {
+			continue
+		}
+		flags, err := unix.FcntlInt(uintptr(fd), unix.F_GETFD, 0)
+		if err != nil || flags&unix.FD_CLOEXEC != 0 {
+			continue // closed since, or gatedexec's own
+		}
+		dup, err := unix.FcntlInt(uintptr(fd), unix.F_DUPFD_CLOEXEC, 3)
+		if err != nil {
+			closeAll(files)
+			return nil, fmt.Errorf("sandbox: inherited descriptor %d: %w", fd, err)
+		}
+		for len(files) <= fd-3 {
+			files = append(files, nil)
+		}
+		files[fd-3] = os.NewFile(uintptr(dup), "inherited-"+name)
+	}
+	return files, nil
 }
