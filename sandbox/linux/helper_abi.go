@@ -45,6 +45,9 @@ const (
 	reportNamespaces = "namespaces"
 	reportNotFound   = "notfound"
 	reportCannotExec = "cannotexec"
+	// reportSignal says the target was killed by the signal that
+	// follows: the helper, a PID namespace's init, exits 128+N instead.
+	reportSignal = "signal"
 )
 
 // The spec's magic, its largest size and its record tags

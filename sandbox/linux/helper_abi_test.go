@@ -42,6 +42,7 @@ func TestHelperABI(t *testing.T) {
 		"GX_REPORT_NS":           quoted(reportNamespaces),
 		"GX_REPORT_NOTFOUND":     quoted(reportNotFound),
 		"GX_REPORT_CANNOTEXEC":   quoted(reportCannotExec),
+		"GX_REPORT_SIGNAL":       quoted(reportSignal),
 		"GX_SPEC_MAGIC":          quoted(specMagic),
 		"GX_TAG_PATH":            chr(tagPath),
 		"GX_TAG_FALLBACK_PATH":   chr(tagFallbackPath),

@@ -26,10 +26,12 @@ import (
 // 0.3 ms on a 6.18 kernel (a C program, median of 300). Started once a
 // run has ended, while nobody calls or while the engine judges and plans
 // the next call, the helper makes its namespaces, in the cgroups that run
-// is to have, forks the PID namespace's init, which mounts its /proc, and
-// waits on a unix socket for its standard descriptors, the Landlock
+// is to have, has its PID namespace's init ready, which mounts its /proc,
+// and waits on a unix socket for its standard descriptors, the Landlock
 // ruleset and its spec (helper_linux.h, GX_PRESTART_ARG), which must ask
-// for the namespaces it made.
+// for the namespaces it made. As root the helper is forked into its PID
+// namespace and is that init itself (prestartAttr); in a user namespace
+// it forks the init.
 //
 // One helper waits at a time, for the namespaces and cgroup limits of the
 // run before it: a run that wants others, a terminal, egress or a stdin
@@ -342,7 +344,7 @@ func (r *Runner) startPrestarted(pre *prestarted, limits []cgroupLimit) error {
 	}
 	err = pre.cg.fork(func(add func(int) error) error {
 		var err error
-		if pre.proc, err = startProc(exe, args, files, &syscall.SysProcAttr{Setsid: true, Pdeathsig: syscall.SIGKILL}); err != nil {
+		if pre.proc, err = startProc(exe, args, files, prestartAttr(pre.key.unshare)); err != nil {
 			return err
 		}
 		if add != nil {
@@ -368,6 +370,20 @@ func (r *Runner) startPrestarted(pre *prestarted, limits []cgroupLimit) error {
 	}
 	pre.sock, pre.rep = mine, repR
 	return nil
+}
+
+// prestartAttr returns the attributes a helper prestarted for the
+// namespaces unshare is forked with: its own session, death with the
+// forking thread and, for a PID namespace made without a user namespace
+// (as root), that namespace, whose init it is then (prestart_as_init,
+// helper_linux.c): an init forked by the helper cost a fork before the
+// run, and one more exit after it.
+func prestartAttr(unshare uint32) *syscall.SysProcAttr {
+	a := &syscall.SysProcAttr{Setsid: true, Pdeathsig: syscall.SIGKILL}
+	if unshare&unix.CLONE_NEWPID != 0 && unshare&unix.CLONE_NEWNS != 0 && unshare&unix.CLONE_NEWUSER == 0 {
+		a.Cloneflags = unix.CLONE_NEWPID
+	}
+	return a
 }
 
 // send hands the helper its standard descriptors (nil is /dev/null), the

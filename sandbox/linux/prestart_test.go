@@ -275,9 +275,11 @@ func TestHoldMountNS(t *testing.T) {
 	}
 }
 
-// checkPrestartedInit checks that the prestarted helper pid has forked
-// its PID namespace's init before its run: one child, in a PID namespace
-// other than this process's, with the namespace's own /proc mounted.
+// checkPrestartedInit checks that the prestarted helper pid waits for its
+// run with its PID namespace's init ready, the namespace's own /proc
+// mounted: as root it is that init, cloned into the namespace
+// (prestartAttr), and has no child yet; in a user namespace it has
+// forked the init, its one child.
 func checkPrestartedInit(t *testing.T, pid int) {
 	t.Helper()
 	children, err := os.ReadFile(fmt.Sprintf("/proc/%d/task/%d/children", pid, pid))
@@ -285,13 +287,22 @@ func checkPrestartedInit(t *testing.T, pid int) {
 		t.Fatal(err)
 	}
 	kids := strings.Fields(string(children))
-	if len(kids) != 1 {
-		t.Errorf("the waiting helper %d has children %v, want its init", pid, kids)
-		return
+	init := strconv.Itoa(pid)
+	if os.Geteuid() == 0 {
+		if len(kids) != 0 {
+			t.Errorf("the waiting helper %d, its namespace's init, has children %v before its run", pid, kids)
+			return
+		}
+	} else {
+		if len(kids) != 1 {
+			t.Errorf("the waiting helper %d has children %v, want its init", pid, kids)
+			return
+		}
+		init = kids[0]
 	}
 	own, _ := os.Readlink("/proc/self/ns/pid")
-	if ns, err := os.Readlink("/proc/" + kids[0] + "/ns/pid"); err != nil || ns == own {
-		t.Errorf("the waiting helper's child %s is in PID namespace %q (%v), want one of its own", kids[0], ns, err)
+	if ns, err := os.Readlink("/proc/" + init + "/ns/pid"); err != nil || ns == own {
+		t.Errorf("the init %s is in PID namespace %q (%v), want one of its own", init, ns, err)
 	}
 	// Its /proc is the namespace's: pid 1 there is the init, not the
 	// host's init.
@@ -302,9 +313,9 @@ func checkPrestartedInit(t *testing.T, pid int) {
 		}
 		return string(b[bytes.LastIndexByte(b, ')')+1:]) // past pid and comm
 	}
-	init, inside, host := stat("/proc/"+kids[0]+"/stat"), stat("/proc/"+kids[0]+"/root/proc/1/stat"), stat("/proc/1/stat")
-	if fields := strings.Fields(inside); len(fields) < 20 || fields[19] != strings.Fields(init)[19] || inside == host {
-		t.Errorf("pid 1 of the init's /proc: %q, want the init (%q), not the host's (%q)", inside, init, host)
+	self, inside, host := stat("/proc/"+init+"/stat"), stat("/proc/"+init+"/root/proc/1/stat"), stat("/proc/1/stat")
+	if fields := strings.Fields(inside); len(fields) < 20 || fields[19] != strings.Fields(self)[19] || inside == host {
+		t.Errorf("pid 1 of the init's /proc: %q, want the init (%q), not the host's (%q)", inside, self, host)
 	}
 }
 

@@ -20,6 +20,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -468,6 +469,10 @@ func (r *Runner) start(ctx context.Context, c *Command, p *sandbox.Profile, spec
 	rep, _ := io.ReadAll(h.rep)
 	if hr, ok := parseReport(rep); ok {
 		switch hr.tag {
+		case reportSignal:
+			if res.Signal, err = reportedSignal(hr.msg, res.ExitCode, res.Signal); err != nil {
+				return nil, err
+			}
 		case reportNotFound:
 			return res, fmt.Errorf("%s: %s: %w", spec.Argv[0], hr.msg, sandbox.ErrNotFound)
 		case reportCannotExec:
@@ -479,6 +484,18 @@ func (r *Runner) start(ctx context.Context, c *Command, p *sandbox.Profile, spec
 		}
 	}
 	return res, nil
+}
+
+// reportedSignal returns the signal a helper that is its PID namespace's
+// init reported (reportSignal msg) as the one that killed the target,
+// checked against how the helper ended: it exits 128+N, and a helper
+// killed itself reports nothing.
+func reportedSignal(msg string, code, sig int) (int, error) {
+	n, err := strconv.Atoi(msg)
+	if err != nil || n <= 0 || n >= 65 || code != 128+n || sig != 0 {
+		return 0, fmt.Errorf("sandbox helper: a signal report %q with exit status %d, signal %d: %w", msg, code, sig, sandbox.ErrLayerUnavailable)
+	}
+	return n, nil
 }
 
 // helperStart is how a run's helper starts: forked now (newHelperStart),

@@ -327,3 +327,28 @@ func TestRunnerRootWriteKeepsProtect(t *testing.T) {
 		}
 	}
 }
+
+// TestReportedSignal: a signal report counts only as the helper's exit
+// 128+N for a signal N, from a helper that was not killed itself.
+func TestReportedSignal(t *testing.T) {
+	for _, tt := range []struct {
+		msg       string
+		code, sig int
+		want      int
+		ok        bool
+	}{
+		{"15", 143, 0, 15, true},
+		{"9", 137, 0, 9, true},
+		{"15", 15, 0, 0, false},  // not 128+N
+		{"15", 143, 9, 0, false}, // the helper itself was killed
+		{"0", 128, 0, 0, false},
+		{"65", 193, 0, 0, false},
+		{"x", 143, 0, 0, false},
+		{"", 128, 0, 0, false},
+	} {
+		got, err := reportedSignal(tt.msg, tt.code, tt.sig)
+		if got != tt.want || (err == nil) != tt.ok || err != nil && !errors.Is(err, sandbox.ErrLayerUnavailable) {
+			t.Errorf("reportedSignal(%q, %d, %d) = %d, %v; want %d, ok %v", tt.msg, tt.code, tt.sig, got, err, tt.want, tt.ok)
+		}
+	}
+}

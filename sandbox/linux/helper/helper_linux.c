@@ -1300,6 +1300,8 @@ __attribute__((noreturn)) static void init_run(const struct spec *s, int status_
 // init_start begins the init: it dies with the helper, keeps its memory
 // from the target, and mounts the namespace's own /proc, in a mount
 // namespace other than the caller's, whose inode is not_mntns.
+static void mount_proc(uint64_t not_mntns);
+
 static void init_start(int life_fd, uint64_t not_mntns) {
 	// The helper may have been killed before the death signal was set:
 	// then the life pipe has already lost its writer.
@@ -1315,6 +1317,12 @@ static void init_start(int life_fd, uint64_t not_mntns) {
 	if (prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) != 0) {
 		setup_fail("init: dumpable: %s", strerror(errno));
 	}
+	mount_proc(not_mntns);
+}
+
+// mount_proc mounts the PID namespace's own /proc, read-only, in the mount
+// namespace the init is in, which must not be not_mntns (the host's).
+static void mount_proc(uint64_t not_mntns) {
 	if (mntns_inode() == not_mntns) {
 		setup_fail("mount namespace: not a private namespace");
 	}
@@ -1680,11 +1688,13 @@ static void prepare_run(struct spec *s, uint32_t prestarted) {
 }
 
 // prestart_init forks the PID namespace's init of a prestarted helper
-// before its run comes: the init mounts its /proc at once, then takes the
-// run itself (its descriptors and spec from the runner, the mounts) and
-// forks the target, while the helper only supervises. The init's fork and
-// /proc are off the run's path then (0.1 ms of a warm call). A prestarted
-// run has no terminal (job control needs the helper's session).
+// that made the namespace itself (in a user namespace: as root the runner
+// forks the helper into it, prestart_as_init) before its run comes: the
+// init mounts its /proc at once, then takes the run itself (its
+// descriptors and spec from the runner, the mounts) and forks the target,
+// while the helper only supervises. The init's fork and /proc are off the
+// run's path then (0.1 ms of a warm call). A prestarted run has no
+// terminal (job control needs the helper's session).
 __attribute__((noreturn)) static void prestart_init(uint32_t prestarted, uint64_t host_mntns) {
 	int status_fd, life_fd;
 	pid_t init = fork_init(&status_fd, &life_fd);
@@ -1703,6 +1713,67 @@ __attribute__((noreturn)) static void prestart_init(uint32_t prestarted, uint64_
 	supervise_init(init, status_fd);
 }
 
+// prestart_as_init runs a prestarted helper's run as the init of the PID
+// namespace the runner cloned the helper into (GX_PRESTART_ARG with
+// CLONE_NEWPID, as root): the namespace's /proc at once, then its
+// descriptors and spec, the mounts, and the target, reaped with every
+// orphan until it has ended; the helper then ends with its exit code. An
+// init forked for it (prestart_init) cost a fork before the run could
+// come, and one more exit, and its parent's wake, after the command.
+//
+// What the runner sends the helper's process group comes to the
+// namespace once, through this init: the target gets a session of its
+// own (exec_target). A namespace's init cannot end by a signal of its
+// own (the kernel ignores it), so a target killed by signal N is told on
+// the report pipe (GX_REPORT_SIGNAL N), and the helper exits 128+N.
+__attribute__((noreturn)) static void prestart_as_init(uint32_t prestarted, uint64_t host_mntns) {
+	int death = 0;
+	// The runner's fork set it (Pdeathsig): the init dies with the thread
+	// that forked it, and with it every process of the namespace.
+	if (prctl(PR_GET_PDEATHSIG, &death, 0, 0, 0) != 0 || death != SIGKILL) {
+		setup_fail("init: no death signal");
+	}
+	// Not readable by the target even through its own uid: its memory
+	// holds the plan and it runs outside Landlock and seccomp.
+	if (prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) != 0) {
+		setup_fail("init: dumpable: %s", strerror(errno));
+	}
+	mount_proc(host_mntns);
+	new_session = 1;
+	catch_signals();
+	receive_stdio();
+	struct spec s;
+	prepare_run(&s, prestarted);
+	if (job_control) {
+		setup_fail("terminal: not for a prestarted helper");
+	}
+	pid_t target = fork();
+	if (target < 0) {
+		setup_fail("init: fork: %s", strerror(errno));
+	}
+	if (target == 0) {
+		exec_target(&s);
+	}
+	start_forwarding(-1);
+	if (s.landlock) {
+		close(GX_RULESET_FD);
+	}
+	for (;;) {
+		int st;
+		pid_t r = waitpid_retry(-1, &st, 0);
+		if (r < 0) {
+			setup_fail("init: the command's status was lost: %s", strerror(errno));
+		}
+		if (r != target) {
+			continue; // an orphan of the namespace
+		}
+		if (WIFSIGNALED(st)) {
+			fail(128 + WTERMSIG(st), GX_REPORT_SIGNAL, "%d", WTERMSIG(st));
+		}
+		_exit(WEXITSTATUS(st));
+	}
+}
+
 __attribute__((noreturn)) static void run_helper(uint32_t prestarted, int kept_netns) {
 	close(GX_SELF_FD); // absent (EBADF) when run from a file
 	if (fcntl(GX_REPORT_FD, F_SETFD, FD_CLOEXEC) != 0) {
@@ -1713,6 +1784,12 @@ __attribute__((noreturn)) static void run_helper(uint32_t prestarted, int kept_n
 		// the runner still judges and plans the run that takes it.
 		uint64_t host_mntns = mntns_inode();
 		uint32_t make = prestarted;
+		// Cloned into its PID namespace by the runner, as root, the
+		// helper is that namespace's init (prestart_as_init).
+		int as_init = (prestarted & CLONE_NEWPID) && (prestarted & CLONE_NEWNS) && getpid() == 1;
+		if (as_init) {
+			make &= ~(uint32_t)CLONE_NEWPID;
+		}
 		if (kept_netns) {
 			// Before the mount namespace: a new slot's namespace is
 			// bound in the host's, where the next helper finds it.
@@ -1735,6 +1812,9 @@ __attribute__((noreturn)) static void run_helper(uint32_t prestarted, int kept_n
 			drop_bounds();
 		}
 		await_cgroups();
+		if (as_init) {
+			prestart_as_init(prestarted, host_mntns);
+		}
 		if ((prestarted & CLONE_NEWPID) && (prestarted & CLONE_NEWNS)) {
 			prestart_init(prestarted, host_mntns);
 		}

@@ -64,6 +64,7 @@
 #define GX_REPORT_NS "namespaces"
 #define GX_REPORT_NOTFOUND "notfound"     // execve: ENOENT or ENOTDIR (exit 127)
 #define GX_REPORT_CANNOTEXEC "cannotexec" // execve: any other error (exit 126)
+#define GX_REPORT_SIGNAL "signal"         // the target was killed by the signal that follows (exit 128+N)
 
 // The largest spec the helper reads.
 #define GX_MAX_SPEC (64 << 20)
