@@ -1713,6 +1713,42 @@ __attribute__((noreturn)) static void prestart_init(uint32_t prestarted, uint64_
 	supervise_init(init, status_fd);
 }
 
+// target_stack is the stack the target runs on from spawn_target's clone
+// to its exec, in the init's memory, which the init does not touch
+// meanwhile (it is suspended until that exec).
+static char target_stack[64 << 10] __attribute__((aligned(16)));
+
+// spawn_mask is the init's signal mask, which spawn_target blocks every
+// signal around, and the target takes back.
+static sigset_t spawn_mask;
+
+static int spawn_child(void *arg) {
+	// The init's handlers would run on its memory: the defaults again,
+	// before any signal is let in.
+	for (size_t i = 0; i < sizeof forwarded / sizeof forwarded[0]; i++) {
+		signal(forwarded[i], SIG_DFL);
+	}
+	sigprocmask(SIG_SETMASK, &spawn_mask, NULL);
+	exec_target((const struct spec *)arg);
+}
+
+// spawn_target starts the target of s as posix_spawn starts a program:
+// a child sharing the init's memory, the init suspended until the child
+// has exec'd or exited. A fork copied the init's address space for the
+// child to drop at its exec. The child writes only its stack and, on a
+// failure, the report pipe before it exits; its errno is the init's
+// thread's, which is put back.
+static pid_t spawn_target(const struct spec *s) {
+	sigset_t all;
+	sigfillset(&all);
+	sigprocmask(SIG_SETMASK, &all, &spawn_mask);
+	pid_t pid = clone(spawn_child, target_stack + sizeof target_stack, CLONE_VM | CLONE_VFORK | SIGCHLD, (void *)s);
+	int saved = errno;
+	sigprocmask(SIG_SETMASK, &spawn_mask, NULL);
+	errno = saved;
+	return pid;
+}
+
 // prestart_as_init runs a prestarted helper's run as the init of the PID
 // namespace the runner cloned the helper into (GX_PRESTART_ARG with
 // CLONE_NEWPID, as root): the namespace's /proc at once, then its
@@ -1747,12 +1783,9 @@ __attribute__((noreturn)) static void prestart_as_init(uint32_t prestarted, uint
 	if (job_control) {
 		setup_fail("terminal: not for a prestarted helper");
 	}
-	pid_t target = fork();
+	pid_t target = spawn_target(&s);
 	if (target < 0) {
-		setup_fail("init: fork: %s", strerror(errno));
-	}
-	if (target == 0) {
-		exec_target(&s);
+		setup_fail("init: starting the command: %s", strerror(errno));
 	}
 	start_forwarding(-1);
 	if (s.landlock) {
