@@ -163,8 +163,9 @@ func (s *Supervisor) RunProcess(ctx context.Context, p Process, start func() err
 }
 
 // run is Run and RunProcess once the command is known: start starts it
-// (pin keeps this goroutine on its thread for good, for the death signal
-// of what start forks), pid returns its id after, and wait reaps it.
+// (pin keeps this goroutine on its thread until the command is gone, for
+// the death signal of what start forks), pid returns its id after, and
+// wait reaps it.
 func (s *Supervisor) run(ctx context.Context, start func() error, pin bool, pid func() int, wait func() error) (timedOut bool, err error) {
 	grace := s.Grace
 	if grace <= 0 {
