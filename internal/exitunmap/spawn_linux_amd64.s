@@ -54,17 +54,6 @@ child:
 	MOVQ	$436, AX
 	SYSCALL
 
-	// sched_setscheduler(0, SCHED_IDLE, &{0}): the unmapping this child
-	// is left with runs when no other task wants the CPU, not against
-	// the caller's next command (a benchmark's next start) on a small
-	// machine. A failure leaves it as it was.
-	MOVL	$0, -8(R13)
-	XORQ	DI, DI
-	MOVQ	$5, SI
-	LEAQ	-8(R13), DX
-	MOVQ	$144, AX
-	SYSCALL
-
 	// struct pollfd {fd: pidfd, events: POLLIN} at the stack's top.
 	MOVL	R12, -16(R13)
 	MOVL	$1, -12(R13)
