@@ -71,3 +71,26 @@ func TestWatchGitSettings(t *testing.T) {
 		t.Errorf("the settings were removed: %v", err)
 	}
 }
+
+// TestGitWatchAfterWithoutBefore: a run with a result whose watch never
+// scanned is reported unchecked, with a warning, not as clean; a watch of
+// a profile that watches no git, and a run without a result, report
+// nothing.
+func TestGitWatchAfterWithoutBefore(t *testing.T) {
+	ws := t.TempDir()
+	p := &Profile{Workspace: ws, Write: []string{ws}}
+	var warn bytes.Buffer
+	res := &Result{}
+	NewGitWatch(p, &warn).After(res)
+	if !res.TamperIncomplete || !strings.Contains(warn.String(), "not scanned before the command") {
+		t.Errorf("TamperIncomplete %v, warning %q; want it set and said", res.TamperIncomplete, warn.String())
+	}
+	warn.Reset()
+	NewGitWatch(p, &warn).After(nil)
+	unwatched := &Profile{Workspace: ws, Write: []string{ws}, Unrestricted: true}
+	res = &Result{}
+	NewGitWatch(unwatched, &warn).After(res)
+	if res.TamperIncomplete || warn.Len() > 0 {
+		t.Errorf("TamperIncomplete %v, warning %q; want neither", res.TamperIncomplete, warn.String())
+	}
+}

@@ -346,10 +346,17 @@ func (g *GitWatch) Before() {
 }
 
 // After reports in res what the run created or changed since Before, and
-// tells the GitWatch's writer; a nil res (no run) or a watch that never
-// scanned (no command started) has nothing to report.
+// tells the GitWatch's writer; a nil res (no run) has nothing to report.
+// A run with a result whose watch never scanned had nothing to compare
+// with: it is reported unchecked (TamperIncomplete, and a warning), not
+// as clean.
 func (g *GitWatch) After(res *Result) {
-	if g == nil || g.repos == nil || res == nil {
+	if g == nil || res == nil {
+		return
+	}
+	if g.repos == nil {
+		res.TamperIncomplete = true
+		fmt.Fprintf(g.w, "gatedexec: warning: the workspace was not scanned before the command; git control files were not checked\n")
 		return
 	}
 	repos := g.repos

@@ -72,7 +72,8 @@ type Result struct {
 	// Tampered lists the git control files in the workspace that the run
 	// created or changed (GitTamper); TamperUnscanned the directories
 	// among them that the scan could not list; TamperIncomplete is true
-	// when the workspace was too large to scan whole.
+	// when the workspace was too large to scan whole, or was not scanned
+	// before the run.
 	Tampered         []string
 	TamperUnscanned  []string
 	TamperIncomplete bool

@@ -153,12 +153,8 @@ func (s *Supervisor) Run(ctx context.Context, cmd *exec.Cmd, start func() error)
 
 // RunProcess supervises p as Run does a command, for a process started
 // before (by a thread its starter keeps, when it has a death signal):
-// start, when not nil, is what lets it go on, called once the signals
-// are watched.
+// start is what lets it go on, called once the signals are watched.
 func (s *Supervisor) RunProcess(ctx context.Context, p Process, start func() error) (timedOut bool, err error) {
-	if start == nil {
-		start = func() error { return nil }
-	}
 	return s.run(ctx, start, false, p.Pid, p.Wait)
 }
 

@@ -39,7 +39,7 @@ func direct(p *sandbox.Profile, spec *helperSpec) bool {
 // never unlocked, so that it ends with the run and no other goroutine
 // ever runs on it with the flag (the main thread, which cannot end, is
 // parked for good instead).
-func (r *Runner) startDirect(ctx context.Context, c *Command, p *sandbox.Profile, spec *helperSpec, io3 *stdio, tail *sandbox.TailBuffer, cgs *pendingCgroups, watch *sandbox.GitWatch) (*sandbox.Result, error) {
+func (r *Runner) startDirect(ctx context.Context, c *Command, p *sandbox.Profile, spec *helperSpec, io3 *stdio, tail *sandbox.TailBuffer, cgs *pendingCgroups) (*sandbox.Result, error) {
 	env := spec.Env
 	if env == nil {
 		env = []string{} // nil would be gatedexec's own environment
@@ -78,7 +78,6 @@ func (r *Runner) startDirect(ctx context.Context, c *Command, p *sandbox.Profile
 		}
 		started := false
 		timedOut, err := sup.Run(ctx, cmd, func() error {
-			watch.Before()
 			begin = time.Now()
 			err := cg.fork(func(add func(int) error) error {
 				if err := cmd.Start(); err != nil {
@@ -146,8 +145,7 @@ func startError(name string, err error) (*sandbox.Result, error) {
 // sure to arrive: os/exec moves its own descriptors in the child through
 // the first numbers above those it passes, and overwrote an inherited
 // one there (fd 9 of a caller whose 3 to 8 were closed, one run in 40).
-// The files are duplicates, closed by the caller once the command has
-// started.
+// The files are duplicates, for the caller to close.
 func inheritedFiles() ([]*os.File, error) {
 	dir, err := plainfile.Open("/proc/self/fd", unix.O_DIRECTORY)
 	if err != nil {

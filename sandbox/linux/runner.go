@@ -376,8 +376,11 @@ func (r *Runner) start(ctx context.Context, c *Command, p *sandbox.Profile, spec
 	}
 	spec.Ctty = io3.ctty
 	if direct(p, spec) {
+		// Only an unrestricted profile runs direct, and it watches no
+		// git (WatchesGit): watch is nil, and After says so of a watch
+		// that was not.
 		pre.end()
-		return r.startDirect(ctx, c, p, spec, io3, tail, cgs, watch)
+		return r.startDirect(ctx, c, p, spec, io3, tail, cgs)
 	}
 	data, err := spec.encode()
 	if err != nil {

@@ -1297,32 +1297,14 @@ static void enter_job(void) {
 // left in the namespace: nothing of the run outlives it.
 __attribute__((noreturn)) static void init_run(const struct spec *s, int status_fd, int life_fd);
 
-// init_start begins the init: it dies with the helper, keeps its memory
-// from the target, and mounts the namespace's own /proc, in a mount
-// namespace other than the caller's, whose inode is not_mntns.
-static void mount_proc(uint64_t not_mntns);
-
-static void init_start(int life_fd, uint64_t not_mntns) {
-	// The helper may have been killed before the death signal was set:
-	// then the life pipe has already lost its writer.
-	if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) != 0) {
-		setup_fail("init: death signal: %s", strerror(errno));
-	}
-	struct pollfd pfd = {.fd = life_fd, .events = POLLIN};
-	if (poll(&pfd, 1, 0) != 0) {
-		_exit(GX_HELPER_FAIL);
-	}
-	// Not readable by the target even through its own uid: its memory
-	// holds the plan and it runs outside Landlock and seccomp.
+// init_private keeps the init's memory from the target (not readable even
+// through its own uid: it holds the plan and runs outside Landlock and
+// seccomp) and mounts the PID namespace's own /proc, read-only, in the
+// init's mount namespace, which must not be not_mntns (the host's).
+static void init_private(uint64_t not_mntns) {
 	if (prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) != 0) {
 		setup_fail("init: dumpable: %s", strerror(errno));
 	}
-	mount_proc(not_mntns);
-}
-
-// mount_proc mounts the PID namespace's own /proc, read-only, in the mount
-// namespace the init is in, which must not be not_mntns (the host's).
-static void mount_proc(uint64_t not_mntns) {
 	if (mntns_inode() == not_mntns) {
 		setup_fail("mount namespace: not a private namespace");
 	}
@@ -1336,6 +1318,21 @@ static void mount_proc(uint64_t not_mntns) {
 	if (mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC | MS_RDONLY, NULL) != 0) {
 		ns_fail("mount /proc: %s", strerror(errno));
 	}
+}
+
+// init_start begins the init a helper forks: it dies with the helper and
+// keeps to itself (init_private).
+static void init_start(int life_fd, uint64_t not_mntns) {
+	// The helper may have been killed before the death signal was set:
+	// then the life pipe has already lost its writer.
+	if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) != 0) {
+		setup_fail("init: death signal: %s", strerror(errno));
+	}
+	struct pollfd pfd = {.fd = life_fd, .events = POLLIN};
+	if (poll(&pfd, 1, 0) != 0) {
+		_exit(GX_HELPER_FAIL);
+	}
+	init_private(not_mntns);
 }
 
 __attribute__((noreturn)) static void run_init(const struct spec *s, int status_fd, int life_fd) {
@@ -1735,9 +1732,9 @@ static int spawn_child(void *arg) {
 // spawn_target starts the target of s as posix_spawn starts a program:
 // a child sharing the init's memory, the init suspended until the child
 // has exec'd or exited. A fork copied the init's address space for the
-// child to drop at its exec. The child writes only its stack and, on a
-// failure, the report pipe before it exits; its errno is the init's
-// thread's, which is put back.
+// child to drop at its exec. The child writes nothing the init reads
+// after it: its stack and, on a failure, the report pipe before it exits;
+// its errno is the init's thread's, which is put back.
 static pid_t spawn_target(const struct spec *s) {
 	sigset_t all;
 	sigfillset(&all);
@@ -1769,12 +1766,7 @@ __attribute__((noreturn)) static void prestart_as_init(uint32_t prestarted, uint
 	if (prctl(PR_GET_PDEATHSIG, &death, 0, 0, 0) != 0 || death != SIGKILL) {
 		setup_fail("init: no death signal");
 	}
-	// Not readable by the target even through its own uid: its memory
-	// holds the plan and it runs outside Landlock and seccomp.
-	if (prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) != 0) {
-		setup_fail("init: dumpable: %s", strerror(errno));
-	}
-	mount_proc(host_mntns);
+	init_private(host_mntns);
 	new_session = 1;
 	catch_signals();
 	receive_stdio();
