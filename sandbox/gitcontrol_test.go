@@ -109,7 +109,7 @@ func TestGitTamper(t *testing.T) {
 	gitInit(t, ws, "init", "-q")
 	os.MkdirAll(filepath.Join(ws, "old"), 0o755)
 	gitInit(t, filepath.Join(ws, "old"), "init", "-q")
-	before := scanGitRepos(ws, "")
+	before := scanGitRepos(ws, "", time.Time{})
 	time.Sleep(10 * time.Millisecond) // ctime granularity on coarse clocks
 	// What a plain run does: files in the work tree and in .git.
 	os.WriteFile(filepath.Join(ws, "a"), []byte("x"), 0o644)
@@ -251,7 +251,7 @@ func TestGitTamperLinkedHook(t *testing.T) {
 	gitInit(t, ws, "init", "-q")
 	writeFile(t, filepath.Join(ws, "scripts", "pre-commit.sh"), "#!/bin/sh\n")
 	os.Symlink("../../scripts/pre-commit.sh", filepath.Join(ws, ".git", "hooks", "pre-commit"))
-	before := scanGitRepos(ws, "")
+	before := scanGitRepos(ws, "", time.Time{})
 	time.Sleep(10 * time.Millisecond) // ctime granularity on coarse clocks
 	writeFile(t, filepath.Join(ws, "scripts", "pre-commit.sh"), "#!/bin/sh\ntouch PWNED\n")
 	want := []string{filepath.Join(ws, "scripts", "pre-commit.sh")}

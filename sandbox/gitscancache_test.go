@@ -22,7 +22,7 @@ func TestScanCache(t *testing.T) {
 		}
 	}
 	time.Sleep(10 * time.Millisecond) // older than the first scan's tick
-	first := scanGitRepos(ws, cache)
+	first := scanGitRepos(ws, cache, time.Time{})
 	if got, _, _ := first.GitTamper(); len(got) != 0 {
 		t.Fatalf("first run: GitTamper = %q", got)
 	}
@@ -33,7 +33,7 @@ func TestScanCache(t *testing.T) {
 	// Between the runs: a repository made in b/2.
 	gitInit(t, filepath.Join(ws, "b", "2"), "init", "-q", "--bare", "between")
 	time.Sleep(10 * time.Millisecond)
-	second := scanGitRepos(ws, cache)
+	second := scanGitRepos(ws, cache, time.Time{})
 	if _, ok := second.repos[filepath.Join(ws, "b", "2", "between")]; !ok {
 		t.Errorf("the second scan did not find the repository made between the runs: %v", second.repos)
 	}
@@ -74,12 +74,12 @@ func TestScanCacheDamaged(t *testing.T) {
 		if err := os.WriteFile(filepath.Join(cache, scanCacheName(ws)), entry, 0o600); err != nil {
 			t.Fatal(err)
 		}
-		if g := scanGitRepos(ws, cache); g.reads != 3 {
+		if g := scanGitRepos(ws, cache, time.Time{}); g.reads != 3 {
 			t.Errorf("%s: the scan took %d of 3 directories from the entry", name, 3-g.reads)
 		}
 	}
 	os.WriteFile(filepath.Join(cache, scanCacheName(ws)), good, 0o600)
-	if g := scanGitRepos(ws, cache); g.reads != 0 {
+	if g := scanGitRepos(ws, cache, time.Time{}); g.reads != 0 {
 		t.Errorf("an entry that decodes: the scan read %d directories again, want none", g.reads)
 	}
 }
@@ -156,7 +156,7 @@ func TestScanCacheKeepsWhatSparesAReads(t *testing.T) {
 	// it returns how many directories the scan before the run read.
 	run := func(during func()) int {
 		time.Sleep(10 * time.Millisecond) // what was changed is older than the scan's tick
-		g := scanGitRepos(ws, cache)
+		g := scanGitRepos(ws, cache, time.Time{})
 		before := g.reads
 		time.Sleep(10 * time.Millisecond)
 		during()
@@ -220,5 +220,37 @@ func TestScanCacheKeepsWhatSparesAReads(t *testing.T) {
 	}
 	if n := run(func() {}); n != 0 {
 		t.Errorf("after it was kept the scan read %d directories, want none", n)
+	}
+	// As a sandboxed run does it: the placeholder made once the watch
+	// began, before the scan, and removed after the scan after the run.
+	// The root's listing holds the placeholder and is older than the
+	// scan, but not than the run: not kept, in two runs in a row.
+	kept := read()
+	for range 2 {
+		time.Sleep(10 * time.Millisecond)
+		p := filepath.Join(ws, ".gatedexec")
+		begun := coarseNow()
+		if err := os.Mkdir(p, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(10 * time.Millisecond) // the scan a tick after the mkdir
+		g := scanGitRepos(ws, cache, begun)
+		if got, _, _ := g.GitTamper(); len(got) != 0 {
+			t.Fatalf("GitTamper = %q", got)
+		}
+		g.Keep()
+		if err := os.Remove(p); err != nil {
+			t.Fatal(err)
+		}
+		if read() != kept {
+			t.Fatal("a run that made a placeholder before its scan rewrote the entry")
+		}
+	}
+	// The root, changed by those runs alone, is read again and kept.
+	if n := run(func() {}); n != 1 {
+		t.Errorf("the scan read %d directories, want the root alone", n)
+	}
+	if read() == kept {
+		t.Error("the root, changed between runs, was not kept")
 	}
 }

@@ -25,8 +25,13 @@ const gitHooksMax = 1024
 // repositories in it, by the path of their `.git` entry or git directory
 // and its inode, and the stamps of their control files.
 type GitRepos struct {
-	root     string
-	since    time.Time
+	root  string
+	since time.Time
+	// begun is when the run began making what it makes in the
+	// workspace (the holders of its mount plan), no later than since: a
+	// directory changed after it is not kept (Keep), the run undoes its
+	// own changes after the scan.
+	begun    time.Time
 	repos    map[string]uint64
 	complete bool
 	// listed are the directories the scan read, which the scan after
@@ -52,9 +57,14 @@ type GitRepos struct {
 // GitTamper compares after it. It takes the listings the scan after the
 // last run under root kept in the directory cache (saveListings, ""
 // for none) for the directories unchanged since; Keep keeps this run's
-// there.
-func scanGitRepos(root, cache string) *GitRepos {
+// there. begun is when the run began to make things in the workspace
+// (coarseNow before its first), zero for now.
+func scanGitRepos(root, cache string, begun time.Time) *GitRepos {
 	g := &GitRepos{root: root, since: coarseNow(), repos: map[string]uint64{}, listed: map[string]dirListing{}, stamps: stamps{}, cache: cache}
+	g.begun = g.since
+	if !begun.IsZero() && begun.Before(g.since) {
+		g.begun = begun
+	}
 	prev, prevSince := loadListings(cache, root)
 	g.kept = prev
 	var found []gitRepo
@@ -129,14 +139,21 @@ func (g *GitRepos) GitTamper() (tampered, unscanned []string, complete bool) {
 // Keep keeps the listings of the scan after the run (GitTamper) for the
 // next run's scan, where the scan was made with a cache and what is kept
 // there would spare the next scan a read (newerListings).
+//
+// A listing is worth keeping only from before the run began (begun): a
+// directory the run changed before the scan, a placeholder made in it,
+// changes again when the run removes it, so its listing would spare
+// nothing, and a write on every run in a workspace without .gatedexec/
+// was most of the scan's cost.
 func (g *GitRepos) Keep() {
-	if g.reads == 0 || !newerListings(g.after, g.kept, g.since) {
+	if g.reads == 0 || !newerListings(g.after, g.kept, g.begun) {
 		// What is kept holds, from its own time: a listing that no
 		// longer matches its directory is read again, never trusted.
 		return
 	}
-	// Every listing was read, or found unchanged, after g.since.
-	saveListings(g.cache, g.root, g.after, g.since)
+	// Every listing was read, or found unchanged, after g.since, which
+	// is no earlier than g.begun.
+	saveListings(g.cache, g.root, g.after, g.begun)
 }
 
 // newerListings reports whether keeping after, read by a walk that
@@ -322,16 +339,18 @@ func WatchGit(p *Profile, w io.Writer, run func() (*Result, error)) (*Result, er
 type GitWatch struct {
 	p     *Profile
 	w     io.Writer
+	begun time.Time // when the watch was made (see GitRepos.begun)
 	repos *GitRepos
 }
 
 // NewGitWatch returns the watch of a run of p, telling w of what it finds;
-// nil when p does not watch git.
+// nil when p does not watch git. Make it before the run makes anything in
+// the workspace.
 func NewGitWatch(p *Profile, w io.Writer) *GitWatch {
 	if !p.WatchesGit() {
 		return nil
 	}
-	return &GitWatch{p: p, w: w}
+	return &GitWatch{p: p, w: w, begun: coarseNow()}
 }
 
 // Before scans the workspace, unless it has been: call it before the
@@ -341,7 +360,7 @@ func (g *GitWatch) Before() {
 	if g == nil || g.repos != nil {
 		return
 	}
-	g.repos = scanGitRepos(g.p.Workspace, g.p.ScanCache)
+	g.repos = scanGitRepos(g.p.Workspace, g.p.ScanCache, g.begun)
 	g.repos.Watch(g.p.Watch)
 }
 

@@ -73,7 +73,7 @@ func TestGitTamperUnlistable(t *testing.T) {
 			}
 			chownNobody(t, ws)
 			var before *GitRepos
-			asUnprivileged(t, func() { before = scanGitRepos(ws, "") })
+			asUnprivileged(t, func() { before = scanGitRepos(ws, "", time.Time{}) })
 			time.Sleep(10 * time.Millisecond) // ctime granularity on coarse clocks
 			c.during(t, ws)
 			chownNobody(t, ws)

@@ -76,7 +76,7 @@ func TestGitTamperGitDirs(t *testing.T) {
 			if c.before != nil {
 				c.before(t, ws)
 			}
-			before := scanGitRepos(ws, "")
+			before := scanGitRepos(ws, "", time.Time{})
 			time.Sleep(10 * time.Millisecond) // ctime granularity on coarse clocks
 			c.during(t, ws)
 			var want []string
@@ -120,7 +120,7 @@ func TestGitTamperSameTick(t *testing.T) {
 	writeFile(t, hook, "#!/bin/sh\n")
 	time.Sleep(10 * time.Millisecond) // what the set-up made is older than the scan
 	for i := range 20 {
-		before := scanGitRepos(ws, "")
+		before := scanGitRepos(ws, "", time.Time{})
 		// At once: in the scan's tick.
 		worktree := filepath.Join(ws, ".git", "config.worktree")
 		writeFile(t, worktree, "[core]\nfsmonitor = x\n")
@@ -156,7 +156,7 @@ func TestGitWalkReuse(t *testing.T) {
 				}
 			}
 			time.Sleep(10 * time.Millisecond) // older than the scan's tick
-			before := scanGitRepos(ws, "")
+			before := scanGitRepos(ws, "", time.Time{})
 			time.Sleep(10 * time.Millisecond)
 			deep := filepath.Join(ws, "src", "7", "pkg")
 			gitInit(t, deep, "init", "-q", "--bare", "evil")

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"golang.org/x/sys/unix"
 
@@ -175,5 +176,67 @@ func TestHolderOwner(t *testing.T) {
 			t.Errorf("%s: the holder is owned by %d:%d, want %d:%d", tt.name, st.Uid, st.Gid, tt.uid, tt.uid)
 		}
 		hold.release(true)
+	}
+}
+
+// TestRunKeepsScanOnce: one-shot runs in a workspace without .gatedexec/
+// make and remove its holder around the git scans; the scan's cache entry
+// is not written again by the runs after the second (the holder changes
+// only the root, which the next scan reads again whatever is kept). That
+// a holder made in an earlier tick of the file clock than the scan is no
+// reason to write either is TestScanCacheKeepsWhatSparesAReads's: here
+// the scan follows the mkdir within a tick in most runs.
+func TestRunKeepsScanOnce(t *testing.T) {
+	if landlockABI() == 0 && os.Getenv("CI") == "" {
+		t.Skip("no landlock")
+	}
+	ws, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	control, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	scans := filepath.Join(control, "scans")
+	for _, d := range []string{filepath.Join(ws, "src", "a"), filepath.Join(ws, "src", "b"), scans} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	p := &sandbox.Profile{Name: "t", Enforcement: sandbox.Strict, ReadAll: true, Write: []string{ws}, Workspace: ws,
+		Control: []string{control}, Protect: []string{filepath.Join(ws, ".gatedexec")}, Network: sandbox.NetworkOff, UnixSockets: true}
+	p = sandbox.WithScanCache(p, scans)
+	if p.ScanCache == "" {
+		t.Fatal("the profile keeps no scan cache")
+	}
+	entry := func() uint64 {
+		t.Helper()
+		names, err := filepath.Glob(filepath.Join(scans, "[0-9a-f]*"))
+		if err != nil || len(names) != 1 {
+			t.Fatalf("the scan cache holds %v (%v), want one entry", names, err)
+		}
+		var st unix.Stat_t
+		if err := unix.Lstat(names[0], &st); err != nil {
+			t.Fatal(err)
+		}
+		return st.Ino
+	}
+	var inodes []uint64
+	for range 4 {
+		time.Sleep(10 * time.Millisecond) // each run a tick of the file clock after the one before
+		res, err := (&Runner{}).Run(context.Background(), &Command{Argv: []string{"true"}, Dir: ws, Env: []string{"PATH=/usr/bin:/bin"}, Profile: p})
+		if err != nil || res.ExitCode != 0 {
+			t.Fatalf("run: %v, %+v", err, res)
+		}
+		if _, err := os.Lstat(filepath.Join(ws, ".gatedexec")); err == nil {
+			t.Fatal("the holder of .gatedexec stayed after the run")
+		}
+		inodes = append(inodes, entry())
+	}
+	// The first run kept the workspace; the second, the root that the
+	// first run's holder changed; none after it.
+	if inodes[2] != inodes[1] || inodes[3] != inodes[2] {
+		t.Errorf("the scan cache entry was written again by runs that changed nothing (inodes %v)", inodes)
 	}
 }
