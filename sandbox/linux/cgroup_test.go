@@ -454,3 +454,32 @@ func TestUnreclaimableFree(t *testing.T) {
 		}
 	}
 }
+
+// TestRunnerAheadEndedEarly: a one-shot run that ends before it takes
+// the helper it started ahead (startAhead), here for a command not found,
+// ends that helper and gives its kept cgroups back: no child is left, and
+// the slot is free for the next run.
+func TestRunnerAheadEndedEarly(t *testing.T) {
+	h := cgroupTestHost(t)
+	ws := t.TempDir()
+	p := &sandbox.Profile{Name: "t", Enforcement: sandbox.Strict, ReadAll: true, Write: []string{ws},
+		Network: sandbox.NetworkOff, UnixSockets: true, Limits: sandbox.Limits{NProc: 4343}}
+	limits := cgroupLimits(p.Limits)
+	t.Cleanup(func() { removeKept(t, h, limits) })
+	for range 3 {
+		_, err := (&Runner{}).Run(context.Background(), &Command{Argv: []string{"no-such-program-xyz"}, Dir: ws,
+			Env: []string{"PATH=/usr/bin:/bin"}, Profile: p})
+		if !errors.Is(err, sandbox.ErrNotFound) {
+			t.Fatalf("Run = %v, want %v", err, sandbox.ErrNotFound)
+		}
+		self := os.Getpid()
+		if kids, err := os.ReadFile(fmt.Sprintf("/proc/%d/task/%d/children", self, self)); err != nil || len(strings.TrimSpace(string(kids))) != 0 {
+			t.Errorf("children left after Run: %q (%v)", kids, err)
+		}
+		g := claimKeptCgroups(h, limits)
+		if g == nil || filepath.Base(g.dirs[0]) != keptCgroupName(limits, 0) {
+			t.Fatalf("after Run the first free set of kept cgroups is %+v, want slot 0", g)
+		}
+		g.remove()
+	}
+}
