@@ -13,10 +13,12 @@ import (
 	"github.com/gatedexec/gatedexec/sandbox"
 )
 
-// The command's /dev is the same whether its helper was prestarted or
-// started with the run: read-only, with a writable /dev/shm and devpts of
-// its own, made after the run's read-only tree, and nothing of the host's
-// /dev mounts (a hidden file there is gone with the rest).
+// The command's /dev is the same whether its helper was prestarted (which
+// makes it before its spec comes, under the run's mounts) or started with
+// the run (after them): read-only, its device nodes too (uid 0 needs no
+// capability to chmod the host's), with a writable /dev/shm and devpts of
+// its own, and nothing of the host's /dev mounts (a hidden file there is
+// gone with the rest, and its mount with it).
 func TestRunDev(t *testing.T) {
 	requireRoot(t, "the mounts of a /dev of its own")
 	if landlockABI() == 0 && os.Getenv("CI") == "" {
@@ -41,15 +43,24 @@ func TestRunDev(t *testing.T) {
 	// The last mount on a path in mountinfo is the one on top: what the
 	// command sees there.
 	script := `echo shm > /dev/shm/f && cat /dev/shm/f; ls /dev/shm; touch /dev/new 2>/dev/null && echo made;` +
+		` chmod 600 /dev/null 2>/dev/null && echo chmodded; echo > /dev/null || echo unwritable;` +
 		` awk '$5 ~ /^\/dev(\/pts|\/shm)?$/ { top[$5] = $5 " " $6 " " $9 } END { print top["/dev"]; print top["/dev/pts"]; print top["/dev/shm"] }' /proc/self/mountinfo`
 	want := "shm\nf\n/dev ro,nosuid,noexec,relatime tmpfs\n/dev/pts rw,nosuid,noexec,relatime devpts\n/dev/shm rw,nosuid,nodev,relatime tmpfs\n"
+	// Nothing to protect or hide: no mounts but /dev's (its PID
+	// namespace needs a mount namespace), and no read-only tree.
+	bare := &sandbox.Profile{Name: "bare", Enforcement: sandbox.Strict, ReadAll: true, Write: []string{ws},
+		Network: sandbox.NetworkOff, UnixSockets: true}
+	// Should a run change the host's /dev/null, the next one still finds
+	// it as it was.
+	t.Cleanup(func() { os.Chmod("/dev/null", 0o666) })
 	for _, tt := range []struct {
 		name  string
+		p     *sandbox.Profile
 		stdin *strings.Reader // not a file: no helper is prestarted
-	}{{"prestarted", nil}, {"started with the run", strings.NewReader("")}} {
+	}{{"prestarted", p, nil}, {"started with the run", p, strings.NewReader("")}, {"no mount plan", bare, nil}} {
 		t.Run(tt.name, func(t *testing.T) {
 			r := &Runner{}
-			c := &Command{Argv: []string{"sh", "-c", script}, Dir: ws, Env: []string{"PATH=/usr/bin:/bin"}, Profile: p}
+			c := &Command{Argv: []string{"sh", "-c", script}, Dir: ws, Env: []string{"PATH=/usr/bin:/bin"}, Profile: tt.p}
 			var out, errb bytes.Buffer
 			c.Stdout, c.Stderr = &out, &errb
 			if tt.stdin != nil {
@@ -61,6 +72,9 @@ func TestRunDev(t *testing.T) {
 			}
 			if out.String() != want {
 				t.Errorf("/dev:\n%s\nwant\n%s", out.String(), want)
+			}
+			if st, err := os.Stat("/dev/null"); err != nil || st.Mode().Perm() != 0o666 {
+				t.Errorf("the host's /dev/null after the run: %v, %v", st.Mode(), err)
 			}
 			if got, prestarted := r.cache.pool.used.Load(), tt.stdin == nil; (got == 1) != prestarted {
 				t.Errorf("runs served by a prestarted helper: %d", got)

@@ -26,10 +26,11 @@ import (
 // 0.3 ms on a 6.18 kernel (a C program, median of 300). Started once a
 // run has ended, while nobody calls or while the engine judges and plans
 // the next call, the helper makes its namespaces, in the cgroups that run
-// is to have, has its PID namespace's init ready, which mounts its /proc,
-// and waits on a unix socket for its standard descriptors, the Landlock
-// ruleset and its spec (helper_linux.h, GX_PRESTART_ARG), which must ask
-// for the namespaces it made. As root the helper is forked into its PID
+// is to have, its private mount tree and /dev (which every such run's spec
+// asks for, and gets before its own mounts), has its PID namespace's init
+// ready, which mounts its /proc, and waits on a unix socket for its
+// standard descriptors, the Landlock ruleset and its spec (helper_linux.h,
+// GX_PRESTART_ARG), which must ask for the namespaces it made. As root the helper is forked into its PID
 // namespace and is that init itself (prestartAttr); in a user namespace
 // it forks the init.
 //
@@ -501,6 +502,13 @@ func (pre *prestarted) use(r *Runner, spec *helperSpec, io3 *stdio, ruleset *os.
 			}
 			if err != nil {
 				reap()
+				// One that ended before its spec (its namespaces,
+				// its /dev made ahead) said why: that, not the
+				// socket it left, is the run's error.
+				if rep, _ := io.ReadAll(pre.rep); len(rep) > 0 {
+					hr, _ := parseReport(rep)
+					err = reportError(hr)
+				}
 			}
 			return err
 		},

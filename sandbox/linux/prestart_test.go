@@ -5,6 +5,7 @@ package linux
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -382,6 +383,44 @@ func TestPrestartedRefusesOtherNamespaces(t *testing.T) {
 	}
 }
 
+// withDev returns spec asking for a /dev of its own, as every run's spec
+// with a mount namespace does (Runner.run), in a namespace other than
+// this process's.
+func withDev(t *testing.T, spec helperSpec) helperSpec {
+	t.Helper()
+	own, err := mountNSInode()
+	if err != nil {
+		t.Fatal(err)
+	}
+	spec.Dev, spec.ParentMntNS = true, own
+	return spec
+}
+
+// TestPrestartedRefusesHostDev: a prestarted helper has made its /dev
+// before its spec came (make_ahead, helper_linux.c); a spec that wants
+// the host's runs nothing.
+func TestPrestartedRefusesHostDev(t *testing.T) {
+	requireRoot(t, "without root the helper's namespaces need a user namespace; one test of the check is enough")
+	r := &Runner{LongLived: true}
+	defer r.Close()
+	unshare := uint32(unix.CLONE_NEWNS | unix.CLONE_NEWIPC)
+	pre := r.prestart(prestartKey{unshare: unshare}, nil)
+	<-pre.ready
+	if pre.err != nil {
+		t.Fatal(pre.err)
+	}
+	defer func() {
+		pre.proc.Kill()
+		pre.done()
+	}()
+	spec := withDev(t, helperSpec{Path: "/bin/true", Argv: []string{"true"}, Unshare: unshare})
+	spec.Dev = false
+	code, rep := goAhead(t, pre, spec)
+	if code != helperFail || !strings.Contains(rep, "a /dev of its own") {
+		t.Errorf("exit %d, report %q; want %d and the host's /dev refused", code, rep, helperFail)
+	}
+}
+
 // TestPrestartedAwaitsCgroups: a prestarted helper forks its init only
 // once the runner says it is in its run's cgroups (a unified hierarchy
 // moves it there after its start): an init forked before would run the
@@ -519,7 +558,7 @@ func TestPrestartedGoAheadAfterMountNS(t *testing.T) {
 	if !readable {
 		t.Fatal("the helper sent nothing")
 	}
-	if code, rep := goAhead(t, pre, helperSpec{Path: "/bin/true", Argv: []string{"true"}, Unshare: unix.CLONE_NEWNS | unix.CLONE_NEWIPC}); code != 0 {
+	if code, rep := goAhead(t, pre, withDev(t, helperSpec{Path: "/bin/true", Argv: []string{"true"}, Unshare: unix.CLONE_NEWNS | unix.CLONE_NEWIPC})); code != 0 {
 		t.Errorf("exit %d, report %q; want the command's 0", code, rep)
 	}
 }
@@ -550,7 +589,7 @@ func TestPrestartedReadyBeforeGoAhead(t *testing.T) {
 			t.Errorf("the command ran before the go-ahead")
 		}
 	}
-	spec := helperSpec{Path: "/bin/sh", Argv: []string{"sh", "-c", `echo ran > "$0"`, out}, Unshare: unshare}
+	spec := withDev(t, helperSpec{Path: "/bin/sh", Argv: []string{"sh", "-c", `echo ran > "$0"`, out}, Unshare: unshare})
 	if code, rep := goAheadAfter(t, pre, spec, ready); code != 0 {
 		t.Errorf("exit %d, report %q; want the command's 0", code, rep)
 	}
@@ -644,5 +683,30 @@ func TestLeaveToExit(t *testing.T) {
 			}
 			ns.Close()
 		})
+	}
+}
+
+// TestPrestartedFailsBeforeSpec: a prestarted helper that ends before its
+// spec, saying why on the report pipe (its namespaces, its /dev made
+// ahead), fails the run with what it said, as one that fails after its
+// spec does: a strict profile's run is refused for the layer, whatever
+// the socket the runner was writing to.
+func TestPrestartedFailsBeforeSpec(t *testing.T) {
+	if landlockABI() == 0 && os.Getenv("CI") == "" {
+		t.Skip("no landlock")
+	}
+	exe := filepath.Join(t.TempDir(), "helper")
+	script := fmt.Sprintf("#!/bin/sh\nprintf '%s /dev: tmpfs: not here' >&%d\nexit %d\n", reportNamespaces, errFD, helperFail)
+	if err := os.WriteFile(exe, []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	ws := t.TempDir()
+	p := &sandbox.Profile{Name: "t", Enforcement: sandbox.Strict, ReadAll: true, Write: []string{ws},
+		Protect: []string{filepath.Join(ws, ".git")}, Network: sandbox.NetworkOff, UnixSockets: true}
+	for range 3 {
+		_, err := (&Runner{Exe: exe}).Run(context.Background(), &Command{Argv: []string{"true"}, Dir: ws, Env: []string{"PATH=/usr/bin:/bin"}, Profile: p})
+		if !errors.Is(err, sandbox.ErrLayerUnavailable) || !strings.Contains(err.Error(), "/dev: tmpfs: not here") {
+			t.Fatalf("Run = %v; want the helper's report, and the layer unavailable", err)
+		}
 	}
 }

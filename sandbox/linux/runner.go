@@ -480,13 +480,21 @@ func (r *Runner) start(ctx context.Context, c *Command, p *sandbox.Profile, spec
 			return res, fmt.Errorf("%s: %s: %w", spec.Argv[0], hr.msg, sandbox.ErrNotFound)
 		case reportCannotExec:
 			return res, fmt.Errorf("%s: %s: %w", spec.Argv[0], hr.msg, sandbox.ErrCannotExec)
-		case reportNamespaces:
-			return nil, fmt.Errorf("%w: %s", errNamespaces, hr.msg)
 		default:
-			return nil, fmt.Errorf("sandbox helper: %s: %w", hr.msg, sandbox.ErrLayerUnavailable)
+			return nil, reportError(hr)
 		}
 	}
 	return res, nil
+}
+
+// reportError is the error of a helper that reported a failure of its
+// set-up: of its namespaces (errNamespaces, which a best-effort run falls
+// back from) or of another layer.
+func reportError(hr helperReport) error {
+	if hr.tag == reportNamespaces {
+		return fmt.Errorf("%w: %s", errNamespaces, hr.msg)
+	}
+	return fmt.Errorf("sandbox helper: %s: %w", hr.msg, sandbox.ErrLayerUnavailable)
 }
 
 // reportedSignal returns the signal a helper that is its PID namespace's
