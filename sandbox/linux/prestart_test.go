@@ -358,31 +358,6 @@ func prestartedChildren(t *testing.T) []int {
 	return pids
 }
 
-// TestPrestartedRefusesOtherNamespaces: a prestarted helper handed a spec
-// that asks for other namespaces than it made runs nothing (exit 125, a
-// setup report): the runner checks, and so does the helper.
-func TestPrestartedRefusesOtherNamespaces(t *testing.T) {
-	requireRoot(t, "without root the helper's namespaces need a user namespace; one test of the check is enough")
-	r := &Runner{LongLived: true}
-	defer r.Close()
-	key := prestartKey{unshare: unix.CLONE_NEWNS | unix.CLONE_NEWIPC}
-	pre := r.prestart(key, nil)
-	<-pre.ready
-	if pre.err != nil {
-		t.Fatal(pre.err)
-	}
-	// Every way out ends the helper and releases the thread that forked
-	// it, which Close waits for: a failure must not hang the suite.
-	defer func() {
-		pre.proc.Kill()
-		pre.done()
-	}()
-	code, rep := goAhead(t, pre, helperSpec{Path: "/bin/true", Argv: []string{"true"}, Unshare: unix.CLONE_NEWNS | unix.CLONE_NEWIPC | unix.CLONE_NEWNET})
-	if code != helperFail || !strings.Contains(rep, "prestarted with namespaces") {
-		t.Errorf("exit %d, report %q; want %d and the namespaces refused", code, rep, helperFail)
-	}
-}
-
 // withDev returns spec asking for a /dev of its own, as every run's spec
 // with a mount namespace does (Runner.run), in a namespace other than
 // this process's.
@@ -396,28 +371,44 @@ func withDev(t *testing.T, spec helperSpec) helperSpec {
 	return spec
 }
 
-// TestPrestartedRefusesHostDev: a prestarted helper has made its /dev
-// before its spec came (make_ahead, helper_linux.c); a spec that wants
-// the host's runs nothing.
-func TestPrestartedRefusesHostDev(t *testing.T) {
-	requireRoot(t, "without root the helper's namespaces need a user namespace; one test of the check is enough")
-	r := &Runner{LongLived: true}
-	defer r.Close()
+// TestPrestartedRefusesOtherSpecs: a prestarted helper handed a spec that
+// asks for other namespaces than it made, or for the host's /dev where it
+// made its own before its spec came (make_ahead, helper_linux.c), runs
+// nothing (exit 125, a setup report): the runner checks the namespaces,
+// and so does the helper.
+func TestPrestartedRefusesOtherSpecs(t *testing.T) {
+	requireRoot(t, "without root the helper's namespaces need a user namespace; one test of the checks is enough")
 	unshare := uint32(unix.CLONE_NEWNS | unix.CLONE_NEWIPC)
-	pre := r.prestart(prestartKey{unshare: unshare}, nil)
-	<-pre.ready
-	if pre.err != nil {
-		t.Fatal(pre.err)
-	}
-	defer func() {
-		pre.proc.Kill()
-		pre.done()
-	}()
-	spec := withDev(t, helperSpec{Path: "/bin/true", Argv: []string{"true"}, Unshare: unshare})
-	spec.Dev = false
-	code, rep := goAhead(t, pre, spec)
-	if code != helperFail || !strings.Contains(rep, "a /dev of its own") {
-		t.Errorf("exit %d, report %q; want %d and the host's /dev refused", code, rep, helperFail)
+	hostDev := withDev(t, helperSpec{Path: "/bin/true", Argv: []string{"true"}, Unshare: unshare})
+	hostDev.Dev = false
+	for _, tt := range []struct {
+		name, report string
+		spec         helperSpec
+	}{
+		{"other namespaces", "prestarted with namespaces",
+			withDev(t, helperSpec{Path: "/bin/true", Argv: []string{"true"}, Unshare: unshare | unix.CLONE_NEWNET})},
+		{"host /dev", "a /dev of its own", hostDev},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			r := &Runner{LongLived: true}
+			defer r.Close()
+			pre := r.prestart(prestartKey{unshare: unshare}, nil)
+			<-pre.ready
+			if pre.err != nil {
+				t.Fatal(pre.err)
+			}
+			// Every way out ends the helper and releases the thread
+			// that forked it, which Close waits for: a failure must
+			// not hang the suite.
+			defer func() {
+				pre.proc.Kill()
+				pre.done()
+			}()
+			code, rep := goAhead(t, pre, tt.spec)
+			if code != helperFail || !strings.Contains(rep, tt.report) {
+				t.Errorf("exit %d, report %q; want %d and %q", code, rep, helperFail, tt.report)
+			}
+		})
 	}
 }
 
