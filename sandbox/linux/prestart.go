@@ -30,9 +30,9 @@ import (
 // asks for, and gets before its own mounts), has its PID namespace's init
 // ready, which mounts its /proc, and waits on a unix socket for its
 // standard descriptors, the Landlock ruleset and its spec (helper_linux.h,
-// GX_PRESTART_ARG), which must ask for the namespaces it made. As root the helper is forked into its PID
-// namespace and is that init itself (prestartAttr); in a user namespace
-// it forks the init.
+// GX_PRESTART_ARG), which must ask for the namespaces it made. As root
+// the helper is forked into its PID namespace and is that init itself
+// (prestartAttr); in a user namespace it forks the init.
 //
 // One helper waits at a time, for the namespaces and cgroup limits of the
 // run before it: a run that wants others, a terminal, egress or a stdin
