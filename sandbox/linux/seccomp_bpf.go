@@ -184,8 +184,20 @@ func buildBPF(rules []SyscallRule) ([]byte, error) {
 	for i := range blocks {
 		blocks[i] = p.newLabel()
 	}
-	p.search(order, blocks)
+	// A call whose first rule has no condition is denied whatever its
+	// other rules say: its leaf of the search returns the errno itself
+	// (outright), and it has no block.
+	outright := map[uint32]uint32{}
+	for _, nr := range order {
+		if r := byNr[nr][0]; len(r.Conds) == 0 {
+			outright[nr] = uint32(r.Errno)
+		}
+	}
+	p.search(order, blocks, outright)
 	for i, nr := range order {
+		if _, ok := outright[nr]; ok {
+			continue
+		}
 		p.place(blocks[i])
 		for _, r := range byNr[nr] {
 			nextRule := p.newLabel()
@@ -223,22 +235,44 @@ const searchLeaf = 6
 // number in the accumulator) that jumps to blocks[i] for nrs[i] and
 // allows every other call. The far branches are ja, so that no offset
 // depends on the size of what lies between.
-func (p *program) search(nrs []uint32, blocks []int) {
+//
+// A call in outright is denied with its errno in its leaf, by a return
+// placed right after the leaf: one instruction for the call where a
+// jump to a block of its own took four. The kernel converts and compiles
+// every instruction of a program it loads, in each sandboxed start's
+// path to its command (80 µs for 348 instructions, 6.18).
+func (p *program) search(nrs []uint32, blocks []int, outright map[uint32]uint32) {
 	if len(nrs) <= searchLeaf {
+		denies := map[uint32]int{} // errno → its return's label
+		var errnos []uint32
 		for i, nr := range nrs {
+			if e, ok := outright[nr]; ok {
+				l, seen := denies[e]
+				if !seen {
+					l = p.newLabel()
+					denies[e] = l
+					errnos = append(errnos, e)
+				}
+				p.jumpTo(p.emit(bpfJeqK, 0, 0, nr), true, l)
+				continue
+			}
 			p.emit(bpfJeqK, 0, 1, nr)
 			p.jaTo(blocks[i])
 		}
 		p.emit(bpfRetK, 0, 0, unix.SECCOMP_RET_ALLOW)
+		for _, e := range errnos {
+			p.place(denies[e])
+			p.emit(bpfRetK, 0, 0, unix.SECCOMP_RET_ERRNO|e)
+		}
 		return
 	}
 	mid := len(nrs) / 2
 	upper := p.newLabel()
 	p.emit(bpfJgeK, 0, 1, nrs[mid])
 	p.jaTo(upper)
-	p.search(nrs[:mid], blocks[:mid])
+	p.search(nrs[:mid], blocks[:mid], outright)
 	p.place(upper)
-	p.search(nrs[mid:], blocks[mid:])
+	p.search(nrs[mid:], blocks[mid:], outright)
 }
 
 // cond emits the test of c, jumping to fail when it is false and falling
