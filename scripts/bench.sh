@@ -152,16 +152,25 @@ hyperfine -N --warmup 30 --runs "$runs" --export-json "$out/hyperfine.json" \
 	-n run-1000-rules "$bin run -r $tmp/1000.rules -- /bin/true" \
 	-n check-1000-rules "$bin check -r $tmp/1000.rules -- git status" \
 	"${codex[@]}"
-# The sandbox targets again, their commands alternated call by call: the
-# rows above run one after the other, each on the machine the rows before
-# it left (a VM's speed drifts by more than the targets' margins between
-# two rows); alternating, all meet the same machine.
-python3 - "$runs" "$out/alternated.txt" \
-	"$bin sandbox -p workspace-write -- /bin/true" \
-	"bwrap --ro-bind / / --dev /dev --proc /proc --bind $ws $ws --bind /tmp /tmp --ro-bind $ws/.git/hooks $ws/.git/hooks --ro-bind $ws/.git/config $ws/.git/config --unshare-pid --unshare-ipc --unshare-net -- /bin/true" \
-	"$bin sandbox -p $tmp/nomount.toml -- /bin/true" <<'PY'
+# The targets again, their commands alternated call by call: the rows
+# above run one after the other, each on the machine the rows before it
+# left (a VM's speed drifts by more than the targets' margins between two
+# rows); alternating, all meet the same machine. Each argument is
+# NAME=COMMAND.
+alt=(
+	"go-empty=$tmp/go-empty"
+	"go-cobra-version=$tmp/go-cobra version"
+	"gatedexec-version=$bin version"
+	"sandbox-workspace-write=$bin sandbox -p workspace-write -- /bin/true"
+	"bwrap-workspace-write=bwrap --ro-bind / / --dev /dev --proc /proc --bind $ws $ws --bind /tmp /tmp --ro-bind $ws/.git/hooks $ws/.git/hooks --ro-bind $ws/.git/config $ws/.git/config --unshare-pid --unshare-ipc --unshare-net -- /bin/true"
+	"sandbox-nomount=$bin sandbox -p $tmp/nomount.toml -- /bin/true"
+	"check-1000-rules=$bin check -r $tmp/1000.rules -- git status"
+)
+[ ${#codex[@]} -gt 0 ] && alt+=("codex-check-1000-rules=$tmp/codex execpolicy check --rules $tmp/1000.rules -- git status")
+python3 - "$runs" "$out/alternated.txt" "${alt[@]}" <<'PY'
 import os, shlex, statistics, sys, time
-runs, out, cmds = int(sys.argv[1]), sys.argv[2], [shlex.split(c) for c in sys.argv[3:]]
+runs, out = int(sys.argv[1]), sys.argv[2]
+names, cmds = zip(*((a.split("=", 1)[0], shlex.split(a.split("=", 1)[1])) for a in sys.argv[3:]))
 null = os.open(os.devnull, os.O_WRONLY)
 acts = [(os.POSIX_SPAWN_DUP2, null, 1), (os.POSIX_SPAWN_DUP2, null, 2)]
 times = [[] for _ in cmds]
@@ -172,14 +181,18 @@ for i in range(runs + 10):
         pid = os.posix_spawnp(cmds[j][0], cmds[j], os.environ, file_actions=acts)
         _, st = os.waitpid(pid, 0)
         if st != 0:
-            sys.exit(f"{' '.join(cmds[j])}: exit status {st}")
+            sys.exit(f"{names[j]}: exit status {st}")
         if i >= 10:  # the first rounds warm up
             times[j].append((time.perf_counter() - t) * 1000)
-ww, bw, nm = (statistics.median(t) for t in times)
+med = {n: statistics.median(t) for n, t in zip(names, times)}
 with open(out, "w") as f:
-    f.write(f"alternated call by call, {runs} rounds: sandbox-workspace-write {ww:.3f} ms, bwrap-workspace-write {bw:.3f} ms, sandbox-nomount {nm:.3f} ms (medians)\n")
-    f.write(f"alternated: sandbox-workspace-write / bwrap-workspace-write: {ww / bw:.2f}x (target <= 0.8x){'  met' if ww <= 0.8 * bw else ''}\n")
-    f.write(f"alternated: sandbox-nomount / bwrap-workspace-write: {nm / bw:.2f}x (target <= 0.6x){'  met' if nm <= 0.6 * bw else ''}\n")
+    f.write(f"alternated call by call, {runs} rounds (medians): " + ", ".join(f"{n} {v:.3f} ms" for n, v in med.items()) + "\n")
+    for a, b, target in (("gatedexec-version", "go-empty", 1.3), ("sandbox-workspace-write", "bwrap-workspace-write", 0.8),
+                         ("sandbox-nomount", "bwrap-workspace-write", 0.6), ("check-1000-rules", "codex-check-1000-rules", 0.12),
+                         ("check-1000-rules", "go-empty", 2.5), ("go-cobra-version", "go-empty", None)):
+        if a in med and b in med:
+            x = med[a] / med[b]
+            f.write(f"alternated: {a} / {b}: {x:.2f}x" + (f" (target <= {target}x){'  met' if x <= target else ''}" if target else "") + "\n")
 PY
 # The helper refusing (exit 125, hence -i), beside the C floor again.
 hyperfine -N -i --warmup 30 --runs "$runs" --export-json "$out/hyperfine-helper.json" \
