@@ -372,15 +372,18 @@ func withDev(t *testing.T, spec helperSpec) helperSpec {
 }
 
 // TestPrestartedRefusesOtherSpecs: a prestarted helper handed a spec that
-// asks for other namespaces than it made, or for the host's /dev where it
-// made its own before its spec came (make_ahead, helper_linux.c), runs
-// nothing (exit 125, a setup report): the runner checks the namespaces,
-// and so does the helper.
+// asks for other namespaces than it made, for the host's /dev where it
+// made its own before its spec came (make_ahead, helper_linux.c), or for
+// a mount below that /dev, runs nothing (exit 125, a setup report): the
+// runner checks the namespaces and plans nothing below /dev, and the
+// helper checks both.
 func TestPrestartedRefusesOtherSpecs(t *testing.T) {
 	requireRoot(t, "without root the helper's namespaces need a user namespace; one test of the checks is enough")
 	unshare := uint32(unix.CLONE_NEWNS | unix.CLONE_NEWIPC)
 	hostDev := withDev(t, helperSpec{Path: "/bin/true", Argv: []string{"true"}, Unshare: unshare})
 	hostDev.Dev = false
+	belowDev := withDev(t, helperSpec{Path: "/bin/true", Argv: []string{"true"}, Unshare: unshare,
+		Mounts: []mountOp{{Kind: mountNullFile, Path: "/dev/shm/x"}}})
 	for _, tt := range []struct {
 		name, report string
 		spec         helperSpec
@@ -388,6 +391,7 @@ func TestPrestartedRefusesOtherSpecs(t *testing.T) {
 		{"other namespaces", "prestarted with namespaces",
 			withDev(t, helperSpec{Path: "/bin/true", Argv: []string{"true"}, Unshare: unshare | unix.CLONE_NEWNET})},
 		{"host /dev", "a /dev of its own", hostDev},
+		{"a mount below /dev", "below the run's own /dev", belowDev},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			r := &Runner{LongLived: true}

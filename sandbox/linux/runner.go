@@ -285,8 +285,12 @@ func (r *Runner) run(ctx context.Context, c *Command, st runStart, watch *sandbo
 		spec.Mounts = append(spec.Mounts, sockets...)
 		spec.Reopen = reopenStdio(c, p)
 		// A mount namespace of its own gets a /dev of its own: no block
-		// device, no terminal of the caller's, ptys that work.
+		// device, no terminal of the caller's, ptys that work. It covers
+		// the host's whole: a protect, hide or socket mount there would
+		// be of nothing the command sees (a prestarted helper has made
+		// it already, and refuses them).
 		spec.Dev = true
+		spec.Mounts = slices.DeleteFunc(spec.Mounts, func(op mountOp) bool { return within(op.Path, "/dev") })
 		if spec.Landlock {
 			spec.PtsAccess = fsRights(caps.LandlockABI, ptsAccess)
 			spec.DirAccess = fsRights(caps.LandlockABI, writableDirAccess)

@@ -636,9 +636,9 @@ static void private_tmp(const struct spec *s) {
 	free(fds);
 }
 
-// dev_ahead is set once a prestarted helper has made its mount tree
+// made_ahead is set once a prestarted helper has made its mount tree
 // private and its /dev (make_ahead) before its spec came.
-static int dev_ahead;
+static int made_ahead;
 
 // make_root_private keeps every mount made from now on in this namespace:
 // the copy of the host's tree shares its mounts' propagation with it.
@@ -653,16 +653,13 @@ static int under_dev(const char *path) {
 	return strncmp(path, "/dev", 4) == 0 && (path[4] == 0 || path[4] == '/');
 }
 
+// apply_mounts applies the plan of s, in a mount namespace of the
+// helper's own (prepare_run checks).
 static void apply_mounts(const struct spec *s) {
 	if (s->nmounts == 0 && s->ntmps == 0) {
 		return;
 	}
-	// Mount only in a namespace of our own: a helper started by hand, in
-	// the caller's namespace, must not change the caller's mount table.
-	if (s->parent_mntns == 0 || mntns_inode() == s->parent_mntns) {
-		setup_fail("mount namespace: not a private namespace");
-	}
-	if (!dev_ahead) {
+	if (!made_ahead) {
 		make_root_private();
 	}
 	private_tmp(s);
@@ -674,10 +671,10 @@ static void apply_mounts(const struct spec *s) {
 	}
 	for (size_t i = 0; i < s->nmounts; i++) {
 		const char *path = s->mounts[i].path;
-		if (dev_ahead && under_dev(path)) {
-			// The /dev made ahead covers the host's, as one made
-			// after these mounts would: nothing of it is there.
-			continue;
+		if (s->dev && under_dev(path)) {
+			// The runner plans nothing where the run's own /dev
+			// goes (runner.go): a plan that does is not its own.
+			setup_fail("mount %s: below the run's own /dev", path);
 		}
 		struct statvfs st;
 		int rc;
@@ -854,16 +851,16 @@ static void make_dev(void) {
 // make_ahead makes, in a prestarted helper's new mount namespace, what
 // every run it may serve mounts first whatever its spec: the tree private
 // and a /dev of its own (a prestarted run always has one). The runner
-// still plans the run meanwhile; after the spec, the run's mounts then
-// leave /dev alone (apply_mounts) and only make /dev/pts and /dev/shm
-// writable again (0.1-0.15 ms off the run's path after its spec).
+// still plans the run meanwhile, and plans nothing below /dev; after the
+// spec only /dev/pts and /dev/shm are made writable again, under the
+// run's read-only tree (0.1-0.15 ms off the run's path after its spec).
 static void make_ahead(uint64_t host_mntns) {
 	if (mntns_inode() == host_mntns) {
 		setup_fail("mount namespace: not a private namespace");
 	}
 	make_root_private();
 	make_dev();
-	dev_ahead = 1;
+	made_ahead = 1;
 }
 
 // reopen_stdio gives the command its own open of a file the caller passed
@@ -1692,12 +1689,17 @@ static void prepare_run(struct spec *s, uint32_t prestarted) {
 	} else if (s->unshare_flags != 0) {
 		enter_namespaces(s->unshare_flags);
 	}
-	apply_mounts(s);
-	if (s->dev) {
+	if (s->nmounts > 0 || s->ntmps > 0 || s->dev) {
+		// Mount only in a namespace of our own: a helper started by
+		// hand, in the caller's namespace, must not change the
+		// caller's mount table.
 		if (s->parent_mntns == 0 || mntns_inode() == s->parent_mntns) {
 			setup_fail("mount namespace: not a private namespace");
 		}
-		if (dev_ahead) {
+	}
+	apply_mounts(s);
+	if (s->dev) {
+		if (made_ahead) {
 			dev_writable();
 		} else {
 			make_dev();
@@ -1706,7 +1708,7 @@ static void prepare_run(struct spec *s, uint32_t prestarted) {
 			landlock_allow("/dev/pts", s->pts_access);
 			landlock_allow("/dev/shm", s->dir_access);
 		}
-	} else if (dev_ahead) {
+	} else if (made_ahead) {
 		setup_fail("prestarted with a /dev of its own: the spec wants the host's");
 	}
 	for (int fd = 0; fd <= 2; fd++) {
