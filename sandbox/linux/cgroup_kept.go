@@ -21,11 +21,11 @@ import (
 // across processes. Their cgroups are kept, empty, under a name of their
 // limits (keptCgroupStem and a slot number), and the next run with those
 // limits claims them by a lock on the first one's directory, once they
-// pass the check the LongLived reuse makes (reusable: no task left, no memory the run could
-// not reclaim, the limits written again). Up to keptCgroupSlots sets are
-// kept per limits, for runs at the same time; beyond, a run makes and
-// removes its own as before. Kept cgroups stay until removed by hand
-// (rmdir), as a service's do.
+// pass the check the LongLived reuse makes (reusable: no task left, no
+// memory the run could not reclaim, the limits written again). Up to
+// keptCgroupSlots sets are kept per limits, for runs at the same time;
+// beyond, a run makes and removes its own as before. Kept cgroups stay
+// until removed by hand (rmdir), as a service's do.
 
 // keptCgroupSlots bounds the sets of kept cgroups per limits.
 const keptCgroupSlots = 8

@@ -381,8 +381,8 @@ func (r *Runner) start(ctx context.Context, c *Command, p *sandbox.Profile, spec
 	spec.Ctty = io3.ctty
 	if direct(p, spec) {
 		// Only an unrestricted profile runs direct, and it watches no
-		// git (WatchesGit): watch is nil, and After says so of a watch
-		// that was not.
+		// git (WatchesGit): watch is nil. One that was not would never
+		// scan here, and After would report the run unchecked.
 		pre.end()
 		return r.startDirect(ctx, c, p, spec, io3, tail, cgs)
 	}
