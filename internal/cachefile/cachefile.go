@@ -16,6 +16,7 @@ package cachefile
 
 import (
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"time"
@@ -27,43 +28,70 @@ import (
 // is no entry that can be trusted (see the package comment) or it is
 // larger than max bytes.
 func Read(dir, name string, max int64) ([]byte, bool) {
-	if !Supported || !dirIsPrivate(dir) {
-		return nil, false
-	}
-	f, err := openNoFollow(filepath.Join(dir, name))
-	if err != nil {
+	f, st, ok := openEntry(dir, name)
+	if !ok {
 		return nil, false
 	}
 	defer f.Close()
-	st, err := f.Stat()
-	if err != nil || !st.Mode().IsRegular() || !ownedPrivately(st) || st.Size() > max {
+	if st.Size() > max {
 		return nil, false
 	}
 	b := make([]byte, st.Size())
 	if _, err := io.ReadFull(f, b); err != nil {
 		return nil, false
 	}
+	used(f, st)
+	return b, true
+}
+
+// openEntry opens the entry name in dir when it can be trusted (see the
+// package comment), with what its descriptor's fstat says.
+func openEntry(dir, name string) (*os.File, fs.FileInfo, bool) {
+	if !Supported || !dirIsPrivate(dir) {
+		return nil, nil, false
+	}
+	f, err := openNoFollow(filepath.Join(dir, name))
+	if err != nil {
+		return nil, nil, false
+	}
+	st, err := f.Stat()
+	if err != nil || !st.Mode().IsRegular() || !ownedPrivately(st) {
+		f.Close()
+		return nil, nil, false
+	}
+	return f, st, true
+}
+
+// used notes that the entry open as f, whose fstat is st, was used.
+func used(f *os.File, st fs.FileInfo) {
 	if now := time.Now(); now.Sub(st.ModTime()) > touchAfter {
 		// The modification time says when an entry was last used, for
 		// trim; an hour's precision is enough for that and spares a
 		// system call on nearly every read.
 		touch(f, now)
 	}
-	return b, true
 }
 
 // Write replaces the entry name in dir with data, creating dir (mode
 // 0700) when it is missing. It writes nothing when dir is not private to
 // the effective user or data is larger than max bytes.
 func Write(dir, name string, data []byte, max int64) {
-	if !Supported || int64(len(data)) > max {
+	if int64(len(data)) > max {
+		return
+	}
+	write(dir, name, data, 0o600)
+}
+
+// write is Write giving the entry the permission bits perm.
+func write(dir, name string, data []byte, perm os.FileMode) {
+	if !Supported {
 		return
 	}
 	if err := os.MkdirAll(dir, 0o700); err != nil || !dirIsPrivate(dir) {
 		return
 	}
 	// A failed write leaves no entry, and a cache is no reason to fail.
-	_ = atomicfile.Write(filepath.Join(dir, name), data, false)
+	_ = atomicfile.WritePerm(filepath.Join(dir, name), data, false, perm)
 	trim(dir, time.Now())
 }
 

@@ -7,6 +7,9 @@ import (
 	"encoding/binary"
 	"os"
 	"sync"
+	"sync/atomic"
+
+	"golang.org/x/sys/unix"
 
 	"github.com/gatedexec/gatedexec/sandbox"
 )
@@ -37,6 +40,14 @@ type runnerCache struct {
 	helperOnce sync.Once
 	helper     *os.File
 	helperErr  error
+	// helperCopy is the helper program's copy in a cache directory
+	// (cachedHelper), opened at the first run that asks for one and kept
+	// likewise; nil when there is none. copyFailed is set once a helper
+	// failed to start from it: the memfd serves from then on.
+	copyOnce   sync.Once
+	helperCopy *os.File
+	copyPath   string
+	copyFailed atomic.Bool
 
 	// kept are the placeholder directories of LongLived; background is
 	// the cgroup work under way off the runs' paths (making ahead, the
@@ -57,17 +68,39 @@ func (r *Runner) cgroupHost() *cgroupHost {
 
 // helperExe returns the path the helper is executed by and the file the
 // child must hold at selfFD for it (nil for none): r.Exe when set, else
-// the helper built into this binary, by its sealed memfd.
-func (r *Runner) helperExe() (string, *os.File, error) {
+// the helper built into this binary, by its copy in copy's directory when
+// one is given (and the first such run's directory serves every later
+// run of r), else by its sealed memfd. copied says the copy it is.
+func (r *Runner) helperExe(copy sandbox.BuildCache) (exe string, self *os.File, copied bool, err error) {
 	if r.Exe != "" {
-		return r.Exe, nil, nil
+		return r.Exe, nil, false, nil
 	}
 	c := &r.cache
+	if copy.Dir != "" && copy.Build != "" && !c.copyFailed.Load() {
+		c.copyOnce.Do(func() { c.helperCopy, c.copyPath = cachedHelper(copy) })
+		if c.helperCopy != nil {
+			return selfPath, c.helperCopy, true, nil
+		}
+	}
 	c.helperOnce.Do(func() { c.helper, c.helperErr = sealedHelper() })
 	if c.helperErr != nil {
-		return "", nil, c.helperErr
+		return "", nil, false, c.helperErr
 	}
-	return selfPath, c.helper, nil
+	return selfPath, c.helper, false, nil
+}
+
+// dropHelperCopy is called once a helper failed to start from the copy
+// helperExe gave: r's later runs take the memfd, and the copy is removed
+// (when its name still leads to it), so that the next gatedexec writes it
+// afresh rather than fail on the same damaged one.
+func (r *Runner) dropHelperCopy() {
+	c := &r.cache
+	c.copyFailed.Store(true)
+	var opened, named unix.Stat_t
+	if unix.Fstat(int(c.helperCopy.Fd()), &opened) == nil && unix.Lstat(c.copyPath, &named) == nil &&
+		opened.Dev == named.Dev && opened.Ino == named.Ino {
+		os.Remove(c.copyPath)
+	}
 }
 
 // host returns the host's facts for planning a run, read once. The

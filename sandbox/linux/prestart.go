@@ -270,9 +270,9 @@ func (r *Runner) closePrestarted() {
 // helper's parent (Pdeathsig), as for a helper started with the run: Go
 // ends no thread that no goroutine has locked. Nil when it cannot be
 // started; the run then starts its helper itself.
-func (r *Runner) startAhead(key prestartKey, limits []cgroupLimit) *prestarted {
+func (r *Runner) startAhead(key prestartKey, limits []cgroupLimit, copy sandbox.BuildCache) *prestarted {
 	pre := &prestarted{key: key, ready: make(chan struct{}), release: make(chan struct{})}
-	pre.err = r.startPrestarted(pre, limits)
+	pre.err = r.startPrestarted(pre, limits, copy)
 	close(pre.ready)
 	if pre.err != nil {
 		// The run starts its helper itself, and fails as it would
@@ -290,7 +290,7 @@ func (r *Runner) prestart(key prestartKey, limits []cgroupLimit) *prestarted {
 		// kept until the helper is reaped.
 		runtime.LockOSThread()
 		defer runtime.UnlockOSThread()
-		pre.err = r.startPrestarted(pre, limits)
+		pre.err = r.startPrestarted(pre, limits, sandbox.BuildCache{})
 		close(pre.ready)
 		if pre.err == nil {
 			<-pre.release
@@ -299,8 +299,11 @@ func (r *Runner) prestart(key prestartKey, limits []cgroupLimit) *prestarted {
 	return pre
 }
 
-func (r *Runner) startPrestarted(pre *prestarted, limits []cgroupLimit) error {
-	exe, self, err := r.helperExe()
+// startPrestarted forks pre's helper, from its copy in copy's directory
+// when there is one (helperExe). A long-lived Runner keeps its memfd for
+// every run and gives none; its helpers start in the background anyway.
+func (r *Runner) startPrestarted(pre *prestarted, limits []cgroupLimit, copy sandbox.BuildCache) error {
+	exe, self, copied, err := r.helperExe(copy)
 	if err != nil {
 		return err
 	}
@@ -358,6 +361,11 @@ func (r *Runner) startPrestarted(pre *prestarted, limits []cgroupLimit) error {
 		return err
 	})
 	if err != nil {
+		if copied && pre.proc == nil {
+			// Not started from the copy (damaged, or refused by a
+			// security module): the run's own start takes the memfd.
+			r.dropHelperCopy()
+		}
 		if pre.proc != nil {
 			pre.proc.Kill()
 			pre.proc.Wait()

@@ -424,7 +424,7 @@ func TestPrestartedAwaitsCgroups(t *testing.T) {
 	requireRoot(t, "without root the helper's namespaces need a user namespace")
 	r := &Runner{LongLived: true}
 	defer r.Close()
-	exe, self, err := r.helperExe()
+	exe, self, _, err := r.helperExe(sandbox.BuildCache{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -529,7 +529,7 @@ func TestRunnerStartsAhead(t *testing.T) {
 func TestPrestartedGoAheadAfterMountNS(t *testing.T) {
 	requireRoot(t, "without root the helper's namespaces need a user namespace")
 	r := &Runner{}
-	pre := r.startAhead(prestartKey{unshare: unix.CLONE_NEWNS | unix.CLONE_NEWIPC}, nil)
+	pre := r.startAhead(prestartKey{unshare: unix.CLONE_NEWNS | unix.CLONE_NEWIPC}, nil, sandbox.BuildCache{})
 	if pre == nil {
 		t.Fatal("the helper did not start")
 	}
@@ -566,7 +566,7 @@ func TestPrestartedReadyBeforeGoAhead(t *testing.T) {
 	requireRoot(t, "without root the helper's namespaces need a user namespace")
 	r := &Runner{}
 	unshare := uint32(unix.CLONE_NEWNS | unix.CLONE_NEWIPC)
-	pre := r.startAhead(prestartKey{unshare: unshare}, nil)
+	pre := r.startAhead(prestartKey{unshare: unshare}, nil, sandbox.BuildCache{})
 	if pre == nil {
 		t.Fatal("the helper did not start")
 	}

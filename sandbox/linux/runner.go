@@ -121,7 +121,7 @@ func (r *Runner) begin(c *Command) (runStart, error) {
 	st.unshare, st.limits = namespaces(st.layers, st.caps), cgroupLimits(p.Limits)
 	if !r.LongLived {
 		if key, ok := r.prestartKeyOf(c, st.unshare, st.limits); ok {
-			st.ahead = r.startAhead(key, st.limits)
+			st.ahead = r.startAhead(key, st.limits, p.BuildCache)
 		}
 		if st.ahead == nil {
 			go warmProcessStart()
@@ -540,7 +540,7 @@ func (h *helperStart) exitStatus() (code, sig int) {
 // newHelperStart prepares a helper forked for this run, in its cgroups,
 // fed data as its spec.
 func (r *Runner) newHelperStart(p *sandbox.Profile, io3 *stdio, ruleset *os.File, eg *egressRun, data []byte) (*helperStart, error) {
-	exe, self, err := r.helperExe()
+	exe, self, _, err := r.helperExe(sandbox.BuildCache{})
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", err, sandbox.ErrLayerUnavailable)
 	}
