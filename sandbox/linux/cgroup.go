@@ -303,6 +303,29 @@ func (g *runCgroups) enterThread() error {
 	return nil
 }
 
+// taskFiles opens the tasks file of each of g's cgroups for writing, for
+// a process forked outside them to move itself in by (a prestarted
+// helper, await_cgroups in helper_linux.c): a single-threaded process
+// that writes "0" there moves alone, without the lock enterThread
+// avoids, and no thread of this process need enter and leave them. Nil
+// when a cgroup has no such file (the unified hierarchy moves whole
+// processes only) or there are more than a helper takes.
+func (g *runCgroups) taskFiles() []*os.File {
+	if len(g.dirs) == 0 || len(g.dirs) > prestartCgroupFDs {
+		return nil
+	}
+	files := make([]*os.File, 0, len(g.dirs))
+	for _, d := range g.dirs {
+		f, err := plainfile.Open(filepath.Join(d, "tasks"), unix.O_WRONLY)
+		if err != nil {
+			closeAll(files)
+			return nil
+		}
+		files = append(files, f)
+	}
+	return files
+}
+
 // leaveThread moves the calling thread back to the cgroups the run's are
 // made in, once it has forked the run: it would keep them from being
 // removed, and count against their limits.

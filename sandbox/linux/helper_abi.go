@@ -20,8 +20,10 @@ const (
 	// descriptor of a prestarted helper's mount namespace.
 	prestartMountNS = 'N'
 	// prestartCgroups is the byte that tells a prestarted helper it is
-	// in its run's cgroups.
-	prestartCgroups = 'C'
+	// in its run's cgroups, or comes with the tasks files it moves itself
+	// into them by, at most prestartCgroupFDs.
+	prestartCgroups   = 'C'
+	prestartCgroupFDs = 4
 	// keptNetNSArg is a prestarted helper's fourth argument when it may
 	// join a kept network namespace (keptnet.go), and keptNetNSMax the
 	// number of them.

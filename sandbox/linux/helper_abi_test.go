@@ -30,6 +30,7 @@ func TestHelperABI(t *testing.T) {
 		"GX_PRESTART_FDS":        strconv.Itoa(prestartFDs),
 		"GX_PRESTART_MNTNS":      chr(prestartMountNS),
 		"GX_PRESTART_CGROUPS":    chr(prestartCgroups),
+		"GX_PRESTART_CGROUP_FDS": strconv.Itoa(prestartCgroupFDs),
 		"GX_SPEC_FD":             strconv.Itoa(specFD),
 		"GX_REPORT_FD":           strconv.Itoa(errFD),
 		"GX_RULESET_FD":          strconv.Itoa(rulesetFD),

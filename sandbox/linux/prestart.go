@@ -346,7 +346,12 @@ func (r *Runner) startPrestarted(pre *prestarted, limits []cgroupLimit, copy san
 			pre.cg = r.newCgroups(r.cgroupHost(), limits)
 		}
 	}
-	err = pre.cg.fork(func(add func(int) error) error {
+	var tasks []*os.File
+	if pre.cg != nil {
+		tasks = pre.cg.taskFiles()
+		defer closeAll(tasks)
+	}
+	start := func(add func(int) error) error {
 		var err error
 		if pre.proc, err = startProc(exe, args, files, prestartAttr(pre.key.unshare)); err != nil {
 			return err
@@ -356,10 +361,16 @@ func (r *Runner) startPrestarted(pre *prestarted, limits []cgroupLimit, copy san
 				return err
 			}
 		}
-		// In them: the helper forks nothing before (its init).
-		_, err = mine.Write([]byte{prestartCgroups})
-		return err
-	})
+		// In them, or told how to enter them: the helper forks nothing
+		// before (its init).
+		return sendCgroups(mine, tasks)
+	}
+	if tasks != nil {
+		// The helper moves itself in (taskFiles).
+		err = start(nil)
+	} else {
+		err = pre.cg.fork(start)
+	}
 	if err != nil {
 		if copied && pre.proc == nil {
 			// Not started from the copy (damaged, or refused by a
@@ -379,6 +390,31 @@ func (r *Runner) startPrestarted(pre *prestarted, limits []cgroupLimit, copy san
 	}
 	pre.sock, pre.rep = mine, repR
 	return nil
+}
+
+// sendCgroups tells the prestarted helper at the other end of sock that it
+// is in its run's cgroups, or, with tasks, how to enter them.
+func sendCgroups(sock *os.File, tasks []*os.File) error {
+	fds := make([]int, len(tasks))
+	for i, f := range tasks {
+		fds[i] = int(f.Fd())
+	}
+	var oob []byte
+	if len(fds) > 0 {
+		oob = unix.UnixRights(fds...)
+	}
+	conn, err := sock.SyscallConn()
+	if err != nil {
+		return err
+	}
+	var sendErr error
+	if err := conn.Write(func(fd uintptr) bool {
+		sendErr = unix.Sendmsg(int(fd), []byte{prestartCgroups}, oob, nil, 0)
+		return sendErr != unix.EAGAIN
+	}); err != nil {
+		return err
+	}
+	return sendErr
 }
 
 // prestartAttr returns the attributes a helper prestarted for the

@@ -421,9 +421,72 @@ func TestPrestartedRefusesOtherSpecs(t *testing.T) {
 // moves it there after its start): an init forked before would run the
 // command outside them.
 func TestPrestartedAwaitsCgroups(t *testing.T) {
+	h := startBareHelper(t)
+	time.Sleep(100 * time.Millisecond)
+	if kids := h.children(); len(kids) != 0 {
+		t.Fatalf("the helper forked %v before it was told it is in its cgroups", kids)
+	}
+	if _, err := h.sock.Write([]byte{prestartCgroups}); err != nil {
+		t.Fatal(err)
+	}
+	var kids []string
+	for deadline := time.Now().Add(5 * time.Second); len(kids) == 0 && time.Now().Before(deadline); time.Sleep(2 * time.Millisecond) {
+		kids = h.children()
+	}
+	if len(kids) != 1 {
+		t.Errorf("the helper's children once in its cgroups: %v, want its init", kids)
+	}
+}
+
+// TestPrestartedCgroupEntryFails: a prestarted helper sent a tasks file
+// it cannot move itself in by ends, saying so, and forks nothing: its run
+// would otherwise go on outside its cgroups.
+func TestPrestartedCgroupEntryFails(t *testing.T) {
+	h := startBareHelper(t)
+	ro, err := os.Open(os.DevNull) // a write fails: EBADF
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ro.Close()
+	if err := sendCgroups(h.sock, []*os.File{ro}); err != nil {
+		t.Fatal(err)
+	}
+	ended := make(chan []byte)
+	go func() {
+		report, _ := io.ReadAll(h.rep)
+		ended <- report
+	}()
+	select {
+	case report := <-ended:
+		err = h.cmd.Wait()
+		if h.cmd.ProcessState == nil || h.cmd.ProcessState.ExitCode() != helperFail || !strings.Contains(string(report), "entering the run's cgroups") {
+			t.Errorf("helper: %v, report %q; want exit %d, entering the run's cgroups", err, report, helperFail)
+		}
+	case <-time.After(5 * time.Second):
+		t.Errorf("the helper went on; children %v", h.children())
+	}
+}
+
+// bareHelper is a prestarted helper a test started by hand, its mount
+// namespace taken, waiting for GX_PRESTART_CGROUPS on sock.
+type bareHelper struct {
+	cmd       *exec.Cmd
+	sock, rep *os.File
+}
+
+// children returns the pids of the helper's children.
+func (h *bareHelper) children() []string {
+	b, _ := os.ReadFile(fmt.Sprintf("/proc/%d/task/%d/children", h.cmd.Process.Pid, h.cmd.Process.Pid))
+	return strings.Fields(string(b))
+}
+
+// startBareHelper starts a prestarted helper for a PID and mount
+// namespace, ended with the test.
+func startBareHelper(t *testing.T) *bareHelper {
+	t.Helper()
 	requireRoot(t, "without root the helper's namespaces need a user namespace")
 	r := &Runner{LongLived: true}
-	defer r.Close()
+	t.Cleanup(func() { r.Close() })
 	exe, self, _, err := r.helperExe(sandbox.BuildCache{})
 	if err != nil {
 		t.Fatal(err)
@@ -433,12 +496,12 @@ func TestPrestartedAwaitsCgroups(t *testing.T) {
 		t.Fatal(err)
 	}
 	mine, theirs := os.NewFile(uintptr(fds[0]), "runner"), os.NewFile(uintptr(fds[1]), "helper")
-	defer mine.Close()
+	t.Cleanup(func() { mine.Close() })
 	repR, repW, err := os.Pipe()
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer repR.Close()
+	t.Cleanup(func() { repR.Close() })
 	flags := unix.CLONE_NEWNS | unix.CLONE_NEWIPC | unix.CLONE_NEWPID
 	cmd := &exec.Cmd{
 		Path:        exe,
@@ -452,34 +515,17 @@ func TestPrestartedAwaitsCgroups(t *testing.T) {
 	}
 	theirs.Close()
 	repW.Close()
-	defer func() {
+	t.Cleanup(func() {
 		cmd.Process.Kill()
 		cmd.Wait()
-	}()
-	children := func() []string {
-		b, _ := os.ReadFile(fmt.Sprintf("/proc/%d/task/%d/children", cmd.Process.Pid, cmd.Process.Pid))
-		return strings.Fields(string(b))
-	}
+	})
 	pre := &prestarted{sock: mine}
 	if f, err := pre.holdMountNS(0); err != nil || f == nil {
 		t.Fatalf("the helper's mount namespace: %v %v", f, err)
 	} else {
 		f.Close()
 	}
-	time.Sleep(100 * time.Millisecond)
-	if kids := children(); len(kids) != 0 {
-		t.Fatalf("the helper forked %v before it was told it is in its cgroups", kids)
-	}
-	if _, err := mine.Write([]byte{prestartCgroups}); err != nil {
-		t.Fatal(err)
-	}
-	var kids []string
-	for deadline := time.Now().Add(5 * time.Second); len(kids) == 0 && time.Now().Before(deadline); time.Sleep(2 * time.Millisecond) {
-		kids = children()
-	}
-	if len(kids) != 1 {
-		t.Errorf("the helper's children once in its cgroups: %v, want its init", kids)
-	}
+	return &bareHelper{cmd: cmd, sock: mine, rep: repR}
 }
 
 // TestRunnerStartsAhead: a one-shot Runner starts a run's helper as a

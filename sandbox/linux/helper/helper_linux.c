@@ -1620,14 +1620,51 @@ static void hand_mount_namespace(void) {
 
 // await_cgroups waits until the runner has the prestarted helper in its
 // run's cgroups (GX_PRESTART_CGROUPS): an init forked before would stay
-// outside them.
+// outside them. The message may carry the tasks files of the run's v1
+// cgroups: the helper then moves itself, by writing "0" to each. A
+// thread that names itself there moves alone, which the kernel does
+// without its global threadgroup lock (whose write side waits out an RCU
+// grace period); the runner had to lock a thread of its own, move it in
+// and out around the fork, for the same.
 static void await_cgroups(void) {
-	unsigned char c;
+	unsigned char c = 0;
+	struct iovec iov = {.iov_base = &c, .iov_len = 1};
+	union {
+		char buf[CMSG_SPACE(GX_PRESTART_CGROUP_FDS * sizeof(int))];
+		struct cmsghdr align;
+	} ctl;
+	memset(&ctl, 0, sizeof ctl);
+	struct msghdr msg = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = ctl.buf, .msg_controllen = sizeof ctl.buf};
 	ssize_t r;
-	while ((r = read(GX_SPEC_FD, &c, 1)) < 0 && errno == EINTR) {
+	while ((r = recvmsg(GX_SPEC_FD, &msg, MSG_CMSG_CLOEXEC)) < 0 && errno == EINTR) {
 	}
 	if (r != 1 || c != GX_PRESTART_CGROUPS) {
 		setup_fail("prestart: waiting for the cgroups: %s", r < 0 ? strerror(errno) : "the runner is gone");
+	}
+	struct cmsghdr *h = CMSG_FIRSTHDR(&msg);
+	if (h == NULL) {
+		if (msg.msg_flags & MSG_CTRUNC) {
+			setup_fail("prestart: the cgroups' descriptors did not fit");
+		}
+		return; // moved in by the runner
+	}
+	size_t len = h->cmsg_len - CMSG_LEN(0);
+	if ((msg.msg_flags & MSG_CTRUNC) || h->cmsg_level != SOL_SOCKET || h->cmsg_type != SCM_RIGHTS ||
+	    h->cmsg_len < CMSG_LEN(0) || len % sizeof(int) != 0 || len / sizeof(int) > GX_PRESTART_CGROUP_FDS) {
+		setup_fail("prestart: the cgroups' descriptors are not a list of tasks files");
+	}
+	int fds[GX_PRESTART_CGROUP_FDS];
+	int n = (int)(len / sizeof(int));
+	memcpy(fds, CMSG_DATA(h), len);
+	int err = 0;
+	for (int i = 0; i < n; i++) {
+		if (err == 0 && write(fds[i], "0", 1) != 1) {
+			err = errno;
+		}
+		close(fds[i]);
+	}
+	if (err != 0) {
+		setup_fail("prestart: entering the run's cgroups: %s", strerror(err));
 	}
 }
 

@@ -29,9 +29,12 @@
 // helper's exit; a one-shot run leaves the message unread.
 #define GX_PRESTART_MNTNS 'N'
 // The byte the runner sends a prestarted helper once it is in its run's
-// cgroups (a unified hierarchy moves it there only after its start): it
+// cgroups (a unified hierarchy moves it there only after its start), or
+// with the tasks files of the run's v1 cgroups, opened for writing, for
+// the helper to move itself into (at most GX_PRESTART_CGROUP_FDS): it
 // forks nothing before.
 #define GX_PRESTART_CGROUPS 'C'
+#define GX_PRESTART_CGROUP_FDS 4
 
 // The fourth argument of a prestarted helper whose network namespace may
 // be a kept one (GX_NETNS_FD): slots 0 to GX_KEPT_NETNS_MAX-1 of that
