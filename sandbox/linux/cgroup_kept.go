@@ -4,7 +4,7 @@ package linux
 
 import (
 	"crypto/sha256"
-	"fmt"
+	"encoding/hex"
 	"slices"
 	"strconv"
 
@@ -37,8 +37,8 @@ const keptCgroupInfix = "kept-"
 // keptCgroupStem is what the names of the kept cgroups for limits start
 // with: the slot follows.
 func keptCgroupStem(limits []cgroupLimit) string {
-	sum := sha256.Sum256([]byte(fmt.Sprint(limits)))
-	return fmt.Sprintf("%s%s%x-", cgroupPrefix, keptCgroupInfix, sum[:6])
+	sum := sha256.Sum256([]byte(limitsKey(limits)))
+	return cgroupPrefix + keptCgroupInfix + hex.EncodeToString(sum[:6]) + "-"
 }
 
 // claimKeptCgroups returns the kept cgroups for limits of the first slot

@@ -483,3 +483,33 @@ func TestRunnerAheadEndedEarly(t *testing.T) {
 		g.remove()
 	}
 }
+
+// limitsKey tells apart two sets of limits that differ in any field, or
+// in their order, and gives equal sets one key.
+func TestLimitsKey(t *testing.T) {
+	base := cgroupLimits(sandbox.Limits{NProc: 64, Memory: 1 << 30})
+	same := cgroupLimits(sandbox.Limits{NProc: 64, Memory: 1 << 30})
+	if limitsKey(base) != limitsKey(same) {
+		t.Fatalf("equal limits, keys %q and %q", limitsKey(base), limitsKey(same))
+	}
+	for name, change := range map[string]func(l []cgroupLimit){
+		"value":      func(l []cgroupLimit) { l[0].value++ },
+		"controller": func(l []cgroupLimit) { l[1].controller = "memory2" },
+		"v1 file":    func(l []cgroupLimit) { l[1].v1File = "memory.memsw.limit_in_bytes" },
+		"v2 file":    func(l []cgroupLimit) { l[1].v2File = "memory.high" },
+		"layer":      func(l []cgroupLimit) { l[0].layer = "other" },
+		"order":      func(l []cgroupLimit) { l[0], l[1] = l[1], l[0] },
+		"field split": func(l []cgroupLimit) {
+			l[0].controller, l[0].v1File = l[0].controller+l[0].v1File[:1], l[0].v1File[1:]
+		},
+	} {
+		l := slices.Clone(base)
+		change(l)
+		if limitsKey(l) == limitsKey(base) {
+			t.Errorf("%s changed, the key did not: %q", name, limitsKey(l))
+		}
+		if keptCgroupStem(l) == keptCgroupStem(base) {
+			t.Errorf("%s changed, the kept cgroups' names did not", name)
+		}
+	}
+}

@@ -62,7 +62,8 @@ type prestartKey struct {
 	// keptNet says the helper may join a kept network namespace
 	// (keptnet.go), which only a run allowed one may take.
 	keptNet bool
-	// limits are the cgroup limits of its run (cgroupLimits), printed.
+	// limits are the cgroup limits of its run (cgroupLimits), written
+	// out (limitsKey).
 	limits string
 }
 
@@ -124,7 +125,7 @@ func (r *Runner) prestartKeyOf(c *Command, unshare uint32, limits []cgroupLimit)
 			return prestartKey{}, false // a pty and job control
 		}
 	}
-	return prestartKey{unshare: unshare, keptNet: r.keptNetFor(p, unshare), limits: fmt.Sprint(limits)}, true
+	return prestartKey{unshare: unshare, keptNet: r.keptNetFor(p, unshare), limits: limitsKey(limits)}, true
 }
 
 // takePrestarted returns the helper waiting for key, once started; nil
