@@ -5,7 +5,7 @@ package linux
 // layers wherever gatedexec runs; probing and applying them is Linux-only.
 
 import (
-	"fmt"
+	"strconv"
 
 	"github.com/gatedexec/gatedexec/sandbox"
 )
@@ -41,9 +41,11 @@ const LayerHelper = "helper"
 // kernel is used at this level.
 const MaxLandlockABI = 7
 
-// LandlockLayer names the Landlock layer applied at the given ABI.
+// LandlockLayer names the Landlock layer applied at the given ABI. Not
+// with fmt: it was the one use of fmt on a sandboxed run's way, whose
+// first use in a process costs its printer's set-up.
 func LandlockLayer(abi int) string {
-	return fmt.Sprintf("landlock-v%d", min(abi, MaxLandlockABI))
+	return "landlock-v" + strconv.Itoa(min(abi, MaxLandlockABI))
 }
 
 // PlanLayers returns the layers the Linux backend applies for p on a host
