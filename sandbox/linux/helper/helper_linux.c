@@ -1618,6 +1618,45 @@ static void hand_mount_namespace(void) {
 	close(fd);
 }
 
+// recv_fds receives on GX_SPEC_FD a message of one data byte, put in
+// *data, and the descriptors that come with it (close-on-exec), at most
+// max (no more than GX_RECV_FDS_MAX), put in fds; it returns how many.
+// A message cut short or carrying anything else ends the helper, what
+// saying what it was waiting for.
+#define GX_RECV_FDS_MAX 4
+_Static_assert(GX_PRESTART_FDS <= GX_RECV_FDS_MAX && GX_PRESTART_CGROUP_FDS <= GX_RECV_FDS_MAX,
+               "recv_fds takes every message's descriptors");
+static int recv_fds(unsigned char *data, int *fds, int max, const char *what) {
+	struct iovec iov = {.iov_base = data, .iov_len = 1};
+	union {
+		char buf[CMSG_SPACE(GX_RECV_FDS_MAX * sizeof(int))];
+		struct cmsghdr align;
+	} ctl;
+	memset(&ctl, 0, sizeof ctl);
+	struct msghdr msg = {
+	    .msg_iov = &iov, .msg_iovlen = 1, .msg_control = ctl.buf, .msg_controllen = CMSG_SPACE(max * sizeof(int))};
+	ssize_t r;
+	while ((r = recvmsg(GX_SPEC_FD, &msg, MSG_CMSG_CLOEXEC)) < 0 && errno == EINTR) {
+	}
+	if (r != 1) {
+		setup_fail("%s: %s", what, r < 0 ? strerror(errno) : "the runner is gone");
+	}
+	if (msg.msg_flags & MSG_CTRUNC) {
+		setup_fail("%s: more than %d descriptors", what, max);
+	}
+	struct cmsghdr *h = CMSG_FIRSTHDR(&msg);
+	if (h == NULL) {
+		return 0;
+	}
+	size_t len = h->cmsg_len - CMSG_LEN(0);
+	if (h->cmsg_level != SOL_SOCKET || h->cmsg_type != SCM_RIGHTS || h->cmsg_len < CMSG_LEN(0) ||
+	    len % sizeof(int) != 0 || len / sizeof(int) > (size_t)max) {
+		setup_fail("%s: not a list of descriptors", what);
+	}
+	memcpy(fds, CMSG_DATA(h), len);
+	return (int)(len / sizeof(int));
+}
+
 // await_cgroups waits until the runner has the prestarted helper in its
 // run's cgroups (GX_PRESTART_CGROUPS): an init forked before would stay
 // outside them. The message may carry the tasks files of the run's v1
@@ -1628,34 +1667,11 @@ static void hand_mount_namespace(void) {
 // and out around the fork, for the same.
 static void await_cgroups(void) {
 	unsigned char c = 0;
-	struct iovec iov = {.iov_base = &c, .iov_len = 1};
-	union {
-		char buf[CMSG_SPACE(GX_PRESTART_CGROUP_FDS * sizeof(int))];
-		struct cmsghdr align;
-	} ctl;
-	memset(&ctl, 0, sizeof ctl);
-	struct msghdr msg = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = ctl.buf, .msg_controllen = sizeof ctl.buf};
-	ssize_t r;
-	while ((r = recvmsg(GX_SPEC_FD, &msg, MSG_CMSG_CLOEXEC)) < 0 && errno == EINTR) {
-	}
-	if (r != 1 || c != GX_PRESTART_CGROUPS) {
-		setup_fail("prestart: waiting for the cgroups: %s", r < 0 ? strerror(errno) : "the runner is gone");
-	}
-	struct cmsghdr *h = CMSG_FIRSTHDR(&msg);
-	if (h == NULL) {
-		if (msg.msg_flags & MSG_CTRUNC) {
-			setup_fail("prestart: the cgroups' descriptors did not fit");
-		}
-		return; // moved in by the runner
-	}
-	size_t len = h->cmsg_len - CMSG_LEN(0);
-	if ((msg.msg_flags & MSG_CTRUNC) || h->cmsg_level != SOL_SOCKET || h->cmsg_type != SCM_RIGHTS ||
-	    h->cmsg_len < CMSG_LEN(0) || len % sizeof(int) != 0 || len / sizeof(int) > GX_PRESTART_CGROUP_FDS) {
-		setup_fail("prestart: the cgroups' descriptors are not a list of tasks files");
-	}
 	int fds[GX_PRESTART_CGROUP_FDS];
-	int n = (int)(len / sizeof(int));
-	memcpy(fds, CMSG_DATA(h), len);
+	int n = recv_fds(&c, fds, GX_PRESTART_CGROUP_FDS, "prestart: waiting for the cgroups");
+	if (c != GX_PRESTART_CGROUPS) {
+		setup_fail("prestart: waiting for the cgroups: message %#x", c);
+	}
 	int err = 0;
 	for (int i = 0; i < n; i++) {
 		if (err == 0 && write(fds[i], "0", 1) != 1) {
@@ -1672,26 +1688,11 @@ static void await_cgroups(void) {
 // its run: its standard descriptors and, when four, the Landlock ruleset.
 static void receive_stdio(void) {
 	unsigned char n = 0;
-	struct iovec iov = {.iov_base = &n, .iov_len = 1};
-	union {
-		char buf[CMSG_SPACE(GX_PRESTART_FDS * sizeof(int))];
-		struct cmsghdr align;
-	} ctl;
-	memset(&ctl, 0, sizeof ctl);
-	struct msghdr msg = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = ctl.buf, .msg_controllen = sizeof ctl.buf};
-	ssize_t r;
-	while ((r = recvmsg(GX_SPEC_FD, &msg, MSG_CMSG_CLOEXEC)) < 0 && errno == EINTR) {
-	}
-	if (r != 1) {
-		setup_fail("receiving descriptors: %s", r < 0 ? strerror(errno) : "the runner is gone");
-	}
-	struct cmsghdr *c = CMSG_FIRSTHDR(&msg);
-	if ((msg.msg_flags & MSG_CTRUNC) || c == NULL || c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS ||
-	    (n != 3 && n != 4) || c->cmsg_len != CMSG_LEN(n * sizeof(int))) {
-		setup_fail("receiving descriptors: not the %d announced", (int)n);
-	}
 	int fds[GX_PRESTART_FDS];
-	memcpy(fds, CMSG_DATA(c), n * sizeof(int));
+	int got = recv_fds(&n, fds, GX_PRESTART_FDS, "receiving descriptors");
+	if ((n != 3 && n != 4) || got != n) {
+		setup_fail("receiving descriptors: %d, not the %d announced", got, (int)n);
+	}
 	for (int i = 0; i < n; i++) {
 		// The kernel numbered them upwards from the lowest free one,
 		// above GX_REPORT_FD: the first may be GX_RULESET_FD, but it
