@@ -133,6 +133,8 @@ echo "== 2 MB pages one start maps: gatedexec version $(pmd2m "$bin" version), g
 "$bin" check -r "$tmp/1000.rules" -- git status >/dev/null
 
 cd "$ws"
+# bwrap with the policy of workspace-write, the reference of two targets.
+bwrap_ww="bwrap --ro-bind / / --dev /dev --proc /proc --bind $ws $ws --bind /tmp /tmp --ro-bind $ws/.git/hooks $ws/.git/hooks --ro-bind $ws/.git/config $ws/.git/config --unshare-pid --unshare-ipc --unshare-net -- /bin/true"
 echo "== whole-process wall time (hyperfine, $runs runs each)"
 hyperfine -N --warmup 30 --runs "$runs" --export-json "$out/hyperfine.json" \
 	-n c-empty "$tmp/c-empty" \
@@ -147,7 +149,7 @@ hyperfine -N --warmup 30 --runs "$runs" --export-json "$out/hyperfine.json" \
 	-n sandbox-nomount "$bin sandbox -p $tmp/nomount.toml -- /bin/true" \
 	-n sandbox-nons "$bin sandbox -p $tmp/nons.toml -- /bin/true" \
 	-n bwrap-read-only "bwrap --ro-bind / / --dev /dev --proc /proc --unshare-pid --unshare-ipc --unshare-net -- /bin/true" \
-	-n bwrap-workspace-write "bwrap --ro-bind / / --dev /dev --proc /proc --bind $ws $ws --bind /tmp /tmp --ro-bind $ws/.git/hooks $ws/.git/hooks --ro-bind $ws/.git/config $ws/.git/config --unshare-pid --unshare-ipc --unshare-net -- /bin/true" \
+	-n bwrap-workspace-write "$bwrap_ww" \
 	-n bwrap-pid "bwrap --bind / / --dev /dev --proc /proc --unshare-pid -- /bin/true" \
 	-n run-1000-rules "$bin run -r $tmp/1000.rules -- /bin/true" \
 	-n check-1000-rules "$bin check -r $tmp/1000.rules -- git status" \
@@ -168,13 +170,13 @@ alt=(
 	"go-cobra-version=$tmp/go-cobra version"
 	"gatedexec-version=$bin version"
 	"sandbox-workspace-write=$bin sandbox -p workspace-write -- /bin/true"
-	"bwrap-workspace-write=bwrap --ro-bind / / --dev /dev --proc /proc --bind $ws $ws --bind /tmp /tmp --ro-bind $ws/.git/hooks $ws/.git/hooks --ro-bind $ws/.git/config $ws/.git/config --unshare-pid --unshare-ipc --unshare-net -- /bin/true"
+	"bwrap-workspace-write=$bwrap_ww"
 	"sandbox-nomount=$bin sandbox -p $tmp/nomount.toml -- /bin/true"
 	"check-1000-rules=$bin check -r $tmp/1000.rules -- git status"
 )
 [ ${#codex[@]} -gt 0 ] && alt+=("codex-check-1000-rules=$tmp/codex execpolicy check --rules $tmp/1000.rules -- git status")
-python3 - "$runs" "$out/alternated.txt" "${alt[@]}" <<'PY'
-import os, shlex, statistics, sys, time
+python3 - "$runs" "$out/alternated.json" "${alt[@]}" <<'PY'
+import json, os, shlex, statistics, sys, time
 runs, out = int(sys.argv[1]), sys.argv[2]
 names, cmds = zip(*((a.split("=", 1)[0], shlex.split(a.split("=", 1)[1])) for a in sys.argv[3:]))
 null = os.open(os.devnull, os.O_WRONLY)
@@ -191,15 +193,7 @@ for i in range(runs + 10):
                 sys.exit(f"{names[j]}: exit status {st}")
             if timed and i >= 10:  # the first rounds warm up
                 times[j].append((time.perf_counter() - t) * 1000)
-med = {n: statistics.median(t) for n, t in zip(names, times)}
-with open(out, "w") as f:
-    f.write(f"alternated call by call, each after itself, {runs} rounds (medians): " + ", ".join(f"{n} {v:.3f} ms" for n, v in med.items()) + "\n")
-    for a, b, target in (("gatedexec-version", "go-empty", 1.3), ("sandbox-workspace-write", "bwrap-workspace-write", 0.8),
-                         ("sandbox-nomount", "bwrap-workspace-write", 0.6), ("check-1000-rules", "codex-check-1000-rules", 0.12),
-                         ("check-1000-rules", "go-empty", 2.5), ("go-cobra-version", "go-empty", None)):
-        if a in med and b in med:
-            x = med[a] / med[b]
-            f.write(f"alternated: {a} / {b}: {x:.2f}x" + (f" (target <= {target}x){'  met' if x <= target else ''}" if target else "") + "\n")
+json.dump({"rounds": runs, "medians": {n: statistics.median(t) for n, t in zip(names, times)}}, open(out, "w"))
 PY
 # The helper refusing (exit 125, hence -i), beside the C floor again.
 hyperfine -N -i --warmup 30 --runs "$runs" --export-json "$out/hyperfine-helper.json" \
@@ -335,7 +329,7 @@ for w in ("go-test", "venv", "commit1000"):
     print(f"{w:12} bare {b:8.1f} ms  gatedexec run {g:8.1f} ms ({g/b:.2f}x)  bwrap {bw:8.1f} ms ({bw/b:.2f}x)")
 PY
 
-python3 - "$out/hyperfine.json" "$out/hyperfine-nocache.json" "$out/hyperfine-helper.json" "$out/rss.txt" "$out/alternated.txt" <<'PY' | tee "$out/summary.txt"
+python3 - "$out/hyperfine.json" "$out/hyperfine-nocache.json" "$out/hyperfine-helper.json" "$out/rss.txt" "$out/alternated.json" <<'PY' | tee "$out/summary.txt"
 import json, re, sys
 r = {x["command"]: x for f in sys.argv[1:4] for x in json.load(open(f))["results"]}
 med = {k: v["median"] * 1000 for k, v in r.items()}
@@ -345,29 +339,38 @@ for k, v in med.items():
 med["go-bwrap-pid"] = med["go-empty"] + med["bwrap-pid"] - med["bare"]
 print()
 print("targets (issue 17), each a ratio of two medians of the one run above:")
-def ratio(a, b, target=None, floor=None):
-    """Prints a / b; against a target, whether it is met, and when it is
-    not, the floor measured beside it (a program that does less than a
-    can, in the same ratio to b) or by how much it is missed."""
-    if a not in med or b not in med:
-        print(f"{a} / {b}: not measured ({b if b not in med else a} missing)")
+def ratio(a, b, target=None, floor=None, m=med, label=""):
+    """Prints a / b of the medians m; against a target, whether it is
+    met, and when it is not, the floor measured beside it (a program that
+    does less than a can, in the same ratio to b) or by how much it is
+    missed."""
+    if a not in m or b not in m:
+        print(f"{label}{a} / {b}: not measured ({b if b not in m else a} missing)")
         return
-    x = med[a] / med[b]
+    x = m[a] / m[b]
     verdict = ""
     if target is not None and x <= target:
         verdict = "  met"
-    elif target is not None and floor in med:
-        f = med[floor] / med[b]
+    elif target is not None and floor in m:
+        f = m[floor] / m[b]
         verdict = f"  NOT met; its floor, {floor} / {b}, is {f:.3f}x" + (" (above the target)" if f > target else "")
+    elif target is not None and floor is not None:
+        verdict = f"  NOT met; its floor, {floor} / {b}, is in the rows above only"
     elif target is not None:
-        verdict = f"  NOT met by {med[a] - target * med[b]:.3f} ms; no floor measured here stands in the way"
-    print(f"{a} / {b}: {x:.2f}x" + (f" (target <= {target}x){verdict}" if target is not None else ""))
-ratio("gatedexec-version", "go-empty", 1.3, floor="go-cobra-version")
-ratio("sandbox-workspace-write", "bwrap-workspace-write", 0.8)
-ratio("sandbox-nomount", "bwrap-workspace-write", 0.6, floor="go-bwrap-pid")
-ratio("check-1000-rules", "codex-check-1000-rules", 0.12, floor="gatedexec-version")
-ratio("check-1000-rules", "go-empty", 2.5)
-print(open(sys.argv[5]).read(), end="")
+        verdict = f"  NOT met by {m[a] - target * m[b]:.3f} ms; no floor measured here stands in the way"
+    print(f"{label}{a} / {b}: {x:.2f}x" + (f" (target <= {target}x){verdict}" if target is not None else ""))
+targets = (("gatedexec-version", "go-empty", 1.3, "go-cobra-version"),
+           ("sandbox-workspace-write", "bwrap-workspace-write", 0.8, None),
+           ("sandbox-nomount", "bwrap-workspace-write", 0.6, "go-bwrap-pid"),
+           ("check-1000-rules", "codex-check-1000-rules", 0.12, "gatedexec-version"),
+           ("check-1000-rules", "go-empty", 2.5, None))
+for a, b, target, floor in targets:
+    ratio(a, b, target, floor)
+alt = json.load(open(sys.argv[5]))
+amed = alt["medians"]
+print(f"alternated call by call, each after itself, {alt['rounds']} rounds (medians): " + ", ".join(f"{n} {v:.3f} ms" for n, v in amed.items()))
+for a, b, target, floor in targets + (("go-cobra-version", "go-empty", None, None),):
+    ratio(a, b, target, floor, m=amed, label="alternated: ")
 rss = [int(m) for m in re.findall(r"(\d+) KB", open(sys.argv[4]).read())]
 print(f"peak RSS of run: {max(rss)/1024:.1f} MB (target <= 12 MB)" + ("  met" if max(rss) <= 12 * 1024 else "  NOT met"))
 print()
