@@ -68,16 +68,16 @@ func (r *Runner) cgroupHost() *cgroupHost {
 
 // helperExe returns the path the helper is executed by and the file the
 // child must hold at selfFD for it (nil for none): r.Exe when set, else
-// the helper built into this binary, by its copy in copy's directory when
+// the helper built into this binary, by its copy in the build cache bc when
 // one is given (and the first such run's directory serves every later
 // run of r), else by its sealed memfd. copied says the copy it is.
-func (r *Runner) helperExe(copy sandbox.BuildCache) (exe string, self *os.File, copied bool, err error) {
+func (r *Runner) helperExe(bc sandbox.BuildCache) (exe string, self *os.File, copied bool, err error) {
 	if r.Exe != "" {
 		return r.Exe, nil, false, nil
 	}
 	c := &r.cache
-	if copy.Dir != "" && copy.Build != "" && !c.copyFailed.Load() {
-		c.copyOnce.Do(func() { c.helperCopy, c.copyPath = cachedHelper(copy) })
+	if bc.Dir != "" && bc.Build != "" && !c.copyFailed.Load() {
+		c.copyOnce.Do(func() { c.helperCopy, c.copyPath = cachedHelper(bc) })
 		if c.helperCopy != nil {
 			return selfPath, c.helperCopy, true, nil
 		}

@@ -271,9 +271,9 @@ func (r *Runner) closePrestarted() {
 // helper's parent (Pdeathsig), as for a helper started with the run: Go
 // ends no thread that no goroutine has locked. Nil when it cannot be
 // started; the run then starts its helper itself.
-func (r *Runner) startAhead(key prestartKey, limits []cgroupLimit, copy sandbox.BuildCache) *prestarted {
+func (r *Runner) startAhead(key prestartKey, limits []cgroupLimit, bc sandbox.BuildCache) *prestarted {
 	pre := &prestarted{key: key, ready: make(chan struct{}), release: make(chan struct{})}
-	pre.err = r.startPrestarted(pre, limits, copy)
+	pre.err = r.startPrestarted(pre, limits, bc)
 	close(pre.ready)
 	if pre.err != nil {
 		// The run starts its helper itself, and fails as it would
@@ -300,11 +300,11 @@ func (r *Runner) prestart(key prestartKey, limits []cgroupLimit) *prestarted {
 	return pre
 }
 
-// startPrestarted forks pre's helper, from its copy in copy's directory
+// startPrestarted forks pre's helper, from its copy in the build cache bc
 // when there is one (helperExe). A long-lived Runner keeps its memfd for
 // every run and gives none; its helpers start in the background anyway.
-func (r *Runner) startPrestarted(pre *prestarted, limits []cgroupLimit, copy sandbox.BuildCache) error {
-	exe, self, copied, err := r.helperExe(copy)
+func (r *Runner) startPrestarted(pre *prestarted, limits []cgroupLimit, bc sandbox.BuildCache) error {
+	exe, self, copied, err := r.helperExe(bc)
 	if err != nil {
 		return err
 	}
@@ -550,8 +550,8 @@ func (pre *prestarted) use(r *Runner, spec *helperSpec, io3 *stdio, ruleset *os.
 				// One that ended before its spec (its namespaces,
 				// its /dev made ahead) said why: that, not the
 				// socket it left, is the run's error.
-				if rep, _ := io.ReadAll(pre.rep); len(rep) > 0 {
-					hr, _ := parseReport(rep)
+				rep, _ := io.ReadAll(pre.rep)
+				if hr, ok := parseReport(rep); ok {
 					err = reportError(hr)
 				}
 			}
