@@ -37,8 +37,7 @@ func (l Loader) cacheEntryFor(files []string, sums [][sha256.Size]byte) *cacheEn
 	if !l.caches() || len(files) == 0 {
 		return nil
 	}
-	slot, key := l.cacheKeys(files, sums)
-	return &cacheEntry{dir: l.CacheDir, path: filepath.Join(l.CacheDir, slot), key: key, files: files}
+	return &cacheEntry{dir: l.CacheDir, path: filepath.Join(l.CacheDir, l.cacheSlot(files)), key: l.cacheKey(files, sums), files: files}
 }
 
 // caches reports whether l has a compiled-rules cache.

@@ -13,67 +13,90 @@ import (
 
 // The compiled-policy cache stores a Policy in this encoding:
 //
-//	magic "gxrules2" | key (32 bytes) | body | SHA-256 of all before it
+//	magic "gxrules3" | key (32 bytes) | body | SHA-256 of all before it
 //
 // (cachefile.Header, Seal, Open).
 //
 // The body holds, with every count and string length a uvarint:
 //
-//	examples, rules, rest positions, alternatives (totals, for allocating)
-//	programs { program, rules { rest { alts { string } }, decision byte,
-//	           justification, profile, source } }
+//	stamps { dev, ino, size, mtime, ctime, SHA-256 }  (none, or one per file)
+//	examples
+//	programs { program, rules, rest positions, alternatives,
+//	           profiles { name, source },
+//	           length, rules { rest { alts { string } }, decision byte,
+//	                           justification, profile, source } }
 //	host executables { name, paths { string } }
 //	network rules { host, protocol, decision byte, justification, source }
 //
 // where a rule's source is a position in one of the files or a string
-// (cache_source.go). The files themselves are not stored: the loader has
-// just hashed them for the key and puts their names and hashes back. The
-// trailing hash catches truncation and bit flips, which a structurally
-// valid body could otherwise turn into a different decision.
-const cacheMagic = "gxrules2"
+// (cache_source.go), and the stamps say the files need not be hashed to
+// find the entry's key (cache_stamp.go). A program's block carries its
+// totals (for allocating), the profiles its rules name (each with its
+// first rule) and its length, so that a load reads a block only when a
+// command names the program: checking every rule up front was a fifth of
+// what a cached load of 1000 rules cost. The files themselves are not
+// stored: the loader has hashed them for the key and puts their names
+// and hashes back. The trailing hash catches truncation and bit flips,
+// which a structurally valid body could otherwise turn into a different
+// decision; a block that still does not decode forbids its program
+// (encodedRules.decode).
+const cacheMagic = "gxrules3"
 
 // cacheKeySize is the size of the key an entry records.
 const cacheKeySize = cachefile.KeySize
+
+// minRuleBytes is the least a rule takes in a block: its count of
+// positions, decision, justification, profile and a source of two bytes.
+// It bounds what a block's rule count can make the decoder allocate.
+const minRuleBytes = 6
 
 // errCacheEntry reports an entry that does not decode; the loader then
 // loads the files itself.
 var errCacheEntry error = &sentinel{"malformed rules cache entry"}
 
 // encodePolicy returns the cache entry for p, loaded from files, under
-// key.
+// key, without stamps.
 func encodePolicy(key [cacheKeySize]byte, p *Policy, files []string) []byte {
-	buf := cachefile.Header(cacheMagic, key)
+	return cachefile.Seal(appendPolicy(appendStamps(cachefile.Header(cacheMagic, key), nil), p, files))
+}
+
+// appendPolicy appends the body of p's entry after its stamps.
+func appendPolicy(buf []byte, p *Policy, files []string) []byte {
 	buf = binary.AppendUvarint(buf, uint64(p.nexamples))
-	var nrules, nrest, nalts int
-	for _, b := range p.byProgram {
-		rules := b.all()
-		nrules += len(rules)
-		for _, r := range rules {
-			nrest += len(r.Rest)
-			for _, alts := range r.Rest {
-				nalts += len(alts)
-			}
-		}
-	}
-	buf = binary.AppendUvarint(buf, uint64(nrules))
-	buf = binary.AppendUvarint(buf, uint64(nrest))
-	buf = binary.AppendUvarint(buf, uint64(nalts))
 	progs := slices.Sorted(maps.Keys(p.byProgram))
 	buf = binary.AppendUvarint(buf, uint64(len(progs)))
+	var block []byte
 	for _, prog := range progs {
 		rules := p.byProgram[prog].all()
+		var nrest, nalts int
+		first := map[string]string{}
+		block = block[:0]
+		for _, r := range rules {
+			nrest += len(r.Rest)
+			block = binary.AppendUvarint(block, uint64(len(r.Rest)))
+			for _, alts := range r.Rest {
+				nalts += len(alts)
+				block = appendStrings(block, alts)
+			}
+			block = append(block, byte(r.Decision))
+			block = cachefile.AppendString(block, r.Justification)
+			block = cachefile.AppendString(block, r.Profile)
+			block = appendSource(block, r.Source, files)
+			if r.Profile != "" {
+				keepFirst(first, r.Profile, r.Source)
+			}
+		}
 		buf = cachefile.AppendString(buf, prog)
 		buf = binary.AppendUvarint(buf, uint64(len(rules)))
-		for _, r := range rules {
-			buf = binary.AppendUvarint(buf, uint64(len(r.Rest)))
-			for _, alts := range r.Rest {
-				buf = appendStrings(buf, alts)
-			}
-			buf = append(buf, byte(r.Decision))
-			buf = cachefile.AppendString(buf, r.Justification)
-			buf = cachefile.AppendString(buf, r.Profile)
-			buf = appendSource(buf, r.Source, files)
+		buf = binary.AppendUvarint(buf, uint64(nrest))
+		buf = binary.AppendUvarint(buf, uint64(nalts))
+		buf = binary.AppendUvarint(buf, uint64(len(first)))
+		for _, name := range slices.Sorted(maps.Keys(first)) {
+			buf = cachefile.AppendString(buf, name)
+			buf = appendSource(buf, first[name], files)
 		}
+		buf = binary.AppendUvarint(buf, uint64(len(block)))
+		buf = append(buf, block...)
 	}
 	names := slices.Sorted(maps.Keys(p.hostExecutables))
 	buf = binary.AppendUvarint(buf, uint64(len(names)))
@@ -89,7 +112,7 @@ func encodePolicy(key [cacheKeySize]byte, p *Policy, files []string) []byte {
 		buf = cachefile.AppendString(buf, n.Justification)
 		buf = appendSource(buf, n.Source, files)
 	}
-	return cachefile.Seal(buf)
+	return buf
 }
 
 func appendStrings(buf []byte, ss []string) []byte {
@@ -102,20 +125,32 @@ func appendStrings(buf []byte, ss []string) []byte {
 
 // decodePolicy decodes a cache entry written under key for files. Every
 // count is checked against the bytes left before anything is allocated
-// for it, so a hostile or damaged entry costs at most its own size and
-// yields an error, never a panic or a policy that differs from what was
-// encoded. The returned policy has no sources; the caller adds them. Its
-// strings share entry's bytes, so the caller gives entry up: nothing may
-// write to it afterwards.
+// for it, so a hostile or damaged entry costs at most a bounded multiple
+// of its own size and yields an error or a policy that forbids what it
+// cannot decode, never a panic. The returned policy has no sources; the
+// caller adds them. Its strings share entry's bytes, so the caller gives
+// entry up: nothing may write to it afterwards.
 func decodePolicy(key [cacheKeySize]byte, entry []byte, files []string) (*Policy, error) {
 	body, err := cachefile.Open(cacheMagic, key, entry)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", errCacheEntry, err)
 	}
-	// One string for the whole body lets every decoded string share it
-	// instead of costing an allocation each; it is entry's own bytes, not
-	// a copy, which for 1000 rules was ten more fresh pages per start.
-	d := decoder{cachefile.NewDecoder(unsafe.String(unsafe.SliceData(body), len(body)), errCacheEntry)}
+	d := newDecoder(body)
+	d.stamps(len(files))
+	return d.policy(files)
+}
+
+// newDecoder reads body. One string for the whole body lets every decoded
+// string share it instead of costing an allocation each; it is the
+// entry's own bytes, not a copy, which for 1000 rules was ten more fresh
+// pages per start.
+func newDecoder(body []byte) decoder {
+	return decoder{cachefile.NewDecoder(unsafe.String(unsafe.SliceData(body), len(body)), errCacheEntry)}
+}
+
+// policy reads the rest of a body, after its stamps, as a policy loaded
+// from files.
+func (d decoder) policy(files []string) (*Policy, error) {
 	p := NewPolicy()
 	// A number, not a count of what follows: examples leave nothing in
 	// the entry, so count's bound (no more than the bytes left) would
@@ -125,46 +160,38 @@ func decodePolicy(key [cacheKeySize]byte, entry []byte, files []string) (*Policy
 	} else {
 		d.Fail("%d examples", n)
 	}
-	// The whole body is checked here, but each program's rules are only
-	// decoded when it is looked up (bucket): their totals, checked against
-	// the header's, size the arrays they are carved from then.
-	nrules, nrest, nalts := d.count(), d.count(), d.count()
 	nprogs := d.count()
-	if nprogs > nrules {
-		d.Fail("%d programs for %d rules", nprogs, nrules)
-	}
-	var sumRest, sumAlts int
 	// One array each for the buckets, their pieces and their blocks: a
 	// policy of many programs costs a few allocations, not three each.
 	buckets := make([]bucket, nprogs)
 	pieces := make([]piece, nprogs)
 	blocks := make([]encodedRules, nprogs)
 	for i := range nprogs {
-		prog := d.Str()
-		n := d.count()
-		if n == 0 || n > nrules-p.nrules {
-			d.Fail("program %q has %d rules", prog, n)
+		blk := &blocks[i]
+		blk.prog, blk.files = d.Str(), &files
+		n, nrest, nalts := d.Uvarint(), d.Uvarint(), d.Uvarint()
+		blk.refs = d.refs(files)
+		blk.body = d.Str()
+		// Each count is bounded by the block's length, so that what
+		// decode allocates for it is too.
+		size := uint64(len(blk.body))
+		switch {
+		case n == 0 || n > size/minRuleBytes:
+			d.Fail("program %q has %d rules in %d bytes", blk.prog, n, size)
+		case nrest > size || nalts > size:
+			d.Fail("program %q has %d positions and %d alternatives in %d bytes", blk.prog, nrest, nalts, size)
 		}
-		if _, dup := p.byProgram[prog]; dup {
-			d.Fail("program %q listed twice", prog)
+		if _, dup := p.byProgram[blk.prog]; dup {
+			d.Fail("program %q listed twice", blk.prog)
 		}
 		if d.Err() != nil {
 			break
 		}
-		start := d.Off()
-		blk := &blocks[i]
-		blk.prog, blk.n, blk.files = prog, n, &files
-		blk.nrest, blk.nalts, blk.refs = d.skimRules(n, files)
-		blk.body = d.Since(start)
-		sumRest += blk.nrest
-		sumAlts += blk.nalts
+		blk.n, blk.nrest, blk.nalts = int(n), int(nrest), int(nalts)
 		pieces[i].block = blk
 		buckets[i].pending = pieces[i : i+1 : i+1]
-		p.byProgram[prog] = &buckets[i]
-		p.nrules += n
-	}
-	if d.Err() == nil && (p.nrules != nrules || sumRest != nrest || sumAlts != nalts) {
-		d.Fail("totals do not match the rules")
+		p.byProgram[blk.prog] = &buckets[i]
+		p.nrules += blk.n
 	}
 	nhosts := d.count()
 	p.hostExecutables = make(map[string][]string, nhosts)
@@ -189,8 +216,24 @@ func decodePolicy(key [cacheKeySize]byte, entry []byte, files []string) (*Policy
 	return p, nil
 }
 
-// encodedRules is one program's rules in a cache entry, checked by
-// skimRules and decoded on first use.
+// refs reads the profiles a block's rules name, each with its first rule.
+func (d decoder) refs(files []string) []ProfileRef {
+	n := d.count()
+	if n == 0 {
+		return nil
+	}
+	refs := make([]ProfileRef, n)
+	for i := range refs {
+		if refs[i].Name = d.Str(); refs[i].Name == "" && d.Err() == nil {
+			d.Fail("a profile without a name")
+		}
+		refs[i].Source = d.sourceRef(len(files)).string(files)
+	}
+	return refs
+}
+
+// encodedRules is one program's block in a cache entry, decoded on first
+// use.
 type encodedRules struct {
 	prog string
 	// n, nrest and nalts are the rules' count and the totals of their
@@ -204,46 +247,10 @@ type encodedRules struct {
 	refs []ProfileRef
 }
 
-// skimRules checks the n rules that follow, read as encodedRules.decode
-// reads them, without keeping any: it returns the totals of their
-// positions and alternatives and the profiles they name.
-func (d decoder) skimRules(n int, files []string) (nrest, nalts int, refs []ProfileRef) {
-	var first map[string]sourceRef
-	for range n {
-		k := d.count()
-		nrest += k
-		for range k {
-			m := d.count()
-			if m == 0 {
-				d.Fail("empty list of alternatives")
-			}
-			nalts += m
-			for range m {
-				d.Str()
-			}
-		}
-		d.decision()
-		d.Str() // justification
-		profile, source := d.Str(), d.sourceRef(len(files))
-		if profile != "" && d.Err() == nil {
-			if first == nil {
-				first = map[string]sourceRef{}
-			}
-			if f, ok := first[profile]; !ok || source.less(f, files) {
-				first[profile] = source
-			}
-		}
-	}
-	for name, src := range first {
-		refs = append(refs, ProfileRef{Name: name, Source: src.string(files)})
-	}
-	return nrest, nalts, refs
-}
-
-// decode returns the rules of e. The body was checked when the entry was
-// read (skimRules), so that decoding cannot fail; were it to fail anyway,
-// the program's commands are forbidden rather than judged by part of its
-// rules.
+// decode returns the rules of e. An entry that decodes at all was sealed
+// by this build's encoder, so a block that does not is damage that the
+// seal missed or a forgery by the cache's owner: the program's commands
+// are then forbidden rather than judged by part of its rules.
 func (e *encodedRules) decode() []*PrefixRule {
 	d := decoder{cachefile.NewDecoder(e.body, errCacheEntry)}
 	rules := make([]PrefixRule, e.n)

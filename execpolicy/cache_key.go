@@ -62,39 +62,46 @@ func (l Loader) limits(k *keyHasher) {
 	}
 }
 
-// cacheKeys returns the two keys of loading files whose contents have
-// the SHA-256s sums. The slot names the entry file: it depends on the
-// build and the file names, so that editing a rules file replaces its
-// entry instead of adding one, while two builds run in turn on the same
-// rules (an installed gatedexec and one being developed) each keep theirs
-// instead of compiling them again on every run; a past build's entries
-// are trimmed when unused (cachefile). The key, recorded inside the
-// entry, covers everything the result depends on: the build of the
-// loader, the limits, and every file's name and full content, so that an
-// entry for anything else is never used.
-func (l Loader) cacheKeys(files []string, sums [][sha256.Size]byte) (slot string, key [cacheKeySize]byte) {
+// cacheSlot names the entry file of loading files: it depends on the
+// build, the limits and the file names, so that editing a rules file
+// replaces its entry instead of adding one, while two builds run in turn
+// on the same rules (an installed gatedexec and one being developed) each
+// keep theirs instead of compiling them again on every run; a past
+// build's entries are trimmed when unused (cachefile).
+func (l Loader) cacheSlot(files []string) string {
 	s := newKeyHasher("slot")
 	s.string(l.CacheBuild)
 	l.limits(s)
-	k := newKeyHasher("key")
-	k.string(l.CacheBuild)
-	l.limits(k)
-	k.uint(uint64(len(files)))
 	s.uint(uint64(len(files)))
-	for i, name := range files {
-		// A relative name means a different file in another directory;
-		// only the slot needs telling them apart, since the key has the
-		// content.
+	for _, name := range files {
+		// A relative name means a different file in another directory.
 		abs, err := filepath.Abs(name)
 		if err != nil {
 			abs = name
 		}
 		s.string(abs)
+	}
+	sum := s.done()
+	return hex.EncodeToString(sum[:])
+}
+
+// cacheKey is the key of loading files whose contents have the SHA-256s
+// sums, recorded inside the entry: it covers everything the result
+// depends on (the build of the loader, the limits, and every file's name
+// and full content), so that an entry for anything else is never used.
+// The names are the ones given: only the slot needs telling a relative
+// name in one directory from the same in another, since the key has the
+// content.
+func (l Loader) cacheKey(files []string, sums [][sha256.Size]byte) [cacheKeySize]byte {
+	k := newKeyHasher("key")
+	k.string(l.CacheBuild)
+	l.limits(k)
+	k.uint(uint64(len(files)))
+	for i, name := range files {
 		k.string(name)
 		k.bytes(sums[i][:])
 	}
-	slotSum := s.done()
-	return hex.EncodeToString(slotSum[:]), k.done()
+	return k.done()
 }
 
 // BuildIdentity returns a string that differs between builds of this

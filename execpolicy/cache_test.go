@@ -355,7 +355,7 @@ func TestCacheBadEntries(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			_, key := l.cacheKeys([]string{other}, sumsOf(`prefix_rule(["rm"], "allow")`))
+			key := l.cacheKey([]string{other}, sumsOf(`prefix_rule(["rm"], "allow")`))
 			rewrite(t, entry, func([]byte) []byte { return encodePolicy(key, p, namesOf(p)) })
 		}, false},
 		{"group writable", func(t *testing.T, _ Loader, entry string) { chmod(t, entry, 0o620) }, false},
@@ -476,7 +476,7 @@ func TestCacheCodecRoundTrip(t *testing.T) {
 func TestCacheKeyCoversInputs(t *testing.T) {
 	base := Loader{HomeDir: "/home/a", CacheBuild: "b1"}
 	files, srcs := []string{"a.rules", "b.rules"}, sumsOf("x", "y")
-	_, want := base.cacheKeys(files, srcs)
+	want := base.cacheKey(files, srcs)
 	for name, tc := range map[string]struct {
 		l     Loader
 		files []string
@@ -493,11 +493,11 @@ func TestCacheKeyCoversInputs(t *testing.T) {
 		"a boundary":  {base, []string{"a.rules", "b.rules"}, sumsOf("xy", "")},
 		"a file more": {base, []string{"a.rules", "b.rules", "c.rules"}, sumsOf("x", "y", "")},
 	} {
-		if _, got := tc.l.cacheKeys(tc.files, tc.srcs); got == want {
+		if got := tc.l.cacheKey(tc.files, tc.srcs); got == want {
 			t.Errorf("changing %s keeps the key", name)
 		}
 	}
-	if _, again := base.cacheKeys(files, srcs); again != want {
+	if again := base.cacheKey(files, srcs); again != want {
 		t.Error("the key is not deterministic")
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"time"
 
 	"go.starlark.net/starlark"
 	"go.starlark.net/syntax"
@@ -72,6 +73,9 @@ type Loader struct {
 	// A trusted layer is loaded from the snapshot its trust was checked
 	// on (see package config).
 	Files snapshot.FS
+
+	// clock, when set, replaces time.Now for the cache's stamps (tests).
+	clock func() time.Time
 }
 
 // LoadFiles loads paths with the zero Loader; see Loader.LoadFiles.
@@ -123,32 +127,6 @@ func (l Loader) LoadFiles(paths ...string) (*Policy, error) {
 	}
 	cache.store(p)
 	return p, nil
-}
-
-// loadCachedBySum returns the cached policy of files when the cache has
-// one and the files can be hashed where they lie (snapshot.Hasher)
-// rather than read: a cached load needs no rules text, and reading 60 KB
-// into fresh memory cost a cached check more than hashing it. Nil
-// otherwise, and for any error hashing them: the load then reads them
-// (and reports it), hashing what it read. sums receives their hashes.
-func (l Loader) loadCachedBySum(files []string, sums [][sha256.Size]byte) *Policy {
-	h, ok := l.files().(snapshot.Hasher)
-	if !ok || !l.caches() {
-		return nil
-	}
-	var total int64
-	for i, name := range files {
-		sum, size, err := h.Sum(name, l.maxFileSize())
-		if total += size; err != nil || l.Restricted && total > MaxRestrictedBytes {
-			return nil
-		}
-		sums[i] = sum
-	}
-	p := l.cacheEntryFor(files, sums).load()
-	if p != nil {
-		p.sources = sourcesOf(files, sums)
-	}
-	return p
 }
 
 // Load loads one rules file whose contents are src; filename is used in

@@ -100,5 +100,16 @@ func TestFrame(t *testing.T) {
 		if _, err := Open(c.magic, c.key, c.entry); err != c.want {
 			t.Errorf("%s: Open = %v, want %v", name, err, c.want)
 		}
+		// OpenKeyed takes any key and refuses the rest alike.
+		want := c.want
+		if want == errKey {
+			want = nil
+		}
+		if _, _, err := OpenKeyed(c.magic, c.entry); err != want {
+			t.Errorf("%s: OpenKeyed = %v, want %v", name, err, want)
+		}
+	}
+	if got, body, err := OpenKeyed("m1", entry); err != nil || got != key || string(body) != "body" {
+		t.Fatalf("OpenKeyed = %x, %q, %v", got, body, err)
 	}
 }

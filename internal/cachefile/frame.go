@@ -33,19 +33,34 @@ func Seal(entry []byte) []byte {
 // Open returns the body of an entry made with Header(magic, key) and
 // Seal, or why it is not one.
 func Open(magic string, key [KeySize]byte, entry []byte) ([]byte, error) {
+	_, body, err := open(magic, entry, &key)
+	return body, err
+}
+
+// OpenKeyed returns the key and body of an entry made with Header(magic,
+// key) and Seal, or why it is not one: for a caller that learns from the
+// body which key to expect (and then compares).
+func OpenKeyed(magic string, entry []byte) (key [KeySize]byte, body []byte, err error) {
+	return open(magic, entry, nil)
+}
+
+// open opens entry as Open does; a nil want accepts any key.
+func open(magic string, entry []byte, want *[KeySize]byte) (key [KeySize]byte, body []byte, err error) {
 	head := len(magic) + KeySize
 	if len(entry) < head+sha256.Size {
-		return nil, errTruncated
+		return key, nil, errTruncated
 	}
 	if string(entry[:len(magic)]) != magic {
-		return nil, errMagic
+		return key, nil, errMagic
 	}
-	if [KeySize]byte(entry[len(magic):head]) != key {
-		return nil, errKey
+	// The key before the checksum: an entry for other input is refused
+	// without hashing it.
+	if key = [KeySize]byte(entry[len(magic):head]); want != nil && key != *want {
+		return key, nil, errKey
 	}
 	end := len(entry) - sha256.Size
 	if sha256.Sum256(entry[:end]) != [sha256.Size]byte(entry[end:]) {
-		return nil, errChecksum
+		return key, nil, errChecksum
 	}
-	return entry[head:end], nil
+	return key, entry[head:end], nil
 }

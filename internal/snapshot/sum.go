@@ -3,8 +3,13 @@ package snapshot
 import (
 	"crypto/sha256"
 	"errors"
+	"io/fs"
+	"os"
 	"runtime/debug"
 	"syscall"
+	"time"
+
+	"github.com/gatedexec/gatedexec/internal/filestamp"
 )
 
 // A Hasher hashes files without handing their contents over: where the
@@ -29,6 +34,25 @@ func (Disk) Sum(name string, limit int64) (sum [sha256.Size]byte, size int64, er
 		return sum, 0, err
 	}
 	defer f.Close()
+	return sumOpen(f, st, name, limit)
+}
+
+// SumStamped is Sum, with the stamp of the file it hashed (filestamp.Of)
+// as of now, a time read before the call: the zero Stamp when it cannot
+// vouch for the bytes hashed.
+func (Disk) SumStamped(name string, limit int64, now time.Time) (sum [sha256.Size]byte, size int64, stamp filestamp.Stamp, err error) {
+	f, st, err := openRegular(name, limit)
+	if err != nil {
+		return sum, 0, stamp, err
+	}
+	defer f.Close()
+	stamp = filestamp.Of(f, now)
+	sum, size, err = sumOpen(f, st, name, limit)
+	return sum, size, stamp, err
+}
+
+// sumOpen hashes f, which openRegular opened as name and st describes.
+func sumOpen(f *os.File, st fs.FileInfo, name string, limit int64) (sum [sha256.Size]byte, size int64, err error) {
 	if st.Size() > 0 && int64(int(st.Size())) == st.Size() {
 		if sum, ok := sumMapped(int(f.Fd()), int(st.Size())); ok {
 			return sum, st.Size(), nil
