@@ -73,6 +73,33 @@ func (b *bucket) all() []*PrefixRule {
 	return b.rules
 }
 
+// matching returns the rules that argv matches (PrefixRule.matches), in
+// load order, leaving encoded blocks encoded (encodedRules.matching).
+func (b *bucket) matching(argv []string) []*PrefixRule {
+	// Both slices are replaced whole, never written to, once the bucket
+	// is built (all), so they can be read after the lock.
+	b.mu.Lock()
+	rules, pending := b.rules, b.pending
+	b.mu.Unlock()
+	var out []*PrefixRule
+	appendMatching := func(rules []*PrefixRule) {
+		for _, r := range rules {
+			if r.matches(argv) {
+				out = append(out, r)
+			}
+		}
+	}
+	appendMatching(rules)
+	for _, pc := range pending {
+		if pc.block != nil {
+			out = pc.block.matching(argv, out)
+		} else {
+			appendMatching(pc.decoded)
+		}
+	}
+	return out
+}
+
 func (b *bucket) pendingLen() int {
 	n := 0
 	for _, pc := range b.pending {

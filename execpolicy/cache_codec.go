@@ -277,7 +277,7 @@ func (e *encodedRules) decode() []*PrefixRule {
 		ptrs[i] = r
 	}
 	if d.End() != nil || len(rests) != 0 || len(alts) != 0 {
-		return []*PrefixRule{{Program: e.prog, Decision: Forbidden, Justification: "gatedexec: damaged rules cache entry"}}
+		return []*PrefixRule{damagedBlock(e.prog)}
 	}
 	return ptrs
 }

@@ -182,8 +182,12 @@ func TestCachedRulesDecodeOnUse(t *testing.T) {
 	if d := hit.Evaluate([]string{"git", "status"}, EvalOptions{}).Decision; d != Allow {
 		t.Fatalf("git status: %v, want allow", d)
 	}
-	if encoded(hit, "git") || !encoded(hit, "npm") || !encoded(hit, "tool4") {
-		t.Error("a lookup of git decoded other programs' rules, or not git's")
+	// Matching reads the block without keeping it decoded.
+	if !encoded(hit, "git") || !encoded(hit, "npm") || !encoded(hit, "tool4") {
+		t.Error("a lookup of git decoded a program's rules")
+	}
+	if n := len(hit.byProgram["git"].all()); n != 3 || encoded(hit, "git") || !encoded(hit, "npm") {
+		t.Errorf("all() of git gave %d rules, or decoded other programs' rules", n)
 	}
 
 	merged := NewPolicy()

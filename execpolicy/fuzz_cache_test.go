@@ -48,7 +48,12 @@ func FuzzDecodePolicy(f *testing.F) {
 			}
 			return
 		}
+		enc, err := decodePolicy(key, entry, fuzzFiles)
+		if err != nil {
+			t.Fatalf("second decode: %v", err)
+		}
 		decodeAll(p)
+		assertEncodedMatching(t, enc, p)
 		again, err := decodePolicy(key, encodePolicy(key, p, fuzzFiles), fuzzFiles)
 		if err != nil {
 			t.Fatalf("re-encoded policy does not decode: %v", err)
@@ -71,5 +76,38 @@ func FuzzDecodePolicy(f *testing.F) {
 func decodeAll(p *Policy) {
 	for _, b := range p.byProgram {
 		b.all()
+	}
+}
+
+// assertEncodedMatching checks that matching enc's blocks, still encoded,
+// finds for commands that match some of dec's rules (and some that match
+// none) what matching dec's decoded rules finds, dec being enc decoded.
+func assertEncodedMatching(t *testing.T, enc, dec *Policy) {
+	t.Helper()
+	for prog, b := range dec.byProgram {
+		rules := b.all()
+		probes := [][]string{{prog}, {prog, "x"}}
+		for _, r := range rules[:min(len(rules), 8)] {
+			first, last := []string{prog}, []string{prog}
+			for _, alts := range r.Rest {
+				first, last = append(first, alts[0]), append(last, alts[len(alts)-1])
+			}
+			probes = append(probes, first, append(last, "more"))
+		}
+		for _, argv := range probes {
+			var want []PrefixRule
+			for _, r := range rules {
+				if r.matches(argv) {
+					want = append(want, *r)
+				}
+			}
+			var got []PrefixRule
+			for _, r := range enc.byProgram[prog].matching(argv) {
+				got = append(got, *r)
+			}
+			if !reflect.DeepEqual(got, want) {
+				t.Fatalf("%q matches %+v encoded, %+v decoded", argv, got, want)
+			}
+		}
 	}
 }

@@ -141,14 +141,6 @@ func (p *Policy) bucket(prog string) *bucket {
 	return b
 }
 
-// rulesOf returns prog's rules in load order.
-func (p *Policy) rulesOf(prog string) []*PrefixRule {
-	if b := p.byProgram[prog]; b != nil {
-		return b.all()
-	}
-	return nil
-}
-
 // AddHostExecutable records that name may be resolved to any of paths.
 // Repeated declarations for one name accumulate.
 func (p *Policy) AddHostExecutable(name string, paths []string) {
@@ -238,11 +230,12 @@ func (p *Policy) MatchArgv(argv []string, opts MatchOptions) []RuleMatch {
 // resolved is set the match is a host-executable fallback: the reported
 // prefix starts with program (the basename) and carries resolved.
 func (p *Policy) matchProgram(program string, argv []string, resolved string) []RuleMatch {
+	b := p.byProgram[program]
+	if b == nil {
+		return nil
+	}
 	var out []RuleMatch
-	for _, r := range p.rulesOf(program) {
-		if !r.matches(argv) {
-			continue
-		}
+	for _, r := range b.matching(argv) {
 		prefix := make([]string, 1+len(r.Rest))
 		prefix[0] = program
 		copy(prefix[1:], argv[1:1+len(r.Rest)])
