@@ -17,9 +17,11 @@ import (
 // the files' stamps (package filestamp) with the hashes they vouch for;
 // when every file still has its stamp, its recorded hash is its hash,
 // and the key is computed from those. A stamp is recorded only for a
-// file on the disk (not a snapshot's), on a local file system, that had
-// settled before it was hashed; any other file is hashed on every load,
-// as before. The recorded hashes are inside the sealed entry and must
+// file on the disk, on a local file system, that had settled before it
+// was hashed, and vouches only for a load from the disk: a load from a
+// snapshot (a trusted layer) must use the bytes its trust was checked
+// on, which the disk may no longer hold. Any other file is hashed on
+// every load, as before. The recorded hashes are inside the sealed entry and must
 // give the entry's own key, so a stamp can only ever stand for content
 // that was hashed.
 
@@ -160,13 +162,15 @@ func (l Loader) loadCachedBySum(files []string, sums [][sha256.Size]byte) *Polic
 	}
 	slot := l.cacheSlot(files)
 	e := l.openStamped(slot, len(files))
-	if p := l.vouched(e, files, sums); p != nil {
-		p.sources = sourcesOf(files, sums)
-		return p
-	}
+	// Stamps say what the disk holds: a load from a snapshot uses what the
+	// snapshot holds, which the disk may no longer.
 	st, stamps := h.(stamper)
 	var stamped []stampedFile
 	if stamps {
+		if p := l.vouched(e, files, sums); p != nil {
+			p.sources = sourcesOf(files, sums)
+			return p
+		}
 		stamped = make([]stampedFile, len(files))
 	}
 	now := l.now()

@@ -3,6 +3,7 @@ package execpolicy
 import (
 	"crypto/sha256"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -139,5 +140,39 @@ func TestCacheNoStampsUnsettled(t *testing.T) {
 	}
 	if s := stampsOf(t, l, 2); s != nil {
 		t.Fatalf("entry stamped %+v", s)
+	}
+}
+
+// TestCacheStampsNotForSnapshots: a load from a snapshot (a trusted
+// layer) uses what the snapshot holds, even where the disk has since
+// changed and the entry's stamps vouch for the disk's new bytes.
+func TestCacheStampsNotForSnapshots(t *testing.T) {
+	dir := t.TempDir()
+	name := filepath.Join(dir, "a.rules")
+	writeRules(t, dir, map[string]string{"a.rules": `prefix_rule(["ls"], "allow")`})
+	tree, err := snapshot.Take(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	writeRules(t, dir, map[string]string{"a.rules": `prefix_rule(["ls"], "forbidden")`})
+	later := func() time.Time { return time.Now().Add(time.Hour) }
+	disk := cacheLoader(t)
+	disk.clock = later
+	for range 2 { // compiled, then stamped
+		if _, err := disk.LoadFiles(name); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if s := stampsOf(t, disk, 1); len(s) != 1 {
+		t.Fatalf("entry not stamped: %+v", s)
+	}
+	snap := disk
+	snap.Files = tree
+	p, err := snap.LoadFiles(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := p.Evaluate([]string{"ls"}, EvalOptions{}).Decision; d != Allow {
+		t.Fatalf("ls: %v under the snapshot's rules, want allow", d)
 	}
 }
