@@ -18,14 +18,15 @@ const EnvCredentialURLs = ":credential-urls"
 // their value. Entries without "=" are dropped: they are not well-formed
 // and a child could read them in surprising ways.
 func ScrubEnv(env, deny []string) []string {
-	// Each pattern and name is upper-cased once, not once per pair.
-	pats := make([]string, 0, len(deny))
+	// Each pattern and name is upper-cased once, not once per pair, and
+	// each pattern split at its stars once.
+	pats := make([]envGlob, 0, len(deny))
 	urls := false
 	for _, pat := range deny {
 		if pat == EnvCredentialURLs {
 			urls = true
 		} else {
-			pats = append(pats, strings.ToUpper(pat))
+			pats = append(pats, compileGlob(strings.ToUpper(pat)))
 		}
 	}
 	out := make([]string, 0, len(env))
@@ -58,9 +59,16 @@ func SetEnv(env, set []string) []string {
 
 // deniedName reports whether the upper-cased name matches one of the
 // upper-cased patterns.
-func deniedName(name string, pats []string) bool {
-	for _, pat := range pats {
-		if globMatch(pat, name) {
+func deniedName(name string, pats []envGlob) bool {
+	for i := range pats {
+		g := &pats[i]
+		// A name must start with the head's first byte and end with the
+		// tail's last: most patterns fail there, without a call.
+		if g.head != "" && (name == "" || name[0] != g.head[0]) ||
+			g.tail != "" && (name == "" || name[len(name)-1] != g.tail[len(g.tail)-1]) {
+			continue
+		}
+		if g.match(name) {
 			return true
 		}
 	}
@@ -91,28 +99,54 @@ func hasURLPassword(s string) bool {
 	}
 }
 
-// globMatch matches s against pat, where * matches any run of characters.
-// It allocates nothing: every run matches each variable against every
-// deny pattern.
-func globMatch(pat, s string) bool {
-	first, rest, star := strings.Cut(pat, "*")
+// envGlob is a deny pattern split at its stars (* matches any run of
+// characters), so that matching a name is a prefix, a suffix and a search
+// for each piece between, in order. Every run matches each of ~40
+// variables against each of ~40 patterns, after the helper's fork, where
+// the runner's side is the longer: cutting each pattern again for every
+// name took 17 µs (BenchmarkScrubEnv), now 9 with deniedName's test of
+// the first and last bytes.
+type envGlob struct {
+	// star says whether the pattern has a '*'; without one it is head.
+	star bool
+	// head and tail are the pieces before the first '*' and after the
+	// last; mid is what lies between those stars, itself starred.
+	head, tail, mid string
+}
+
+// compileGlob splits pat at its stars.
+func compileGlob(pat string) envGlob {
+	head, rest, star := strings.Cut(pat, "*")
 	if !star {
-		return pat == s
+		return envGlob{head: pat}
 	}
-	if !strings.HasPrefix(s, first) {
+	g := envGlob{star: true, head: head, tail: rest}
+	if i := strings.LastIndexByte(rest, '*'); i >= 0 {
+		g.tail, g.mid = rest[i+1:], rest[:i]
+	}
+	return g
+}
+
+// match reports whether s matches the pattern: its head starts s and its
+// tail ends it without overlapping, and the pieces between are found in
+// what lies between them, each after the one before (leftmost, which
+// leaves the most room for the rest).
+func (g *envGlob) match(s string) bool {
+	if !g.star {
+		return s == g.head
+	}
+	if len(s) < len(g.head)+len(g.tail) || !strings.HasPrefix(s, g.head) || !strings.HasSuffix(s, g.tail) {
 		return false
 	}
-	s = s[len(first):]
-	for {
-		part, more, star := strings.Cut(rest, "*")
-		if !star {
-			// The last piece ends s; the ones before matched leftmost.
-			return strings.HasSuffix(s, part)
-		}
-		i := strings.Index(s, part)
+	s = s[len(g.head) : len(s)-len(g.tail)]
+	for mid := g.mid; mid != ""; {
+		var p string
+		p, mid, _ = strings.Cut(mid, "*")
+		i := strings.Index(s, p)
 		if i < 0 {
 			return false
 		}
-		s, rest = s[i+len(part):], more
+		s = s[i+len(p):]
 	}
+	return true
 }

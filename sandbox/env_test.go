@@ -24,9 +24,11 @@ func TestGlobMatch(t *testing.T) {
 	}{
 		{"*", "", true}, {"a*", "a", true}, {"*a", "a", true}, {"a*a", "a", false}, {"a*a", "aa", true},
 		{"*ab*", "xaby", true}, {"**", "x", true}, {"a*b*c", "abc", true}, {"a*b*c", "acb", false},
+		{"*ab*b", "xab", false}, {"*a*a", "a", false}, {"a**b", "ab", true}, {"*_TOKEN_*", "GH_TOKEN_", true},
+		{"*_TOKEN_*", "GH_TOKEN", false}, {"ab*ba", "aba", false}, {"ab*ba", "abba", true},
 	} {
-		if got := globMatch(tt.pat, tt.s); got != tt.want {
-			t.Errorf("globMatch(%q, %q) = %v", tt.pat, tt.s, got)
+		if g := compileGlob(tt.pat); g.match(tt.s) != tt.want {
+			t.Errorf("%q matching %q = %v", tt.pat, tt.s, !tt.want)
 		}
 	}
 }
@@ -74,8 +76,8 @@ func FuzzHasURLPassword(f *testing.F) {
 	})
 }
 
-// splitGlobMatch is globMatch as it was first written, by strings.Split:
-// the reference FuzzGlobMatch holds the allocation-free one to.
+// splitGlobMatch is the glob match as it was first written, by
+// strings.Split: the reference FuzzGlobMatch holds envGlob to.
 func splitGlobMatch(pat, s string) bool {
 	parts := strings.Split(pat, "*")
 	if len(parts) == 1 {
@@ -97,12 +99,19 @@ func splitGlobMatch(pat, s string) bool {
 }
 
 func FuzzGlobMatch(f *testing.F) {
-	for _, seed := range [][2]string{{"*_TOKEN", "GH_TOKEN"}, {"AWS_*", "AWS_SECRET"}, {"*KEY*", "MY_KEY_X"}, {"a*a", "a"}, {"**", ""}, {"x", "x"}} {
+	for _, seed := range [][2]string{{"*_TOKEN", "GH_TOKEN"}, {"AWS_*", "AWS_SECRET"}, {"*KEY*", "MY_KEY_X"}, {"a*a", "a"}, {"**", ""}, {"x", "x"},
+		{"", ""}, {"x*", ""}, {"*x", ""}, {"*_TOKEN_*", "A_TOKEN_B"}} {
 		f.Add(seed[0], seed[1])
 	}
 	f.Fuzz(func(t *testing.T, pat, s string) {
-		if got, want := globMatch(pat, s), splitGlobMatch(pat, s); got != want {
-			t.Fatalf("globMatch(%q, %q) = %v, the reference says %v", pat, s, got, want)
+		want := splitGlobMatch(pat, s)
+		if g := compileGlob(pat); g.match(s) != want {
+			t.Fatalf("%q matching %q = %v, the reference says %v", pat, s, g.match(s), want)
+		}
+		// deniedName's first- and last-byte test rules out only what
+		// cannot match.
+		if got := deniedName(s, []envGlob{compileGlob(pat)}); got != want {
+			t.Fatalf("deniedName(%q, [%q]) = %v, the reference says %v", s, pat, got, want)
 		}
 	})
 }
@@ -121,5 +130,32 @@ func TestSetEnv(t *testing.T) {
 		if got := SetEnv(tt.env, tt.set); !slices.Equal(got, tt.want) {
 			t.Errorf("SetEnv(%q, %q) = %q, want %q", tt.env, tt.set, got, tt.want)
 		}
+	}
+}
+
+// BenchmarkScrubEnv scrubs an agent's environment of 40 variables with
+// the deny list of the built-in profiles (profiles/builtin/read-only.toml),
+// as every sandboxed start does after the helper's fork.
+func BenchmarkScrubEnv(b *testing.B) {
+	deny := []string{
+		"SSH_AUTH_SOCK", "GPG_AGENT_INFO",
+		"*_TOKEN", "*_TOKEN_*", "*SECRET*", "*PASSWORD*", "*PASSWD*", "*_PWD", "*_PASS",
+		"*_API_KEY", "*_API_KEY_*", "*_APIKEY", "*_ACCESS_KEY*", "*_PRIVATE_KEY*", "*_AUTH_KEY*", "*_CREDENTIAL*", "*_DSN",
+		"ANTHROPIC_*", "OPENAI_*", "AZURE_OPENAI_*", "GOOGLE_*", "GEMINI_*", "MISTRAL_*", "GROQ_*", "COHERE_*",
+		"DEEPSEEK_*", "XAI_*", "OPENROUTER_*", "TOGETHER_*", "REPLICATE_*", "PERPLEXITY_*", "HF_TOKEN", "HUGGING_FACE_HUB_TOKEN",
+		"AWS_*", "AZURE_*", "GITHUB_*", "GITLAB_*", "NPM_TOKEN", "NODE_AUTH_TOKEN", "DOCKER_AUTH_CONFIG", "VAULT_*",
+		EnvCredentialURLs,
+	}
+	env := []string{"PATH=/usr/local/bin:/usr/bin:/bin", "HOME=/home/u", "USER=u", "LOGNAME=u", "SHELL=/bin/bash",
+		"TERM=xterm-256color", "LANG=C.UTF-8", "PWD=/home/u/src", "OLDPWD=/home/u", "SHLVL=2", "EDITOR=vi",
+		"PAGER=less", "LESS=-R", "TMPDIR=/tmp", "XDG_RUNTIME_DIR=/run/user/1000", "XDG_CONFIG_HOME=/home/u/.config",
+		"GOPATH=/home/u/go", "GOFLAGS=-mod=mod", "GOCACHE=/home/u/.cache/go-build", "CARGO_HOME=/home/u/.cargo",
+		"NODE_OPTIONS=--max-old-space-size=4096", "NVM_DIR=/home/u/.nvm", "VIRTUAL_ENV=/home/u/src/.venv",
+		"PYTHONPATH=/home/u/src", "CI=true", "GIT_AUTHOR_NAME=u", "GIT_EDITOR=true", "COLUMNS=120", "LINES=40",
+		"ANTHROPIC_API_KEY=sk-x", "OPENAI_API_KEY=sk-y", "GH_TOKEN=ghp_z", "AWS_PROFILE=dev", "AWS_REGION=eu-west-1",
+		"DATABASE_URL=postgres://app:pw@db/app", "REDIS_URL=redis://cache:6379", "SSH_AUTH_SOCK=/tmp/ssh-a/agent.1",
+		"LS_COLORS=" + strings.Repeat("di=01;34:", 100), "HISTSIZE=10000", "MAIL=/var/mail/u"}
+	for b.Loop() {
+		ScrubEnv(env, deny)
 	}
 }
