@@ -8,8 +8,8 @@ import (
 
 // One Policy serves many evaluations at once (a Gate's requests): the
 // race detector checks its pools, its tables and the decoding of cached
-// rules on first lookup, and every goroutine gets the answer a lone
-// evaluation gets.
+// rules, matched encoded or decoded meanwhile, and every goroutine gets
+// the answer a lone evaluation gets.
 func TestEvaluateConcurrent(t *testing.T) {
 	p, err := Loader{}.Load("c.rules", []byte(`
 prefix_rule(pattern=["git", "status"], decision="allow")
@@ -47,6 +47,14 @@ host_executable(name="git", paths=["/usr/bin/git"])
 		go func() {
 			defer wg.Done()
 			for i := range 50 {
+				if g == 0 && i == 25 {
+					// Decoding every block (a profile lint, an
+					// untrusted layer's check) while the others match
+					// against them encoded.
+					for _, b := range p.byProgram {
+						b.all()
+					}
+				}
 				c := cases[(g+i)%len(cases)]
 				if got := fmt.Sprint(p.Evaluate(c.argv, c.opts).Decision); got != want[(g+i)%len(cases)] {
 					t.Errorf("%q: %s, want %s", c.argv, got, want[(g+i)%len(cases)])
