@@ -9,34 +9,69 @@ import (
 	"testing"
 )
 
+// untrusted are the ways an entry comes to be one that no reader may
+// trust (openEntry): each spoils the entry written at entry in dir.
+var untrusted = []struct {
+	name  string
+	root  bool // needs root (to give a file away)
+	spoil func(t *testing.T, dir, entry string)
+}{
+	{"missing", false, func(t *testing.T, _, entry string) { must(t, os.Remove(entry)) }},
+	{"group writable", false, func(t *testing.T, _, entry string) {
+		st, err := os.Stat(entry)
+		must(t, err)
+		must(t, os.Chmod(entry, st.Mode().Perm()|0o020))
+	}},
+	{"world writable directory", false, func(t *testing.T, dir, _ string) { must(t, os.Chmod(dir, 0o707)) }},
+	{"a directory", false, func(t *testing.T, _, entry string) {
+		must(t, os.Remove(entry))
+		must(t, os.Mkdir(entry, 0o700))
+	}},
+	{"a symlink", false, func(t *testing.T, dir, entry string) {
+		st, err := os.Stat(entry)
+		must(t, err)
+		other := filepath.Join(filepath.Dir(dir), "other")
+		must(t, os.WriteFile(other, []byte("hello"), st.Mode().Perm()))
+		must(t, os.Remove(entry))
+		must(t, os.Symlink(other, entry))
+	}},
+	{"owned by another user", true, func(t *testing.T, _, entry string) { must(t, os.Chown(entry, 65534, 65534)) }},
+}
+
+// needRoot stops a case that needs root (root) when this is not root:
+// it fails under CI, where every case must run, and skips elsewhere.
+func needRoot(t *testing.T, root bool) {
+	t.Helper()
+	if root && os.Geteuid() != 0 {
+		if os.Getenv("CI") != "" {
+			t.Fatal("needs root to give a file away")
+		}
+		t.Skip("needs root to give a file away")
+	}
+}
+
 // Write makes a private directory and an entry Read returns; Read
-// refuses whatever someone else could have written, and whatever is
-// larger than asked.
+// refuses whatever someone else could have written (untrusted), and
+// whatever is larger than asked.
 func TestReadTrustsOnlyPrivateEntries(t *testing.T) {
-	for _, tt := range []struct {
+	type readCase struct {
 		name  string
+		root  bool
 		spoil func(t *testing.T, dir, entry string)
 		max   int64
 		ok    bool
-	}{
-		{"written", func(*testing.T, string, string) {}, 64, true},
-		{"at the bound", func(*testing.T, string, string) {}, 5, true},
-		{"over the bound", func(*testing.T, string, string) {}, 4, false},
-		{"missing", func(t *testing.T, _, entry string) { must(t, os.Remove(entry)) }, 64, false},
-		{"group writable", func(t *testing.T, _, entry string) { must(t, os.Chmod(entry, 0o660)) }, 64, false},
-		{"world writable directory", func(t *testing.T, dir, _ string) { must(t, os.Chmod(dir, 0o707)) }, 64, false},
-		{"a directory", func(t *testing.T, _, entry string) {
-			must(t, os.Remove(entry))
-			must(t, os.Mkdir(entry, 0o700))
-		}, 64, false},
-		{"a symlink", func(t *testing.T, dir, entry string) {
-			other := filepath.Join(filepath.Dir(dir), "other")
-			must(t, os.WriteFile(other, []byte("hello"), 0o600))
-			must(t, os.Remove(entry))
-			must(t, os.Symlink(other, entry))
-		}, 64, false},
-	} {
+	}
+	cases := []readCase{
+		{"written", false, func(*testing.T, string, string) {}, 64, true},
+		{"at the bound", false, func(*testing.T, string, string) {}, 5, true},
+		{"over the bound", false, func(*testing.T, string, string) {}, 4, false},
+	}
+	for _, u := range untrusted {
+		cases = append(cases, readCase{u.name, u.root, u.spoil, 64, false})
+	}
+	for _, tt := range cases {
 		t.Run(tt.name, func(t *testing.T) {
+			needRoot(t, tt.root)
 			dir := filepath.Join(t.TempDir(), "cache", "sub")
 			Write(dir, "e", []byte("hello"), 64)
 			st, err := os.Stat(dir)
