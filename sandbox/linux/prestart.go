@@ -400,22 +400,33 @@ func sendCgroups(sock *os.File, tasks []*os.File) error {
 	for i, f := range tasks {
 		fds[i] = int(f.Fd())
 	}
+	_, err := sendWithFDs(sock, []byte{prestartCgroups}, fds)
+	return err
+}
+
+// sendWithFDs sends msg on sock in one sendmsg with the descriptors fds
+// (none: no control message, which an empty SCM_RIGHTS would be), waiting
+// while the socket is full, and returns how much of msg went.
+func sendWithFDs(sock *os.File, msg []byte, fds []int) (int, error) {
 	var oob []byte
 	if len(fds) > 0 {
 		oob = unix.UnixRights(fds...)
 	}
 	conn, err := sock.SyscallConn()
 	if err != nil {
-		return err
+		return 0, err
 	}
-	var sendErr error
+	var (
+		sent    int
+		sendErr error
+	)
 	if err := conn.Write(func(fd uintptr) bool {
-		sendErr = unix.Sendmsg(int(fd), []byte{prestartCgroups}, oob, nil, 0)
+		sent, sendErr = unix.SendmsgN(int(fd), msg, oob, nil, 0)
 		return sendErr != unix.EAGAIN
 	}); err != nil {
-		return err
+		return 0, err
 	}
-	return sendErr
+	return sent, sendErr
 }
 
 // prestartAttr returns the attributes a helper prestarted for the
@@ -472,22 +483,9 @@ func (pre *prestarted) send(stdio [3]*os.File, ruleset *os.File, spec []byte, re
 	msg := make([]byte, 0, 5+len(spec))
 	msg = binary.LittleEndian.AppendUint32(append(msg, byte(len(fds))), uint32(len(spec)))
 	msg = append(msg, spec...)
-	conn, err := pre.sock.SyscallConn()
+	sent, err := sendWithFDs(pre.sock, msg, fds)
 	if err != nil {
-		return err
-	}
-	var (
-		sent    int
-		sendErr error
-	)
-	if err := conn.Write(func(fd uintptr) bool {
-		sent, sendErr = unix.SendmsgN(int(fd), msg, unix.UnixRights(fds...), nil, 0)
-		return sendErr != unix.EAGAIN
-	}); err != nil {
 		return fmt.Errorf("sandbox: sending the helper its descriptors: %w", err)
-	}
-	if sendErr != nil {
-		return fmt.Errorf("sandbox: sending the helper its descriptors: %w", sendErr)
 	}
 	// Nothing left: a write of nothing would still fail (EPIPE) once a
 	// helper that refused the spec has ended, and hide its report.
