@@ -1,7 +1,9 @@
 package filestamp
 
 import (
+	"io/fs"
 	"os"
+	"syscall"
 	"time"
 
 	"golang.org/x/sys/unix"
@@ -25,17 +27,18 @@ func localFS(magic int64) bool {
 	return false
 }
 
-// Of returns the stamp of the regular file open as f, whose bytes are
-// about to be read, as of now (read before f's stat): the zero Stamp when
-// it cannot vouch for them (see the package comment).
-func Of(f *os.File, now time.Time) Stamp {
-	fd := int(f.Fd())
-	var st unix.Stat_t
-	var sfs unix.Statfs_t
-	if unix.Fstat(fd, &st) != nil || unix.Fstatfs(fd, &sfs) != nil {
+// Of returns the stamp of the regular file open as f, whose fstat is fi
+// (the caller has it: the open that is about to read it checked it) and
+// whose bytes are about to be read, as of now (read before that fstat):
+// the zero Stamp when it cannot vouch for them (see the package comment).
+func Of(f *os.File, fi fs.FileInfo, now time.Time) Stamp {
+	st, ok := fi.Sys().(*syscall.Stat_t)
+	var sfs syscall.Statfs_t
+	if !ok || syscall.Fstatfs(int(f.Fd()), &sfs) != nil || !localFS(sfs.Type) ||
+		st.Mode&unix.S_IFMT != unix.S_IFREG || !settled(st.Ctim.Nano(), now) {
 		return Stamp{}
 	}
-	return stampOf(&st, &sfs, now)
+	return stampFields(st)
 }
 
 // Holds reports whether the file name leads to, following links as open
@@ -44,25 +47,18 @@ func Holds(name string, s Stamp) bool {
 	if s.IsZero() {
 		return false
 	}
-	var sfs unix.Statfs_t
-	var st unix.Stat_t
+	var sfs syscall.Statfs_t
+	var st syscall.Stat_t
 	// The file system first: a stamp that matches then names a file on
 	// the device stat saw, whose type the statfs of the same path saw
 	// unless the path moved to another mount in between, which gives
 	// another device.
-	if unix.Statfs(name, &sfs) != nil || !localFS(int64(sfs.Type)) || unix.Stat(name, &st) != nil {
+	if syscall.Statfs(name, &sfs) != nil || !localFS(sfs.Type) || syscall.Stat(name, &st) != nil {
 		return false
 	}
 	return st.Mode&unix.S_IFMT == unix.S_IFREG && stampFields(&st) == s
 }
 
-func stampOf(st *unix.Stat_t, sfs *unix.Statfs_t, now time.Time) Stamp {
-	if st.Mode&unix.S_IFMT != unix.S_IFREG || !localFS(int64(sfs.Type)) || !settled(st.Ctim.Nano(), now) {
-		return Stamp{}
-	}
-	return stampFields(st)
-}
-
-func stampFields(st *unix.Stat_t) Stamp {
+func stampFields(st *syscall.Stat_t) Stamp {
 	return Stamp{Dev: st.Dev, Ino: st.Ino, Size: uint64(st.Size), Mtime: st.Mtim.Nano(), Ctime: st.Ctim.Nano()}
 }

@@ -18,7 +18,11 @@ func stampOfPath(t *testing.T, name string, now time.Time) Stamp {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	return Of(f, now)
+	fi, err := f.Stat()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return Of(f, fi, now)
 }
 
 func writeFile(t *testing.T, name, content string) {
@@ -128,12 +132,7 @@ func TestNoStampOutsideLocalFiles(t *testing.T) {
 	if s := stampOfPath(t, "/proc/self/status", later()); !s.IsZero() {
 		t.Errorf("/proc/self/status has stamp %+v", s)
 	}
-	d, err := os.Open(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer d.Close()
-	if s := Of(d, later()); !s.IsZero() {
+	if s := stampOfPath(t, dir, later()); !s.IsZero() {
 		t.Errorf("a directory has stamp %+v", s)
 	}
 }

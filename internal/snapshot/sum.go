@@ -46,7 +46,7 @@ func (Disk) SumStamped(name string, limit int64, now time.Time) (sum [sha256.Siz
 		return sum, 0, stamp, err
 	}
 	defer f.Close()
-	stamp = filestamp.Of(f, now)
+	stamp = filestamp.Of(f, st, now)
 	sum, size, err = sumOpen(f, st, name, limit)
 	return sum, size, stamp, err
 }
