@@ -75,22 +75,6 @@ func (d decoder) sourceRef(nfiles int) sourceRef {
 	return r
 }
 
-// less reports whether r comes before o, in the order sourceLess puts
-// their strings in (keepFirst), without making the strings of two
-// positions.
-func (r sourceRef) less(o sourceRef, files []string) bool {
-	if r.file == 0 || o.file == 0 {
-		return sourceLess(r.string(files), o.string(files))
-	}
-	if fr, fo := files[r.file-1], files[o.file-1]; fr != fo {
-		return fr < fo
-	}
-	if r.line != o.line {
-		return r.line < o.line
-	}
-	return r.col < o.col
-}
-
 // maxSourceLen is the most appendTo adds for a source in one of files.
 func maxSourceLen(files []string) int {
 	n := 0
