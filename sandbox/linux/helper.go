@@ -64,6 +64,10 @@ type helperSpec struct {
 	Landlock      bool
 	LandlockFlags uint32
 	BPF           []byte
+	// Affinity is the CPU mask the target runs with, the runner's
+	// (runnerCPUs), whose CPU the helper may have been moved off
+	// (moveAside); nil leaves the helper's own.
+	Affinity []byte
 }
 
 type rlimit struct {

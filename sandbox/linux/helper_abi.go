@@ -78,4 +78,5 @@ const (
 	tagKeep         = 'K'
 	tagCtty         = 'T'
 	tagEgress       = 'g'
+	tagAffinity     = 'y'
 )

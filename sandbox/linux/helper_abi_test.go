@@ -66,6 +66,7 @@ func TestHelperABI(t *testing.T) {
 		"GX_TAG_KEEP":            chr(tagKeep),
 		"GX_TAG_CTTY":            chr(tagCtty),
 		"GX_TAG_EGRESS":          chr(tagEgress),
+		"GX_TAG_AFFINITY":        chr(tagAffinity),
 		"GX_MOUNT_PIN":           strconv.Itoa(int(mountPin)),
 		"GX_MOUNT_READONLY":      strconv.Itoa(int(mountReadOnly)),
 		"GX_MOUNT_EMPTYDIR":      strconv.Itoa(int(mountEmptyDir)),

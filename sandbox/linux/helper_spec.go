@@ -108,6 +108,9 @@ func (s *helperSpec) encode() ([]byte, error) {
 	if len(s.BPF) > 0 {
 		e.record(tagBPF, s.BPF)
 	}
+	if len(s.Affinity) > 0 {
+		e.record(tagAffinity, s.Affinity)
+	}
 	if e.err != nil {
 		return nil, e.err
 	}

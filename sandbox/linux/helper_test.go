@@ -96,6 +96,16 @@ func TestHelperSpec(t *testing.T) {
 		{"two fallback paths", cat(magic, cmdRecs, record(tagFallbackPath, "/bin/sh"), record(tagFallbackPath, "/bin/sh"),
 			record(tagFallbackArg, "sh")), helperFail, "setup decoding spec: duplicate record P", ""},
 		{"cannot exec", cat(magic, record(tagPath, "/etc/hostname"), record(tagArg, "x")), 126, reportCannotExec + " ", ""},
+		// The command gets the CPUs the spec names, whatever the helper's.
+		{"affinity", cat(magic, record(tagPath, "/bin/sh"), record(tagArg, "sh"), record(tagArg, "-c"),
+			record(tagArg, `grep Cpus_allowed_list /proc/self/status > "$0"`), record(tagArg, out),
+			record(tagAffinity, "\x01\x00\x00\x00\x00\x00\x00\x00")), 0, "", "Cpus_allowed_list:\t0\n"},
+		{"affinity of 3 bytes", cat(magic, cmdRecs, record(tagAffinity, "\x01\x00\x00")), helperFail,
+			"setup decoding spec: bad CPU affinity record of 3 bytes", ""},
+		{"affinity longer than a cpu_set_t", cat(magic, cmdRecs, record(tagAffinity, strings.Repeat("\xff", 136))), helperFail,
+			"setup decoding spec: bad CPU affinity record of 136 bytes", ""},
+		{"affinity without a CPU", cat(magic, cmdRecs, record(tagAffinity, strings.Repeat("\x00", 8))), helperFail,
+			"setup decoding spec: CPU affinity record without a CPU", ""},
 	}
 	helper := testHelper(t)
 	for _, tt := range tests {
@@ -194,7 +204,7 @@ func FuzzHelperSpec(f *testing.F) {
 	good, _ := (&helperSpec{Path: "/bin/true", Argv: []string{"true", "x"}, Env: []string{"A=1"}, Dir: "/tmp",
 		FallbackPath: "/bin/bash", FallbackArgv: []string{"bash", "-c", "true x"},
 		Mounts: []mountOp{{Kind: mountPin, Path: "/tmp"}}, Rlimits: []rlimit{{Resource: 7, Value: 64}},
-		Landlock: true, Unshare: 1, BPF: make([]byte, 16)}).encode()
+		Landlock: true, Unshare: 1, BPF: make([]byte, 16), Affinity: []byte{3, 0, 0, 0, 0, 0, 0, 0}}).encode()
 	f.Add(good, "arg")
 	f.Add([]byte("GXH1"), "")
 	f.Add([]byte("GXH1p\x01\x00\x00\x00/a\x00\x00\x00\x00"), "a\x00b")

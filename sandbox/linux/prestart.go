@@ -357,6 +357,7 @@ func (r *Runner) startPrestarted(pre *prestarted, limits []cgroupLimit, bc sandb
 		if pre.proc, err = startProc(exe, args, files, prestartAttr(pre.key.unshare)); err != nil {
 			return err
 		}
+		moveAside(pre.proc.pid)
 		if add != nil {
 			if err := add(pre.proc.pid); err != nil {
 				return err

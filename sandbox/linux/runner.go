@@ -171,7 +171,7 @@ func (r *Runner) run(ctx context.Context, c *Command, st runStart, watch *sandbo
 	caps, layers, missing, limits := st.caps, st.layers, st.missing, st.limits
 	// After the refusals (begin): a run that does not happen makes nothing.
 	p.MakeMissingDirs()
-	spec := helperSpec{Argv: c.Argv, Dir: c.Dir, Rlimits: rlimits(p.Limits), Unshare: st.unshare}
+	spec := helperSpec{Argv: c.Argv, Dir: c.Dir, Rlimits: rlimits(p.Limits), Unshare: st.unshare, Affinity: runnerCPUs()}
 	var cgs *pendingCgroups
 	pre := st.ahead
 	if r.LongLived {
@@ -577,7 +577,14 @@ func (r *Runner) newHelperStart(p *sandbox.Profile, io3 *stdio, ruleset *os.File
 		start: func(cg *runCgroups, ready func()) error {
 			started = true
 			return cg.fork(func(add func(int) error) error {
-				return startHelper(cmd, specR, repW, specW, data, add, ready)
+				placed := func(pid int) error {
+					moveAside(pid) // the spec has the runner's CPUs
+					if add == nil {
+						return nil
+					}
+					return add(pid)
+				}
+				return startHelper(cmd, specR, repW, specW, data, placed, ready)
 			})
 		},
 		ended: func() {

@@ -63,6 +63,10 @@ func TestRunnerStatus(t *testing.T) {
 		{"timeout kills group", []string{"sh", "-c", "sleep 30 & sleep 30"}, sandbox.Limits{Timeout: 300 * time.Millisecond},
 			128 + 15, 15, nil, true, "", ""},
 		{"rlimit", []string{"sh", "-c", "ulimit -n"}, sandbox.Limits{NoFile: 42}, 0, 0, nil, false, "42\n", ""},
+		// The helper runs off the runner's CPU (moveAside); the command
+		// runs where the runner may.
+		{"runner's CPUs", []string{"grep", "Cpus_allowed_list", "/proc/self/status"}, sandbox.Limits{}, 0, 0, nil, false,
+			cpusAllowed(t), ""},
 	}
 	// A LongLived Runner serves its runs after the first with helpers
 	// started ahead (prestart.go): they must end the same.
@@ -78,6 +82,23 @@ func TestRunnerStatus(t *testing.T) {
 	if long.cache.pool.used.Load() == 0 {
 		t.Error("no run of the LongLived Runner was served by a prestarted helper")
 	}
+}
+
+// cpusAllowed is this process's Cpus_allowed_list line of
+// /proc/self/status.
+func cpusAllowed(t *testing.T) string {
+	t.Helper()
+	b, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for line := range strings.Lines(string(b)) {
+		if strings.HasPrefix(line, "Cpus_allowed_list:") {
+			return line
+		}
+	}
+	t.Fatal("no Cpus_allowed_list in /proc/self/status")
+	return ""
 }
 
 // check runs tt on r under prof (with tt's limits) in ws.

@@ -227,6 +227,8 @@ struct spec {
 	uint32_t unshare_flags;
 	unsigned char *bpf;
 	size_t bpf_len;
+	int has_affinity;
+	cpu_set_t affinity;
 };
 
 // cstring copies a record's payload into a NUL-terminated string; a NUL
@@ -374,6 +376,16 @@ static void decode(const unsigned char *b, size_t len, struct spec *s) {
 				decode_fail("bad reopen record");
 			}
 			s->reopen[le32(p)] = 1;
+			break;
+		case GX_TAG_AFFINITY:
+			if (n == 0 || n > sizeof s->affinity || n % sizeof(unsigned long) != 0) {
+				decode_fail("bad CPU affinity record of %u bytes", n);
+			}
+			memcpy(&s->affinity, p, n);
+			if (CPU_COUNT(&s->affinity) == 0) {
+				decode_fail("CPU affinity record without a CPU");
+			}
+			s->has_affinity = 1;
 			break;
 		case GX_TAG_CTTY:
 			if (n != 4 || le32(p) > 2) {
@@ -1193,6 +1205,15 @@ __attribute__((noreturn)) static void exec_target(const struct spec *s) {
 	}
 	if (s->dir != NULL && chdir(s->dir) != 0) {
 		setup_fail("chdir %s: %s", s->dir, strerror(errno));
+	}
+	if (s->has_affinity && sched_setaffinity(0, sizeof s->affinity, &s->affinity) != 0) {
+		// None of the runner's CPUs is left to it (its cpuset changed
+		// meanwhile): every CPU the kernel still allows.
+		cpu_set_t all;
+		memset(&all, 0xff, sizeof all);
+		if (sched_setaffinity(0, sizeof all, &all) != 0) {
+			setup_fail("CPU affinity: %s", strerror(errno));
+		}
 	}
 	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) {
 		setup_fail("no_new_privs: %s", strerror(errno));

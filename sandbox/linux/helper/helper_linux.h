@@ -101,6 +101,9 @@
                                  // and sends those sockets to GX_EGRESS_FD (see below)
 #define GX_TAG_CTTY 'T'          // uint32 fd 0-2: a terminal (the runner's pty) that becomes the
                                  // controlling terminal of a session with job control (see below)
+#define GX_TAG_AFFINITY 'y'      // the CPU mask (C longs, as sched_setaffinity takes it) the target
+                                 // gets: the runner's, which the helper may have been moved off
+                                 // one CPU of so as not to wait behind the runner
 
 // With CLONE_NEWPID among the unshare flags the helper forks an init: pid 1
 // of the new namespace, which mounts a /proc of its own (the spec must
