@@ -607,11 +607,20 @@ func TestPrestartedGoAheadAfterMountNS(t *testing.T) {
 // TestPrestartedReadyBeforeGoAhead: a prestarted helper handed its spec
 // runs nothing until the go-ahead, which follows ready (the runner's git
 // scan): the command's file is not there while ready waits, and is once
-// the helper has ended.
+// the helper has ended. With a PID namespace the helper is its init, and
+// forks and binds the target before the go-ahead, which the target waits
+// for itself.
 func TestPrestartedReadyBeforeGoAhead(t *testing.T) {
 	requireRoot(t, "without root the helper's namespaces need a user namespace")
+	for _, unshare := range []uint32{unix.CLONE_NEWNS | unix.CLONE_NEWIPC, unix.CLONE_NEWNS | unix.CLONE_NEWIPC | unix.CLONE_NEWPID} {
+		t.Run(fmt.Sprintf("pidns=%v", unshare&unix.CLONE_NEWPID != 0), func(t *testing.T) {
+			readyBeforeGoAhead(t, unshare)
+		})
+	}
+}
+
+func readyBeforeGoAhead(t *testing.T, unshare uint32) {
 	r := &Runner{}
-	unshare := uint32(unix.CLONE_NEWNS | unix.CLONE_NEWIPC)
 	pre := r.startAhead(prestartKey{unshare: unshare}, nil, sandbox.BuildCache{})
 	if pre == nil {
 		t.Fatal("the helper did not start")

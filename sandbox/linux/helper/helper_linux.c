@@ -1191,9 +1191,10 @@ static void drop_caps(void) {
 // itself does, and no terminal of the caller's can become its own.
 static int new_session;
 
-// exec_target applies the restrictions that bind the target itself and
-// execs it; it returns only by failing.
-__attribute__((noreturn)) static void exec_target(const struct spec *s) {
+// restrict_target applies, in the process that becomes the target, the
+// restrictions that bind the target itself: its session, limits,
+// directory, CPUs, no_new_privs, capabilities, Landlock and seccomp.
+static void restrict_target(const struct spec *s) {
 	if (new_session && getsid(0) != getpid() && setsid() < 0) {
 		setup_fail("setsid: %s", strerror(errno));
 	}
@@ -1236,6 +1237,11 @@ __attribute__((noreturn)) static void exec_target(const struct spec *s) {
 			setup_fail("seccomp: %s", strerror(errno));
 		}
 	}
+}
+
+// exec_restricted execs the target restrict_target has bound; it returns
+// only by failing.
+__attribute__((noreturn)) static void exec_restricted(const struct spec *s) {
 	execve(s->path, s->argv, s->envp);
 	if (s->fallback_path != NULL) {
 		// Nothing happened: bash runs the command instead, as it
@@ -1248,6 +1254,13 @@ __attribute__((noreturn)) static void exec_target(const struct spec *s) {
 		fail(127, GX_REPORT_NOTFOUND, "%s", strerror(e));
 	}
 	fail(126, GX_REPORT_CANNOTEXEC, "%s", strerror(e));
+}
+
+// exec_target applies the restrictions that bind the target itself and
+// execs it; it returns only by failing.
+__attribute__((noreturn)) static void exec_target(const struct spec *s) {
+	restrict_target(s);
+	exec_restricted(s);
 }
 
 // The signals the helper and the init pass on. SIGKILL and SIGSTOP cannot
@@ -1730,8 +1743,8 @@ static void receive_stdio(void) {
 // prepare_run reads and decodes the run's spec into s and does all that
 // comes before the target: the namespaces (made already by a prestarted
 // helper, whose flags must be the spec's), the mounts, /dev, the
-// reopened descriptors, the loopback and egress set-up, then waits for
-// the go-ahead.
+// reopened descriptors, the loopback and egress set-up. Its caller then
+// waits for the go-ahead (await_go_ahead) before the target may start.
 static void prepare_run(struct spec *s, uint32_t prestarted) {
 	size_t len;
 	unsigned char *data = read_spec(GX_SPEC_FD, &len);
@@ -1793,7 +1806,6 @@ static void prepare_run(struct spec *s, uint32_t prestarted) {
 		}
 		close(GX_EGRESS_FD);
 	}
-	await_go_ahead();
 	if (s->has_ctty) {
 		job_control = 1;
 		ctty_fd = s->ctty;
@@ -1822,6 +1834,7 @@ __attribute__((noreturn)) static void prestart_init(uint32_t prestarted, uint64_
 		if (job_control) {
 			setup_fail("terminal: not for a prestarted helper");
 		}
+		await_go_ahead();
 		init_run(&s, status_fd, life_fd);
 	}
 	// The init's now: the runner's end sees it close when the init ends.
@@ -1838,19 +1851,25 @@ static char target_stack[64 << 10] __attribute__((aligned(16)));
 // signal around, and the target takes back.
 static sigset_t spawn_mask;
 
+// spawn_child is the target from its clone: it binds itself
+// (restrict_target) while the runner still scans the workspace, then
+// waits for the go-ahead, after which only its exec is left.
 static int spawn_child(void *arg) {
+	const struct spec *s = arg;
 	// The init's handlers would run on its memory: the defaults again,
 	// before any signal is let in.
 	for (size_t i = 0; i < sizeof forwarded / sizeof forwarded[0]; i++) {
 		signal(forwarded[i], SIG_DFL);
 	}
 	sigprocmask(SIG_SETMASK, &spawn_mask, NULL);
-	exec_target((const struct spec *)arg);
+	restrict_target(s);
+	await_go_ahead();
+	exec_restricted(s);
 }
 
-// spawn_target starts the target of s as posix_spawn starts a program:
-// a child sharing the init's memory, the init suspended until the child
-// has exec'd or exited. A fork copied the init's address space for the
+// spawn_target starts the target of s as posix_spawn starts a program,
+// once the runner gives the go-ahead (spawn_child): a child sharing the
+// init's memory, the init suspended until the child has exec'd or exited. A fork copied the init's address space for the
 // child to drop at its exec. The child writes nothing the init reads
 // after it: its stack and, on a failure, the report pipe before it exits;
 // its errno is the init's thread's, which is put back.
@@ -1871,11 +1890,14 @@ static pid_t spawn_target(const struct spec *s) {
 // descriptors and spec, the mounts, and the target, reaped with every
 // orphan until it has ended; the helper then ends with its exit code. An
 // init forked for it (prestart_init) cost a fork before the run could
-// come, and one more exit, and its parent's wake, after the command.
+// come, and one more exit, and its parent's wake, after the command. The
+// target is forked and bound (restrict_target) before the go-ahead, while
+// the runner scans: after it, its exec is all that is left (0.1 ms of
+// set-up off the start, its seccomp program's load most of it).
 //
 // What the runner sends the helper's process group comes to the
 // namespace once, through this init: the target gets a session of its
-// own (exec_target). A namespace's init cannot end by a signal of its
+// own (restrict_target). A namespace's init cannot end by a signal of its
 // own (the kernel ignores it), so a target killed by signal N is told on
 // the report pipe (GX_REPORT_SIGNAL N), and the helper exits 128+N.
 __attribute__((noreturn)) static void prestart_as_init(uint32_t prestarted, uint64_t host_mntns) {
@@ -1898,6 +1920,9 @@ __attribute__((noreturn)) static void prestart_as_init(uint32_t prestarted, uint
 	if (target < 0) {
 		setup_fail("init: starting the command: %s", strerror(errno));
 	}
+	// The target took the go-ahead (or failed): the runner's end sees
+	// the socket close when the init ends.
+	close(GX_SPEC_FD);
 	start_forwarding(-1);
 	if (s.landlock) {
 		close(GX_RULESET_FD);
@@ -1969,6 +1994,7 @@ __attribute__((noreturn)) static void run_helper(uint32_t prestarted, int kept_n
 	}
 	struct spec s;
 	prepare_run(&s, prestarted);
+	await_go_ahead();
 	if (s.unshare_flags & CLONE_NEWPID) {
 		supervise(&s);
 	}
