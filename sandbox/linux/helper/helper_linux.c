@@ -1869,10 +1869,11 @@ static int spawn_child(void *arg) {
 
 // spawn_target starts the target of s as posix_spawn starts a program,
 // once the runner gives the go-ahead (spawn_child): a child sharing the
-// init's memory, the init suspended until the child has exec'd or exited. A fork copied the init's address space for the
-// child to drop at its exec. The child writes nothing the init reads
-// after it: its stack and, on a failure, the report pipe before it exits;
-// its errno is the init's thread's, which is put back.
+// init's memory, the init suspended until the child has exec'd or exited.
+// A fork copied the init's address space for the child to drop at its
+// exec. The child writes nothing the init reads after it: its stack and,
+// on a failure, the report pipe before it exits; its errno is the init's
+// thread's, which is put back.
 static pid_t spawn_target(const struct spec *s) {
 	sigset_t all;
 	sigfillset(&all);
