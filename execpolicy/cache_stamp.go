@@ -154,11 +154,13 @@ func (l Loader) restamp(slot string, e *openedEntry, stamps []stampedFile) {
 // no rules text, and reading 60 KB into fresh memory cost a cached check
 // more than hashing it. Nil otherwise, and for any error hashing them:
 // the load then reads them (and reports it), hashing what it read. sums
-// receives their hashes.
-func (l Loader) loadCachedBySum(files []string, sums [][sha256.Size]byte) *Policy {
+// receives their hashes; looked reports that sums hold every file's and
+// the cache had no policy for them, so that a load that reads the same
+// bytes need not read the entry again.
+func (l Loader) loadCachedBySum(files []string, sums [][sha256.Size]byte) (p *Policy, looked bool) {
 	h, ok := l.files().(snapshot.Hasher)
 	if !ok || !l.caches() {
-		return nil
+		return nil, false
 	}
 	slot := l.cacheSlot(files)
 	e := l.openStamped(slot, len(files))
@@ -169,7 +171,7 @@ func (l Loader) loadCachedBySum(files []string, sums [][sha256.Size]byte) *Polic
 	if stamps {
 		if p := l.vouched(e, files, sums); p != nil {
 			p.sources = sourcesOf(files, sums)
-			return p
+			return p, false
 		}
 		stamped = make([]stampedFile, len(files))
 	}
@@ -186,19 +188,19 @@ func (l Loader) loadCachedBySum(files []string, sums [][sha256.Size]byte) *Polic
 			sum, size, err = h.Sum(name, l.maxFileSize())
 		}
 		if total += size; err != nil || l.Restricted && total > MaxRestrictedBytes {
-			return nil
+			return nil, false
 		}
 		sums[i] = sum
 	}
-	p := e.policyFor(l.cacheKey(files, sums), files)
+	p = e.policyFor(l.cacheKey(files, sums), files)
 	if p == nil {
-		return nil
+		return nil, true
 	}
 	if stamps {
 		l.restamp(slot, e, stamped)
 	}
 	p.sources = sourcesOf(files, sums)
-	return p
+	return p, false
 }
 
 // now is the loader's clock: the time stamps are taken as of.

@@ -99,8 +99,13 @@ func (l Loader) LoadFiles(paths ...string) (*Policy, error) {
 			Msg: fmt.Sprintf("more than %d rules files in an untrusted layer", MaxRestrictedFiles)}
 	}
 	sums := make([][sha256.Size]byte, len(files))
-	if p := l.loadCachedBySum(files, sums); p != nil {
+	p, looked := l.loadCachedBySum(files, sums)
+	if p != nil {
 		return p, nil
+	}
+	var lookedSums [][sha256.Size]byte
+	if looked {
+		lookedSums = slices.Clone(sums)
 	}
 	srcs := make([][]byte, len(files))
 	total := 0
@@ -115,11 +120,15 @@ func (l Loader) LoadFiles(paths ...string) (*Policy, error) {
 		sums[i] = sha256.Sum256(srcs[i])
 	}
 	cache := l.cacheEntryFor(files, sums)
-	if p := cache.load(); p != nil {
-		p.sources = sourcesOf(files, sums)
-		return p, nil
+	// The entry was read for these very bytes already, unless they
+	// changed since they were hashed.
+	if !slices.Equal(sums, lookedSums) {
+		if p := cache.load(); p != nil {
+			p.sources = sourcesOf(files, sums)
+			return p, nil
+		}
 	}
-	p := NewPolicy()
+	p = NewPolicy()
 	for i, name := range files {
 		if err := l.loadInto(p, name, srcs[i], sums[i]); err != nil {
 			return nil, err
