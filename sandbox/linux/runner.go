@@ -171,7 +171,7 @@ func (r *Runner) run(ctx context.Context, c *Command, st runStart, watch *sandbo
 	caps, layers, missing, limits := st.caps, st.layers, st.missing, st.limits
 	// After the refusals (begin): a run that does not happen makes nothing.
 	p.MakeMissingDirs()
-	spec := helperSpec{Argv: c.Argv, Dir: c.Dir, Rlimits: rlimits(p.Limits), Unshare: st.unshare, Affinity: runnerCPUs()}
+	spec := helperSpec{Argv: c.Argv, Dir: c.Dir, Rlimits: rlimits(p.Limits), Unshare: st.unshare}
 	var cgs *pendingCgroups
 	pre := st.ahead
 	if r.LongLived {
@@ -386,6 +386,7 @@ func (r *Runner) start(ctx context.Context, c *Command, p *sandbox.Profile, spec
 		pre.end()
 		return r.startDirect(ctx, c, p, spec, io3, tail, cgs)
 	}
+	spec.Affinity = runnerCPUs() // a run without the helper needs none
 	data, err := spec.encode()
 	if err != nil {
 		pre.end()
