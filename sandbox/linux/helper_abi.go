@@ -11,11 +11,13 @@ package linux
 // nothing, and a gatedexec started with it refuses (HelperMain).
 const HelperArg = "__gatedexec-sandbox-helper-v2__"
 
-// A prestarted helper's second argument, and the most descriptors it is
-// sent (prestart.go).
+// A prestarted helper's second argument, the most descriptors it is
+// sent (prestart.go), and the bit of their count that says the last is
+// the egress socket.
 const (
-	prestartArg = "prestarted"
-	prestartFDs = 4
+	prestartArg    = "prestarted"
+	prestartFDs    = 5
+	prestartEgress = 0x80
 	// prestartMountNS is the data byte of the message carrying the
 	// descriptor of a prestarted helper's mount namespace.
 	prestartMountNS = 'N'

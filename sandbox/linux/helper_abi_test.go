@@ -3,6 +3,7 @@
 package linux
 
 import (
+	"fmt"
 	"os"
 	"regexp"
 	"strconv"
@@ -28,6 +29,7 @@ func TestHelperABI(t *testing.T) {
 		"GX_HELPER_ARG":          quoted(HelperArg),
 		"GX_PRESTART_ARG":        quoted(prestartArg),
 		"GX_PRESTART_FDS":        strconv.Itoa(prestartFDs),
+		"GX_PRESTART_EGRESS":     fmt.Sprintf("%#x", prestartEgress),
 		"GX_PRESTART_MNTNS":      chr(prestartMountNS),
 		"GX_PRESTART_CGROUPS":    chr(prestartCgroups),
 		"GX_PRESTART_CGROUP_FDS": strconv.Itoa(prestartCgroupFDs),

@@ -35,9 +35,11 @@ import (
 // (prestartAttr); in a user namespace it forks the init.
 //
 // One helper waits at a time, for the namespaces and cgroup limits of the
-// run before it: a run that wants others, a terminal, egress or a stdin
-// that is not a file starts its helper as a one-shot run does, and the
-// helper waiting is ended.
+// run before it: a run that wants others, a terminal or a stdin that is
+// not a file starts its helper as a one-shot run does, and the helper
+// waiting is ended. A run through the egress proxy sends the helper its
+// end of the proxy's socket with its standard descriptors: the helper
+// sets the namespace's routes and listeners up once its spec has come.
 //
 // A one-shot run (a Runner that is not LongLived) that a prestarted
 // helper can serve starts its own that way, first (startAhead): the
@@ -114,7 +116,7 @@ type prestartPool struct {
 // unshare and cgroup limits, and whether a prestarted helper can serve it.
 func (r *Runner) prestartKeyOf(c *Command, unshare uint32, limits []cgroupLimit) (prestartKey, bool) {
 	p := c.Profile
-	if unshare&unix.CLONE_NEWNS == 0 || p.Network == sandbox.NetworkProxy || p.NoSetsid || p.Unrestricted {
+	if unshare&unix.CLONE_NEWNS == 0 || p.NoSetsid || p.Unrestricted {
 		return prestartKey{}, false
 	}
 	if _, ok := c.Stdin.(*os.File); c.Stdin != nil && !ok {
@@ -490,10 +492,10 @@ func prestartAttr(unshare uint32) *syscall.SysProcAttr {
 }
 
 // send hands the helper its standard descriptors (nil is /dev/null), the
-// ruleset when there is one, and its spec, calls ready (when not nil),
-// then gives the go-ahead: the socket's end. The helper sets up its
-// mounts meanwhile.
-func (pre *prestarted) send(stdio [3]*os.File, ruleset *os.File, spec []byte, ready func()) error {
+// ruleset and the egress socket when there are (nil: none), and its spec,
+// calls ready (when not nil), then gives the go-ahead: the socket's end.
+// The helper sets up its mounts meanwhile.
+func (pre *prestarted) send(stdio [3]*os.File, ruleset, egress *os.File, spec []byte, ready func()) error {
 	// The go-ahead is the end of what the runner writes, not a close:
 	// a socket closed with the helper's mount namespace still queued in
 	// it, unread (a one-shot run, or one that stopped waiting for it,
@@ -523,11 +525,16 @@ func (pre *prestarted) send(stdio [3]*os.File, ruleset *os.File, spec []byte, re
 	if ruleset != nil {
 		fds = append(fds, int(ruleset.Fd()))
 	}
+	head := byte(0)
+	if egress != nil {
+		// Last, as the count's bit says.
+		fds, head = append(fds, int(egress.Fd())), prestartEgress
+	}
 	// One message: the count, the descriptors with it, and as much of the
 	// spec as the socket takes, so that the helper, woken by it, finds
 	// its spec there (a second write woke it once more: 70 µs a run).
 	msg := make([]byte, 0, 5+len(spec))
-	msg = binary.LittleEndian.AppendUint32(append(msg, byte(len(fds))), uint32(len(spec)))
+	msg = binary.LittleEndian.AppendUint32(append(msg, head|byte(len(fds))), uint32(len(spec)))
 	msg = append(msg, spec...)
 	sent, err := sendWithFDs(pre.sock, msg, fds)
 	if err != nil {
@@ -546,11 +553,11 @@ func (pre *prestarted) send(stdio [3]*os.File, ruleset *os.File, spec []byte, re
 	return nil
 }
 
-// use hands pre the run of spec, with the stdio of io3, for r: nil when
-// pre cannot serve it, and is then ended (the run starts its own helper,
-// in pre's cgroups, which are the run's). On an error the caller closes
-// io3.
-func (pre *prestarted) use(r *Runner, spec *helperSpec, io3 *stdio, ruleset *os.File, data []byte) (*helperStart, error) {
+// use hands pre the run of spec, with the stdio of io3 and the helper's
+// end of eg (nil: no egress), for r: nil when pre cannot serve it, and is
+// then ended (the run starts its own helper, in pre's cgroups, which are
+// the run's). On an error the caller closes io3.
+func (pre *prestarted) use(r *Runner, spec *helperSpec, io3 *stdio, ruleset *os.File, eg *egressRun, data []byte) (*helperStart, error) {
 	if spec.Unshare != pre.key.unshare {
 		pre.end()
 		return nil, nil
@@ -587,7 +594,7 @@ func (pre *prestarted) use(r *Runner, spec *helperSpec, io3 *stdio, ruleset *os.
 				if pre.mntns = mntns; mntns != nil {
 					r.cache.pool.mountNS.Add(1)
 				}
-				err = pre.send(files, ruleset, data, ready)
+				err = pre.send(files, ruleset, eg.helperEnd(), data, ready)
 			}
 			if err != nil {
 				reap()

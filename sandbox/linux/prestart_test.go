@@ -384,14 +384,21 @@ func TestPrestartedRefusesOtherSpecs(t *testing.T) {
 	hostDev.Dev = false
 	belowDev := withDev(t, helperSpec{Path: "/bin/true", Argv: []string{"true"}, Unshare: unshare,
 		Mounts: []mountOp{{Kind: mountNullFile, Path: "/dev/shm/x"}}})
+	plain := withDev(t, helperSpec{Path: "/bin/true", Argv: []string{"true"}, Unshare: unshare})
+	ports := plain
+	ports.Egress = egressPorts()
 	for _, tt := range []struct {
 		name, report string
 		spec         helperSpec
+		// egress sends an egress socket with the standard descriptors.
+		egress bool
 	}{
 		{"other namespaces", "prestarted with namespaces",
-			withDev(t, helperSpec{Path: "/bin/true", Argv: []string{"true"}, Unshare: unshare | unix.CLONE_NEWNET})},
-		{"host /dev", "a /dev of its own", hostDev},
-		{"a mount below /dev", "below the run's own /dev", belowDev},
+			withDev(t, helperSpec{Path: "/bin/true", Argv: []string{"true"}, Unshare: unshare | unix.CLONE_NEWNET}), false},
+		{"host /dev", "a /dev of its own", hostDev, false},
+		{"a mount below /dev", "below the run's own /dev", belowDev, false},
+		{"an egress socket and no ports", "egress: a socket and no ports", plain, true},
+		{"egress ports and no socket", "egress: ports and no socket", ports, false},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			r := &Runner{LongLived: true}
@@ -408,7 +415,17 @@ func TestPrestartedRefusesOtherSpecs(t *testing.T) {
 				pre.proc.Kill()
 				pre.done()
 			}()
-			code, rep := goAhead(t, pre, tt.spec)
+			var egress *os.File
+			if tt.egress {
+				fds, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_SEQPACKET|unix.SOCK_CLOEXEC, 0)
+				if err != nil {
+					t.Fatal(err)
+				}
+				egress = os.NewFile(uintptr(fds[1]), "egress")
+				defer egress.Close()
+				defer unix.Close(fds[0])
+			}
+			code, rep := goAheadSending(t, pre, tt.spec, egress, nil)
 			if code != helperFail || !strings.Contains(rep, tt.report) {
 				t.Errorf("exit %d, report %q; want %d and %q", code, rep, helperFail, tt.report)
 			}
@@ -667,11 +684,18 @@ func goAhead(t *testing.T, pre *prestarted, spec helperSpec) (int, string) {
 // goAheadAfter is goAhead calling ready before the go-ahead.
 func goAheadAfter(t *testing.T, pre *prestarted, spec helperSpec, ready func()) (int, string) {
 	t.Helper()
+	return goAheadSending(t, pre, spec, nil, ready)
+}
+
+// goAheadSending is goAheadAfter sending egress (nil: none) as the run's
+// egress socket.
+func goAheadSending(t *testing.T, pre *prestarted, spec helperSpec, egress *os.File, ready func()) (int, string) {
+	t.Helper()
 	data, err := spec.encode()
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := pre.send([3]*os.File{}, nil, data, ready); err != nil {
+	if err := pre.send([3]*os.File{}, nil, egress, data, ready); err != nil {
 		t.Fatal(err)
 	}
 	done := make(chan error, 1)

@@ -401,25 +401,26 @@ func (r *Runner) start(ctx context.Context, c *Command, p *sandbox.Profile, spec
 		io3.close()
 		return nil, err
 	}
+	var eg *egressRun
+	if len(spec.Egress) > 0 {
+		if eg, err = newEgress(p, hold.hooks(c.Net)); err != nil {
+			pre.end()
+			io3.close()
+			return nil, err
+		}
+		defer eg.mine.Close()
+		defer eg.theirs.Close()
+		// Every way out ends the proxy; the way below reads its denials.
+		defer eg.stop()
+	}
 	var h *helperStart
 	if pre != nil {
-		if h, err = pre.use(r, spec, io3, ruleset, data); err != nil {
+		if h, err = pre.use(r, spec, io3, ruleset, eg, data); err != nil {
 			io3.close()
 			return nil, err
 		}
 	}
-	var eg *egressRun
 	if h == nil {
-		if len(spec.Egress) > 0 {
-			if eg, err = newEgress(p, hold.hooks(c.Net)); err != nil {
-				io3.close()
-				return nil, err
-			}
-			defer eg.mine.Close()
-			defer eg.theirs.Close()
-			// Every way out ends the proxy; the way below reads its denials.
-			defer eg.stop()
-		}
 		if h, err = r.newHelperStart(p, io3, ruleset, eg, data); err != nil {
 			io3.close()
 			return nil, err

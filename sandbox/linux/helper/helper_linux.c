@@ -1657,7 +1657,7 @@ static void hand_mount_namespace(void) {
 // max (no more than GX_RECV_FDS_MAX), put in fds; it returns how many.
 // A message cut short or carrying anything else ends the helper, what
 // saying what it was waiting for.
-#define GX_RECV_FDS_MAX 4
+#define GX_RECV_FDS_MAX 5
 _Static_assert(GX_PRESTART_FDS <= GX_RECV_FDS_MAX && GX_PRESTART_CGROUP_FDS <= GX_RECV_FDS_MAX,
                "recv_fds takes every message's descriptors");
 static int recv_fds(unsigned char *data, int *fds, int max, const char *what) {
@@ -1718,14 +1718,31 @@ static void await_cgroups(void) {
 	}
 }
 
+// received_egress says a prestarted helper was sent the egress socket
+// (GX_PRESTART_EGRESS), which its spec must then have ports for, and
+// egress_fd is that socket: GX_EGRESS_FD, where a helper started with its
+// run has it, or where the message put it (an init forked by the helper
+// holds its status pipe there).
+static int received_egress;
+static int egress_fd = GX_EGRESS_FD;
+
 // receive_stdio takes the descriptors a prestarted helper is sent for
-// its run: its standard descriptors and, when four, the Landlock ruleset.
+// its run: its standard descriptors, the Landlock ruleset when there is
+// one more than those and the egress socket, and the egress socket when
+// the message says so (GX_PRESTART_EGRESS).
 static void receive_stdio(void) {
-	unsigned char n = 0;
+	unsigned char head = 0;
 	int fds[GX_PRESTART_FDS];
-	int got = recv_fds(&n, fds, GX_PRESTART_FDS, "receiving descriptors");
-	if ((n != 3 && n != 4) || got != n) {
-		setup_fail("receiving descriptors: %d, not the %d announced", got, (int)n);
+	int got = recv_fds(&head, fds, GX_PRESTART_FDS, "receiving descriptors");
+	received_egress = (head & GX_PRESTART_EGRESS) != 0;
+	int n = head & ~GX_PRESTART_EGRESS;
+	if (n < 3 + received_egress || n > 4 + received_egress || got != n) {
+		setup_fail("receiving descriptors: %d, not the %d announced", got, n);
+	}
+	if (received_egress) {
+		// Left where it came (close-on-exec): above the standard
+		// descriptors' and the ruleset's places, received before it.
+		egress_fd = fds[--n];
 	}
 	for (int i = 0; i < n; i++) {
 		// The kernel numbered them upwards from the lowest free one,
@@ -1794,17 +1811,20 @@ static void prepare_run(struct spec *s, uint32_t prestarted) {
 	if (s->loopback) {
 		loopback_up();
 	}
+	if (prestarted != 0 && received_egress != (s->negress > 0)) {
+		setup_fail("egress: %s", received_egress ? "a socket and no ports" : "ports and no socket");
+	}
 	if (s->negress > 0) {
 		// Without its own network namespace the routes and listeners
 		// would be the host's.
 		if (!(s->unshare_flags & CLONE_NEWNET) || !s->loopback) {
 			setup_fail("egress needs a network namespace of its own");
 		}
-		const char *err = gx_egress_setup(s->egress_ports, s->negress, GX_EGRESS_FD);
+		const char *err = gx_egress_setup(s->egress_ports, s->negress, egress_fd);
 		if (err != NULL) {
 			setup_fail("%s", err);
 		}
-		close(GX_EGRESS_FD);
+		close(egress_fd);
 	}
 	if (s->has_ctty) {
 		job_control = 1;

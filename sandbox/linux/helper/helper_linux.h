@@ -17,12 +17,17 @@
 // mount namespace (GX_PRESTART_MNTNS), empties its bounding set, waits
 // for GX_PRESTART_CGROUPS, and, with a PID namespace, forks the init,
 // which mounts its /proc and does the rest: it receives the standard
-// descriptors and the Landlock ruleset (GX_PRESTART_FDS), reads the spec,
-// whose flags must be the same, and waits for the go-ahead.
+// descriptors, the Landlock ruleset and the egress socket
+// (GX_PRESTART_FDS), reads the spec, whose flags must be the same, and
+// waits for the go-ahead.
 #define GX_PRESTART_ARG "prestarted"
-// The count of descriptors sent (3: stdin, stdout, stderr; 4: and the
-// ruleset), as the one data byte of the message carrying them.
-#define GX_PRESTART_FDS 4
+// The count of descriptors sent (3: stdin, stdout, stderr; then the
+// ruleset when the spec has GX_TAG_LANDLOCK, then, with
+// GX_PRESTART_EGRESS set, the egress socket), as the one data byte of the
+// message carrying them, and the bit of that byte that says the last is
+// the egress socket (GX_EGRESS_FD).
+#define GX_PRESTART_FDS 5
+#define GX_PRESTART_EGRESS 0x80
 // The one data byte of the message a prestarted helper sends back on
 // GX_SPEC_FD once it has made its namespaces, with a descriptor of its
 // mount namespace: a long-lived runner holds the namespace past the
