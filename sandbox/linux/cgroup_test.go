@@ -484,7 +484,8 @@ func TestRunnerAheadEndedEarly(t *testing.T) {
 }
 
 // ownChildren returns the children of every thread of the test process:
-// a helper started ahead is forked on a thread of its own.
+// a helper is the child of the thread that forked it, which need not be
+// the main one.
 func ownChildren(t *testing.T) string {
 	t.Helper()
 	files, err := filepath.Glob("/proc/self/task/*/children")

@@ -266,43 +266,23 @@ func (r *Runner) closePrestarted() {
 }
 
 // startAhead starts the helper of a one-shot run of key as a prestarted
-// one, before the git scan and the run's plan: the helper then makes its
-// namespaces (unshare alone, with a network namespace, 0.3 ms) and its
-// PID namespace's init while the caller scans and plans, instead of
-// after. Its files and cgroups are made on the caller's goroutine; its
-// fork and exec, for which a vfork parent waits (0.2-0.3 ms), on a
-// goroutine of its own, locked to its thread: the helper's parent
-// (Pdeathsig) until the helper is reaped (done). That goroutine runs at
-// once, on the caller's thread (Gosched), while the caller goes on on
-// another: left to be scheduled, it waited behind the caller on the CPU
-// they shared (a kernel that packs tasks) until the caller blocked, and
-// the start gained half as much. The run waits for the start only when it
-// needs the helper (wait). Nil when the helper's files or cgroups cannot
-// be made; the run then starts its helper itself, as it does when the
-// start fails.
+// one, before the git scan and the run's plan, on the caller's
+// goroutine: the helper then makes its namespaces (unshare alone, with a
+// network namespace, 0.3 ms) and its PID namespace's init while the
+// caller scans and plans, instead of after. The caller's thread is the
+// helper's parent (Pdeathsig), as for a helper started with the run: Go
+// ends no thread that no goroutine has locked. Nil when it cannot be
+// started; the run then starts its helper itself.
 func (r *Runner) startAhead(key prestartKey, limits []cgroupLimit, bc sandbox.BuildCache) *prestarted {
 	pre := &prestarted{key: key, ready: make(chan struct{}), release: make(chan struct{})}
-	launch, err := r.preparePrestart(pre, limits, bc)
-	if err != nil {
+	pre.err = r.startPrestarted(pre, limits, bc)
+	close(pre.ready)
+	if pre.err != nil {
+		// The run starts its helper itself, and fails as it would
+		// have if that fails too.
 		return nil
 	}
-	go func() {
-		runtime.LockOSThread()
-		defer runtime.UnlockOSThread()
-		pre.err = launch()
-		close(pre.ready)
-		if pre.err == nil {
-			<-pre.release
-		}
-	}()
-	runtime.Gosched()
 	return pre
-}
-
-// wait waits until pre's start is done, and returns its error.
-func (pre *prestarted) wait() error {
-	<-pre.ready
-	return pre.err
 }
 
 // prestart starts a helper for key in the background.
@@ -326,59 +306,38 @@ func (r *Runner) prestart(key prestartKey, limits []cgroupLimit) *prestarted {
 // when there is one (helperExe). A long-lived Runner keeps its memfd for
 // every run and gives none; its helpers start in the background anyway.
 func (r *Runner) startPrestarted(pre *prestarted, limits []cgroupLimit, bc sandbox.BuildCache) error {
-	launch, err := r.preparePrestart(pre, limits, bc)
+	exe, self, copied, err := r.helperExe(bc)
 	if err != nil {
 		return err
 	}
-	return launch()
-}
-
-// preparePrestart makes what pre's helper is started with, its files and
-// cgroups, and returns its start: the fork, on the thread that is to be
-// its parent, the cgroups' message, and pre's socket and report pipe set
-// (or everything undone, on an error).
-func (r *Runner) preparePrestart(pre *prestarted, limits []cgroupLimit, bc sandbox.BuildCache) (func() error, error) {
-	exe, self, copied, err := r.helperExe(bc)
-	if err != nil {
-		return nil, err
-	}
-	// Closed once the helper has its copies, or on the way out.
-	var after []*os.File
-	closeAfter := func() {
-		for _, f := range after {
-			f.Close()
-		}
-	}
 	fds, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_STREAM|unix.SOCK_CLOEXEC, 0)
 	if err != nil {
-		return nil, fmt.Errorf("sandbox: prestart: %w", err)
+		return fmt.Errorf("sandbox: prestart: %w", err)
 	}
 	mine, theirs := os.NewFile(uintptr(fds[0]), "prestart"), os.NewFile(uintptr(fds[1]), "prestart")
-	after = append(after, theirs)
+	defer theirs.Close()
 	repR, repW, err := os.Pipe()
 	if err != nil {
 		mine.Close()
-		closeAfter()
-		return nil, err
+		return err
 	}
-	after = append(after, repW)
+	defer repW.Close()
 	// Its standard descriptors are /dev/null until its run sends it
 	// the run's.
 	nullFD, err := unix.Open(os.DevNull, unix.O_RDWR|unix.O_CLOEXEC, 0)
 	if err != nil {
 		mine.Close()
 		repR.Close()
-		closeAfter()
-		return nil, &os.PathError{Op: "open", Path: os.DevNull, Err: err}
+		return &os.PathError{Op: "open", Path: os.DevNull, Err: err}
 	}
 	null := os.NewFile(uintptr(nullFD), os.DevNull)
-	after = append(after, null)
+	defer null.Close()
 	args := []string{"gatedexec-sandbox", HelperArg, prestartArg, strconv.FormatUint(uint64(pre.key.unshare), 10)}
 	extra := helperFiles(theirs, repW, nil, nil, self)
 	if pre.key.keptNet {
 		// Without the directory the helper makes its own namespace.
 		if dir := openKeptNetDir(r.KeptNetNS); dir != nil {
-			after = append(after, dir)
+			defer dir.Close()
 			args = append(args, keptNetNSArg)
 			extra = withFileAt(extra, netnsFD, dir)
 		}
@@ -393,7 +352,7 @@ func (r *Runner) preparePrestart(pre *prestarted, limits []cgroupLimit, bc sandb
 	var tasks []*os.File
 	if pre.cg != nil {
 		tasks = pre.cg.taskFiles()
-		after = append(after, tasks...)
+		defer closeAll(tasks)
 	}
 	start := func(add func(int) error) error {
 		var err error
@@ -410,35 +369,31 @@ func (r *Runner) preparePrestart(pre *prestarted, limits []cgroupLimit, bc sandb
 		// before (its init).
 		return sendCgroups(mine, tasks)
 	}
-	return func() error {
-		defer closeAfter()
-		var err error
-		if tasks != nil {
-			// The helper moves itself in (taskFiles).
-			err = start(nil)
-		} else {
-			err = pre.cg.fork(start)
+	if tasks != nil {
+		// The helper moves itself in (taskFiles).
+		err = start(nil)
+	} else {
+		err = pre.cg.fork(start)
+	}
+	if err != nil {
+		if copied && pre.proc == nil {
+			// Not started from the copy (damaged, or refused by a
+			// security module): the run's own start takes the memfd.
+			r.dropHelperCopy()
 		}
-		if err != nil {
-			if copied && pre.proc == nil {
-				// Not started from the copy (damaged, or refused by a
-				// security module): the run's own start takes the memfd.
-				r.dropHelperCopy()
-			}
-			if pre.proc != nil {
-				pre.proc.Kill()
-				pre.proc.Wait()
-			}
-			mine.Close()
-			repR.Close()
-			if pre.cg != nil {
-				pre.cg.remove()
-			}
-			return fmt.Errorf("sandbox: prestarting the helper: %w", err)
+		if pre.proc != nil {
+			pre.proc.Kill()
+			pre.proc.Wait()
 		}
-		pre.sock, pre.rep = mine, repR
-		return nil
-	}, nil
+		mine.Close()
+		repR.Close()
+		if pre.cg != nil {
+			pre.cg.remove()
+		}
+		return fmt.Errorf("sandbox: prestarting the helper: %w", err)
+	}
+	pre.sock, pre.rep = mine, repR
+	return nil
 }
 
 // sendCgroups tells the prestarted helper at the other end of sock that it
@@ -721,7 +676,7 @@ func (pre *prestarted) done() {
 // end ends a helper no run took: nil, failed to start, or taken is
 // nothing to end. Its cgroups stay: they are a run's (see discard).
 func (pre *prestarted) end() {
-	if pre == nil || pre.wait() != nil || pre.taken {
+	if pre == nil || pre.err != nil || pre.taken {
 		return
 	}
 	pre.endOnce.Do(func() {

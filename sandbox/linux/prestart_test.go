@@ -596,9 +596,6 @@ func TestPrestartedGoAheadAfterMountNS(t *testing.T) {
 	if pre == nil {
 		t.Fatal("the helper did not start")
 	}
-	if err := pre.wait(); err != nil {
-		t.Fatal(err)
-	}
 	defer func() {
 		pre.proc.Kill()
 		pre.proc.Wait()
@@ -644,9 +641,6 @@ func readyBeforeGoAhead(t *testing.T, unshare uint32) {
 	pre := r.startAhead(prestartKey{unshare: unshare}, nil, sandbox.BuildCache{})
 	if pre == nil {
 		t.Fatal("the helper did not start")
-	}
-	if err := pre.wait(); err != nil {
-		t.Fatal(err)
 	}
 	defer func() {
 		pre.proc.Kill()

@@ -188,8 +188,7 @@ func (r *Runner) run(ctx context.Context, c *Command, st runStart, watch *sandbo
 	} else {
 		cgs = r.cgroupsFor(p)
 	}
-	// Of the helper started ahead, unless that start fails (below).
-	defer func() { cgs.release() }()
+	defer cgs.release()
 	// Every way out before the run takes it ends it (before the cgroups'
 	// release, which waits for their tasks).
 	defer pre.end()
@@ -301,13 +300,6 @@ func (r *Runner) run(ctx context.Context, c *Command, st runStart, watch *sandbo
 		if spec.ParentMntNS, err = mountNSInode(); err != nil {
 			return nil, fmt.Errorf("sandbox: mount namespace: %w", err)
 		}
-	}
-	if pre != nil && pre.wait() != nil {
-		// Its fork, on another thread while this one planned
-		// (startAhead), failed, and removed its cgroups: the run starts
-		// its helper itself, and fails as it would have if that fails
-		// too.
-		pre, cgs = nil, r.cgroupsFor(p)
 	}
 	// One for the run, whichever way it starts: the fallback's proxy is
 	// made before the relay.
