@@ -151,6 +151,7 @@ hyperfine -N --warmup 30 --runs "$runs" --export-json "$out/hyperfine.json" \
 	-n sandbox-read-only "$bin sandbox -p read-only -- /bin/true" \
 	-n sandbox-workspace-write "$sandbox_ww" \
 	-n sandbox-workspace-dev "$bin sandbox -p workspace-dev -- /bin/true" \
+	-n sandbox-workspace-net "$bin sandbox -p workspace-net -- /bin/true" \
 	-n sandbox-nomount "$sandbox_nomount" \
 	-n sandbox-nons "$bin sandbox -p $tmp/nons.toml -- /bin/true" \
 	-n bwrap-read-only "bwrap --ro-bind / / --dev /dev --proc /proc --unshare-pid --unshare-ipc --unshare-net -- /bin/true" \
@@ -398,8 +399,10 @@ print(f"reference for workspace-write: go-empty + (bwrap-workspace-write - bare)
       f"= {ref / med['bwrap-workspace-write']:.2f}x bwrap-workspace-write")
 print(f"floor for nomount (go-bwrap-pid): go-empty + (bwrap-pid - bare) = {med['go-bwrap-pid']:.3f} ms "
       f"= {med['go-bwrap-pid'] / med['bwrap-workspace-write']:.2f}x bwrap-workspace-write")
-for p in ("full-access", "read-only", "workspace-write", "workspace-dev", "nomount", "nons"):
+for p in ("full-access", "read-only", "workspace-write", "workspace-dev", "workspace-net", "nomount", "nons"):
     ratio("sandbox-" + p, "gatedexec-version")
+# The egress proxy's part of a start (bwrap has none to compare with).
+ratio("sandbox-workspace-net", "sandbox-workspace-write")
 ratio("sandbox-read-only", "bwrap-read-only")
 ratio("sandbox-nomount", "bwrap-pid")
 print(f"PID namespace + /proc: {med['sandbox-nomount'] - med['sandbox-nons']:.3f} ms (nomount - nons)")
