@@ -25,7 +25,8 @@
 // ruleset when the spec has GX_TAG_LANDLOCK, then, with
 // GX_PRESTART_EGRESS set, the egress socket), as the one data byte of the
 // message carrying them, and the bit of that byte that says the last is
-// the egress socket (GX_EGRESS_FD).
+// the egress socket (which stays where it was received: an init the
+// helper forked holds its status pipe at GX_EGRESS_FD).
 #define GX_PRESTART_FDS 5
 #define GX_PRESTART_EGRESS 0x80
 // The one data byte of the message a prestarted helper sends back on
