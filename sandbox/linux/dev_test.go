@@ -59,26 +59,36 @@ func TestRunDev(t *testing.T) {
 		stdin *strings.Reader // not a file: no helper is prestarted
 	}{{"prestarted", p, nil}, {"started with the run", p, strings.NewReader("")}, {"no mount plan", bare, nil}} {
 		t.Run(tt.name, func(t *testing.T) {
-			r := &Runner{}
-			c := &Command{Argv: []string{"sh", "-c", script}, Dir: ws, Env: []string{"PATH=/usr/bin:/bin"}, Profile: tt.p}
-			var out, errb bytes.Buffer
-			c.Stdout, c.Stderr = &out, &errb
-			if tt.stdin != nil {
-				c.Stdin = tt.stdin
-			}
-			res, err := r.Run(context.Background(), c)
-			if err != nil || res.ExitCode != 0 {
-				t.Fatalf("run: %v, %+v (stderr %q)", err, res, errb.String())
-			}
-			if out.String() != want {
-				t.Errorf("/dev:\n%s\nwant\n%s", out.String(), want)
+			if _, out := runServed(t, tt.p, ws, []string{"sh", "-c", script}, tt.stdin); out != want {
+				t.Errorf("/dev:\n%s\nwant\n%s", out, want)
 			}
 			if st, err := os.Stat("/dev/null"); err != nil || st.Mode().Perm() != 0o666 {
 				t.Errorf("the host's /dev/null after the run: %v, %v", st.Mode(), err)
 			}
-			if got, prestarted := r.cache.pool.used.Load(), tt.stdin == nil; (got == 1) != prestarted {
-				t.Errorf("runs served by a prestarted helper: %d", got)
-			}
 		})
 	}
+}
+
+// runServed runs argv under p in ws on a one-shot Runner of its own, with
+// stdin nil, which a helper started ahead can serve, or a reader that is
+// not a file, which a helper started with the run must: it fails the test
+// unless the run succeeds, served by the helper that stdin says, and
+// returns the run's result and output.
+func runServed(t *testing.T, p *sandbox.Profile, ws string, argv []string, stdin *strings.Reader) (*sandbox.Result, string) {
+	t.Helper()
+	r := &Runner{}
+	c := &Command{Argv: argv, Dir: ws, Env: []string{"PATH=/usr/bin:/bin"}, Profile: p}
+	var out, errb bytes.Buffer
+	c.Stdout, c.Stderr = &out, &errb
+	if stdin != nil {
+		c.Stdin = stdin
+	}
+	res, err := r.Run(context.Background(), c)
+	if err != nil || res.ExitCode != 0 {
+		t.Fatalf("run: %v, %+v (stderr %q)", err, res, errb.String())
+	}
+	if got, prestarted := r.cache.pool.used.Load(), stdin == nil; (got == 1) != prestarted {
+		t.Errorf("runs served by a prestarted helper: %d, want one: %v", got, prestarted)
+	}
+	return res, out.String()
 }

@@ -3,8 +3,6 @@
 package linux
 
 import (
-	"bytes"
-	"context"
 	"os"
 	"slices"
 	"strings"
@@ -45,28 +43,15 @@ except OSError as e:
 		stdin *strings.Reader // not a file: no helper is prestarted
 	}{{"prestarted", nil}, {"started with the run", strings.NewReader("")}} {
 		t.Run(tt.name, func(t *testing.T) {
-			r := &Runner{}
-			c := &Command{Argv: []string{"python3", "-c", script}, Dir: ws, Env: []string{"PATH=/usr/bin:/bin"}, Profile: p}
-			var out, errb bytes.Buffer
-			c.Stdout, c.Stderr = &out, &errb
-			if tt.stdin != nil {
-				c.Stdin = tt.stdin
-			}
-			res, err := r.Run(context.Background(), c)
-			if err != nil || res.ExitCode != 0 {
-				t.Fatalf("run: %v, %+v (stderr %q)", err, res, errb.String())
-			}
-			if got := out.String(); got != "accepted b''\n" {
-				t.Errorf("the command's connection: %q, want it accepted and closed by the proxy", got)
+			res, out := runServed(t, p, ws, []string{"python3", "-c", script}, tt.stdin)
+			if out != "accepted b''\n" {
+				t.Errorf("the command's connection: %q, want it accepted and closed by the proxy", out)
 			}
 			if !slices.Contains(res.Layers, sandbox.LayerEgress) {
 				t.Errorf("layers %v, want %s", res.Layers, sandbox.LayerEgress)
 			}
 			if !slices.ContainsFunc(res.Denied, func(d sandbox.Denial) bool { return d.Host == "192.0.2.1" && d.Port == 80 }) {
 				t.Errorf("denials %+v, want 192.0.2.1:80", res.Denied)
-			}
-			if got, prestarted := r.cache.pool.used.Load(), tt.stdin == nil; (got == 1) != prestarted {
-				t.Errorf("runs served by a prestarted helper: %d", got)
 			}
 		})
 	}
