@@ -3,6 +3,8 @@
 package linux
 
 import (
+	"bytes"
+	"context"
 	"os"
 	"slices"
 	"strings"
@@ -18,7 +20,8 @@ import (
 // connection to an address the profile does not allow lands on the
 // namespace's listener (the namespace routes every address to itself) and
 // the runner's proxy refuses it, seen in the result: an address of the
-// documentation range, which no packet leaves the namespace for.
+// documentation range, which no packet leaves the namespace for. A
+// long-lived runner's helpers, started between its runs, serve them too.
 func TestRunEgress(t *testing.T) {
 	requireRoot(t, "a network namespace with its routes, made ahead as root")
 	if landlockABI() == 0 && os.Getenv("CI") == "" {
@@ -44,15 +47,40 @@ except OSError as e:
 	}{{"prestarted", nil}, {"started with the run", strings.NewReader("")}} {
 		t.Run(tt.name, func(t *testing.T) {
 			res, out := runServed(t, p, ws, []string{"python3", "-c", script}, tt.stdin)
-			if out != "accepted b''\n" {
-				t.Errorf("the command's connection: %q, want it accepted and closed by the proxy", out)
-			}
-			if !slices.Contains(res.Layers, sandbox.LayerEgress) {
-				t.Errorf("layers %v, want %s", res.Layers, sandbox.LayerEgress)
-			}
-			if !slices.ContainsFunc(res.Denied, func(d sandbox.Denial) bool { return d.Host == "192.0.2.1" && d.Port == 80 }) {
-				t.Errorf("denials %+v, want 192.0.2.1:80", res.Denied)
-			}
+			checkRefused(t, res, out)
 		})
+	}
+	// A long-lived runner's second run takes the helper its first one
+	// left started for it.
+	t.Run("long-lived", func(t *testing.T) {
+		r := &Runner{LongLived: true}
+		defer r.Close()
+		for i := range 2 {
+			var out, errb bytes.Buffer
+			res, err := r.Run(context.Background(), &Command{Argv: []string{"python3", "-c", script}, Dir: ws,
+				Env: []string{"PATH=/usr/bin:/bin"}, Profile: p, Stdout: &out, Stderr: &errb})
+			if err != nil || res.ExitCode != 0 {
+				t.Fatalf("run %d: %v, %+v (stderr %q)", i, err, res, errb.String())
+			}
+			checkRefused(t, res, out.String())
+		}
+		if got := r.cache.pool.used.Load(); got != 1 {
+			t.Errorf("runs served by a prestarted helper: %d, want the second", got)
+		}
+	})
+}
+
+// checkRefused fails the test unless the run's output and result say its
+// connection was taken by the namespace and refused by the proxy.
+func checkRefused(t *testing.T, res *sandbox.Result, out string) {
+	t.Helper()
+	if out != "accepted b''\n" {
+		t.Errorf("the command's connection: %q, want it accepted and closed by the proxy", out)
+	}
+	if !slices.Contains(res.Layers, sandbox.LayerEgress) {
+		t.Errorf("layers %v, want %s", res.Layers, sandbox.LayerEgress)
+	}
+	if !slices.ContainsFunc(res.Denied, func(d sandbox.Denial) bool { return d.Host == "192.0.2.1" && d.Port == 80 }) {
+		t.Errorf("denials %+v, want 192.0.2.1:80", res.Denied)
 	}
 }
