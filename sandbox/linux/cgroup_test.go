@@ -177,9 +177,7 @@ func TestKeptCgroups(t *testing.T) {
 func cgroupTestHost(t *testing.T) *cgroupHost {
 	t.Helper()
 	requireRoot(t, "cgroups are made as root only")
-	if landlockABI() == 0 && os.Getenv("CI") == "" {
-		t.Skip("no landlock")
-	}
+	requireLandlock(t)
 	h := readCgroupHost()
 	if h.err != nil {
 		t.Fatalf("this process's cgroups: %v", h.err)

@@ -21,9 +21,7 @@ import (
 // gone with the rest, and its mount with it).
 func TestRunDev(t *testing.T) {
 	requireRoot(t, "the mounts of a /dev of its own")
-	if landlockABI() == 0 && os.Getenv("CI") == "" {
-		t.Skip("no landlock")
-	}
+	requireLandlock(t)
 	ws := t.TempDir()
 	if err := os.Mkdir(filepath.Join(ws, "protected"), 0o700); err != nil {
 		t.Fatal(err)
@@ -77,6 +75,17 @@ func TestRunDev(t *testing.T) {
 func runServed(t *testing.T, p *sandbox.Profile, ws string, argv []string, stdin *strings.Reader) (*sandbox.Result, string) {
 	t.Helper()
 	r := &Runner{}
+	res, out := runOn(t, r, p, ws, argv, stdin)
+	if got, prestarted := r.cache.pool.used.Load(), stdin == nil; (got == 1) != prestarted {
+		t.Errorf("runs served by a prestarted helper: %d, want one: %v", got, prestarted)
+	}
+	return res, out
+}
+
+// runOn runs argv under p in ws on r, stdin nil or a reader: it fails the
+// test unless the run succeeds, and returns its result and output.
+func runOn(t *testing.T, r *Runner, p *sandbox.Profile, ws string, argv []string, stdin *strings.Reader) (*sandbox.Result, string) {
+	t.Helper()
 	c := &Command{Argv: argv, Dir: ws, Env: []string{"PATH=/usr/bin:/bin"}, Profile: p}
 	var out, errb bytes.Buffer
 	c.Stdout, c.Stderr = &out, &errb
@@ -86,9 +95,6 @@ func runServed(t *testing.T, p *sandbox.Profile, ws string, argv []string, stdin
 	res, err := r.Run(context.Background(), c)
 	if err != nil || res.ExitCode != 0 {
 		t.Fatalf("run: %v, %+v (stderr %q)", err, res, errb.String())
-	}
-	if got, prestarted := r.cache.pool.used.Load(), stdin == nil; (got == 1) != prestarted {
-		t.Errorf("runs served by a prestarted helper: %d, want one: %v", got, prestarted)
 	}
 	return res, out.String()
 }

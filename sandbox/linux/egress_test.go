@@ -3,9 +3,6 @@
 package linux
 
 import (
-	"bytes"
-	"context"
-	"os"
 	"slices"
 	"strings"
 	"testing"
@@ -24,9 +21,7 @@ import (
 // long-lived runner's helpers, started between its runs, serve them too.
 func TestRunEgress(t *testing.T) {
 	requireRoot(t, "a network namespace with its routes, made ahead as root")
-	if landlockABI() == 0 && os.Getenv("CI") == "" {
-		t.Skip("no landlock")
-	}
+	requireLandlock(t)
 	ws := t.TempDir()
 	p := &sandbox.Profile{Name: "proxied", Enforcement: sandbox.Strict, ReadAll: true, Write: []string{ws},
 		Network: sandbox.NetworkProxy, UnixSockets: true}
@@ -55,14 +50,9 @@ except OSError as e:
 	t.Run("long-lived", func(t *testing.T) {
 		r := &Runner{LongLived: true}
 		defer r.Close()
-		for i := range 2 {
-			var out, errb bytes.Buffer
-			res, err := r.Run(context.Background(), &Command{Argv: []string{"python3", "-c", script}, Dir: ws,
-				Env: []string{"PATH=/usr/bin:/bin"}, Profile: p, Stdout: &out, Stderr: &errb})
-			if err != nil || res.ExitCode != 0 {
-				t.Fatalf("run %d: %v, %+v (stderr %q)", i, err, res, errb.String())
-			}
-			checkRefused(t, res, out.String())
+		for range 2 {
+			res, out := runOn(t, r, p, ws, []string{"python3", "-c", script}, nil)
+			checkRefused(t, res, out)
 		}
 		if got := r.cache.pool.used.Load(); got != 1 {
 			t.Errorf("runs served by a prestarted helper: %d, want the second", got)

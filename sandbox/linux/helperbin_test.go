@@ -89,9 +89,7 @@ func TestSealedHelper(t *testing.T) {
 // a managed layer) the memfd serves.
 func TestHelperCopy(t *testing.T) {
 	requireRoot(t, "a one-shot run's helper is started ahead as root")
-	if landlockABI() == 0 && os.Getenv("CI") == "" {
-		t.Skip("no landlock")
-	}
+	requireLandlock(t)
 	want, err := fs.ReadFile(helperDir, helperName)
 	if err != nil || len(want) == 0 {
 		t.Fatalf("no helper built in (%v): run make build", err)

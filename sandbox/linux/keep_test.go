@@ -24,9 +24,7 @@ import (
 // removes them, leaving the workspace as it was. A Runner without it
 // leaves nothing after each run.
 func TestRunnerKeepHolders(t *testing.T) {
-	if landlockABI() == 0 && os.Getenv("CI") == "" {
-		t.Skip("no landlock")
-	}
+	requireLandlock(t)
 	ws, err := filepath.EvalSymlinks(t.TempDir())
 	if err != nil {
 		t.Fatal(err)
@@ -88,9 +86,7 @@ func TestRunnerKeepHolders(t *testing.T) {
 // is protected, and once Close returns nothing is left of the runs, in
 // the workspace or among the cgroups.
 func TestRunnerLongLivedConcurrent(t *testing.T) {
-	if landlockABI() == 0 && os.Getenv("CI") == "" {
-		t.Skip("no landlock")
-	}
+	requireLandlock(t)
 	ws, err := filepath.EvalSymlinks(t.TempDir())
 	if err != nil {
 		t.Fatal(err)
@@ -187,9 +183,7 @@ func TestHolderOwner(t *testing.T) {
 // reason to write either is TestScanCacheKeepsWhatSparesAReads's: here
 // the scan follows the mkdir within a tick in most runs.
 func TestRunKeepsScanOnce(t *testing.T) {
-	if landlockABI() == 0 && os.Getenv("CI") == "" {
-		t.Skip("no landlock")
-	}
+	requireLandlock(t)
 	ws, err := filepath.EvalSymlinks(t.TempDir())
 	if err != nil {
 		t.Fatal(err)

@@ -30,9 +30,7 @@ import (
 // whole. A run wanting other namespaces, or a stdin that is not a file,
 // gets a helper of its own and is right too; Close leaves no helper.
 func TestRunnerPrestarted(t *testing.T) {
-	if landlockABI() == 0 && os.Getenv("CI") == "" {
-		t.Skip("no landlock")
-	}
+	requireLandlock(t)
 	ws := t.TempDir()
 	off := &sandbox.Profile{Name: "off", Enforcement: sandbox.Strict, ReadAll: true, Write: []string{ws},
 		Network: sandbox.NetworkOff, UnixSockets: true, Limits: sandbox.Limits{NProc: 64}}
@@ -551,9 +549,7 @@ func startBareHelper(t *testing.T) *bareHelper {
 // and status whole); nothing of its namespaces stays open after it, with
 // no Close.
 func TestRunnerStartsAhead(t *testing.T) {
-	if landlockABI() == 0 && os.Getenv("CI") == "" {
-		t.Skip("no landlock")
-	}
+	requireLandlock(t)
 	ws := t.TempDir()
 	p := &sandbox.Profile{Name: "off", Enforcement: sandbox.Strict, ReadAll: true, Write: []string{ws},
 		Network: sandbox.NetworkOff, UnixSockets: true, Limits: sandbox.Limits{NProc: 64}}
@@ -713,9 +709,7 @@ func goAheadSending(t *testing.T, pre *prestarted, spec helperSpec, egress *os.F
 // end of the helper's socket open, the run's mount namespace in it; one
 // that does not leaves nothing open.
 func TestLeaveToExit(t *testing.T) {
-	if landlockABI() == 0 && os.Getenv("CI") == "" {
-		t.Skip("no landlock")
-	}
+	requireLandlock(t)
 	ws := t.TempDir()
 	p := &sandbox.Profile{Name: "off", Enforcement: sandbox.Strict, ReadAll: true, Write: []string{ws},
 		Network: sandbox.NetworkOff, UnixSockets: true, Limits: sandbox.Limits{NProc: 64}}
@@ -766,9 +760,7 @@ func TestLeaveToExit(t *testing.T) {
 // spec does: a strict profile's run is refused for the layer, whatever
 // the socket the runner was writing to.
 func TestPrestartedFailsBeforeSpec(t *testing.T) {
-	if landlockABI() == 0 && os.Getenv("CI") == "" {
-		t.Skip("no landlock")
-	}
+	requireLandlock(t)
 	exe := filepath.Join(t.TempDir(), "helper")
 	script := fmt.Sprintf("#!/bin/sh\nprintf '%s /dev: tmpfs: not here' >&%d\nexit %d\n", reportNamespaces, errFD, helperFail)
 	if err := os.WriteFile(exe, []byte(script), 0o755); err != nil {

@@ -33,6 +33,15 @@ func requireRoot(t *testing.T, why string) {
 	t.Skip(why)
 }
 
+// requireLandlock skips the test where the kernel has no Landlock, but
+// never in CI, whose hosts have it: there the test runs, and fails.
+func requireLandlock(t *testing.T) {
+	t.Helper()
+	if landlockABI() == 0 && os.Getenv("CI") == "" {
+		t.Skip("no landlock")
+	}
+}
+
 // statusCase is a command of TestRunnerStatus and how its run ends.
 type statusCase struct {
 	name     string
@@ -47,9 +56,7 @@ type statusCase struct {
 }
 
 func TestRunnerStatus(t *testing.T) {
-	if landlockABI() == 0 && os.Getenv("CI") == "" {
-		t.Skip("no landlock")
-	}
+	requireLandlock(t)
 	ws := t.TempDir()
 	prof := &sandbox.Profile{Name: "t", Enforcement: sandbox.Strict, ReadAll: true, Write: []string{ws},
 		Network: sandbox.NetworkOff, UnixSockets: true, EnvDeny: []string{"*_TOKEN"}}
@@ -154,9 +161,7 @@ func TestRunnerHelperExitsUnread(t *testing.T) {
 // exactly when a strict run that needs them (mount plan and isolated
 // network) can set them up.
 func TestProbeAgreesWithRunner(t *testing.T) {
-	if landlockABI() == 0 && os.Getenv("CI") == "" {
-		t.Skip("no landlock")
-	}
+	requireLandlock(t)
 	ws := t.TempDir()
 	secret := filepath.Join(ws, "secret")
 	if err := os.Mkdir(secret, 0o700); err != nil {
@@ -182,9 +187,7 @@ func TestRunnerNoProfile(t *testing.T) {
 // caller's, Dir empty) is at or below a protected or hidden path: the
 // mounts must cover it there too, not only for paths looked up from /.
 func TestRunnerCwdBelowMount(t *testing.T) {
-	if landlockABI() == 0 && os.Getenv("CI") == "" {
-		t.Skip("no landlock")
-	}
+	requireLandlock(t)
 	ws := t.TempDir()
 	git, secret := filepath.Join(ws, ".git"), filepath.Join(ws, "secret")
 	for _, d := range []string{git, secret} {
@@ -257,9 +260,7 @@ func (w *slowWriter) String() string {
 // TestRunnerOutputComplete checks that Run returns only once the
 // command's output has reached the caller's writers.
 func TestRunnerOutputComplete(t *testing.T) {
-	if landlockABI() == 0 && os.Getenv("CI") == "" {
-		t.Skip("no landlock")
-	}
+	requireLandlock(t)
 	p := &sandbox.Profile{Name: "t", Enforcement: sandbox.Strict, ReadAll: true, Network: sandbox.NetworkOff, UnixSockets: true}
 	var stdout, stderr slowWriter
 	res, err := (&Runner{}).Run(context.Background(), &Command{
@@ -315,9 +316,7 @@ func TestRunnerProtectCoversSubmounts(t *testing.T) {
 // escalation's grant), a protected file cannot be reached by renaming a
 // directory above it aside and making a fresh one in its place.
 func TestRunnerRootWriteKeepsProtect(t *testing.T) {
-	if landlockABI() == 0 && os.Getenv("CI") == "" {
-		t.Skip("no landlock")
-	}
+	requireLandlock(t)
 	ws := t.TempDir()
 	git := filepath.Join(ws, ".git")
 	config := filepath.Join(git, "config")
