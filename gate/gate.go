@@ -24,6 +24,7 @@ import (
 
 	"github.com/gatedexec/gatedexec/approval"
 	"github.com/gatedexec/gatedexec/execpolicy"
+	"github.com/gatedexec/gatedexec/internal/exitunmap"
 	"github.com/gatedexec/gatedexec/sandbox"
 )
 
@@ -63,10 +64,11 @@ type Config struct {
 	Watch bool
 	// Runner is the sandbox backend; nil is this host's.
 	Runner sandbox.Runner
-	// LeaveToExit says the caller exits after its runs, through
-	// exitunmap: this host's backend may then leave to that exit what a
-	// run's end would close only to drop it (linux.Runner.LeaveToExit).
-	LeaveToExit bool
+	// LeaveToExit, when set, says the caller exits after its runs,
+	// through it: this host's backend may then leave to that exit what a
+	// run's end would close or remove only to drop it, once the caller
+	// has the status (linux.Runner.LeaveToExit).
+	LeaveToExit *exitunmap.Leave
 }
 
 // Flags are the settings a caller may give above the configuration, by

@@ -5,6 +5,7 @@ package gate
 import (
 	"os"
 
+	"github.com/gatedexec/gatedexec/internal/exitunmap"
 	"github.com/gatedexec/gatedexec/sandbox"
 	"github.com/gatedexec/gatedexec/sandbox/darwin"
 	"github.com/gatedexec/gatedexec/sandbox/linux"
@@ -14,7 +15,7 @@ import (
 func StopStrayHelper([]string) {}
 
 // hostRunner returns this host's sandbox backend: sandbox-exec.
-func hostRunner(bool, bool) sandbox.Runner { return darwin.Runner{} }
+func hostRunner(bool, *exitunmap.Leave) sandbox.Runner { return darwin.Runner{} }
 
 // hostOwnDirs are the directories of this host's backend that belong to
 // gatedexec: none.

@@ -3,6 +3,7 @@
 package gate
 
 import (
+	"github.com/gatedexec/gatedexec/internal/exitunmap"
 	"github.com/gatedexec/gatedexec/sandbox"
 	"github.com/gatedexec/gatedexec/sandbox/linux"
 )
@@ -23,7 +24,7 @@ func StopStrayHelper(args []string) {
 // run makes and removes (Runner.LongLived). Every runner run as root
 // shares the kept network namespaces (Runner.KeptNetNS). leaveToExit is
 // Config.LeaveToExit (Runner.LeaveToExit).
-func hostRunner(longLived, leaveToExit bool) sandbox.Runner {
+func hostRunner(longLived bool, leaveToExit *exitunmap.Leave) sandbox.Runner {
 	return &linux.Runner{LongLived: longLived, KeptNetNS: linux.KeptNetNSDir, LeaveToExit: leaveToExit}
 }
 

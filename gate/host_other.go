@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"runtime"
 
+	"github.com/gatedexec/gatedexec/internal/exitunmap"
 	"github.com/gatedexec/gatedexec/sandbox"
 	"github.com/gatedexec/gatedexec/sandbox/linux"
 )
@@ -16,7 +17,7 @@ func StopStrayHelper([]string) {}
 
 // hostRunner returns a backend that refuses every profile: this OS has no
 // sandbox backend.
-func hostRunner(bool, bool) sandbox.Runner { return noBackend{} }
+func hostRunner(bool, *exitunmap.Leave) sandbox.Runner { return noBackend{} }
 
 // hostOwnDirs are the directories of this host's backend that belong to
 // gatedexec: none.

@@ -6,6 +6,7 @@ import (
 	"os"
 	"time"
 
+	"github.com/gatedexec/gatedexec/internal/exitunmap"
 	"github.com/gatedexec/gatedexec/sandbox"
 )
 
@@ -31,7 +32,7 @@ type SandboxRequest struct {
 	// Config.Version.
 	Version string
 	// LeaveToExit is Config.LeaveToExit.
-	LeaveToExit bool
+	LeaveToExit *exitunmap.Leave
 }
 
 // SandboxResult is the outcome of Sandbox, in the JSON of `sandbox --json`.

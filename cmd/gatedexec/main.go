@@ -15,13 +15,15 @@ import (
 )
 
 // main exits through exitunmap: the caller has the status before the
-// kernel has unmapped gatedexec's memory.
+// kernel has unmapped gatedexec's memory, and before what a run left to
+// the exit is done.
 func main() {
-	exitunmap.Exit(run(os.Args[1:]))
+	var leave exitunmap.Leave
+	leave.Exit(run(os.Args[1:], &leave))
 }
 
-func run(args []string) int {
-	root := newRootCmdFor(args)
+func run(args []string, leave *exitunmap.Leave) int {
+	root := newRootCmdFor(args, leave)
 	root.SetArgs(args)
 	err := root.Execute()
 	if err == nil {
@@ -39,27 +41,30 @@ func run(args []string) int {
 }
 
 // subcommands are gatedexec's commands in the order help lists them, each
-// with the constructor that builds it, flags and help text included.
+// with the constructor that builds it, flags and help text included: build,
+// or leaving for one whose runs may leave work to the process's exit.
 var subcommands = []struct {
-	name  string
-	build func() *cobra.Command
+	name    string
+	build   func() *cobra.Command
+	leaving func(*exitunmap.Leave) *cobra.Command
 }{
-	{"audit", newAuditCmd},
-	{"check", newCheckCmd},
-	{"doctor", newDoctorCmd},
-	{"profiles", newProfilesCmd},
-	{"rules", newRulesCmd},
-	{"sandbox", newSandboxCmd},
-	{"run", newRunCmd},
-	{"trust", newTrustCmd},
-	{"version", newVersionCmd},
-	{"hook", newHookCmd},
-	{"hooks", newHooksCmd},
-	{"mcp", newMCPCmd},
+	{"audit", newAuditCmd, nil},
+	{"check", newCheckCmd, nil},
+	{"doctor", newDoctorCmd, nil},
+	{"profiles", newProfilesCmd, nil},
+	{"rules", newRulesCmd, nil},
+	{"sandbox", nil, newSandboxCmd},
+	{"run", nil, newRunCmd},
+	{"trust", newTrustCmd, nil},
+	{"version", newVersionCmd, nil},
+	{"hook", newHookCmd, nil},
+	{"hooks", newHooksCmd, nil},
+	{"mcp", newMCPCmd, nil},
 }
 
-// newRootCmd builds the whole command tree.
-func newRootCmd() *cobra.Command { return newRootCmdFor(nil) }
+// newRootCmd builds the whole command tree, whose runs leave nothing to
+// the exit.
+func newRootCmd() *cobra.Command { return newRootCmdFor(nil, nil) }
 
 // newRootCmdFor builds the command tree for the command line args. When
 // args[0] names a subcommand, only that one is built: every start pays for
@@ -67,7 +72,10 @@ func newRootCmd() *cobra.Command { return newRootCmdFor(nil) }
 // completion command), and a run, sandbox, check or hook start needs none
 // of the others. Anything else (no arguments, a flag first, help,
 // completion, a typo to suggest a command for) gets the whole tree.
-func newRootCmdFor(args []string) *cobra.Command {
+//
+// leave is the process's exit, which run and sandbox may leave work to
+// (nil: none).
+func newRootCmdFor(args []string, leave *exitunmap.Leave) *cobra.Command {
 	root := newBareRoot()
 	if len(args) > 0 {
 		for _, c := range subcommands {
@@ -75,15 +83,23 @@ func newRootCmdFor(args []string) *cobra.Command {
 				// Only "completion" runs cobra's completion command, and
 				// the subcommand named is not it.
 				root.CompletionOptions.DisableDefaultCmd = true
-				root.AddCommand(c.build())
+				root.AddCommand(buildCmd(c.build, c.leaving, leave))
 				return root
 			}
 		}
 	}
 	for _, c := range subcommands {
-		root.AddCommand(c.build())
+		root.AddCommand(buildCmd(c.build, c.leaving, leave))
 	}
 	return root
+}
+
+// buildCmd builds a subcommand with build, or leaving when it has one.
+func buildCmd(build func() *cobra.Command, leaving func(*exitunmap.Leave) *cobra.Command, leave *exitunmap.Leave) *cobra.Command {
+	if leaving != nil {
+		return leaving(leave)
+	}
+	return build()
 }
 
 // newBareRoot builds the root command without its subcommands.

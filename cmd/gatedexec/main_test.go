@@ -22,7 +22,7 @@ func TestSubcommandTreeMatchesWholeTree(t *testing.T) {
 		[]string{"version", "extra"},
 	)
 	execute := func(args []string, whole bool) (string, error) {
-		root := newRootCmdFor(args)
+		root := newRootCmdFor(args, nil)
 		if whole {
 			root = newRootCmd()
 		}
@@ -67,7 +67,7 @@ func TestWholeTreeUnlessSubcommandNamed(t *testing.T) {
 		{[]string{"run", "--", "true"}, 1},
 		{[]string{"sandbox", "--", "true"}, 1},
 	} {
-		root := newRootCmdFor(tt.args)
+		root := newRootCmdFor(tt.args, nil)
 		if got := len(root.Commands()); got != tt.want {
 			var names []string
 			for _, c := range root.Commands() {

@@ -14,6 +14,7 @@ import (
 
 	"github.com/gatedexec/gatedexec/gate"
 	"github.com/gatedexec/gatedexec/internal/atomicfile"
+	"github.com/gatedexec/gatedexec/internal/exitunmap"
 )
 
 type runFlags struct {
@@ -34,10 +35,13 @@ type runFlags struct {
 	resolveHost     bool
 	agentTerminal   bool
 	approve, deny   []string
+	// leave is no flag: the exit of the process, which a run may leave
+	// work to (gate.Config.LeaveToExit); nil for none.
+	leave *exitunmap.Leave
 }
 
-func newRunCmd() *cobra.Command {
-	var f runFlags
+func newRunCmd(leave *exitunmap.Leave) *cobra.Command {
+	f := runFlags{leave: leave}
 	cmd := &cobra.Command{
 		Use:   "run [flags] -- CMD [ARG...]",
 		Short: "Judge a command by the rules, settle approval, and run it in its sandbox profile",
@@ -144,7 +148,7 @@ func gatedRun(cmd *cobra.Command, f *runFlags, args []string) (*gate.Result, den
 		AgentTerminal: f.agentTerminal,
 		Stderr:        stderr,
 		Version:       version,
-		LeaveToExit:   true,
+		LeaveToExit:   f.leave,
 	})
 	if err != nil {
 		return nil, hint, engineExit(err)

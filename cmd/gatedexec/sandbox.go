@@ -12,9 +12,10 @@ import (
 
 	"github.com/gatedexec/gatedexec/gate"
 	"github.com/gatedexec/gatedexec/internal/atomicfile"
+	"github.com/gatedexec/gatedexec/internal/exitunmap"
 )
 
-func newSandboxCmd() *cobra.Command {
+func newSandboxCmd(leave *exitunmap.Leave) *cobra.Command {
 	var (
 		pf         placeFlags
 		profile    string
@@ -41,7 +42,7 @@ func newSandboxCmd() *cobra.Command {
 				return err
 			}
 			defer result.Close()
-			res, err := runSandbox(&pf, profile, timeout, resultFile, args)
+			res, err := runSandbox(&pf, profile, timeout, resultFile, args, leave)
 			w := cmd.ErrOrStderr()
 			var out any
 			if res != nil {
@@ -86,9 +87,9 @@ func newSandboxCmd() *cobra.Command {
 	return cmd
 }
 
-// runSandbox runs args in the profile named profile; the error carries
-// its exit status.
-func runSandbox(pf *placeFlags, profile string, timeout time.Duration, resultFile string, args []string) (*gate.SandboxResult, error) {
+// runSandbox runs args in the profile named profile, leaving work to
+// leave (nil: none); the error carries its exit status.
+func runSandbox(pf *placeFlags, profile string, timeout time.Duration, resultFile string, args []string, leave *exitunmap.Leave) (*gate.SandboxResult, error) {
 	// First, so that subscribing overlaps resolving the profile.
 	sigs := gate.WatchSignals()
 	pl, err := pf.resolve()
@@ -98,7 +99,7 @@ func runSandbox(pf *placeFlags, profile string, timeout time.Duration, resultFil
 	res, err := gate.Sandbox(context.Background(), gate.SandboxRequest{
 		Place: pl, Argv: args, Env: os.Environ(), Profile: profile, Timeout: timeout, ResultFile: resultFile,
 		Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr, ForwardSignals: true, Signals: sigs, Version: version,
-		LeaveToExit: true,
+		LeaveToExit: leave,
 	})
 	return res, engineExit(err)
 }

@@ -9,15 +9,80 @@
 // copies of the standard streams and waits until the process has exited;
 // the memory then goes with the child, after the caller has the status.
 // The work is the same; the caller no longer waits for it.
+//
+// A Leave also gives that child empty directories to remove once the
+// process has exited: removing a directory that is a mount point in
+// another mount namespace (a sandboxed run's placeholder, mounted in the
+// run's namespace until the process's exit drops it) waits out an RCU
+// grace period, 0.15 ms of every such run here. The child then closes
+// what the process left open first, which drops such a namespace, and
+// the removal waits for nothing.
 package exitunmap
 
-import "os"
+import (
+	"os"
+	"strings"
+	"sync"
+
+	"golang.org/x/sys/unix"
+)
 
 // Exit ends the process with code, the unmapping of its memory left to a
 // child where this platform has one (Linux on amd64), else done before
 // the status is reported as usual. A child that cannot be made (no
 // pidfd, a seccomp filter refusing clone) changes nothing but the wait.
 func Exit(code int) {
-	hold()
+	var l Leave
+	l.Exit(code)
+}
+
+// Leave is what a process leaves to its exit: directories to remove once
+// it has exited. Its zero value leaves nothing; it is safe for concurrent
+// use.
+type Leave struct {
+	mu   sync.Mutex
+	dirs []string
+	size int // bytes the removals take in the child's mapping
+}
+
+// maxRemovalBytes bounds what the removals take in the child's mapping:
+// a page beside its stack.
+const maxRemovalBytes = 4096
+
+// RemoveDir leaves the removal of the directory at path, an absolute
+// path, to the exit: it is removed once the process has exited and what
+// it left open is closed, if it is empty then. It reports false, leaving
+// nothing, where Exit cannot (this platform, or more removals than it
+// holds): the caller removes it itself.
+func (l *Leave) RemoveDir(path string) bool {
+	if !canHold || len(path) < 2 || path[0] != '/' || strings.IndexByte(path, 0) >= 0 {
+		return false
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	size := l.size
+	if size == 0 {
+		size = 8 // the count
+	}
+	size += 8 + len(path) + 1
+	if size > maxRemovalBytes {
+		return false
+	}
+	l.size = size
+	l.dirs = append(l.dirs, path)
+	return true
+}
+
+// Exit ends the process with code, as the package's Exit does, and
+// removes the directories left to it: in the child once the process has
+// exited, or before the exit when no child could be made.
+func (l *Leave) Exit(code int) {
+	l.mu.Lock()
+	dirs := l.dirs
+	if !hold(dirs) {
+		for _, d := range dirs {
+			unix.Rmdir(d)
+		}
+	}
 	os.Exit(code)
 }

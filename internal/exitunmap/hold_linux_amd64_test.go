@@ -25,8 +25,15 @@ func TestMain(m *testing.M) {
 		if err != nil {
 			os.Exit(3)
 		}
-		fmt.Println(holdUntil(pidfd))
+		fmt.Println(holdUntil(pidfd, nil))
 		os.Exit(0)
+	}
+	if dir := os.Getenv("EXITUNMAP_TEST_LEAVE"); dir != "" {
+		var l Leave
+		if !l.RemoveDir(dir + "/left") {
+			os.Exit(4)
+		}
+		l.Exit(0)
 	}
 	if os.Getenv("EXITUNMAP_TEST_EXIT") != "" {
 		fmt.Print("exiting")
@@ -100,7 +107,7 @@ func TestHolder(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer w.Close()
-	pid := holdUntil(pidfd)
+	pid := holdUntil(pidfd, nil)
 	if pid <= 0 {
 		t.Fatalf("holdUntil = %d", pid)
 	}
@@ -227,4 +234,89 @@ func TestHolderClosesStdio(t *testing.T) {
 	s.Process.Kill()
 	s.Wait()
 	waitGone(t, hfd)
+}
+
+// The holder removes the directories left to it once the process it
+// waits for has exited, not before, and only those that are empty then.
+func TestHolderRemovesDirs(t *testing.T) {
+	dir := t.TempDir()
+	for _, d := range []string{"empty", "full"} {
+		if err := os.Mkdir(dir+"/"+d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.WriteFile(dir+"/full/f", nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s := sleeper(t)
+	pidfd, err := unix.PidfdOpen(s.Process.Pid, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer unix.Close(pidfd)
+	pid := holdUntil(pidfd, []string{dir + "/empty", dir + "/full", dir + "/missing"})
+	if pid <= 0 {
+		t.Fatalf("holdUntil = %d", pid)
+	}
+	waitInPoll(t, fmt.Sprintf("/proc/%d/", pid))
+	if _, err := os.Stat(dir + "/empty"); err != nil {
+		t.Fatalf("removed while the process lives: %v", err)
+	}
+	s.Process.Kill()
+	s.Wait()
+	var ws unix.WaitStatus
+	if _, err := unix.Wait4(pid, &ws, 0, nil); err != nil || !ws.Exited() || ws.ExitStatus() != 0 {
+		t.Fatalf("the holder ended with %v, %v; want exit 0", ws, err)
+	}
+	if _, err := os.Stat(dir + "/empty"); !os.IsNotExist(err) {
+		t.Errorf("the empty directory left to the holder is still there: %v", err)
+	}
+	if _, err := os.Stat(dir + "/full/f"); err != nil {
+		t.Errorf("the directory with a file in it went: %v", err)
+	}
+}
+
+// A process exiting through Leave.Exit leaves the removal of a directory
+// to its holder, which makes it once the process has exited.
+func TestLeaveExit(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.Mkdir(dir+"/left", 0o755); err != nil {
+		t.Fatal(err)
+	}
+	c := exec.Command(os.Args[0], "-test.run=^$")
+	c.Env = append(os.Environ(), "EXITUNMAP_TEST_LEAVE="+dir)
+	if out, err := c.CombinedOutput(); err != nil {
+		t.Fatalf("the process ended with %v: %s", err, out)
+	}
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(time.Millisecond) {
+		if _, err := os.Stat(dir + "/left"); os.IsNotExist(err) {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the directory left to the exit is still there 10 s after it")
+		}
+	}
+}
+
+// RemoveDir takes absolute paths while they fit beside the holder's
+// stack, and refuses the rest, which the caller then removes itself.
+func TestRemoveDirBounded(t *testing.T) {
+	var l Leave
+	path := "/" + strings.Repeat("n", 254)
+	n := 0
+	for l.RemoveDir(path) {
+		n++
+	}
+	if want := (maxRemovalBytes - 8) / (8 + len(path) + 1); n != want {
+		t.Errorf("took %d removals of %d-byte paths, want %d", n, len(path), want)
+	}
+	m := make([]byte, maxRemovalBytes)
+	if !encodeRemovals(m, l.dirs) {
+		t.Error("the removals taken do not fit the holder's page")
+	}
+	for _, p := range []string{"", "/", "relative", "/a\x00b"} {
+		if l.RemoveDir(p) {
+			t.Errorf("took the removal of %q", p)
+		}
+	}
 }

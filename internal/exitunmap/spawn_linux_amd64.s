@@ -4,14 +4,16 @@
 DATA ·allSignals+0(SB)/8, $-1
 GLOBL ·allSignals(SB), RODATA, $8
 
-// func spawn(pidfd int32, stack uintptr) int64
+// func spawn(pidfd int32, stack, removals uintptr) int64
 //
 // The child shares this process's memory while Go goes on using it: it
-// writes nothing but its own stack, holds pidfd in R12 and the stack's
-// top in R13, and calls nothing.
-TEXT ·spawn(SB), NOSPLIT, $16-24
+// writes nothing but its own stack, holds pidfd in R12, the stack's top
+// in R13 and the removals (a count, then that many pointers to paths, all
+// in its own mapping) in BX, and calls nothing.
+TEXT ·spawn(SB), NOSPLIT, $16-32
 	MOVL	pidfd+0(FP), R12
 	MOVQ	stack+8(FP), R13
+	MOVQ	removals+16(FP), BX
 
 	// rt_sigprocmask(SIG_SETMASK, &allSignals, &old, 8): the child
 	// starts with this thread's mask and TLS, so a signal it took
@@ -42,7 +44,7 @@ TEXT ·spawn(SB), NOSPLIT, $16-24
 	MOVQ	$8, R10
 	MOVQ	$14, AX
 	SYSCALL
-	MOVQ	R14, ret+16(FP)
+	MOVQ	R14, ret+24(FP)
 	RET
 
 child:
@@ -71,6 +73,35 @@ wait:
 	SYSCALL
 	CMPQ	AX, $-4
 	JEQ	wait
+
+	// With removals, close_range(3, ~0, 0) first: what the process left
+	// open goes now, a run's mount namespace with it, so that no
+	// directory removed below is still a mount point there (removing one
+	// would detach it, waiting out an RCU grace period with its parent
+	// directory locked against the next run's placeholders).
+	MOVQ	0(BX), R14
+	ADDQ	$8, BX
+	CMPQ	R14, $0
+	JLE	exit
+	MOVQ	$3, DI
+	MOVL	$-1, SI
+	XORQ	DX, DX
+	MOVQ	$436, AX
+	SYSCALL
+
+remove:
+	// unlinkat(AT_FDCWD, path, AT_REMOVEDIR) for each: only an empty
+	// directory goes, and a failure leaves it.
+	CMPQ	R14, $0
+	JLE	exit
+	MOVQ	$-100, DI
+	MOVQ	0(BX), SI
+	MOVQ	$0x200, DX
+	MOVQ	$263, AX
+	SYSCALL
+	ADDQ	$8, BX
+	DECQ	R14
+	JMP	remove
 
 exit:
 	// exit(0): the memory goes with the last task that holds it.

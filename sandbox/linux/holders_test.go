@@ -3,6 +3,7 @@
 package linux
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"runtime/debug"
@@ -11,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gatedexec/gatedexec/internal/exitunmap"
 	"github.com/gatedexec/gatedexec/sandbox"
 )
 
@@ -18,8 +20,16 @@ import (
 // once in one workspace without .git, as 200 concurrent `gatedexec run`s
 // do: a run ending removes the holders it made while others are planning
 // around them. No run may fail, every target a run holds must exist while
-// it holds it, and once all have ended no holder is left behind.
+// it holds it, and once all have ended no holder is left behind. With
+// each run's holders left to an exit (Runner.LeaveToExit), what is left
+// is only the holders set aside for those exits, each empty.
 func TestHoldMountsConcurrent(t *testing.T) {
+	for _, leave := range []bool{false, true} {
+		t.Run(fmt.Sprintf("leave=%v", leave), func(t *testing.T) { holdMountsConcurrent(t, leave) })
+	}
+}
+
+func holdMountsConcurrent(t *testing.T, leave bool) {
 	ws, err := filepath.EvalSymlinks(t.TempDir())
 	if err != nil {
 		t.Fatal(err)
@@ -46,6 +56,9 @@ func TestHoldMountsConcurrent(t *testing.T) {
 					errs <- err
 					return
 				}
+				if leave {
+					hold.leave = &exitunmap.Leave{}
+				}
 				for _, op := range ops {
 					if op.Kind != mountReadOnly {
 						continue
@@ -65,8 +78,18 @@ func TestHoldMountsConcurrent(t *testing.T) {
 	for err := range errs {
 		t.Error(err)
 	}
-	if entries, err := os.ReadDir(ws); err != nil || len(entries) != 0 {
-		t.Errorf("workspace holds %v (%v) after every run ended, want nothing", entries, err)
+	entries, err := os.ReadDir(ws)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range entries {
+		if !leave || !strings.HasPrefix(e.Name(), asidePrefix) {
+			t.Errorf("workspace holds %s after every run ended", e.Name())
+			continue
+		}
+		if !sandbox.IsEmptyDir(filepath.Join(ws, e.Name())) {
+			t.Errorf("holder set aside %s is not an empty directory", e.Name())
+		}
 	}
 }
 
@@ -131,5 +154,69 @@ func TestReleaseClosesRemovedHolders(t *testing.T) {
 			t.Fatalf("%d descriptors of removed holders still open", inWorkspace())
 		}
 		time.Sleep(time.Millisecond)
+	}
+}
+
+// TestSetAside: a holder whose removal is left to the exit is renamed to
+// its name set aside at once, an empty directory of that name left by an
+// earlier exit removed first; with the exit full, the holder is removed
+// at once; a holder that cannot be renamed stays where it was.
+func TestSetAside(t *testing.T) {
+	ws, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	holder := filepath.Join(ws, ".gatedexec")
+	aside := filepath.Join(ws, asidePrefix+".gatedexec")
+	mkdirs := func(dirs ...string) {
+		t.Helper()
+		for _, d := range dirs {
+			if err := os.Mkdir(d, 0o755); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	exists := func(p string) bool {
+		_, err := os.Lstat(p)
+		return err == nil
+	}
+
+	// An earlier exit's, left behind.
+	mkdirs(holder, aside)
+	if !setAside(holder, &exitunmap.Leave{}) {
+		t.Fatal("setAside refused")
+	}
+	if exists(holder) || !exists(aside) {
+		t.Errorf("after setAside: holder there %v, set aside %v; want false, true", exists(holder), exists(aside))
+	}
+	os.Remove(aside)
+
+	// The exit takes no more: removed now.
+	var full exitunmap.Leave
+	for full.RemoveDir("/x") {
+	}
+	mkdirs(holder)
+	if !setAside(holder, &full) {
+		t.Fatal("setAside refused with the exit full")
+	}
+	if exists(holder) || exists(aside) {
+		t.Errorf("with the exit full: holder there %v, set aside %v; want neither", exists(holder), exists(aside))
+	}
+
+	// In the way, and not empty: the holder stays.
+	mkdirs(holder, aside)
+	mustWriteFile(t, filepath.Join(aside, "user"))
+	if setAside(holder, &exitunmap.Leave{}) {
+		t.Error("setAside renamed the holder over a directory with a file in it")
+	}
+	if !exists(holder) || !exists(filepath.Join(aside, "user")) {
+		t.Error("a refused setAside moved the holder or what was in its way")
+	}
+}
+
+func mustWriteFile(t *testing.T, path string) {
+	t.Helper()
+	if err := os.WriteFile(path, nil, 0o644); err != nil {
+		t.Fatal(err)
 	}
 }

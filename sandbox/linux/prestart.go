@@ -565,7 +565,7 @@ func (pre *prestarted) use(r *Runner, spec *helperSpec, io3 *stdio, ruleset *os.
 		},
 		ended: func() {
 			reap() // when the supervisor never gave the go-ahead
-			if r.LeaveToExit && !r.LongLived {
+			if r.LeaveToExit != nil && !r.LongLived {
 				leaveToExit(pre.sock)
 			} else {
 				pre.sock.Close()

@@ -20,6 +20,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/gatedexec/gatedexec/internal/exitunmap"
 	"github.com/gatedexec/gatedexec/sandbox"
 )
 
@@ -705,13 +706,13 @@ func goAheadSending(t *testing.T, pre *prestarted, spec helperSpec, egress *os.F
 }
 
 // TestLeaveToExit: a one-shot run of a Runner that leaves to the process's
-// exit what a run's end would close only to drop it leaves the runner's
-// end of the helper's socket open, the run's mount namespace in it; one
-// that does not leaves nothing open.
+// exit what a run's end would close or remove only to drop it leaves the
+// runner's end of the helper's socket open, the run's mount namespace in
+// it, and its placeholder set aside for the exit to remove, its path
+// free; one that does not leaves nothing open and nothing behind.
 func TestLeaveToExit(t *testing.T) {
 	requireLandlock(t)
-	ws := t.TempDir()
-	p := &sandbox.Profile{Name: "off", Enforcement: sandbox.Strict, ReadAll: true, Write: []string{ws},
+	p := &sandbox.Profile{Name: "off", Enforcement: sandbox.Strict, ReadAll: true,
 		Network: sandbox.NetworkOff, UnixSockets: true, Limits: sandbox.Limits{NProc: 64}}
 	var own unix.Stat_t
 	if err := unix.Stat("/proc/self/ns/mnt", &own); err != nil {
@@ -719,14 +720,36 @@ func TestLeaveToExit(t *testing.T) {
 	}
 	for _, leave := range []bool{false, true} {
 		t.Run(fmt.Sprintf("LeaveToExit=%v", leave), func(t *testing.T) {
+			ws, err := filepath.EvalSymlinks(t.TempDir())
+			if err != nil {
+				t.Fatal(err)
+			}
+			p := *p
+			p.Write, p.Protect = []string{ws}, []string{filepath.Join(ws, ".gatedexec")}
 			before := fdsOf(t, "socket:[")
-			r := &Runner{LeaveToExit: leave}
-			res, err := r.Run(context.Background(), &Command{Argv: []string{"true"}, Dir: ws, Env: []string{"PATH=/usr/bin:/bin"}, Profile: p})
+			r := &Runner{}
+			if leave {
+				r.LeaveToExit = &exitunmap.Leave{}
+			}
+			res, err := r.Run(context.Background(), &Command{Argv: []string{"true"}, Dir: ws, Env: []string{"PATH=/usr/bin:/bin"}, Profile: &p})
 			if err != nil || res.ExitCode != 0 {
 				t.Fatalf("run: %v, %+v", err, res)
 			}
 			if got := r.cache.pool.used.Load(); got != 1 {
 				t.Fatalf("a helper started ahead served %d of 1 run", got)
+			}
+			var names []string
+			if ents, err := os.ReadDir(ws); err == nil {
+				for _, e := range ents {
+					names = append(names, e.Name())
+				}
+			}
+			var want []string
+			if leave {
+				want = []string{asidePrefix + ".gatedexec"}
+			}
+			if !slices.Equal(names, want) {
+				t.Errorf("after the run the workspace holds %q, want %q", names, want)
 			}
 			var left []int
 			for fd := range fdsOf(t, "socket:[") {

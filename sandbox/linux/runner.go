@@ -27,6 +27,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/gatedexec/gatedexec/internal/exitunmap"
 	"github.com/gatedexec/gatedexec/sandbox"
 	"github.com/gatedexec/gatedexec/sandbox/egress"
 )
@@ -55,15 +56,18 @@ type Runner struct {
 	// join instead of making their own (keptnet.go): KeptNetNSDir for
 	// gatedexec. Empty: every run makes its own.
 	KeptNetNS string
-	// LeaveToExit says the process exits once its runs have ended, and
-	// after its caller has the status (gatedexec's main, through
-	// exitunmap). A one-shot run's end then leaves the runner's end of
-	// the helper's socket open until that exit instead of closing it:
-	// the helper hands its mount namespace there, and dropping it
-	// unmounts every mount of the run and waits out an RCU grace period,
-	// which the caller need not wait for. One descriptor per run stays
-	// open meanwhile.
-	LeaveToExit bool
+	// LeaveToExit, when set, says the process exits once its runs have
+	// ended, through it, after its caller has the status (gatedexec's
+	// main). A one-shot run's end then leaves to that exit what only
+	// waits out an RCU grace period: the runner's end of the helper's
+	// socket stays open instead of being closed (the helper hands its
+	// mount namespace there, and dropping it unmounts every mount of the
+	// run), and the placeholders of its mount plan are renamed aside and
+	// removed once the process has exited (holders.release), since
+	// removing one, a mount point in the run's namespace, detaches it
+	// there. A descriptor per run, and one per placeholder's directory,
+	// stay open meanwhile.
+	LeaveToExit *exitunmap.Leave
 
 	// cache holds what every run on this Runner shares: the host's
 	// facts, probed once, and the seccomp programs built so far.
@@ -259,6 +263,8 @@ func (r *Runner) run(ctx context.Context, c *Command, st runStart, watch *sandbo
 		}
 		if r.LongLived {
 			r.cache.kept.keep(hold)
+		} else {
+			hold.leave = r.LeaveToExit
 		}
 		defer func() { hold.release(spec.Unshare&unix.CLONE_NEWPID != 0) }()
 		for _, d := range p.PrivateTmp {
