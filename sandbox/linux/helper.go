@@ -133,7 +133,9 @@ func helperFiles(spec, report, ruleset, egress, self *os.File) []*os.File {
 
 // startHelper writes spec to the helper through specW, starts cmd, whose
 // ExtraFiles begin with specR and repW, closes this process's copies of
-// those ends and, last, specW: the helper's go-ahead.
+// those ends and, last, gives the helper its go-ahead (goAheadByte) on specW
+// and closes it. Every failure closes specW without the go-ahead, which
+// the helper refuses.
 //
 // The spec goes first, framed by its length, so the helper decodes it and
 // sets up its namespaces and mounts while this process is still in
@@ -187,8 +189,14 @@ func startHelper(cmd *exec.Cmd, specR, repW, specW *os.File, spec []byte, starte
 	} else if err = <-written; err != nil {
 		cmd.Process.Kill()
 		err = fmt.Errorf("sandbox: writing the helper spec: %w", err)
-	} else if ready != nil {
-		ready()
+	} else {
+		if ready != nil {
+			ready()
+		}
+		// A helper that has ended (it refused its spec) takes no
+		// go-ahead, and its report, not this write's EPIPE, says why;
+		// one that did not get it starts nothing.
+		specW.Write([]byte{goAheadByte})
 	}
 	specW.Close()
 	if err != nil {

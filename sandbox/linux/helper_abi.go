@@ -54,6 +54,12 @@ const (
 	reportSignal = "signal"
 )
 
+// goAheadByte is the byte after the spec that lets the helper start the run
+// (GX_GO_AHEAD): the end of the spec's pipe or socket without it starts
+// nothing, so a runner killed before the go-ahead leaves no command
+// running, not even until the helper's death signal.
+const goAheadByte = 'G'
+
 // The spec's magic, its largest size and its record tags
 // (helper_spec.go).
 const (

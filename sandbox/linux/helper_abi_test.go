@@ -34,6 +34,7 @@ func TestHelperABI(t *testing.T) {
 		"GX_PRESTART_CGROUPS":    chr(prestartCgroups),
 		"GX_PRESTART_CGROUP_FDS": strconv.Itoa(prestartCgroupFDs),
 		"GX_SPEC_FD":             strconv.Itoa(specFD),
+		"GX_GO_AHEAD":            chr(goAheadByte),
 		"GX_REPORT_FD":           strconv.Itoa(errFD),
 		"GX_RULESET_FD":          strconv.Itoa(rulesetFD),
 		"GX_EGRESS_FD":           strconv.Itoa(egressFD),

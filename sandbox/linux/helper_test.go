@@ -333,7 +333,9 @@ func TestHelperSpecFrame(t *testing.T) {
 		code   int
 		report string
 	}{
-		{"whole", frame(len(spec), spec), 0, ""},
+		{"whole", append(frame(len(spec), spec), goAheadByte), 0, ""},
+		{"no go-ahead", frame(len(spec), spec), helperFail, "setup waiting for the runner: it ended without its go-ahead"},
+		{"data after the go-ahead", append(frame(len(spec), spec), goAheadByte, 'x'), helperFail, "setup reading spec: data after its end"},
 		{"no length", nil, helperFail, "setup reading spec: cut short"},
 		{"short length", []byte{1, 0}, helperFail, "setup reading spec: cut short"},
 		{"cut at a record boundary", frame(len(spec), spec[:cut]), helperFail, "setup reading spec: cut short"},
@@ -356,7 +358,7 @@ func TestHelperSpecFrame(t *testing.T) {
 }
 
 // TestHelperGoAhead: the helper starts nothing before the runner's
-// go-ahead (the end of the spec pipe), which comes after started (the
+// go-ahead (its byte after the spec), which comes after started (the
 // run's cgroups) and then ready (the git scan); an error from started
 // kills the helper, ready is not called, and the command never runs.
 func TestHelperGoAhead(t *testing.T) {

@@ -73,7 +73,7 @@ type prestartKey struct {
 type prestarted struct {
 	key  prestartKey
 	proc *proc
-	sock *os.File // the runner's end: descriptors, spec, EOF (the go-ahead)
+	sock *os.File // the runner's end: descriptors, spec, the go-ahead
 	rep  *os.File // the report pipe's read end
 	cg   *runCgroups
 	// ready is closed once the start is done, err its failure.
@@ -448,14 +448,15 @@ func prestartAttr(unshare uint32) *syscall.SysProcAttr {
 
 // send hands the helper its standard descriptors (nil is /dev/null), the
 // ruleset and the egress socket when there are (nil: none), and its spec,
-// calls ready (when not nil), then gives the go-ahead: the socket's end.
-// The helper sets up its mounts meanwhile.
+// calls ready (when not nil), then gives the go-ahead (goAheadByte). The
+// helper sets up its mounts meanwhile.
 func (pre *prestarted) send(stdio [3]*os.File, ruleset, egress *os.File, spec []byte, ready func()) error {
-	// The go-ahead is the end of what the runner writes, not a close:
-	// a socket closed with the helper's mount namespace still queued in
-	// it, unread (a one-shot run, or one that stopped waiting for it,
-	// holdMountNS), resets the helper's end, whose wait for the go-ahead
-	// then fails instead of ending. The socket is closed once the helper
+	// The end of what the runner writes, not a close, follows the
+	// go-ahead, or an error without it: a socket closed with the
+	// helper's mount namespace still queued in it, unread (a one-shot
+	// run, or one that stopped waiting for it, holdMountNS), resets the
+	// helper's end, which a helper still reading its spec would report
+	// instead of what went wrong. The socket is closed once the helper
 	// has ended.
 	defer shutdownWrite(pre.sock)
 	if len(spec) > maxSpec {
@@ -505,6 +506,10 @@ func (pre *prestarted) send(stdio [3]*os.File, ruleset, egress *os.File, spec []
 	if ready != nil {
 		ready()
 	}
+	// A helper that has ended (it refused its spec) takes no go-ahead,
+	// and its report, not this write's EPIPE, says why; one that did not
+	// get it starts nothing.
+	pre.sock.Write([]byte{goAheadByte})
 	return nil
 }
 

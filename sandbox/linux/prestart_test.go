@@ -665,6 +665,38 @@ func readyBeforeGoAhead(t *testing.T, unshare uint32) {
 	}
 }
 
+// TestPrestartedEndWithoutGoAhead: a runner that ends what it writes
+// after the spec, without the go-ahead (killed during its git scan), has
+// the prestarted helper start nothing, with a PID namespace too, where
+// the target itself waits for the go-ahead: the end is not taken for it.
+func TestPrestartedEndWithoutGoAhead(t *testing.T) {
+	requireRoot(t, "without root the helper's namespaces need a user namespace")
+	for _, unshare := range []uint32{unix.CLONE_NEWNS | unix.CLONE_NEWIPC, unix.CLONE_NEWNS | unix.CLONE_NEWIPC | unix.CLONE_NEWPID} {
+		t.Run(fmt.Sprintf("pidns=%v", unshare&unix.CLONE_NEWPID != 0), func(t *testing.T) {
+			r := &Runner{}
+			pre := r.startAhead(prestartKey{unshare: unshare}, nil, sandbox.BuildCache{})
+			if pre == nil {
+				t.Fatal("the helper did not start")
+			}
+			defer func() {
+				pre.proc.Kill()
+				pre.proc.Wait()
+			}()
+			out := filepath.Join(t.TempDir(), "out")
+			spec := withDev(t, helperSpec{Path: "/bin/sh", Argv: []string{"sh", "-c", `echo ran > "$0"`, out}, Unshare: unshare})
+			// As the runner's death would: its end, in ready, before
+			// the go-ahead that send then fails to write.
+			code, rep := goAheadAfter(t, pre, spec, func() { shutdownWrite(pre.sock) })
+			if code != helperFail || !strings.Contains(rep, "ended without its go-ahead") {
+				t.Errorf("exit %d, report %q; want %d, the go-ahead missing", code, rep, helperFail)
+			}
+			if _, err := os.Stat(out); err == nil {
+				t.Error("the command ran without the go-ahead")
+			}
+		})
+	}
+}
+
 // goAhead gives the prestarted helper pre the run of spec and waits for
 // it to end: its exit code and its report.
 func goAhead(t *testing.T, pre *prestarted, spec helperSpec) (int, string) {

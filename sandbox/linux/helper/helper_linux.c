@@ -148,8 +148,8 @@ static void read_full(int fd, unsigned char *buf, size_t n) {
 }
 
 // read_spec reads the spec from fd: its length (four bytes, little
-// endian), at most GX_MAX_SPEC, then the spec. The pipe stays open: its
-// end is the runner's go-ahead (await_go_ahead).
+// endian), at most GX_MAX_SPEC, then the spec. The pipe stays open: the
+// runner's go-ahead follows (await_go_ahead).
 static unsigned char *read_spec(int fd, size_t *len) {
 	unsigned char hdr[4];
 	read_full(fd, hdr, sizeof hdr);
@@ -166,25 +166,27 @@ static unsigned char *read_spec(int fd, size_t *len) {
 	return buf;
 }
 
-// await_go_ahead waits until the runner closes the spec pipe, which it
-// does once it has put the helper in the run's cgroups: the helper sets
-// up its namespaces and mounts meanwhile, but forks and execs nothing
-// before, so that all it starts is inside them. Anything more on the
-// pipe is refused.
+// await_go_ahead waits for the runner's go-ahead (GX_GO_AHEAD) after
+// the spec, which it writes once it has put the helper in the run's
+// cgroups and scanned the workspace: the helper sets up its namespaces
+// and mounts meanwhile, but execs nothing before, so that all it starts
+// is inside them. The pipe's end without it is a runner that failed, or
+// was killed, before the run could start: nothing starts, though the
+// helper's death signal has not come yet. Anything else after the spec
+// is refused.
 static void await_go_ahead(void) {
-	for (;;) {
-		unsigned char c;
-		ssize_t r = read(GX_SPEC_FD, &c, 1);
-		if (r < 0 && errno == EINTR) {
-			continue;
-		}
-		if (r < 0) {
-			setup_fail("waiting for the runner: %s", strerror(errno));
-		}
-		if (r > 0) {
-			setup_fail("reading spec: data after its end");
-		}
-		break;
+	unsigned char c[2];
+	ssize_t r;
+	while ((r = read(GX_SPEC_FD, c, sizeof c)) < 0 && errno == EINTR) {
+	}
+	if (r < 0) {
+		setup_fail("waiting for the runner: %s", strerror(errno));
+	}
+	if (r == 0) {
+		setup_fail("waiting for the runner: it ended without its go-ahead");
+	}
+	if (r > 1 || c[0] != GX_GO_AHEAD) {
+		setup_fail("reading spec: data after its end");
 	}
 	close(GX_SPEC_FD);
 }

@@ -53,7 +53,7 @@
 #define GX_KEPT_NETNS_MAX 16
 
 // File descriptors the runner hands the helper.
-#define GX_SPEC_FD 3    // the spec's length, the spec; its EOF is the go-ahead
+#define GX_SPEC_FD 3    // the spec's length, the spec, then the go-ahead (GX_GO_AHEAD)
 #define GX_REPORT_FD 4  // made CLOEXEC: silent on a successful exec
 #define GX_RULESET_FD 5 // the Landlock ruleset, when the spec has GX_TAG_LANDLOCK
 #define GX_EGRESS_FD 6  // a unix socket the sockets of GX_TAG_EGRESS are sent on
@@ -77,6 +77,10 @@
 
 // The largest spec the helper reads.
 #define GX_MAX_SPEC (64 << 20)
+
+// The go-ahead: the one byte the runner writes on GX_SPEC_FD after the
+// spec, once the run may start. The pipe's end without it starts nothing.
+#define GX_GO_AHEAD 'G'
 
 // The spec is GX_SPEC_MAGIC, then records: a tag byte, a little-endian
 // uint32 payload length, the payload.
