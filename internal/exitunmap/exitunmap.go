@@ -77,6 +77,8 @@ func (l *Leave) RemoveDir(path string) bool {
 // removes the directories left to it: in the child once the process has
 // exited, or before the exit when no child could be made.
 func (l *Leave) Exit(code int) {
+	// Locked for good: a removal asked for from here on could not be
+	// made, and blocks until the exit instead.
 	l.mu.Lock()
 	dirs := l.dirs
 	if !hold(dirs) {

@@ -25,9 +25,10 @@ const holderStack = 4096
 // hold starts the child that holds this process's memory until the
 // process has exited, and then removes dirs: the stdio streams, which its
 // caller may read until their end, are closed in the child at once;
-// every other descriptor stays open in it as long as it lives, so none is
-// released earlier than the process's own exit would release it. It
-// reports whether the child was started.
+// every other descriptor stays open in it until the process has exited,
+// so none is released earlier than the process's own exit would release
+// it (then, with dirs to remove, closed before them; else at its exit).
+// It reports whether the child was started.
 func hold(dirs []string) bool {
 	pidfd, err := unix.PidfdOpen(os.Getpid(), 0)
 	if err != nil {
