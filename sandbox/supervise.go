@@ -115,6 +115,18 @@ type Process interface {
 	Wait() error
 }
 
+// EndReporter is a Process that can tell that its command has ended, and
+// that nothing of it is left, before it has exited itself: the sandbox
+// helper that is its PID namespace's init reaps every process there
+// first, then says so, and its own exit (its memory unmapped, its
+// namespaces dropped) is left off the run's path.
+type EndReporter interface {
+	// WaitEnd blocks until the process has said its command has ended
+	// (true), or has exited without saying so (false). It is not reaped
+	// then.
+	WaitEnd() bool
+}
+
 // Run starts cmd with start (cmd.Start when nil) and waits until the
 // command has exited and its group is gone. cmd must make its own
 // process group (Setsid or Setpgid), since the group is what is signalled.
@@ -142,7 +154,7 @@ func (s *Supervisor) Run(ctx context.Context, cmd *exec.Cmd, start func() error)
 	// wake of this goroutine a handoff between threads (one fewer thread,
 	// and 0.05 ms of a sandboxed /bin/true, alternated builds).
 	pin := pinsThread(cmd) && cmd.Process == nil
-	return s.run(ctx, start, pin, func() int { return cmd.Process.Pid }, func() error {
+	return s.run(ctx, start, pin, func() int { return cmd.Process.Pid }, nil, func() error {
 		err := cmd.Wait()
 		if cmd.ProcessState != nil {
 			return nil // exited: its status is the command's
@@ -155,14 +167,19 @@ func (s *Supervisor) Run(ctx context.Context, cmd *exec.Cmd, start func() error)
 // before (by a thread its starter keeps, when it has a death signal):
 // start is what lets it go on, called once the signals are watched.
 func (s *Supervisor) RunProcess(ctx context.Context, p Process, start func() error) (timedOut bool, err error) {
-	return s.run(ctx, start, false, p.Pid, p.Wait)
+	var ended func() bool
+	if e, ok := p.(EndReporter); ok {
+		ended = e.WaitEnd
+	}
+	return s.run(ctx, start, false, p.Pid, ended, p.Wait)
 }
 
 // run is Run and RunProcess once the command is known: start starts it
 // (pin keeps this goroutine on its thread until the command is gone, for
-// the death signal of what start forks), pid returns its id after, and
+// the death signal of what start forks), pid returns its id after, ended,
+// when set, waits until it says its command has ended (EndReporter), and
 // wait reaps it.
-func (s *Supervisor) run(ctx context.Context, start func() error, pin bool, pid func() int, wait func() error) (timedOut bool, err error) {
+func (s *Supervisor) run(ctx context.Context, start func() error, pin bool, pid func() int, ended func() bool, wait func() error) (timedOut bool, err error) {
 	grace := s.Grace
 	if grace <= 0 {
 		grace = KillGrace
@@ -213,6 +230,14 @@ func (s *Supervisor) run(ctx context.Context, start func() error, pin bool, pid 
 	stopped := make(chan struct{})
 	var waitErr error
 	go func() {
+		// Its stops go unseen then: it stops only when stopped from
+		// outside, and continues when continued.
+		if ended != nil && ended() {
+			// Nothing of the command is left, and the group is the
+			// process alone, which ends by itself.
+			close(done)
+			return
+		}
 		// The group is killed while the exited command is not reaped
 		// yet, so its id still names this group and no one else's, and
 		// before wait waits for the output those processes may hold

@@ -6,6 +6,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"os/signal"
@@ -187,5 +188,72 @@ func TestSupervisorWatch(t *testing.T) {
 	case <-c:
 	case <-time.After(5 * time.Second):
 		t.Fatal("the supervisor unsubscribed the caller's watch")
+	}
+}
+
+// endingProcess is a Process that says its command has ended (WaitEnd)
+// when told so on said, while it runs on.
+type endingProcess struct {
+	cmd  *exec.Cmd
+	said chan bool
+}
+
+func (p *endingProcess) Pid() int      { return p.cmd.Process.Pid }
+func (p *endingProcess) WaitEnd() bool { return <-p.said }
+
+func (p *endingProcess) Wait() error {
+	if err := p.cmd.Wait(); p.cmd.ProcessState == nil {
+		return err
+	}
+	return nil // exited: its status is the command's
+}
+
+// TestSupervisorEndReporter: RunProcess takes the word of a process that
+// says its command has ended, and leaves it running and unreaped; one
+// that does not say so is waited for and reaped as any other.
+func TestSupervisorEndReporter(t *testing.T) {
+	for _, said := range []bool{true, false} {
+		t.Run(fmt.Sprintf("said=%v", said), func(t *testing.T) {
+			script := "sleep 0.2; exit 4"
+			if said {
+				script = "exec sleep 60"
+			}
+			cmd := exec.Command("/bin/sh", "-c", script)
+			cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() {
+				cmd.Process.Kill()
+				cmd.Wait()
+			})
+			p := &endingProcess{cmd: cmd, said: make(chan bool, 1)}
+			p.said <- said
+			done := make(chan error, 1)
+			go func() {
+				_, err := (&Supervisor{}).RunProcess(context.Background(), p, func() error { return nil })
+				done <- err
+			}()
+			select {
+			case err := <-done:
+				if err != nil {
+					t.Fatal(err)
+				}
+			case <-time.After(10 * time.Second):
+				t.Fatal("RunProcess did not return")
+			}
+			if said {
+				if cmd.ProcessState != nil || syscall.Kill(cmd.Process.Pid, 0) != nil {
+					t.Error("the process that said its command ended was killed or reaped")
+				}
+				return
+			}
+			if cmd.ProcessState == nil {
+				t.Fatal("the process that exited without a word was not reaped")
+			}
+			if code, _ := ExitStatus(cmd.ProcessState); code != 4 {
+				t.Errorf("exit code %d, want 4", code)
+			}
+		})
 	}
 }

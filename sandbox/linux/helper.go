@@ -9,9 +9,13 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"strconv"
 	"strings"
+	"syscall"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/gatedexec/gatedexec/sandbox"
 )
 
 // helperSpec is everything the helper does, prepared by the runner so the
@@ -227,6 +231,20 @@ func parseReport(b []byte) (helperReport, bool) {
 	}
 	tag, msg, _ := strings.Cut(string(b), " ")
 	return helperReport{tag: tag, msg: msg}, true
+}
+
+// parseEnd reads the end a helper reported (reportEnd, what follows the
+// NUL in its report): the target's wait status.
+func parseEnd(b []byte) (syscall.WaitStatus, error) {
+	s, ok := strings.CutPrefix(string(b), reportEnd+" ")
+	if ok {
+		s, ok = strings.CutSuffix(s, "\n")
+	}
+	n, err := strconv.ParseUint(s, 10, 16)
+	if !ok || err != nil {
+		return 0, fmt.Errorf("sandbox helper: an end report %q: %w", b, sandbox.ErrLayerUnavailable)
+	}
+	return syscall.WaitStatus(n), nil
 }
 
 // mountNSInode identifies the calling process's mount namespace.

@@ -52,6 +52,9 @@ const (
 	// reportSignal says the target was killed by the signal that
 	// follows: the helper, a PID namespace's init, exits 128+N instead.
 	reportSignal = "signal"
+	// reportEnd follows a NUL: the target's wait status, once every
+	// process of the namespace is gone (WaitEnd).
+	reportEnd = "end"
 )
 
 // goAheadByte is the byte after the spec that lets the helper start the run

@@ -47,6 +47,7 @@ func TestHelperABI(t *testing.T) {
 		"GX_REPORT_NOTFOUND":     quoted(reportNotFound),
 		"GX_REPORT_CANNOTEXEC":   quoted(reportCannotExec),
 		"GX_REPORT_SIGNAL":       quoted(reportSignal),
+		"GX_REPORT_END":          quoted(reportEnd),
 		"GX_SPEC_MAGIC":          quoted(specMagic),
 		"GX_TAG_PATH":            chr(tagPath),
 		"GX_TAG_FALLBACK_PATH":   chr(tagFallbackPath),

@@ -12,10 +12,13 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/gatedexec/gatedexec/sandbox"
 )
 
 // testHelper returns the helper built into the test binary, for selfFD;
@@ -426,6 +429,35 @@ func TestHelperGoAhead(t *testing.T) {
 		}
 		if _, err := os.Stat(out); (err == nil) != !fail {
 			t.Errorf("started failing %v: command ran %v", fail, err == nil)
+		}
+	}
+}
+
+// TestParseEnd: a helper's end is the tag, a space, a wait status in
+// decimal and a newline; anything else is refused, naming what came.
+func TestParseEnd(t *testing.T) {
+	for _, tt := range []struct {
+		in   string
+		want syscall.WaitStatus
+		ok   bool
+	}{
+		{"end 0\n", 0, true},
+		{"end 768\n", 768, true}, // exit 3
+		{"end 10\n", 10, true},   // SIGUSR1
+		{"end 0", 0, false},
+		{"end\n", 0, false},
+		{"end -1\n", 0, false},
+		{"end 65536\n", 0, false},
+		{"end 0\nend 1\n", 0, false},
+		{"signal 9\n", 0, false},
+		{"", 0, false},
+	} {
+		got, err := parseEnd([]byte(tt.in))
+		if tt.ok != (err == nil) || got != tt.want {
+			t.Errorf("parseEnd(%q) = %v, %v; want %v, ok %v", tt.in, got, err, tt.want, tt.ok)
+		}
+		if err != nil && !errors.Is(err, sandbox.ErrLayerUnavailable) {
+			t.Errorf("parseEnd(%q): %v, want ErrLayerUnavailable", tt.in, err)
 		}
 	}
 }

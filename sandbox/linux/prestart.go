@@ -316,11 +316,15 @@ func (r *Runner) startPrestarted(pre *prestarted, limits []cgroupLimit, bc sandb
 	}
 	mine, theirs := os.NewFile(uintptr(fds[0]), "prestart"), os.NewFile(uintptr(fds[1]), "prestart")
 	defer theirs.Close()
-	repR, repW, err := os.Pipe()
-	if err != nil {
+	// Blocking: the supervisor's goroutine waits in its read for the
+	// helper's end (WaitEnd), woken by the write itself rather than
+	// through the runtime's poller.
+	var rep [2]int
+	if err := unix.Pipe2(rep[:], unix.O_CLOEXEC); err != nil {
 		mine.Close()
-		return err
+		return fmt.Errorf("sandbox: prestart: %w", err)
 	}
+	repR, repW := os.NewFile(uintptr(rep[0]), "report"), os.NewFile(uintptr(rep[1]), "report")
 	defer repW.Close()
 	// Its standard descriptors are /dev/null until its run sends it
 	// the run's.
@@ -440,10 +444,17 @@ func sendWithFDs(sock *os.File, msg []byte, fds []int) (int, error) {
 // run, and one more exit after it.
 func prestartAttr(unshare uint32) *syscall.SysProcAttr {
 	a := &syscall.SysProcAttr{Setsid: true, Pdeathsig: syscall.SIGKILL}
-	if unshare&unix.CLONE_NEWPID != 0 && unshare&unix.CLONE_NEWNS != 0 && unshare&unix.CLONE_NEWUSER == 0 {
+	if asInit(unshare) {
 		a.Cloneflags = unix.CLONE_NEWPID
 	}
 	return a
+}
+
+// asInit says whether a helper prestarted for namespaces unshare is the
+// init of its PID namespace (prestartAttr): such a helper says when its
+// run has ended (WaitEnd), and waits for its socket's end to exit.
+func asInit(unshare uint32) bool {
+	return unshare&unix.CLONE_NEWPID != 0 && unshare&unix.CLONE_NEWNS != 0 && unshare&unix.CLONE_NEWUSER == 0
 }
 
 // send hands the helper its standard descriptors (nil is /dev/null), the
@@ -532,6 +543,9 @@ func (pre *prestarted) use(r *Runner, spec *helperSpec, io3 *stdio, ruleset *os.
 	}
 	pre.taken = true
 	r.cache.pool.used.Add(1)
+	if asInit(pre.key.unshare) {
+		pre.proc.rep = pre.rep
+	}
 	reap := func() {
 		pre.proc.Kill()
 		pre.proc.Wait()
@@ -569,8 +583,18 @@ func (pre *prestarted) use(r *Runner, spec *helperSpec, io3 *stdio, ruleset *os.
 			return err
 		},
 		ended: func() {
-			reap() // when the supervisor never gave the go-ahead
-			if r.LeaveToExit != nil && !r.LongLived {
+			// A helper that said its run ended (WaitEnd) has not exited:
+			// it waits for its socket's end (linger, helper_linux.c). A
+			// one-shot run leaves that socket open to gatedexec's exit,
+			// and the helper to exit after it, unreaped. Any other
+			// helper is killed, if it still runs (one never given the
+			// go-ahead, or lingering), and reaped now: its cgroups are
+			// the next run's once it has left them (spareCgroups).
+			oneShot := r.LeaveToExit != nil && !r.LongLived
+			if !pre.proc.ended || !oneShot {
+				reap()
+			}
+			if oneShot {
 				leaveToExit(pre.sock)
 			} else {
 				pre.sock.Close()

@@ -721,8 +721,15 @@ func goAheadSending(t *testing.T, pre *prestarted, spec helperSpec, egress *os.F
 	if err := pre.send([3]*os.File{}, nil, egress, data, ready); err != nil {
 		t.Fatal(err)
 	}
+	pre.proc.rep = pre.rep
 	done := make(chan error, 1)
-	go func() { done <- pre.proc.Wait() }()
+	go func() {
+		if pre.proc.WaitEnd() {
+			// It exits once its socket is closed (linger).
+			pre.sock.Close()
+		}
+		done <- pre.proc.Wait()
+	}()
 	select {
 	case <-done:
 	case <-time.After(10 * time.Second):
@@ -731,10 +738,19 @@ func goAheadSending(t *testing.T, pre *prestarted, spec helperSpec, egress *os.F
 	}
 	pre.done()
 	pre.sock.Close()
-	rep, _ := io.ReadAll(pre.rep)
+	rep := pre.proc.Report()
 	pre.rep.Close()
 	ws, _ := pre.proc.Status()
-	return ws.ExitStatus(), string(rep)
+	code := ws.ExitStatus()
+	if before, end, found := bytes.Cut(rep, []byte{0}); found {
+		status, err := parseEnd(end)
+		if err != nil {
+			t.Fatal(err)
+		}
+		code, _ = sandbox.WaitExitStatus(status)
+		rep = before
+	}
+	return code, string(rep)
 }
 
 // TestLeaveToExit: a one-shot run of a Runner that leaves to the process's
@@ -805,6 +821,82 @@ func TestLeaveToExit(t *testing.T) {
 				t.Fatalf("the socket left open holds no mount namespace of the run's: %v", err)
 			}
 			ns.Close()
+		})
+	}
+}
+
+// TestEndBeforeExit: a prestarted helper that is its PID namespace's init
+// says its run has ended once every process of the namespace is gone,
+// having closed its copies of the command's descriptors: the run's result
+// comes, a pipe the command wrote to ends with it, and nothing the
+// command left behind runs on. A one-shot Runner that leaves to the
+// exit (LeaveToExit) has its result while that helper still waits for
+// the runner's socket to close (linger); any other reaps it first.
+func TestEndBeforeExit(t *testing.T) {
+	requireLandlock(t)
+	requireRoot(t, "a prestarted helper is its PID namespace's init only when cloned into it as root")
+	for _, leave := range []bool{false, true} {
+		t.Run(fmt.Sprintf("LeaveToExit=%v", leave), func(t *testing.T) {
+			ws, err := filepath.EvalSymlinks(t.TempDir())
+			if err != nil {
+				t.Fatal(err)
+			}
+			p := &sandbox.Profile{Name: "off", Enforcement: sandbox.Strict, ReadAll: true, Write: []string{ws},
+				Network: sandbox.NetworkOff, UnixSockets: true, Limits: sandbox.Limits{NProc: 64}}
+			r := &Runner{}
+			if leave {
+				r.LeaveToExit = &exitunmap.Leave{}
+			}
+			before := prestartedChildren(t)
+			pr, pw, err := os.Pipe()
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer pr.Close()
+			res, err := r.Run(context.Background(), &Command{
+				Argv: []string{"sh", "-c", "(sleep 0.3; echo late > late) & echo out; exit 7"},
+				Dir:  ws, Env: []string{"PATH=/usr/bin:/bin"}, Stdout: pw, Profile: p,
+			})
+			pw.Close()
+			if err != nil || res.ExitCode != 7 || res.Signal != 0 {
+				t.Fatalf("run: %v, %+v; want exit 7", err, res)
+			}
+			if got := r.cache.pool.used.Load(); got != 1 {
+				t.Fatalf("a helper started ahead served %d of 1 run", got)
+			}
+			var lingering []int
+			for _, pid := range prestartedChildren(t) {
+				if !slices.Contains(before, pid) && !zombie(pid) {
+					lingering = append(lingering, pid)
+				}
+			}
+			t.Cleanup(func() {
+				for _, pid := range lingering {
+					unix.Kill(pid, unix.SIGKILL)
+					var ws unix.WaitStatus
+					unix.Wait4(pid, &ws, 0, nil)
+				}
+			})
+			if want := map[bool]int{false: 0, true: 1}[leave]; len(lingering) != want {
+				t.Errorf("helpers %v left running after the run, want %d", lingering, want)
+			}
+			out := make(chan []byte, 1)
+			go func() {
+				b, _ := io.ReadAll(pr)
+				out <- b
+			}()
+			select {
+			case b := <-out:
+				if string(b) != "out\n" {
+					t.Errorf("stdout %q, want %q", b, "out\n")
+				}
+			case <-time.After(5 * time.Second):
+				t.Fatal("the command's stdout did not end with its run")
+			}
+			time.Sleep(500 * time.Millisecond)
+			if _, err := os.Stat(filepath.Join(ws, "late")); err == nil {
+				t.Error("a process the command left behind ran on after the run ended")
+			}
 		})
 	}
 }

@@ -3,8 +3,10 @@
 package linux
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"runtime"
 	"sync"
@@ -19,7 +21,8 @@ import (
 // program, median of 20 here), which every one-shot sandboxed run paid
 // before its helper's fork. A proc needs no pidfd: its pid names it
 // until Wait reaps it, and Kill refuses once that has begun, as
-// os.Process did before pidfds.
+// os.Process did before pidfds. A helper that is its PID namespace's
+// init says when its run has ended before it exits (WaitEnd).
 type proc struct {
 	pid int
 	// mu guards reaped and status: Kill never signals a pid that Wait
@@ -27,6 +30,12 @@ type proc struct {
 	mu     sync.Mutex
 	reaped bool
 	status syscall.WaitStatus
+	// rep, when set, is the read end of the helper's report pipe, which
+	// WaitEnd reads (into report) for the helper's word that the run has
+	// ended (reportEnd); ended says it came.
+	rep    *os.File
+	report []byte
+	ended  bool
 }
 
 // errReaped is Kill's refusal once the process has been reaped.
@@ -112,4 +121,50 @@ func (p *proc) Status() (syscall.WaitStatus, bool) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	return p.status, p.reaped
+}
+
+// maxReport bounds what WaitEnd reads of a report: a helper writes one
+// line of at most 1 KB, and its end after it.
+const maxReport = 64 << 10
+
+// WaitEnd reads the helper's report until it holds the helper's end
+// (reportEnd: a NUL, and what follows it, written at once, last), and
+// returns true then, whether or not the helper has exited; false at the
+// report's end, the helper's exit (nothing else holds its pipe), or for
+// a proc with no report to read. A helper that has said its end waits
+// for its socket's end before it exits (linger, helper_linux.c): one
+// whose report cannot be read is killed, so that the wait for its exit
+// that follows ends.
+func (p *proc) WaitEnd() bool {
+	if p.rep == nil {
+		return false
+	}
+	// Larger than all a helper has to say: one read takes it whole.
+	buf := make([]byte, 4096)
+	for {
+		n, err := p.rep.Read(buf)
+		p.report = append(p.report, buf[:n]...)
+		if bytes.IndexByte(p.report, 0) >= 0 {
+			p.ended = true
+			return true
+		}
+		if err == io.EOF {
+			return false
+		}
+		if err != nil || len(p.report) > maxReport {
+			p.Kill()
+			return false
+		}
+	}
+}
+
+// Report returns the helper's whole report: once it said the run has
+// ended, what WaitEnd read; else what it read and the rest, to the end
+// (the helper's exit).
+func (p *proc) Report() []byte {
+	if !p.ended && p.rep != nil {
+		rest, _ := io.ReadAll(p.rep)
+		p.report = append(p.report, rest...)
+	}
+	return p.report
 }

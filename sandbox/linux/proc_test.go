@@ -103,3 +103,77 @@ func TestProcStartFails(t *testing.T) {
 		t.Fatalf("startProc(%s) = %v, %v; want ENOENT naming it", missing, p, err)
 	}
 }
+
+// TestWaitEnd: WaitEnd returns true once the report holds a helper's end,
+// without reading on to the report's end (its writer still open), with
+// what came before kept in Report; false at the report's end without it,
+// Report then whole; false at once without a report. A report it cannot
+// take (more than maxReport without an end) kills the helper, which might
+// otherwise wait for its socket forever while the caller waits for its
+// exit.
+func TestWaitEnd(t *testing.T) {
+	pipe := func(t *testing.T) (*os.File, *os.File) {
+		t.Helper()
+		var fds [2]int
+		if err := syscall.Pipe2(fds[:], syscall.O_CLOEXEC); err != nil {
+			t.Fatal(err)
+		}
+		r, w := os.NewFile(uintptr(fds[0]), "report"), os.NewFile(uintptr(fds[1]), "report")
+		t.Cleanup(func() { r.Close(); w.Close() })
+		return r, w
+	}
+	t.Run("end", func(t *testing.T) {
+		r, w := pipe(t)
+		w.WriteString("notfound no such file")
+		w.WriteString("\x00end 32512\n")
+		p := &proc{rep: r}
+		if !p.WaitEnd() {
+			t.Fatal("WaitEnd = false with the end in the report")
+		}
+		if got := string(p.Report()); got != "notfound no such file\x00end 32512\n" {
+			t.Errorf("Report = %q", got)
+		}
+	})
+	t.Run("exit without end", func(t *testing.T) {
+		r, w := pipe(t)
+		w.WriteString("setup boom")
+		w.Close()
+		p := &proc{rep: r}
+		if p.WaitEnd() {
+			t.Fatal("WaitEnd = true without an end")
+		}
+		if got := string(p.Report()); got != "setup boom" {
+			t.Errorf("Report = %q", got)
+		}
+	})
+	t.Run("no report", func(t *testing.T) {
+		if (&proc{}).WaitEnd() {
+			t.Fatal("WaitEnd = true without a report")
+		}
+	})
+	t.Run("too long", func(t *testing.T) {
+		r, w := pipe(t)
+		p, err := startProc("/bin/sleep", []string{"sleep", "60"}, nil, &syscall.SysProcAttr{Setsid: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		p.rep = r
+		go func() {
+			chunk := []byte(strings.Repeat("x", 4096))
+			for i := 0; i <= maxReport/len(chunk); i++ {
+				if _, err := w.Write(chunk); err != nil {
+					return
+				}
+			}
+		}()
+		if p.WaitEnd() {
+			t.Fatal("WaitEnd = true without an end")
+		}
+		if err := p.Wait(); err != nil {
+			t.Fatal(err)
+		}
+		if ws, _ := p.Status(); !ws.Signaled() || ws.Signal() != syscall.SIGKILL {
+			t.Errorf("the helper ended with %v, want killed", ws)
+		}
+	})
+}

@@ -12,6 +12,7 @@
 package linux
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -481,7 +482,17 @@ func (r *Runner) start(ctx context.Context, c *Command, p *sandbox.Profile, spec
 		res.Layers = append(res.Layers, cg.layers...)
 	}
 	res.ExitCode, res.Signal = h.exitStatus()
-	rep, _ := io.ReadAll(h.rep)
+	rep := h.report()
+	if before, end, found := bytes.Cut(rep, []byte{0}); found {
+		// The helper's word on how the target ended: it may not have
+		// exited yet (WaitEnd).
+		ws, err := parseEnd(end)
+		if err != nil {
+			return nil, err
+		}
+		res.ExitCode, res.Signal = sandbox.WaitExitStatus(ws)
+		rep = before
+	}
 	if hr, ok := parseReport(rep); ok {
 		switch hr.tag {
 		case reportSignal:
@@ -534,6 +545,15 @@ type helperStart struct {
 	start func(cg *runCgroups, ready func()) error
 	// ended runs once the helper is reaped, or never started.
 	ended func()
+}
+
+// report returns all the helper reported.
+func (h *helperStart) report() []byte {
+	if h.proc != nil && h.proc.rep != nil {
+		return h.proc.Report()
+	}
+	rep, _ := io.ReadAll(h.rep)
+	return rep
 }
 
 // exitStatus returns the exit code and signal of the helper, reaped.

@@ -54,7 +54,7 @@
 
 // File descriptors the runner hands the helper.
 #define GX_SPEC_FD 3    // the spec's length, the spec, then the go-ahead (GX_GO_AHEAD)
-#define GX_REPORT_FD 4  // made CLOEXEC: silent on a successful exec
+#define GX_REPORT_FD 4  // made CLOEXEC: the target never holds it
 #define GX_RULESET_FD 5 // the Landlock ruleset, when the spec has GX_TAG_LANDLOCK
 #define GX_EGRESS_FD 6  // a unix socket the sockets of GX_TAG_EGRESS are sent on
 // The helper program's own sealed memfd, by which the runner execs it
@@ -74,6 +74,14 @@
 #define GX_REPORT_NOTFOUND "notfound"     // execve: ENOENT or ENOTDIR (exit 127)
 #define GX_REPORT_CANNOTEXEC "cannotexec" // execve: any other error (exit 126)
 #define GX_REPORT_SIGNAL "signal"         // the target was killed by the signal that follows (exit 128+N)
+// GX_REPORT_END is the last thing an init that ends its namespace itself
+// (prestart_as_init) writes, in one write: a NUL, the tag, a space, the
+// target's wait status in decimal and a newline. Every process of the
+// namespace is gone by then, and the init holds no descriptor of the
+// command's: the runner takes the run as over without waiting for the
+// init's own exit. A report that comes before it is kept (the target's
+// notfound or cannotexec); no GX_REPORT_SIGNAL follows it.
+#define GX_REPORT_END "end"
 
 // The largest spec the helper reads.
 #define GX_MAX_SPEC (64 << 20)
