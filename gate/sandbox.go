@@ -74,13 +74,17 @@ func Sandbox(ctx context.Context, req SandboxRequest) (*SandboxResult, error) {
 	if req.Timeout > 0 {
 		p.Limits.Timeout = req.Timeout
 	}
-	// No rules are read here, but the command must not be able to
-	// write the ones a later run reads.
-	control, scanCache, err := controlPaths(os.Getenv, cfg.Dirs, profileFile(req.Profile), existing(req.ResultFile))
-	if err != nil {
-		return nil, err
+	if !p.Unrestricted {
+		// No rules are read here, but the command must not be able to
+		// write the ones a later run reads. An unrestricted profile
+		// keeps nothing from it (WithControl) and watches no git: the
+		// paths, 0.1 ms of a full-access run, would go unused.
+		control, scanCache, err := controlPaths(os.Getenv, cfg.Dirs, profileFile(req.Profile), existing(req.ResultFile))
+		if err != nil {
+			return nil, err
+		}
+		p = sandbox.WithScanCache(sandbox.WithControl(p, control), scanCache)
 	}
-	p = sandbox.WithScanCache(sandbox.WithControl(p, control), scanCache)
 	runner := req.Runner
 	if runner == nil {
 		runner = hostRunner(false, req.LeaveToExit)
