@@ -8,8 +8,9 @@
 #      floors), gatedexec
 #      sandbox under each built-in profile, one without a mount plan (only
 #      the PID namespace) and one without namespaces, beside bwrap with
-#      the equivalent policies (--unshare-pid --proc /proc),
-#      gatedexec run and check with a 1000-rule file (warm rules cache,
+#      the equivalent policies (--unshare-pid --proc /proc), workspace-write
+#      again beside bwrap with the output read through a pipe (as agents
+#      read it), gatedexec run and check with a 1000-rule file (warm rules cache,
 #      then uncached), and codex execpolicy check (scripts/codex.sh installs it);
 #      then workloads, and a sandboxed /bin/true on a workspace of 22 000
 #      entries (the git scan's cost, warm and with caches off) beside bwrap.
@@ -205,6 +206,14 @@ PY
 hyperfine -N -i --warmup 30 --runs "$runs" --export-json "$out/hyperfine-helper.json" \
 	-n c-empty-again "$tmp/c-empty" \
 	-n helper-start "$helper"
+# As an agent runs a command: its output read through a pipe (the rows
+# above send it to /dev/null), workspace-write beside bwrap. gatedexec's
+# run ends when every process of the command's PID namespace is gone,
+# not when its helper has exited; the pipe ends when every copy of its
+# write end is closed.
+hyperfine -N --warmup 30 --runs "$runs" --output=pipe --export-json "$out/hyperfine-pipe.json" \
+	-n sandbox-workspace-write-piped "$sandbox_ww" \
+	-n bwrap-workspace-write-piped "$bwrap_ww"
 # The same two with the rules cache off: the first run after an edit.
 GATEDEXEC_NO_RULES_CACHE=1 hyperfine -N --warmup 10 --runs "$runs" --export-json "$out/hyperfine-nocache.json" \
 	-n run-1000-rules-uncached "$bin run -r $tmp/1000.rules -- /bin/true" \
@@ -335,9 +344,9 @@ for w in ("go-test", "venv", "commit1000"):
     print(f"{w:12} bare {b:8.1f} ms  gatedexec run {g:8.1f} ms ({g/b:.2f}x)  bwrap {bw:8.1f} ms ({bw/b:.2f}x)")
 PY
 
-python3 - "$out/hyperfine.json" "$out/hyperfine-nocache.json" "$out/hyperfine-helper.json" "$out/rss.txt" "$out/alternated.json" <<'PY' | tee "$out/summary.txt"
+python3 - "$out/hyperfine.json" "$out/hyperfine-nocache.json" "$out/hyperfine-helper.json" "$out/rss.txt" "$out/alternated.json" "$out/hyperfine-pipe.json" <<'PY' | tee "$out/summary.txt"
 import json, re, sys
-r = {x["command"]: x for f in sys.argv[1:4] for x in json.load(open(f))["results"]}
+r = {x["command"]: x for f in sys.argv[1:4] + sys.argv[6:7] for x in json.load(open(f))["results"]}
 med = {k: v["median"] * 1000 for k, v in r.items()}
 print(f"{'command':28} {'median ms':>10} {'x go-empty':>11}")
 for k, v in med.items():
@@ -404,6 +413,7 @@ for p in ("full-access", "read-only", "workspace-write", "workspace-dev", "works
 # The egress proxy's part of a start (bwrap has none to compare with).
 ratio("sandbox-workspace-net", "sandbox-workspace-write")
 ratio("sandbox-read-only", "bwrap-read-only")
+ratio("sandbox-workspace-write-piped", "bwrap-workspace-write-piped")
 ratio("sandbox-nomount", "bwrap-pid")
 print(f"PID namespace + /proc: {med['sandbox-nomount'] - med['sandbox-nons']:.3f} ms (nomount - nons)")
 print(f"sandbox-workspace-write - gatedexec-version: {med['sandbox-workspace-write'] - med['gatedexec-version']:.3f} ms "
