@@ -52,17 +52,23 @@ func cpuMask(set *unix.CPUSet) []byte {
 // room for it (asideCPUs). Best effort: a helper left where it was only
 // starts later.
 func moveAside(pid int) {
+	if aside, ok := asideNow(); ok {
+		unix.SchedSetaffinity(pid, &aside)
+	}
+}
+
+// asideNow returns the CPUs moveAside would restrict a helper started
+// now to, and whether it would (asideCPUs).
+func asideNow() (unix.CPUSet, bool) {
 	var set unix.CPUSet
 	if unix.SchedGetaffinity(0, &set) != nil {
-		return
+		return set, false
 	}
 	var cpu uint32
 	if _, _, e := unix.RawSyscall(unix.SYS_GETCPU, uintptr(unsafe.Pointer(&cpu)), 0, 0); e != 0 {
-		return
+		return set, false
 	}
-	if aside, ok := asideCPUs(set, int(cpu), runnableTasks()); ok {
-		unix.SchedSetaffinity(pid, &aside)
-	}
+	return asideCPUs(set, int(cpu), runnableTasks())
 }
 
 // asideCPUs returns cpus less cpu, the one the runner is on, when the

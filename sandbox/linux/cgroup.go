@@ -252,6 +252,15 @@ func readCgroupHost() *cgroupHost {
 	return h
 }
 
+// unifiedCgroups says whether the host mounts the unified hierarchy alone
+// (cgroup2 at cgroupRoot), where a process cannot move only itself into
+// a cgroup by its tasks file (taskFiles): one statfs, where reading the
+// host's cgroups (readCgroupHost) opens and parses two files.
+func unifiedCgroups() bool {
+	var st unix.Statfs_t
+	return unix.Statfs(cgroupRoot, &st) == nil && st.Type == unix.CGROUP2_SUPER_MAGIC
+}
+
 // ownCgroups reads this process's cgroups: its path in each v1 hierarchy
 // by controller, and in the unified one.
 func ownCgroups() (v1 map[string]string, v2 string, err error) {

@@ -17,6 +17,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/gatedexec/gatedexec/internal/spawnexec"
 	"github.com/gatedexec/gatedexec/sandbox"
 )
 
@@ -71,11 +72,14 @@ type prestartKey struct {
 
 // prestarted is a helper started ahead of its run.
 type prestarted struct {
-	key  prestartKey
-	proc *proc
-	sock *os.File // the runner's end: descriptors, spec, the go-ahead
-	rep  *os.File // the report pipe's read end
-	cg   *runCgroups
+	key prestartKey
+	// spawn is the helper's spawn (spawnexec) until its exec is known
+	// to have happened (execed): nil for one forked with its exec.
+	spawn *spawnexec.Child
+	proc  *proc
+	sock  *os.File // the runner's end: descriptors, spec, the go-ahead
+	rep   *os.File // the report pipe's read end
+	cg    *runCgroups
 	// ready is closed once the start is done, err its failure.
 	ready chan struct{}
 	err   error
@@ -305,6 +309,8 @@ func (r *Runner) prestart(key prestartKey, limits []cgroupLimit) *prestarted {
 // startPrestarted forks pre's helper, from its copy in the build cache bc
 // when there is one (helperExe). A long-lived Runner keeps its memfd for
 // every run and gives none; its helpers start in the background anyway.
+// A one-shot run's helper is spawned without waiting for its exec where
+// spawnexec can: whether the exec happened is known at use (execed).
 func (r *Runner) startPrestarted(pre *prestarted, limits []cgroupLimit, bc sandbox.BuildCache) error {
 	exe, self, copied, err := r.helperExe(bc)
 	if err != nil {
@@ -348,38 +354,74 @@ func (r *Runner) startPrestarted(pre *prestarted, limits []cgroupLimit, bc sandb
 	}
 	files := append([]*os.File{null, null, null}, extra...)
 	r.closeHeld()
-	if os.Geteuid() == 0 {
+	root := os.Geteuid() == 0
+	var tasks []*os.File
+	defer func() { closeAll(tasks) }()
+	claim := func() {
 		if pre.cg = r.spareCgroups(pre.key.limits); pre.cg == nil {
 			pre.cg = r.newCgroups(r.cgroupHost(), limits)
 		}
+		if pre.cg != nil {
+			tasks = pre.cg.taskFiles()
+		}
 	}
-	var tasks []*os.File
-	if pre.cg != nil {
-		tasks = pre.cg.taskFiles()
-		defer closeAll(tasks)
+	// A one-shot run spawns its helper without waiting for its exec
+	// (spawnexec): the exec and the PID namespace's making, 0.2 ms, then
+	// go on beside the run's planning. Where the helper can move itself
+	// into its cgroups (v1 hierarchies, taskFiles), they are claimed
+	// after the spawn, the helper waiting for them only once its own
+	// namespaces are made.
+	async := spawnexec.Supported && !r.LongLived
+	late := async && root && !unifiedCgroups()
+	if root && !late {
+		claim()
 	}
 	start := func(add func(int) error) error {
 		var err error
-		if pre.proc, err = startProc(exe, args, files, prestartAttr(pre.key.unshare)); err != nil {
-			return err
+		if async {
+			attr := spawnexec.Attr{Setsid: true, Cloneflags: prestartAttr(pre.key.unshare).Cloneflags}
+			if aside, ok := asideNow(); ok {
+				attr.CPUs = cpuMask(&aside)
+			}
+			if pre.spawn, err = spawnexec.Start(exe, args, files, attr); err != nil {
+				return err
+			}
+			pre.proc = &proc{pid: pre.spawn.Pid()}
+		} else {
+			if pre.proc, err = startProc(exe, args, files, prestartAttr(pre.key.unshare)); err != nil {
+				return err
+			}
+			moveAside(pre.proc.pid)
 		}
-		moveAside(pre.proc.pid)
 		if add != nil {
 			if err := add(pre.proc.pid); err != nil {
 				return err
+			}
+		}
+		if late {
+			if claim(); tasks == nil && pre.cg != nil && len(pre.cg.dirs) > 0 {
+				// Not for the helper to enter itself after all: moved
+				// now, before it forks anything.
+				if err := pre.cg.add(pre.proc.pid); err != nil {
+					return err
+				}
 			}
 		}
 		// In them, or told how to enter them: the helper forks nothing
 		// before (its init).
 		return sendCgroups(mine, tasks)
 	}
-	if tasks != nil {
+	if late || tasks != nil {
 		// The helper moves itself in (taskFiles).
 		err = start(nil)
 	} else {
 		err = pre.cg.fork(start)
 	}
 	if err != nil {
+		if pre.spawn != nil {
+			pre.proc.Kill()
+			pre.execed()
+		}
 		if copied && pre.proc == nil {
 			// Not started from the copy (damaged, or refused by a
 			// security module): the run's own start takes the memfd.
@@ -530,6 +572,13 @@ func (pre *prestarted) send(stdio [3]*os.File, ruleset, egress *os.File, spec []
 // the run's). On an error the caller closes io3.
 func (pre *prestarted) use(r *Runner, spec *helperSpec, io3 *stdio, ruleset *os.File, eg *egressRun, data []byte) (*helperStart, error) {
 	if spec.Unshare != pre.key.unshare {
+		pre.end()
+		return nil, nil
+	}
+	if err := pre.execed(); err != nil {
+		// Not started from the copy (damaged, or refused by a security
+		// module): the run starts its own from the memfd.
+		r.dropHelperCopy()
 		pre.end()
 		return nil, nil
 	}
@@ -697,6 +746,17 @@ func shutdownWrite(f *os.File) {
 	}
 }
 
+// execed waits, for a helper spawned without waiting for its exec, until
+// that exec has happened or failed (spawnexec.Child.Execed), once.
+func (pre *prestarted) execed() error {
+	if pre.spawn == nil {
+		return nil
+	}
+	err := pre.spawn.Execed()
+	pre.spawn = nil
+	return err
+}
+
 // done releases the forking thread once the helper is reaped.
 func (pre *prestarted) done() {
 	pre.releaseOnce.Do(func() { close(pre.release) })
@@ -710,6 +770,7 @@ func (pre *prestarted) end() {
 	}
 	pre.endOnce.Do(func() {
 		pre.proc.Kill()
+		pre.execed()
 		pre.proc.Wait()
 		pre.sock.Close()
 		pre.rep.Close()

@@ -2087,6 +2087,12 @@ __attribute__((noreturn)) static void run_helper(uint32_t prestarted, int kept_n
 // The test hooks (../helper_check.go) include this file without it.
 #ifndef GX_NO_MAIN
 int main(int argc, char **argv) {
+	// Started with every signal blocked (spawnexec, which keeps Go's
+	// handlers from running in its child), or with its runner thread's
+	// mask: none blocked, as the target and its init expect.
+	sigset_t none;
+	sigemptyset(&none);
+	sigprocmask(SIG_SETMASK, &none, NULL);
 	if (argc < 2 || argv == NULL || argv[1] == NULL || strcmp(argv[1], GX_HELPER_ARG) != 0) {
 		static const char msg[] = "gatedexec-helper: started by gatedexec only; refusing\n";
 		if (write(2, msg, sizeof msg - 1) < 0) {

@@ -1,0 +1,30 @@
+//go:build linux
+
+package spawnexec
+
+import (
+	"runtime"
+	"testing"
+	"unsafe"
+
+	"golang.org/x/sys/unix"
+)
+
+// unsafe8 returns the memory of a CPU set, as sched_setaffinity takes it.
+func unsafe8(s *unix.CPUSet) unsafe.Pointer { return unsafe.Pointer(s) }
+
+// lockAndStart starts a sleeping child from a thread of its own, which
+// ends when this returns (locked, it is not given back to the runtime).
+func lockAndStart(t *testing.T, done chan<- *Child) {
+	runtime.LockOSThread()
+	c, err := Start("/bin/sleep", []string{"sleep", "60"}, nil, Attr{})
+	if err != nil {
+		t.Error(err)
+		done <- nil
+		return
+	}
+	if err := c.Execed(); err != nil {
+		t.Error(err)
+	}
+	done <- c
+}
