@@ -41,25 +41,30 @@ func run(args []string, leave *exitunmap.Leave) int {
 }
 
 // subcommands are gatedexec's commands in the order help lists them, each
-// with the constructor that builds it, flags and help text included: build,
-// or leaving for one whose runs may leave work to the process's exit.
+// with the constructor that builds it, flags and help text included, given
+// the process's exit: run and sandbox may leave work to it, the others
+// take no part in it (plain).
 var subcommands = []struct {
-	name    string
-	build   func() *cobra.Command
-	leaving func(*exitunmap.Leave) *cobra.Command
+	name  string
+	build func(*exitunmap.Leave) *cobra.Command
 }{
-	{"audit", newAuditCmd, nil},
-	{"check", newCheckCmd, nil},
-	{"doctor", newDoctorCmd, nil},
-	{"profiles", newProfilesCmd, nil},
-	{"rules", newRulesCmd, nil},
-	{"sandbox", nil, newSandboxCmd},
-	{"run", nil, newRunCmd},
-	{"trust", newTrustCmd, nil},
-	{"version", newVersionCmd, nil},
-	{"hook", newHookCmd, nil},
-	{"hooks", newHooksCmd, nil},
-	{"mcp", newMCPCmd, nil},
+	{"audit", plain(newAuditCmd)},
+	{"check", plain(newCheckCmd)},
+	{"doctor", plain(newDoctorCmd)},
+	{"profiles", plain(newProfilesCmd)},
+	{"rules", plain(newRulesCmd)},
+	{"sandbox", newSandboxCmd},
+	{"run", newRunCmd},
+	{"trust", plain(newTrustCmd)},
+	{"version", plain(newVersionCmd)},
+	{"hook", plain(newHookCmd)},
+	{"hooks", plain(newHooksCmd)},
+	{"mcp", plain(newMCPCmd)},
+}
+
+// plain is the constructor of a subcommand that leaves nothing to the exit.
+func plain(build func() *cobra.Command) func(*exitunmap.Leave) *cobra.Command {
+	return func(*exitunmap.Leave) *cobra.Command { return build() }
 }
 
 // newRootCmd builds the whole command tree, whose runs leave nothing to
@@ -83,23 +88,15 @@ func newRootCmdFor(args []string, leave *exitunmap.Leave) *cobra.Command {
 				// Only "completion" runs cobra's completion command, and
 				// the subcommand named is not it.
 				root.CompletionOptions.DisableDefaultCmd = true
-				root.AddCommand(buildCmd(c.build, c.leaving, leave))
+				root.AddCommand(c.build(leave))
 				return root
 			}
 		}
 	}
 	for _, c := range subcommands {
-		root.AddCommand(buildCmd(c.build, c.leaving, leave))
+		root.AddCommand(c.build(leave))
 	}
 	return root
-}
-
-// buildCmd builds a subcommand with build, or leaving when it has one.
-func buildCmd(build func() *cobra.Command, leaving func(*exitunmap.Leave) *cobra.Command, leave *exitunmap.Leave) *cobra.Command {
-	if leaving != nil {
-		return leaving(leave)
-	}
-	return build()
 }
 
 // newBareRoot builds the root command without its subcommands.
