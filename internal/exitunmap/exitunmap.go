@@ -4,10 +4,11 @@
 // A process's exit status reaches its parent only after the kernel has
 // torn down its address space: for gatedexec, whose 10 MB binary a run
 // maps for the most part, that was 0.2–0.4 ms of every command, about as
-// long as all of its own work after a sandboxed command ends. Exit first
-// clones a child that shares the memory, blocks every signal, closes its
-// copies of the standard streams and waits until the process has exited;
-// the memory then goes with the child, after the caller has the status.
+// long as all of its own work after a sandboxed command ends. Leave.Exit
+// first clones a child that shares the memory, blocks every signal,
+// closes its copies of the standard streams and waits until the process
+// has exited; the memory then goes with the child, after the caller has
+// the status.
 // The work is the same; the caller no longer waits for it.
 //
 // A Leave also gives that child empty directories to remove once the
@@ -26,15 +27,6 @@ import (
 
 	"golang.org/x/sys/unix"
 )
-
-// Exit ends the process with code, the unmapping of its memory left to a
-// child where this platform has one (Linux on amd64), else done before
-// the status is reported as usual. A child that cannot be made (no
-// pidfd, a seccomp filter refusing clone) changes nothing but the wait.
-func Exit(code int) {
-	var l Leave
-	l.Exit(code)
-}
 
 // Leave is what a process leaves to its exit: directories to remove once
 // it has exited. Its zero value leaves nothing; it is safe for concurrent
@@ -73,9 +65,12 @@ func (l *Leave) RemoveDir(path string) bool {
 	return true
 }
 
-// Exit ends the process with code, as the package's Exit does, and
-// removes the directories left to it: in the child once the process has
-// exited, or before the exit when no child could be made.
+// Exit ends the process with code, the unmapping of its memory left to a
+// child where this platform has one (Linux on amd64), else done before
+// the status is reported as usual, and removes the directories left to
+// it: in the child once the process has exited, or before the exit when
+// no child could be made. A child that cannot be made (no pidfd, a
+// seccomp filter refusing clone) changes nothing but the wait.
 func (l *Leave) Exit(code int) {
 	// Locked for good: a removal asked for from here on could not be
 	// made, and blocks until the exit instead.
