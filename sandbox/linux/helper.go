@@ -3,6 +3,7 @@
 package linux
 
 import (
+	"bytes"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -233,18 +234,25 @@ func parseReport(b []byte) (helperReport, bool) {
 	return helperReport{tag: tag, msg: msg}, true
 }
 
-// parseEnd reads the end a helper reported (reportEnd, what follows the
-// NUL in its report): the target's wait status.
-func parseEnd(b []byte) (syscall.WaitStatus, error) {
-	s, ok := strings.CutPrefix(string(b), reportEnd+" ")
+// splitEnd splits what a helper reported into its report and the end it
+// said after it (reportEnd, behind endMark): the target's wait status.
+// ended is false, and report all of rep, when it said none; an end that
+// is not the tag, a space, a wait status in decimal and a newline is an
+// error.
+func splitEnd(rep []byte) (report []byte, ws syscall.WaitStatus, ended bool, err error) {
+	report, end, ended := bytes.Cut(rep, []byte{endMark})
+	if !ended {
+		return rep, 0, false, nil
+	}
+	s, ok := strings.CutPrefix(string(end), reportEnd+" ")
 	if ok {
 		s, ok = strings.CutSuffix(s, "\n")
 	}
-	n, err := strconv.ParseUint(s, 10, 16)
-	if !ok || err != nil {
-		return 0, fmt.Errorf("sandbox helper: an end report %q: %w", b, sandbox.ErrLayerUnavailable)
+	n, perr := strconv.ParseUint(s, 10, 16)
+	if !ok || perr != nil {
+		return nil, 0, true, fmt.Errorf("sandbox helper: an end report %q: %w", end, sandbox.ErrLayerUnavailable)
 	}
-	return syscall.WaitStatus(n), nil
+	return report, syscall.WaitStatus(n), true, nil
 }
 
 // mountNSInode identifies the calling process's mount namespace.

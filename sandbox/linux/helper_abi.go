@@ -52,10 +52,13 @@ const (
 	// reportSignal says the target was killed by the signal that
 	// follows: the helper, a PID namespace's init, exits 128+N instead.
 	reportSignal = "signal"
-	// reportEnd follows a NUL: the target's wait status, once every
+	// reportEnd follows endMark: the target's wait status, once every
 	// process of the namespace is gone (WaitEnd).
 	reportEnd = "end"
 )
+
+// endMark is the byte before reportEnd: no report holds one otherwise.
+const endMark = 0
 
 // goAheadByte is the byte after the spec that lets the helper start the run
 // (GX_GO_AHEAD): the end of the spec's pipe or socket without it starts

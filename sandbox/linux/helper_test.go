@@ -433,31 +433,36 @@ func TestHelperGoAhead(t *testing.T) {
 	}
 }
 
-// TestParseEnd: a helper's end is the tag, a space, a wait status in
-// decimal and a newline; anything else is refused, naming what came.
-func TestParseEnd(t *testing.T) {
+// TestSplitEnd: a helper's end follows endMark and is the tag, a space,
+// a wait status in decimal and a newline, the report before it kept;
+// anything else after the mark is refused, naming what came; a report
+// without the mark has no end and is kept whole.
+func TestSplitEnd(t *testing.T) {
 	for _, tt := range []struct {
-		in   string
-		want syscall.WaitStatus
-		ok   bool
+		in, report string
+		want       syscall.WaitStatus
+		ended, ok  bool
 	}{
-		{"end 0\n", 0, true},
-		{"end 768\n", 768, true}, // exit 3
-		{"end 10\n", 10, true},   // SIGUSR1
-		{"end 0", 0, false},
-		{"end\n", 0, false},
-		{"end -1\n", 0, false},
-		{"end 65536\n", 0, false},
-		{"end 0\nend 1\n", 0, false},
-		{"signal 9\n", 0, false},
-		{"", 0, false},
+		{"\x00end 0\n", "", 0, true, true},
+		{"\x00end 768\n", "", 768, true, true}, // exit 3
+		{"\x00end 10\n", "", 10, true, true},   // SIGUSR1
+		{"notfound no such file\x00end 32512\n", "notfound no such file", 32512, true, true},
+		{"setup boom", "setup boom", 0, false, true},
+		{"", "", 0, false, true},
+		{"\x00end 0", "", 0, true, false},
+		{"\x00end\n", "", 0, true, false},
+		{"\x00end -1\n", "", 0, true, false},
+		{"\x00end 65536\n", "", 0, true, false},
+		{"\x00end 0\nend 1\n", "", 0, true, false},
+		{"\x00signal 9\n", "", 0, true, false},
+		{"\x00", "", 0, true, false},
 	} {
-		got, err := parseEnd([]byte(tt.in))
-		if tt.ok != (err == nil) || got != tt.want {
-			t.Errorf("parseEnd(%q) = %v, %v; want %v, ok %v", tt.in, got, err, tt.want, tt.ok)
+		report, got, ended, err := splitEnd([]byte(tt.in))
+		if tt.ok != (err == nil) || got != tt.want || ended != tt.ended || string(report) != tt.report {
+			t.Errorf("splitEnd(%q) = %q, %v, %v, %v; want %q, %v, %v, ok %v", tt.in, report, got, ended, err, tt.report, tt.want, tt.ended, tt.ok)
 		}
 		if err != nil && !errors.Is(err, sandbox.ErrLayerUnavailable) {
-			t.Errorf("parseEnd(%q): %v, want ErrLayerUnavailable", tt.in, err)
+			t.Errorf("splitEnd(%q): %v, want ErrLayerUnavailable", tt.in, err)
 		}
 	}
 }

@@ -418,17 +418,15 @@ func (r *Runner) startPrestarted(pre *prestarted, limits []cgroupLimit, bc sandb
 		err = pre.cg.fork(start)
 	}
 	if err != nil {
-		if pre.spawn != nil {
-			pre.proc.Kill()
-			pre.execed()
-		}
-		if copied && pre.proc == nil {
+		if copied && pre.proc == nil && !async {
 			// Not started from the copy (damaged, or refused by a
-			// security module): the run's own start takes the memfd.
+			// security module): the run's own start takes the memfd. A
+			// spawned helper's exec is known only at its use (execed).
 			r.dropHelperCopy()
 		}
 		if pre.proc != nil {
 			pre.proc.Kill()
+			pre.execed()
 			pre.proc.Wait()
 		}
 		mine.Close()

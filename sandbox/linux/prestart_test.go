@@ -588,15 +588,7 @@ func TestRunnerStartsAhead(t *testing.T) {
 // reset the helper's end, and its wait for the go-ahead fail.
 func TestPrestartedGoAheadAfterMountNS(t *testing.T) {
 	requireRoot(t, "without root the helper's namespaces need a user namespace")
-	r := &Runner{}
-	pre := r.startAhead(prestartKey{unshare: unix.CLONE_NEWNS | unix.CLONE_NEWIPC}, nil, sandbox.BuildCache{})
-	if pre == nil {
-		t.Fatal("the helper did not start")
-	}
-	defer func() {
-		pre.proc.Kill()
-		pre.proc.Wait()
-	}()
+	pre := startedAhead(t, unix.CLONE_NEWNS|unix.CLONE_NEWIPC)
 	// Its namespaces made and its mount namespace sent, unread.
 	var readable bool
 	for deadline := time.Now().Add(5 * time.Second); !readable && time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
@@ -634,16 +626,8 @@ func TestPrestartedReadyBeforeGoAhead(t *testing.T) {
 }
 
 func readyBeforeGoAhead(t *testing.T, unshare uint32) {
-	r := &Runner{}
-	pre := r.startAhead(prestartKey{unshare: unshare}, nil, sandbox.BuildCache{})
-	if pre == nil {
-		t.Fatal("the helper did not start")
-	}
-	defer func() {
-		pre.proc.Kill()
-		pre.proc.Wait()
-	}()
-	out := filepath.Join(t.TempDir(), "out")
+	pre := startedAhead(t, unshare)
+	spec, out := writerSpec(t, unshare)
 	readied := false
 	ready := func() {
 		readied = true
@@ -653,7 +637,6 @@ func readyBeforeGoAhead(t *testing.T, unshare uint32) {
 			t.Errorf("the command ran before the go-ahead")
 		}
 	}
-	spec := withDev(t, helperSpec{Path: "/bin/sh", Argv: []string{"sh", "-c", `echo ran > "$0"`, out}, Unshare: unshare})
 	if code, rep := goAheadAfter(t, pre, spec, ready); code != 0 {
 		t.Errorf("exit %d, report %q; want the command's 0", code, rep)
 	}
@@ -673,17 +656,8 @@ func TestPrestartedEndWithoutGoAhead(t *testing.T) {
 	requireRoot(t, "without root the helper's namespaces need a user namespace")
 	for _, unshare := range []uint32{unix.CLONE_NEWNS | unix.CLONE_NEWIPC, unix.CLONE_NEWNS | unix.CLONE_NEWIPC | unix.CLONE_NEWPID} {
 		t.Run(fmt.Sprintf("pidns=%v", unshare&unix.CLONE_NEWPID != 0), func(t *testing.T) {
-			r := &Runner{}
-			pre := r.startAhead(prestartKey{unshare: unshare}, nil, sandbox.BuildCache{})
-			if pre == nil {
-				t.Fatal("the helper did not start")
-			}
-			defer func() {
-				pre.proc.Kill()
-				pre.proc.Wait()
-			}()
-			out := filepath.Join(t.TempDir(), "out")
-			spec := withDev(t, helperSpec{Path: "/bin/sh", Argv: []string{"sh", "-c", `echo ran > "$0"`, out}, Unshare: unshare})
+			pre := startedAhead(t, unshare)
+			spec, out := writerSpec(t, unshare)
 			// As the runner's death would: its end, in ready, before
 			// the go-ahead that send then fails to write.
 			code, rep := goAheadAfter(t, pre, spec, func() { shutdownWrite(pre.sock) })
@@ -695,6 +669,26 @@ func TestPrestartedEndWithoutGoAhead(t *testing.T) {
 			}
 		})
 	}
+}
+
+// startedAhead starts a one-shot run's helper ahead for namespaces
+// unshare, ended (killed if still running, reaped) with the test.
+func startedAhead(t *testing.T, unshare uint32) *prestarted {
+	t.Helper()
+	pre := (&Runner{}).startAhead(prestartKey{unshare: unshare}, nil, sandbox.BuildCache{})
+	if pre == nil {
+		t.Fatal("the helper did not start")
+	}
+	t.Cleanup(pre.end)
+	return pre
+}
+
+// writerSpec is the spec, for namespaces unshare, of a command that
+// writes "ran" to out.
+func writerSpec(t *testing.T, unshare uint32) (spec helperSpec, out string) {
+	t.Helper()
+	out = filepath.Join(t.TempDir(), "out")
+	return withDev(t, helperSpec{Path: "/bin/sh", Argv: []string{"sh", "-c", `echo ran > "$0"`, out}, Unshare: unshare}), out
 }
 
 // goAhead gives the prestarted helper pre the run of spec and waits for
@@ -742,13 +736,12 @@ func goAheadSending(t *testing.T, pre *prestarted, spec helperSpec, egress *os.F
 	pre.rep.Close()
 	ws, _ := pre.proc.Status()
 	code := ws.ExitStatus()
-	if before, end, found := bytes.Cut(rep, []byte{0}); found {
-		status, err := parseEnd(end)
-		if err != nil {
-			t.Fatal(err)
-		}
-		code, _ = sandbox.WaitExitStatus(status)
-		rep = before
+	rep, end, ended, err := splitEnd(rep)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ended {
+		code, _ = sandbox.WaitExitStatus(end)
 	}
 	return code, string(rep)
 }

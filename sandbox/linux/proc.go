@@ -128,7 +128,7 @@ func (p *proc) Status() (syscall.WaitStatus, bool) {
 const maxReport = 64 << 10
 
 // WaitEnd reads the helper's report until it holds the helper's end
-// (reportEnd: a NUL, and what follows it, written at once, last), and
+// (endMark and what follows it, written at once, last), and
 // returns true then, whether or not the helper has exited; false at the
 // report's end, the helper's exit (nothing else holds its pipe), or for
 // a proc with no report to read. A helper that has said its end waits
@@ -144,7 +144,7 @@ func (p *proc) WaitEnd() bool {
 	for {
 		n, err := p.rep.Read(buf)
 		p.report = append(p.report, buf[:n]...)
-		if bytes.IndexByte(p.report, 0) >= 0 {
+		if bytes.IndexByte(p.report, endMark) >= 0 {
 			p.ended = true
 			return true
 		}

@@ -12,7 +12,6 @@
 package linux
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -482,16 +481,14 @@ func (r *Runner) start(ctx context.Context, c *Command, p *sandbox.Profile, spec
 		res.Layers = append(res.Layers, cg.layers...)
 	}
 	res.ExitCode, res.Signal = h.exitStatus()
-	rep := h.report()
-	if before, end, found := bytes.Cut(rep, []byte{0}); found {
+	rep, ws, ended, err := splitEnd(h.report())
+	if err != nil {
+		return nil, err
+	}
+	if ended {
 		// The helper's word on how the target ended: it may not have
 		// exited yet (WaitEnd).
-		ws, err := parseEnd(end)
-		if err != nil {
-			return nil, err
-		}
 		res.ExitCode, res.Signal = sandbox.WaitExitStatus(ws)
-		rep = before
 	}
 	if hr, ok := parseReport(rep); ok {
 		switch hr.tag {
