@@ -1930,7 +1930,7 @@ static void linger(void) {
 // vCPU here), drops its namespaces and is reaped, 0.03-0.28 ms of a
 // sandboxed /bin/true that came before the runner learned how the command
 // ended, and made beside the runner's last steps it slowed them as much
-// (+0.07 ms, measured). Should a process outlive the reaping (the wait
+// (+0.07 ms, one pair of builds). Should a process outlive the reaping (the wait
 // failing otherwise than with ECHILD) or the word not be written whole,
 // nothing is said before the exit, which the kernel's own end of the
 // namespace then precedes, as before.
