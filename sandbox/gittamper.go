@@ -212,11 +212,14 @@ func (g *GitRepos) Changed(paths []string) []string {
 }
 
 // stamp is what a scan notes of a path to tell a later change by: its
-// inode and change time, or that it was not there.
+// inode and change time, or that it was not there, and for a directory
+// the names it listed in it (listed: whether it could).
 type stamp struct {
-	ino   uint64
-	ctime time.Time
-	there bool
+	ino    uint64
+	ctime  time.Time
+	there  bool
+	listed bool
+	names  []string
 }
 
 // stamps are the stamps of paths, and of the entries of those that are
@@ -228,14 +231,15 @@ type stamps map[string]stamp
 func (s stamps) note(paths ...string) {
 	for _, p := range paths {
 		ino, ctime, dir, err := pathStamp(p)
-		s[p] = stamp{ino, ctime, err == nil}
-		if err != nil || !dir {
-			continue
+		st := stamp{ino: ino, ctime: ctime, there: err == nil}
+		if err == nil && dir {
+			st.names, st.listed = dirNames(p)
 		}
-		for _, n := range dirNames(p) {
+		s[p] = st
+		for _, n := range st.names {
 			e := filepath.Join(p, n)
 			if ino, ctime, _, err := pathStamp(e); err == nil {
-				s[e] = stamp{ino, ctime, true}
+				s[e] = stamp{ino: ino, ctime: ctime, there: true}
 			}
 		}
 	}
@@ -261,9 +265,14 @@ func (s stamps) changed(path string, since time.Time) bool {
 	case !dir:
 		return false
 	}
-	// Unchanged itself, so no entry was made, removed or renamed in it;
-	// one may have been rewritten in place.
-	for _, n := range dirNames(path) {
+	// Unchanged itself, so no entry was made, removed or renamed in it
+	// (its names are those listed before, not read again); one may have
+	// been rewritten in place.
+	names := before.names
+	if !before.listed {
+		names, _ = dirNames(path)
+	}
+	for _, n := range names {
 		e := filepath.Join(path, n)
 		b, ok := s[e]
 		if !ok {
@@ -276,15 +285,16 @@ func (s stamps) changed(path string, since time.Time) bool {
 	return false
 }
 
-// dirNames returns up to gitHooksMax names of the directory path.
-func dirNames(path string) []string {
+// dirNames returns up to gitHooksMax names of the directory path, and
+// whether it could list it.
+func dirNames(path string) ([]string, bool) {
 	d, err := plainfile.Open(path, unix.O_DIRECTORY)
 	if err != nil {
-		return nil
+		return nil, false
 	}
 	defer d.Close()
-	names, _ := d.Readdirnames(gitHooksMax)
-	return names
+	names, err := d.Readdirnames(gitHooksMax)
+	return names, err == nil || err == io.EOF
 }
 
 // changedSince reports whether path, or an entry of it when it is a
@@ -301,7 +311,8 @@ func changedSince(path string, t time.Time) bool {
 	if !dir {
 		return false
 	}
-	for _, n := range dirNames(path) {
+	names, _ := dirNames(path)
+	for _, n := range names {
 		if _, ctime, _, err := pathStamp(filepath.Join(path, n)); err == nil && !stampedBefore(ctime, t) {
 			return true
 		}

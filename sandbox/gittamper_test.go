@@ -55,6 +55,19 @@ func TestGitTamperGitDirs(t *testing.T) {
 		}, func(t *testing.T, ws string) {
 			writeFile(t, filepath.Join(ws, "docs", "hooks", "post-update"), "#!/bin/sh\n")
 		}, []string{"docs/hooks"}},
+		{"bare repository's hook rewritten in place", func(t *testing.T, ws string) {
+			gitInit(t, ws, "init", "-q", "--bare", "docs")
+			writeFile(t, filepath.Join(ws, "docs", "hooks", "post-update"), "#!/bin/sh\n")
+		}, func(t *testing.T, ws string) {
+			// The directory is unchanged: the scan after goes by the
+			// names the scan before listed in it.
+			f, err := os.OpenFile(filepath.Join(ws, "docs", "hooks", "post-update"), os.O_WRONLY|os.O_TRUNC, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			f.WriteString("#!/bin/sh\ntouch PWNED\n")
+			f.Close()
+		}, []string{"docs/hooks"}},
 		{"git dir with a commondir", nil, func(t *testing.T, ws string) {
 			writeFile(t, filepath.Join(ws, "x", "HEAD"), "ref: refs/heads/main\n")
 			writeFile(t, filepath.Join(ws, "x", "commondir"), "../.git\n")
