@@ -186,6 +186,25 @@ func (s *stdio) started() {
 // finish waits (at most drainWait) for the output still in flight, puts the
 // caller's terminal back and completes the tail.
 func (s *stdio) finish() {
+	if len(s.drain) > 0 {
+		s.drainCopies()
+	}
+	if s.term != nil {
+		s.term.stop()
+	}
+	if s.errFile != nil {
+		s.readBackTail()
+		s.errFile.Close()
+	}
+}
+
+// drainCopies waits (at most drainWait) for the copies of the command's
+// output to end, cuts off the ones still reading, and closes their read
+// ends. A run with no copy (its output a file or the caller's pipe, as an
+// agent's usually is) does not come here: the waiting goroutine and the
+// timer, the process's first, which starts the runtime's poller, cost
+// the result three system calls and a wake on the other CPU.
+func (s *stdio) drainCopies() {
 	done := make(chan struct{})
 	go func() { s.copies.Wait(); close(done) }()
 	select {
@@ -198,13 +217,6 @@ func (s *stdio) finish() {
 	}
 	for _, r := range s.drain {
 		r.Close()
-	}
-	if s.term != nil {
-		s.term.stop()
-	}
-	if s.errFile != nil {
-		s.readBackTail()
-		s.errFile.Close()
 	}
 }
 
