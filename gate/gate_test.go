@@ -21,10 +21,12 @@ import (
 type fakeRunner struct {
 	results  []*sandbox.Result
 	profiles []*sandbox.Profile
+	noTail   []bool // each command's NoStderrTail
 }
 
 func (f *fakeRunner) Run(_ context.Context, c *sandbox.Command) (*sandbox.Result, error) {
 	f.profiles = append(f.profiles, c.Profile)
+	f.noTail = append(f.noTail, c.NoStderrTail)
 	if len(f.results) == 0 {
 		return &sandbox.Result{Layers: []string{"fake"}}, nil
 	}
@@ -109,6 +111,10 @@ func TestRunDecisions(t *testing.T) {
 			}
 			if tt.ran && runner.profiles[0].Name != tt.profile {
 				t.Errorf("profile %s, want %s", runner.profiles[0].Name, tt.profile)
+			}
+			if tt.ran && runner.noTail[0] {
+				// The tail is where a denial is found (DetectDenials).
+				t.Errorf("run asked for no stderr tail")
 			}
 			if !tt.ran && res.ExitCode != nil {
 				t.Errorf("exit code %d for a command that did not run, want nil", *res.ExitCode)

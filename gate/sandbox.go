@@ -93,6 +93,8 @@ func Sandbox(ctx context.Context, req SandboxRequest) (*SandboxResult, error) {
 		Argv: req.Argv, Dir: req.Place.Cwd, Env: req.Env,
 		Stdin: req.Stdin, Stdout: req.Stdout, Stderr: req.Stderr,
 		Profile: p, ForwardSignals: req.ForwardSignals, Signals: req.Signals,
+		// Its result reports no denial read from stderr.
+		NoStderrTail: true,
 	})
 	if res == nil {
 		if err == nil {

@@ -40,6 +40,12 @@ type Command struct {
 	// Signals, with ForwardSignals, is the caller's earlier subscription
 	// to them (Supervisor.Watch); nil subscribes when the command starts.
 	Signals *SignalWatch
+	// NoStderrTail says the caller reads no Result.StderrTail (gatedexec
+	// sandbox reports no denial from it): the command then writes to a
+	// pipe or file given as Stderr itself, rather than through a copy of
+	// the runner's that keeps the tail, and its stderr reaches the caller
+	// as it writes it, ordered with its stdout.
+	NoStderrTail bool
 }
 
 // NetHooks are what the network proxy of a run asks of its caller.

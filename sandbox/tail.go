@@ -28,8 +28,12 @@ func (t *TailBuffer) Write(p []byte) (int, error) {
 	return n, nil
 }
 
-// Bytes returns a copy of the kept tail.
+// Bytes returns a copy of the kept tail; a nil TailBuffer (none kept,
+// Command.NoStderrTail) has none.
 func (t *TailBuffer) Bytes() []byte {
+	if t == nil {
+		return nil
+	}
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	return append([]byte(nil), t.buf...)

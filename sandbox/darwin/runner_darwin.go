@@ -105,10 +105,15 @@ func (Runner) run(ctx context.Context, c *sandbox.Command) (*sandbox.Result, err
 	if len(lim) > 0 {
 		cmd.Args[0] = helperArg0 // selects the helper in this package's init
 	}
-	tail := &sandbox.TailBuffer{Max: stderrTailMax}
-	if c.Stderr != nil {
+	var tail *sandbox.TailBuffer
+	switch {
+	case c.NoStderrTail:
+		cmd.Stderr = c.Stderr
+	case c.Stderr != nil:
+		tail = &sandbox.TailBuffer{Max: stderrTailMax}
 		cmd.Stderr = io.MultiWriter(c.Stderr, tail)
-	} else {
+	default:
+		tail = &sandbox.TailBuffer{Max: stderrTailMax}
 		cmd.Stderr = tail
 	}
 	// A new session (or at least a process group) so that the whole tree

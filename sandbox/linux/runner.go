@@ -375,7 +375,10 @@ var errNamespaces = errors.New("cannot set up namespaces")
 // start starts the helper of the run of spec, or the command itself
 // (direct), and waits for it; watch scans before the command may start.
 func (r *Runner) start(ctx context.Context, c *Command, p *sandbox.Profile, spec *helperSpec, ruleset *os.File, cgs *pendingCgroups, hold *termHold, pre *prestarted, watch *sandbox.GitWatch) (*sandbox.Result, error) {
-	tail := &sandbox.TailBuffer{Max: stderrTailSize}
+	var tail *sandbox.TailBuffer // none for a caller that reads none
+	if !c.NoStderrTail {
+		tail = &sandbox.TailBuffer{Max: stderrTailSize}
+	}
 	// A pty needs a session of the command's own to be its controlling
 	// terminal; a profile that keeps the caller's session keeps its
 	// terminal too.

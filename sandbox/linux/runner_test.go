@@ -372,3 +372,53 @@ func TestReportedSignal(t *testing.T) {
 		}
 	}
 }
+
+// TestRunnerStderrTail: a pipe on stderr reaches the command through the
+// runner's copy, which keeps the tail, unless the caller reads none
+// (NoStderrTail): then the command writes to the caller's pipe itself.
+func TestRunnerStderrTail(t *testing.T) {
+	requireLandlock(t)
+	p := &sandbox.Profile{Name: "t", Enforcement: sandbox.Strict, ReadAll: true, Network: sandbox.NetworkOff, UnixSockets: true}
+	for _, noTail := range []bool{false, true} {
+		t.Run(fmt.Sprintf("NoStderrTail=%v", noTail), func(t *testing.T) {
+			pr, pw, err := os.Pipe()
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer pr.Close()
+			var st unix.Stat_t
+			if err := unix.Fstat(int(pw.Fd()), &st); err != nil {
+				t.Fatal(err)
+			}
+			caller := fmt.Sprintf("pipe:[%d]", st.Ino)
+			got := make(chan []byte, 1)
+			go func() {
+				b, _ := io.ReadAll(pr)
+				got <- b
+			}()
+			var stdout bytes.Buffer
+			res, err := (&Runner{}).Run(context.Background(), &Command{
+				Argv: []string{"sh", "-c", "readlink /proc/self/fd/2; echo err >&2"}, Env: []string{"PATH=/usr/bin:/bin"},
+				Stdout: &stdout, Stderr: pw, Profile: p, NoStderrTail: noTail,
+			})
+			pw.Close()
+			if err != nil || res.ExitCode != 0 {
+				t.Fatalf("run: %v, %+v", err, res)
+			}
+			if b := <-got; string(b) != "err\n" {
+				t.Errorf("the caller's pipe got %q, want \"err\\n\"", b)
+			}
+			fd2 := strings.TrimSpace(stdout.String())
+			wantTail := "err\n"
+			if noTail {
+				wantTail = ""
+			}
+			if string(res.StderrTail) != wantTail {
+				t.Errorf("tail %q, want %q", res.StderrTail, wantTail)
+			}
+			if (fd2 == caller) != noTail {
+				t.Errorf("the command's stderr is %s, the caller's pipe %s: want the same only without a tail", fd2, caller)
+			}
+		})
+	}
+}

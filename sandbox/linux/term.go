@@ -65,7 +65,9 @@ type stdio struct {
 }
 
 // newStdio plans the descriptors of c. withPty allows the pty: the command
-// runs in a session of its own.
+// runs in a session of its own. tail, when not nil, receives a copy of the
+// command's stderr; nil keeps none, and the command gets a pipe or file
+// the caller passed as its stderr as it is.
 func newStdio(c *Command, withPty bool, tail *sandbox.TailBuffer, hold *termHold) (*stdio, error) {
 	// exec.Cmd takes an *os.File as the descriptor itself, anything else
 	// through a pipe it copies.
@@ -125,9 +127,14 @@ func newStdio(c *Command, withPty bool, tail *sandbox.TailBuffer, hold *termHold
 		// /dev/null
 	case errf == nil:
 		// Not a file (a buffer in tests): exec.Cmd copies it.
-		s.stderr = io.MultiWriter(c.Stderr, tail)
+		s.stderr = c.Stderr
+		if tail != nil {
+			s.stderr = io.MultiWriter(c.Stderr, tail)
+		}
 	case s.stderr != io.Writer(errf):
 		// On the pty: its copy feeds the tail.
+	case tail == nil:
+		// Nothing is read of it: the caller's descriptor itself.
 	case isPipe(errf):
 		w, err := s.relay(io.MultiWriter(errf, tail))
 		if err != nil {
