@@ -6,7 +6,9 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"runtime/debug"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -154,6 +156,47 @@ func TestReleaseClosesRemovedHolders(t *testing.T) {
 			t.Fatalf("%d descriptors of removed holders still open", inWorkspace())
 		}
 		time.Sleep(time.Millisecond)
+	}
+}
+
+// TestReleaseClosesHoldersSetAside: holders whose removal is left to the
+// exit (Runner.LeaveToExit) are renamed aside, not removed, and closing
+// them frees nothing: their descriptors are closed when release returns,
+// not in the background.
+func TestReleaseClosesHoldersSetAside(t *testing.T) {
+	ws, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := &sandbox.Profile{Name: "workspace-write", Write: []string{ws},
+		Protect: []string{filepath.Join(ws, ".gatedexec"), filepath.Join(ws, ".git", "hooks")}}
+	defer debug.SetGCPercent(debug.SetGCPercent(-1))
+	// One P: a goroutine release started could run only once this one
+	// blocks, so what is open when it returns is what it left open.
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
+	_, hold, err := holdMounts(p, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	files := slices.Clone(hold.dirs)
+	if len(files) == 0 {
+		t.Fatal("no holder made")
+	}
+	hold.leave = &exitunmap.Leave{}
+	hold.release(true)
+	for _, f := range files {
+		if f.Fd() != ^uintptr(0) {
+			t.Errorf("%s: still open when release returned", f.Name())
+		}
+	}
+	ents, err := os.ReadDir(ws)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range ents {
+		if !strings.HasPrefix(e.Name(), asidePrefix) {
+			t.Errorf("%s left in the workspace, want only holders set aside", e.Name())
+		}
 	}
 }
 
