@@ -115,7 +115,12 @@ func Sandbox(ctx context.Context, req SandboxRequest) (*SandboxResult, error) {
 	return r, err
 }
 
+// SignalWatch is the CLI's subscription to the signals its command is
+// forwarded (sandbox.SignalWatch): its other subscriptions to them go
+// through it (Notify, Stop).
+type SignalWatch = sandbox.SignalWatch
+
 // WatchSignals starts the CLI's subscription to the signals its command
-// is forwarded (Request.Signals, SandboxRequest.Signals), in the
-// background: a CLI calls it first, before loading anything.
-func WatchSignals() *sandbox.SignalWatch { return sandbox.WatchSignals() }
+// is forwarded (Request.Signals, SandboxRequest.Signals): a CLI calls it
+// first, before loading anything.
+func WatchSignals() *SignalWatch { return sandbox.WatchSignals() }

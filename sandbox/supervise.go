@@ -12,6 +12,8 @@ import (
 	"runtime"
 	"syscall"
 	"time"
+
+	"github.com/gatedexec/gatedexec/internal/sigpipe"
 )
 
 // KillGrace is how long a process group ended by a timeout or by its
@@ -76,33 +78,78 @@ var (
 
 // SignalWatch is a subscription to the signals a supervised command is
 // forwarded (SIGINT, SIGTERM, SIGHUP, SIGQUIT), made by a CLI at its
-// start. The Go runtime enables each signal with a round trip to a thread
-// of its own, which it starts for the first: about 2 ms of a sandboxed
-// start on a slow VM (6%). Made in the background while the CLI reads its
-// configuration, that cost overlaps other work. A signal that arrives
-// before the command starts waits in the watch and is forwarded once the
-// command has started, where before a subscription it would have ended
-// gatedexec, and after an approval it was lost. A watch is never
-// stopped: the CLI exits after its command.
+// start. A signal that arrives before the command starts waits in the
+// watch and is forwarded once the command has started, where before a
+// subscription it would have ended gatedexec, and after an approval it
+// was lost. A watch is never stopped: the CLI exits after its command.
+//
+// Where it can, the watch takes the signals with a handler of its own
+// (internal/sigpipe): os/signal enables each signal with a round trip to
+// a goroutine locked to a thread the runtime starts for it, which cost a
+// sandboxed /bin/true 0.13–0.17 ms here even made in the background
+// while the CLI reads its configuration (2 ms, 6%, on a slow VM before it
+// was). The CLI's other subscriptions to those signals go through the
+// watch (Notify, Stop), since os/signal no longer sees them.
 type SignalWatch struct {
 	c     chan os.Signal
 	ready chan struct{}
 }
 
-// WatchSignals starts subscribing a new watch, in the background.
+// WatchSignals starts a new watch: at once where sigpipe takes the
+// signals, in the background where os/signal does.
 func WatchSignals() *SignalWatch {
 	w := &SignalWatch{c: make(chan os.Signal, 4), ready: make(chan struct{})}
+	if sigpipe.Own {
+		notify(w.c, forwarded...)
+		close(w.ready)
+		return w
+	}
 	go func() {
-		signal.Notify(w.c, forwarded...)
+		notify(w.c, forwarded...)
 		close(w.ready)
 	}()
 	return w
 }
 
+// Notify sends c the signals of sigs, as signal.Notify does, beside the
+// watch: a CLI's other subscription to them (an approval that a signal
+// ends) goes through it.
+func (w *SignalWatch) Notify(c chan<- os.Signal, sigs ...os.Signal) { notify(c, sigs...) }
+
+// Stop ends what Notify started for c: at once where sigpipe takes the
+// signals; in the background where os/signal does, which disables each
+// with a round trip to a runtime thread (c may get one meanwhile).
+func (w *SignalWatch) Stop(c chan<- os.Signal) { stopNotify(c) }
+
 // wait returns the watch's channel once it is subscribed.
 func (w *SignalWatch) wait() chan os.Signal {
 	<-w.ready
 	return w.c
+}
+
+// stopNotify ends notify's subscription of c: at once through sigpipe,
+// in the background through os/signal.
+func stopNotify(c chan<- os.Signal) {
+	if sigpipe.Own {
+		sigpipe.Stop(c)
+		return
+	}
+	go signal.Stop(c)
+}
+
+// notify subscribes c to sigs through sigpipe, or os/signal where sigpipe
+// cannot take them (it then changed nothing).
+func notify(c chan<- os.Signal, sigs ...os.Signal) {
+	nums := make([]syscall.Signal, 0, len(sigs))
+	for _, s := range sigs {
+		if n, ok := s.(syscall.Signal); ok {
+			nums = append(nums, n)
+		}
+	}
+	if len(nums) == len(sigs) && sigpipe.Notify(c, nums...) == nil {
+		return
+	}
+	signal.Notify(c, sigs...)
 }
 
 // Process is a command already started, with a process group of its own,
@@ -186,13 +233,14 @@ func (s *Supervisor) run(ctx context.Context, start func() error, pin bool, pid 
 	}
 	var sigs, jobSigs chan os.Signal
 	job := s.Job
-	// Run's own subscriptions are stopped in the background: the runtime
-	// disables each signal with a round trip to a thread of its own, and
-	// a CLI exits meanwhile. One that comes in between goes to its
-	// channel, unread, as one after the group ended did before.
+	// Run's own subscriptions are stopped in the background where they
+	// go through os/signal (stopNotify): the runtime disables each signal
+	// with a round trip to a thread of its own, and a CLI exits
+	// meanwhile. One that comes in between goes to its channel, unread,
+	// as one after the group ended did before.
 	subscribe := func(list []os.Signal) chan os.Signal {
 		c := make(chan os.Signal, 4)
-		signal.Notify(c, list...)
+		notify(c, list...)
 		return c
 	}
 	switch {
@@ -202,16 +250,17 @@ func (s *Supervisor) run(ctx context.Context, start func() error, pin bool, pid 
 		sigs = s.Watch.wait()
 	default:
 		sigs = subscribe(forwarded)
-		defer func() { go signal.Stop(sigs) }()
+		defer stopNotify(sigs)
 	}
 	if job != nil {
 		jobSigs = subscribe(jobSignals)
-		defer func() { go signal.Stop(jobSigs) }()
+		defer stopNotify(jobSigs)
 	}
 	// Watched before the start: a signal in between is the command's too.
-	// Locked after signal.Notify, whose first call starts a thread of the
-	// runtime's own: from a locked thread that is made through the
-	// runtime's template thread, one more thread and handoff.
+	// Locked after the subscription: through os/signal its first call
+	// starts a thread of the runtime's own, which from a locked thread is
+	// made through the runtime's template thread, one more thread and
+	// handoff.
 	if pin {
 		runtime.LockOSThread()
 		defer runtime.UnlockOSThread()

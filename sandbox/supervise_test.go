@@ -9,13 +9,15 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
-	"os/signal"
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/gatedexec/gatedexec/internal/sigpipe"
 )
 
 // shell returns sh running script in a process group of its own.
@@ -152,9 +154,9 @@ func alive(pid int) bool {
 // nor is lost: the command gets it once started. And the supervisor
 // leaves the watch subscribed.
 func TestSupervisorWatch(t *testing.T) {
-	w := WatchSignals()
+	w := testWatch()
 	c := w.wait()
-	t.Cleanup(func() { signal.Stop(c) })
+	drainSignals(c)
 	if err := syscall.Kill(os.Getpid(), syscall.SIGINT); err != nil {
 		t.Fatal(err)
 	}
@@ -188,6 +190,61 @@ func TestSupervisorWatch(t *testing.T) {
 	case <-c:
 	case <-time.After(5 * time.Second):
 		t.Fatal("the supervisor unsubscribed the caller's watch")
+	}
+}
+
+// testWatch is the one watch of this test process, as a CLI has one.
+var testWatch = sync.OnceValue(WatchSignals)
+
+// drainSignals empties c of what other tests' signals left there: a
+// watch is never stopped.
+func drainSignals(c chan os.Signal) {
+	for len(c) > 0 {
+		<-c
+	}
+}
+
+// TestSignalWatchNotify: another subscription through the watch gets the
+// signals it asked for beside the watch, and none once stopped.
+func TestSignalWatchNotify(t *testing.T) {
+	w := testWatch()
+	c := w.wait()
+	drainSignals(c)
+	tap := make(chan os.Signal, 1)
+	w.Notify(tap, syscall.SIGHUP)
+	syscall.Kill(os.Getpid(), syscall.SIGHUP)
+	for _, ch := range []chan os.Signal{c, tap} {
+		select {
+		case sig := <-ch:
+			if sig != syscall.SIGHUP {
+				t.Errorf("got %v, want SIGHUP", sig)
+			}
+		case <-time.After(5 * time.Second):
+			t.Fatal("SIGHUP reached one of the watch and the tap only")
+		}
+	}
+	// Not asked for: SIGTERM reaches the watch only.
+	syscall.Kill(os.Getpid(), syscall.SIGTERM)
+	select {
+	case <-c:
+	case <-time.After(5 * time.Second):
+		t.Fatal("SIGTERM did not reach the watch")
+	}
+	if len(tap) != 0 {
+		t.Errorf("the tap got %v, which it did not ask for", <-tap)
+	}
+	w.Stop(tap)
+	if !sigpipe.Own {
+		return // os/signal stops it in the background
+	}
+	syscall.Kill(os.Getpid(), syscall.SIGHUP)
+	select {
+	case <-c:
+	case <-time.After(5 * time.Second):
+		t.Fatal("SIGHUP did not reach the watch")
+	}
+	if len(tap) != 0 {
+		t.Error("the tap got a signal after Stop")
 	}
 }
 

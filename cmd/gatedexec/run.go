@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/signal"
 	"syscall"
 	"time"
 
@@ -159,7 +158,7 @@ func gatedRun(cmd *cobra.Command, f *runFlags, args []string) (*gate.Result, den
 	}
 	hint.approverFrom, hint.pinned = g.ApproverOrigin(), g.ApproverPinned()
 
-	ctx, stop := approvalContext()
+	ctx, stop := approvalContext(sigs)
 	defer stop()
 	res, err := g.Run(context.Background(), gate.Request{
 		ApprovalContext: ctx,
@@ -177,11 +176,12 @@ func gatedRun(cmd *cobra.Command, f *runFlags, args []string) (*gate.Result, den
 // approvalContext returns the context a pending approval is cancelled by.
 // The sandbox runner forwards signals to the command's process group;
 // here they only end a pending approval: SIGINT and SIGTERM abort it, and
-// SIGHUP (the terminal of a tty prompt closed) is an audited denial.
-func approvalContext() (context.Context, func()) {
+// SIGHUP (the terminal of a tty prompt closed) is an audited denial. They
+// come through watch, the CLI's subscription to the signals it forwards.
+func approvalContext(watch *gate.SignalWatch) (context.Context, func()) {
 	ctx, cancel := context.WithCancelCause(context.Background())
 	sigs := make(chan os.Signal, 1)
-	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP)
+	watch.Notify(sigs, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP)
 	done := make(chan struct{})
 	go func() {
 		select {
@@ -195,10 +195,7 @@ func approvalContext() (context.Context, func()) {
 		}
 	}()
 	return ctx, func() {
-		// Stopped in the background, as the supervisor stops its own:
-		// each signal is disabled by a round trip to a runtime thread,
-		// and the run is over.
-		go signal.Stop(sigs)
+		watch.Stop(sigs)
 		close(done)
 		cancel(nil)
 	}
