@@ -28,3 +28,13 @@ func lockAndStart(t *testing.T, done chan<- *Child) {
 	}
 	done <- c
 }
+
+// thisCPU returns the CPU the calling thread runs on.
+func thisCPU(t *testing.T) int {
+	t.Helper()
+	var cpu uint32
+	if _, _, e := unix.RawSyscall(unix.SYS_GETCPU, uintptr(unsafe.Pointer(&cpu)), 0, 0); e != 0 {
+		t.Fatal(e)
+	}
+	return int(cpu)
+}

@@ -98,6 +98,13 @@ func Start(path string, argv []string, files []*os.File, attr Attr) (*Child, err
 		return nil, &os.PathError{Op: "clone", Path: path, Err: syscall.Errno(-pid)}
 	}
 	c.pid = int(pid)
+	if len(attr.CPUs) > 0 {
+		// A new task is queued on its parent's CPU, where it waits for
+		// this thread to give the CPU up (0.08 ms, traced) before it can
+		// move itself: moved now, not yet running, it starts on its own
+		// CPUs at once. Best effort, as the child's own move.
+		unix.RawSyscall(unix.SYS_SCHED_SETAFFINITY, uintptr(pid), uintptr(len(attr.CPUs)), uintptr(unsafe.Pointer(&attr.CPUs[0])))
+	}
 	return c, nil
 }
 

@@ -168,3 +168,43 @@ func TestStartSignalsBlocked(t *testing.T) {
 		t.Errorf("the child's status:\n%s\nwant every signal blocked but SIGKILL and SIGSTOP", b)
 	}
 }
+
+// TestStartMovesChild: the child is on its CPUs when Start returns, moved
+// by its parent before it first runs, not waiting on the parent's CPU to
+// move itself.
+func TestStartMovesChild(t *testing.T) {
+	if !Supported {
+		t.Skip("spawnexec starts nothing on this platform")
+	}
+	var cpus unix.CPUSet
+	if err := unix.SchedGetaffinity(0, &cpus); err != nil {
+		t.Fatal(err)
+	}
+	here := thisCPU(t)
+	// Another CPU than this thread's where there is one: the child is
+	// queued here first.
+	other := -1
+	for i := 0; i < 1024; i++ {
+		if cpus.IsSet(i) && (other < 0 || i != here) {
+			other = i
+		}
+	}
+	var one unix.CPUSet
+	one.Set(other)
+	c, err := Start("/bin/sleep", []string{"sleep", "60"}, nil, Attr{CPUs: (*[8]byte)(unsafe8(&one))[:]})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got unix.CPUSet
+	gerr := unix.SchedGetaffinity(c.Pid(), &got)
+	defer func() {
+		unix.Kill(c.Pid(), unix.SIGKILL)
+		wait(t, c.Pid())
+	}()
+	if gerr != nil {
+		t.Fatal(gerr)
+	}
+	if got != one {
+		t.Errorf("the child's CPUs when Start returned: %d of them, want CPU %d alone", got.Count(), other)
+	}
+}
