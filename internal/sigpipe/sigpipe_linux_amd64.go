@@ -15,10 +15,11 @@ import (
 // os/signal.
 const Own = true
 
-// writeFD is the pipe's write end, which the handler writes to. A signal
-// handler has no argument to find it by: it is set, once, before the
-// first handler is installed.
-var writeFD int32 = -1
+// writeFD is the pipe's write end, which the handler writes to, and
+// ownerPID the process that made it, the only one the handler writes in.
+// A signal handler has no argument to find them by: they are set, once,
+// before the first handler is installed.
+var writeFD, ownerPID int32 = -1, -1
 
 // handlerPC and restorerPC return the entry addresses of the signal
 // handler (sigpipe_linux_amd64.s) and of its return to the kernel
@@ -70,7 +71,7 @@ func Notify(c chan<- os.Signal, sigs ...syscall.Signal) error {
 		if err := unix.Pipe2(p[:], unix.O_CLOEXEC|unix.O_NONBLOCK); err != nil {
 			return fmt.Errorf("sigpipe: %w", err)
 		}
-		writeFD = int32(p[1])
+		writeFD, ownerPID = int32(p[1]), int32(os.Getpid())
 		taken.piped = true
 		taken.prev = map[syscall.Signal]sigaction{}
 		taken.subs = map[chan<- os.Signal][]syscall.Signal{}

@@ -10,9 +10,10 @@ import (
 
 // TestNotify: signals sent to the process come out of the channels that
 // asked for them, in order, instead of ending it (SIGTERM, SIGINT and
-// SIGHUP would, SIGQUIT would dump its goroutines); a channel stopped
-// gets nothing more; a signal no channel wants goes back to the runtime,
-// whose os/signal then sees it again.
+// SIGHUP would, SIGQUIT would dump its goroutines), only in the process
+// that installed the handler; a channel stopped gets nothing more; a
+// signal no channel wants goes back to the runtime, whose os/signal then
+// sees it again.
 func TestNotify(t *testing.T) {
 	all := make(chan os.Signal, 8)
 	hup := make(chan os.Signal, 8)
@@ -42,6 +43,17 @@ func TestNotify(t *testing.T) {
 	if len(hup) != 0 {
 		t.Errorf("%v came to a channel that asked for SIGHUP only", <-hup)
 	}
+	// Taken in another process than the one that installed the handler
+	// (a forked child before its exec), a signal is not handed on.
+	owner := ownerPID
+	ownerPID = owner + 1
+	syscall.Kill(os.Getpid(), syscall.SIGHUP)
+	select {
+	case sig := <-hup:
+		t.Errorf("%v handed on from another process", sig)
+	case <-time.After(100 * time.Millisecond):
+	}
+	ownerPID = owner
 	Stop(all)
 	syscall.Kill(os.Getpid(), syscall.SIGHUP)
 	receive(hup, syscall.SIGHUP)
