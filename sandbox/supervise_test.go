@@ -210,26 +210,32 @@ func TestSignalWatchNotify(t *testing.T) {
 	w := testWatch()
 	c := w.wait()
 	drainSignals(c)
-	tap := make(chan os.Signal, 1)
-	w.Notify(tap, syscall.SIGHUP)
-	syscall.Kill(os.Getpid(), syscall.SIGHUP)
-	for _, ch := range []chan os.Signal{c, tap} {
+	// sendSelf sends this process sig and wants it on c within 5s.
+	sendSelf := func(sig syscall.Signal, c chan os.Signal, what string) {
+		t.Helper()
+		syscall.Kill(os.Getpid(), sig)
 		select {
-		case sig := <-ch:
-			if sig != syscall.SIGHUP {
-				t.Errorf("got %v, want SIGHUP", sig)
+		case got := <-c:
+			if got != sig {
+				t.Errorf("%s got %v, want %v", what, got, sig)
 			}
 		case <-time.After(5 * time.Second):
-			t.Fatal("SIGHUP reached one of the watch and the tap only")
+			t.Fatalf("%v did not reach %s", sig, what)
 		}
 	}
-	// Not asked for: SIGTERM reaches the watch only.
-	syscall.Kill(os.Getpid(), syscall.SIGTERM)
+	tap := make(chan os.Signal, 1)
+	w.Notify(tap, syscall.SIGHUP)
+	sendSelf(syscall.SIGHUP, c, "the watch")
 	select {
-	case <-c:
+	case got := <-tap:
+		if got != syscall.SIGHUP {
+			t.Errorf("the tap got %v, want SIGHUP", got)
+		}
 	case <-time.After(5 * time.Second):
-		t.Fatal("SIGTERM did not reach the watch")
+		t.Fatal("SIGHUP did not reach the tap")
 	}
+	// Not asked for: SIGTERM reaches the watch only.
+	sendSelf(syscall.SIGTERM, c, "the watch")
 	if len(tap) != 0 {
 		t.Errorf("the tap got %v, which it did not ask for", <-tap)
 	}
@@ -237,12 +243,7 @@ func TestSignalWatchNotify(t *testing.T) {
 	if !sigpipe.Own {
 		return // os/signal stops it in the background
 	}
-	syscall.Kill(os.Getpid(), syscall.SIGHUP)
-	select {
-	case <-c:
-	case <-time.After(5 * time.Second):
-		t.Fatal("SIGHUP did not reach the watch")
-	}
+	sendSelf(syscall.SIGHUP, c, "the watch")
 	if len(tap) != 0 {
 		t.Error("the tap got a signal after Stop")
 	}

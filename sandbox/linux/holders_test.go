@@ -95,18 +95,25 @@ func holdMountsConcurrent(t *testing.T, leave bool) {
 	}
 }
 
+// holderProfile returns a workspace without .git and a profile whose
+// protect paths there are missing: each run of it makes holders.
+func holderProfile(t *testing.T) (string, *sandbox.Profile) {
+	t.Helper()
+	ws, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ws, &sandbox.Profile{Name: "workspace-write", Write: []string{ws},
+		Protect: []string{filepath.Join(ws, ".gatedexec"), filepath.Join(ws, ".git", "hooks")}}
+}
+
 // TestReleaseClosesRemovedHolders: release removes the holders a run
 // made, and the descriptors of those it removed, closed in the
 // background, are closed soon after; those of holders it keeps (held by
 // another run) are closed when it returns, so that the other run can
 // remove them.
 func TestReleaseClosesRemovedHolders(t *testing.T) {
-	ws, err := filepath.EvalSymlinks(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	p := &sandbox.Profile{Name: "workspace-write", Write: []string{ws},
-		Protect: []string{filepath.Join(ws, ".gatedexec"), filepath.Join(ws, ".git", "hooks")}}
+	ws, p := holderProfile(t)
 	// No collection meanwhile: a file's finalizer would close what
 	// release leaves open.
 	defer debug.SetGCPercent(debug.SetGCPercent(-1))
@@ -164,12 +171,7 @@ func TestReleaseClosesRemovedHolders(t *testing.T) {
 // them frees nothing: their descriptors are closed when release returns,
 // not in the background.
 func TestReleaseClosesHoldersSetAside(t *testing.T) {
-	ws, err := filepath.EvalSymlinks(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	p := &sandbox.Profile{Name: "workspace-write", Write: []string{ws},
-		Protect: []string{filepath.Join(ws, ".gatedexec"), filepath.Join(ws, ".git", "hooks")}}
+	ws, p := holderProfile(t)
 	defer debug.SetGCPercent(debug.SetGCPercent(-1))
 	// One P: a goroutine release started could run only once this one
 	// blocks, so what is open when it returns is what it left open.
