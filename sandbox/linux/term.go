@@ -209,8 +209,8 @@ func (s *stdio) finish() {
 // output to end, cuts off the ones still reading, and closes their read
 // ends. A run with no copy (its output a file or the caller's pipe, as an
 // agent's usually is) does not come here: the waiting goroutine and the
-// timer, the process's first, which starts the runtime's poller, cost
-// the result three system calls and a wake on the other CPU.
+// timer woke another thread on the way to every run's result, and the
+// timer, where it was the process's first, started the runtime's poller.
 func (s *stdio) drainCopies() {
 	done := make(chan struct{})
 	go func() { s.copies.Wait(); close(done) }()
