@@ -15,8 +15,19 @@ func unsafe8(s *unix.CPUSet) unsafe.Pointer { return unsafe.Pointer(s) }
 
 // lockAndStart starts a sleeping child from a thread of its own, which
 // ends when this returns (locked, it is not given back to the runtime).
+// Not the main thread, which the runtime wedges rather than ends: there
+// the start is made from another goroutine, which this one, locked,
+// keeps off the main thread meanwhile.
 func lockAndStart(t *testing.T, done chan<- *Child) {
 	runtime.LockOSThread()
+	if unix.Gettid() == unix.Getpid() {
+		other := make(chan *Child)
+		go lockAndStart(t, other)
+		c := <-other
+		runtime.UnlockOSThread()
+		done <- c
+		return
+	}
 	c, err := Start("/bin/sleep", []string{"sleep", "60"}, nil, Attr{})
 	if err != nil {
 		t.Error(err)
