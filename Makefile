@@ -8,7 +8,9 @@ BIN       := bin/gatedexec
 # sandboxed command's helper would pay for the SDK's initialisation.
 MCPBIN    := bin/gatedexec-mcp
 VERSION   ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
-LDFLAGS   := -s -w -X main.version=$(VERSION)
+# -R 0x200000 starts each segment on a 2 MB boundary (build, below, says
+# why).
+LDFLAGS   := -s -w -R 0x200000 -X main.version=$(VERSION)
 # An execution count, not a duration: Go 1.26's fuzz coordinator can fail
 # a duration-bounded run with a spurious "context deadline exceeded" when
 # the deadline lands mid-execution (golang/go#75804, fixed in Go 1.27).
@@ -57,6 +59,15 @@ $(HELPER): $(HELPER_SRC) | deps
 # `check` on 1 000 rules 1.99 -> 1.82, `sandbox -p workspace-write` 5.54
 # -> 5.07). The page cache keeps the state until the file is evicted and
 # read back.
+#
+# A 2 MB page maps only a 2 MB block of the address space that one
+# segment covers whole. At the linker's default 4 KB rounding, read-only
+# data began right after the code, inside the code's last block, and the
+# data segment inside read-only data's: those blocks were faulted in 4 KB
+# at a time (about 30 faults of code and read-only data a `version`, 35 a
+# sandboxed /bin/true). Rounded to 2 MB (-R 0x200000), 13 and 23; in
+# turns run by run, `version` -0.019 ms, `sandbox -p workspace-write`
+# -0.043 ms. The padding makes the file 4.7 MB larger.
 GOBUILD   := CGO_ENABLED=0 $(GO) build -trimpath -ldflags '$(LDFLAGS)'
 build: $(HELPER)
 	@modfile=$$($(GO) run ./scripts/depatch) && \
