@@ -7,35 +7,21 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"runtime"
 	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/gatedexec/gatedexec/internal/exitunmap"
+	// One Go processor for run and sandbox, set at initialisation.
+	_ "github.com/gatedexec/gatedexec/internal/oneproc"
 )
 
 // main exits through exitunmap: the caller has the status before the
 // kernel has unmapped gatedexec's memory, and before what a run left to
 // the exit is done.
 func main() {
-	if supervisesRun(os.Args[1:]) {
-		runtime.GOMAXPROCS(1)
-	}
 	var leave exitunmap.Leave
 	leave.Exit(run(os.Args[1:], &leave))
-}
-
-// supervisesRun reports whether args name a command that runs one
-// sandboxed command and waits for it (run, sandbox). Its Go work is one
-// goroutine at a time; with a processor for each CPU the runtime woke
-// threads on the other CPUs, where the sandbox helper and the command run,
-// for every goroutine it readied: 0.13-0.20 ms of a sandboxed /bin/true,
-// against one processor set here. The others (check, version) lose more
-// to the call, a stop of the world (0.08-0.12 ms), than they gain, and
-// the MCP server serves runs at once.
-func supervisesRun(args []string) bool {
-	return len(args) > 0 && (args[0] == "run" || args[0] == "sandbox")
 }
 
 func run(args []string, leave *exitunmap.Leave) int {

@@ -80,24 +80,3 @@ func TestWholeTreeUnlessSubcommandNamed(t *testing.T) {
 		}
 	}
 }
-
-// TestSupervisesRun: one processor for the commands that supervise one
-// sandboxed run, named first, and for no other.
-func TestSupervisesRun(t *testing.T) {
-	for _, c := range []struct {
-		args []string
-		want bool
-	}{
-		{[]string{"run", "--", "true"}, true},
-		{[]string{"sandbox", "-p", "read-only", "--", "true"}, true},
-		{[]string{"check", "--", "run"}, false},
-		{[]string{"version"}, false},
-		{[]string{"mcp"}, false},
-		{[]string{"--help", "run"}, false},
-		{nil, false},
-	} {
-		if got := supervisesRun(c.args); got != c.want {
-			t.Errorf("supervisesRun(%q) = %v, want %v", c.args, got, c.want)
-		}
-	}
-}
