@@ -31,6 +31,10 @@ const (
 	// number of them.
 	keptNetNSArg = "kept-netns"
 	keptNetNSMax = 16
+	// spinArg is a prestarted helper's argument when the runner moved it
+	// to CPUs of its own (asideNow): it polls for its run a moment before
+	// it sleeps on it (GX_SPIN_NS).
+	spinArg = "spin"
 )
 
 // File descriptors the runner hands the helper, and its failure status.

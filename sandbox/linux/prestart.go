@@ -380,10 +380,13 @@ func (r *Runner) startPrestarted(pre *prestarted, limits []cgroupLimit, bc sandb
 		var err error
 		if async {
 			attr := spawnexec.Attr{Setsid: true, Cloneflags: prestartAttr(pre.key.unshare).Cloneflags}
+			argv := args
 			if aside, ok := asideNow(); ok {
+				// On CPUs of its own, its polling takes no one's turn.
 				attr.CPUs = cpuMask(&aside)
+				argv = append(args[:len(args):len(args)], spinArg)
 			}
-			if pre.spawn, err = spawnexec.Start(exe, args, files, attr); err != nil {
+			if pre.spawn, err = spawnexec.Start(exe, argv, files, attr); err != nil {
 				return err
 			}
 			pre.proc = &proc{pid: pre.spawn.Pid()}

@@ -437,7 +437,15 @@ func TestPrestartedRefusesOtherSpecs(t *testing.T) {
 // moves it there after its start): an init forked before would run the
 // command outside them.
 func TestPrestartedAwaitsCgroups(t *testing.T) {
-	h := startBareHelper(t)
+	for _, extra := range [][]string{nil, {spinArg}} {
+		t.Run(fmt.Sprint(extra), func(t *testing.T) { awaitsCgroups(t, extra) })
+	}
+}
+
+// awaitsCgroups is TestPrestartedAwaitsCgroups for a helper started with
+// the arguments extra after its flags.
+func awaitsCgroups(t *testing.T, extra []string) {
+	h := startBareHelper(t, extra...)
 	time.Sleep(100 * time.Millisecond)
 	if kids := h.children(); len(kids) != 0 {
 		t.Fatalf("the helper forked %v before it was told it is in its cgroups", kids)
@@ -498,7 +506,21 @@ func (h *bareHelper) children() []string {
 
 // startBareHelper starts a prestarted helper for a PID and mount
 // namespace, ended with the test.
-func startBareHelper(t *testing.T) *bareHelper {
+func startBareHelper(t *testing.T, extra ...string) *bareHelper {
+	t.Helper()
+	h := startPrestartHelper(t, extra...)
+	pre := &prestarted{sock: h.sock}
+	if f, err := pre.holdMountNS(0); err != nil || f == nil {
+		t.Fatalf("the helper's mount namespace: %v %v", f, err)
+	} else {
+		f.Close()
+	}
+	return h
+}
+
+// startPrestartHelper starts a prestarted helper by hand, with the
+// arguments extra after its namespace flags, ended with the test.
+func startPrestartHelper(t *testing.T, extra ...string) *bareHelper {
 	t.Helper()
 	requireRoot(t, "without root the helper's namespaces need a user namespace")
 	r := &Runner{LongLived: true}
@@ -521,7 +543,7 @@ func startBareHelper(t *testing.T) *bareHelper {
 	flags := unix.CLONE_NEWNS | unix.CLONE_NEWIPC | unix.CLONE_NEWPID
 	cmd := &exec.Cmd{
 		Path:        exe,
-		Args:        []string{"gatedexec-sandbox", HelperArg, prestartArg, strconv.Itoa(flags)},
+		Args:        append([]string{"gatedexec-sandbox", HelperArg, prestartArg, strconv.Itoa(flags)}, extra...),
 		Env:         []string{},
 		ExtraFiles:  helperFiles(theirs, repW, nil, nil, self),
 		SysProcAttr: &syscall.SysProcAttr{Setsid: true, Pdeathsig: syscall.SIGKILL},
@@ -535,13 +557,21 @@ func startBareHelper(t *testing.T) *bareHelper {
 		cmd.Process.Kill()
 		cmd.Wait()
 	})
-	pre := &prestarted{sock: mine}
-	if f, err := pre.holdMountNS(0); err != nil || f == nil {
-		t.Fatalf("the helper's mount namespace: %v %v", f, err)
-	} else {
-		f.Close()
-	}
 	return &bareHelper{cmd: cmd, sock: mine, rep: repR}
+}
+
+// TestPrestartArgs: a prestarted helper takes each of its arguments after
+// the namespace flags once, and refuses, before it makes anything, one
+// it does not know or has been given already.
+func TestPrestartArgs(t *testing.T) {
+	for _, extra := range [][]string{{spinArg, spinArg}, {"spun"}, {spinArg, ""}} {
+		h := startPrestartHelper(t, extra...)
+		report, _ := io.ReadAll(h.rep)
+		h.cmd.Wait()
+		if code := h.cmd.ProcessState.ExitCode(); code != helperFail || !strings.Contains(string(report), "prestart: unknown argument") {
+			t.Errorf("%q: exit %d, report %q; want %d, unknown argument", extra, code, report, helperFail)
+		}
+	}
 }
 
 // TestRunnerStartsAhead: a one-shot Runner starts a run's helper as a

@@ -25,6 +25,7 @@
 #include <sys/file.h>
 #include <sys/ioctl.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <sys/mount.h>
 #include <sched.h>
 #include <sys/prctl.h>
@@ -1728,11 +1729,37 @@ static void await_cgroups(void) {
 static int received_egress;
 static int egress_fd = GX_EGRESS_FD;
 
+// spin is set for a helper started with GX_SPIN_ARG.
+static int spin;
+
+// spin_readable returns once fd is readable, or has hung up, or after
+// ns nanoseconds, whichever comes first, without sleeping: the runner
+// sends the run when it is ready, often a moment after the helper is.
+// Woken from a sleep instead, the helper waited for its idle CPU to be
+// woken: 0.03-0.07 ms on a VM, where the CPU halts (a sandboxed /bin/true
+// 0.020 ms faster with it, in turns run by run).
+static void spin_readable(int fd, long ns) {
+	struct timespec start, now;
+	if (clock_gettime(CLOCK_MONOTONIC, &start) != 0) {
+		return;
+	}
+	struct pollfd p = {.fd = fd, .events = POLLIN};
+	while (poll(&p, 1, 0) == 0) {
+		if (clock_gettime(CLOCK_MONOTONIC, &now) != 0 ||
+		    (now.tv_sec - start.tv_sec) * 1000000000L + (now.tv_nsec - start.tv_nsec) >= ns) {
+			return;
+		}
+	}
+}
+
 // receive_stdio takes the descriptors a prestarted helper is sent for
 // its run: its standard descriptors, the Landlock ruleset when there is
 // one more than those and the egress socket, and the egress socket when
 // the message says so (GX_PRESTART_EGRESS).
 static void receive_stdio(void) {
+	if (spin) {
+		spin_readable(GX_SPEC_FD, GX_SPIN_NS);
+	}
 	unsigned char head = 0;
 	int fds[GX_PRESTART_FDS];
 	int got = recv_fds(&head, fds, GX_PRESTART_FDS, "receiving descriptors");
@@ -2110,11 +2137,14 @@ int main(int argc, char **argv) {
 			setup_fail("prestart: bad namespace flags %s", argv[3]);
 		}
 		prestarted = (uint32_t)v;
-		if (argc >= 5) {
-			if (strcmp(argv[4], GX_KEPT_NETNS_ARG) != 0) {
-				setup_fail("prestart: unknown argument %s", argv[4]);
+		for (int i = 4; i < argc; i++) {
+			if (!kept_netns && strcmp(argv[i], GX_KEPT_NETNS_ARG) == 0) {
+				kept_netns = 1;
+			} else if (!spin && strcmp(argv[i], GX_SPIN_ARG) == 0) {
+				spin = 1;
+			} else {
+				setup_fail("prestart: unknown argument %s", argv[i]);
 			}
-			kept_netns = 1;
 		}
 	}
 	run_helper(prestarted, kept_netns);

@@ -52,6 +52,14 @@
 #define GX_KEPT_NETNS_ARG "kept-netns"
 #define GX_KEPT_NETNS_MAX 16
 
+// A prestarted helper given GX_SPIN_ARG (after its flags, before or after
+// GX_KEPT_NETNS_ARG) has a CPU of its own, where nothing else is
+// runnable (the runner moved it there): once ready for its run, it polls
+// for the run's descriptors and spec for up to GX_SPIN_NS before it
+// sleeps on them (receive_stdio).
+#define GX_SPIN_ARG "spin"
+#define GX_SPIN_NS 200000
+
 // File descriptors the runner hands the helper.
 #define GX_SPEC_FD 3    // the spec's length, the spec, then the go-ahead (GX_GO_AHEAD)
 #define GX_REPORT_FD 4  // made CLOEXEC: the target never holds it
