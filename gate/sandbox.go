@@ -67,35 +67,50 @@ func Sandbox(ctx context.Context, req SandboxRequest) (*SandboxResult, error) {
 		// unrecorded: the ceiling would be one command away.
 		return nil, fmt.Errorf("%w: gatedexec sandbox runs a command without rules, approval or audit record, which the managed layer %s does not allow: use gatedexec run -p PROFILE", ErrManaged, m.Dir)
 	}
-	p, err := profileLoader(os.Getenv, req.Place, cfg, cacheBuild(os.Getenv, cfg.Dirs, req.Version)).Resolve(req.Profile)
-	if err != nil {
-		return nil, configErr(err)
-	}
-	if req.Timeout > 0 {
-		p.Limits.Timeout = req.Timeout
-	}
-	if !p.Unrestricted {
-		// No rules are read here, but the command must not be able to
-		// write the ones a later run reads. An unrestricted profile
-		// keeps nothing from it (WithControl) and watches no git: the
-		// paths, 0.1 ms of a full-access run, would go unused.
-		control, scanCache, err := controlPaths(os.Getenv, cfg.Dirs, profileFile(req.Profile), existing(req.ResultFile))
-		if err != nil {
-			return nil, err
-		}
-		p = sandbox.WithScanCache(sandbox.WithControl(p, control), scanCache)
-	}
 	runner := req.Runner
 	if runner == nil {
 		runner = hostRunner(false, req.LeaveToExit)
 	}
-	res, err := runner.Run(ctx, &sandbox.Command{
+	c := &sandbox.Command{
 		Argv: req.Argv, Dir: req.Place.Cwd, Env: req.Env,
 		Stdin: req.Stdin, Stdout: req.Stdout, Stderr: req.Stderr,
-		Profile: p, ForwardSignals: req.ForwardSignals, Signals: req.Signals,
+		ForwardSignals: req.ForwardSignals, Signals: req.Signals,
 		// Its result reports no denial read from stderr.
 		NoStderrTail: true,
-	})
+	}
+	build := cacheBuild(os.Getenv, cfg.Dirs, req.Version)
+	l := profileLoader(os.Getenv, req.Place, cfg, build)
+	early, _ := runner.(sandbox.EarlyStarter)
+	if early != nil {
+		// Before the profile is read: what the run starts with depends
+		// on little of it, kept from the last run of the same profile.
+		early.StartEarly(c, earlyID(req.Profile, req.Place), sandbox.BuildCache{Dir: l.CacheDir, Build: l.CacheBuild})
+	}
+	p, err := l.Resolve(req.Profile)
+	if err != nil {
+		err = configErr(err)
+	} else if !p.Unrestricted {
+		// No rules are read here, but the command must not be able to
+		// write the ones a later run reads. An unrestricted profile
+		// keeps nothing from it (WithControl) and watches no git: the
+		// paths, 0.1 ms of a full-access run, would go unused.
+		var control []string
+		var scanCache string
+		if control, scanCache, err = controlPaths(os.Getenv, cfg.Dirs, profileFile(req.Profile), existing(req.ResultFile)); err == nil {
+			p = sandbox.WithScanCache(sandbox.WithControl(p, control), scanCache)
+		}
+	}
+	if err != nil {
+		if early != nil {
+			early.EndEarly()
+		}
+		return nil, err
+	}
+	if req.Timeout > 0 {
+		p.Limits.Timeout = req.Timeout
+	}
+	c.Profile = p
+	res, err := runner.Run(ctx, c)
 	if res == nil {
 		if err == nil {
 			err = fmt.Errorf("sandbox: no result")
@@ -113,6 +128,13 @@ func Sandbox(ctx context.Context, req SandboxRequest) (*SandboxResult, error) {
 		r.Signal = &sig
 	}
 	return r, err
+}
+
+// earlyID names the profile name (a name or a file) resolves to in pl,
+// for sandbox.EarlyStarter: the same name in the same workspace and
+// directory resolves to the same profile, as long as their files do.
+func earlyID(name string, pl Place) string {
+	return name + "\x00" + pl.Workspace + "\x00" + pl.Cwd
 }
 
 // SignalWatch is the CLI's subscription to the signals its command is

@@ -2,7 +2,11 @@ package gate
 
 import (
 	"context"
+	"os"
+	"strings"
 	"testing"
+
+	"github.com/gatedexec/gatedexec/sandbox"
 )
 
 // TestSandboxReadsNoStderrTail: gatedexec sandbox reports no denial found
@@ -23,5 +27,68 @@ func TestSandboxReadsNoStderrTail(t *testing.T) {
 	}
 	if len(runner.noTail) != 1 || !runner.noTail[0] {
 		t.Errorf("the runner got NoStderrTail %v, want [true]", runner.noTail)
+	}
+}
+
+// earlyRunner is a fakeRunner that can start early (sandbox.EarlyStarter),
+// recording what it was asked, in order.
+type earlyRunner struct {
+	fakeRunner
+	calls []string
+	ids   []string
+	cache []sandbox.BuildCache
+}
+
+func (e *earlyRunner) StartEarly(c *sandbox.Command, id string, bc sandbox.BuildCache) {
+	if c.Profile != nil {
+		e.calls = append(e.calls, "start with a profile")
+	}
+	e.calls, e.ids, e.cache = append(e.calls, "start"), append(e.ids, id), append(e.cache, bc)
+}
+
+func (e *earlyRunner) EndEarly() { e.calls = append(e.calls, "end") }
+
+func (e *earlyRunner) Run(ctx context.Context, c *sandbox.Command) (*sandbox.Result, error) {
+	e.calls = append(e.calls, "run")
+	return e.fakeRunner.Run(ctx, c)
+}
+
+// TestSandboxStartsEarly: gatedexec sandbox lets a runner that can begin
+// a run before its profile is read do so, naming the profile by its name
+// and place, with the profile cache; the run follows, and a profile that
+// does not resolve ends what was begun instead.
+func TestSandboxStartsEarly(t *testing.T) {
+	h := newTestHost(t)
+	for k, v := range h.env {
+		t.Setenv(k, v)
+	}
+	// A cache base that does not exist turns the caches off.
+	if err := os.MkdirAll(h.env["XDG_CACHE_HOME"], 0o700); err != nil {
+		t.Fatal(err)
+	}
+	req := SandboxRequest{Place: Place{Cwd: h.workspace, Workspace: h.workspace}, Argv: []string{"true"},
+		Profile: "read-only", Version: "test"}
+	runner := &earlyRunner{}
+	req.Runner = runner
+	if _, err := Sandbox(context.Background(), req); err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Join(runner.calls, ", "); got != "start, run" {
+		t.Errorf("calls: %s; want start, run", got)
+	}
+	if runner.ids[0] != earlyID("read-only", req.Place) || runner.cache[0].Dir == "" || runner.cache[0].Build == "" {
+		t.Errorf("started early as %q with cache %+v", runner.ids[0], runner.cache[0])
+	}
+	if other := earlyID("read-only", Place{Cwd: "/", Workspace: h.workspace}); other == runner.ids[0] {
+		t.Errorf("another directory names the profile the same: %q", other)
+	}
+
+	runner = &earlyRunner{}
+	req.Runner, req.Profile = runner, "no-such-profile"
+	if _, err := Sandbox(context.Background(), req); err == nil {
+		t.Fatal("an unknown profile ran")
+	}
+	if got := strings.Join(runner.calls, ", "); got != "start, end" {
+		t.Errorf("calls for an unknown profile: %s; want start, end", got)
 	}
 }

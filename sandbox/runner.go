@@ -93,6 +93,22 @@ type Runner interface {
 	Run(ctx context.Context, c *Command) (*Result, error)
 }
 
+// An EarlyStarter is a Runner that can begin a run before its profile is
+// read: a backend whose start of a run depends on little of the profile
+// keeps that little from the last run of the same profile.
+type EarlyStarter interface {
+	Runner
+	// StartEarly begins the next Run of c's command (its Argv, standard
+	// descriptors and environment; no Profile yet) under the profile
+	// id, as its caller names it (the same name in the same place, the
+	// same profile), from what the last run of id needed, kept in bc.
+	// The Run takes what was begun when its profile needs the same, and
+	// ends it otherwise.
+	StartEarly(c *Command, id string, bc BuildCache)
+	// EndEarly ends what StartEarly began when no Run follows.
+	EndEarly()
+}
+
 // ErrLayerUnavailable is wrapped by a Runner's error when a layer a strict
 // profile needs cannot be applied on this host; nothing was run.
 var ErrLayerUnavailable = errors.New("sandbox layer unavailable")

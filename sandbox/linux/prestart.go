@@ -123,15 +123,24 @@ func (r *Runner) prestartKeyOf(c *Command, unshare uint32, limits []cgroupLimit)
 	if unshare&unix.CLONE_NEWNS == 0 || p.NoSetsid || p.Unrestricted {
 		return prestartKey{}, false
 	}
+	if !prestartableStdio(c) {
+		return prestartKey{}, false
+	}
+	return prestartKey{unshare: unshare, keptNet: r.keptNetFor(p, unshare), limits: limitsKey(limits)}, true
+}
+
+// prestartableStdio reports whether c's standard descriptors can be given
+// to a prestarted helper: files, none of them a terminal.
+func prestartableStdio(c *Command) bool {
 	if _, ok := c.Stdin.(*os.File); c.Stdin != nil && !ok {
-		return prestartKey{}, false // exec.Cmd would copy it
+		return false // exec.Cmd would copy it
 	}
 	for _, s := range []any{c.Stdin, c.Stdout, c.Stderr} {
 		if f, ok := s.(*os.File); ok && f != nil && onTerm(f) {
-			return prestartKey{}, false // a pty and job control
+			return false // a pty and job control
 		}
 	}
-	return prestartKey{unshare: unshare, keptNet: r.keptNetFor(p, unshare), limits: limitsKey(limits)}, true
+	return true
 }
 
 // takePrestarted returns the helper waiting for key, once started; nil

@@ -72,6 +72,9 @@ type Runner struct {
 	// cache holds what every run on this Runner shares: the host's
 	// facts, probed once, and the seccomp programs built so far.
 	cache runnerCache
+
+	// early is what StartEarly did for the next run (early.go).
+	early *early
 }
 
 var _ sandbox.Runner = (*Runner)(nil)
@@ -85,6 +88,7 @@ func (r *Runner) Run(ctx context.Context, c *Command) (*sandbox.Result, error) {
 	}
 	start, err := r.begin(c)
 	if err != nil {
+		r.EndEarly()
 		return nil, err
 	}
 	return r.run(ctx, c, start, sandbox.NewGitWatch(c.Profile, r.warn()))
@@ -124,9 +128,15 @@ func (r *Runner) begin(c *Command) (runStart, error) {
 	}
 	st.unshare, st.limits = namespaces(st.layers, st.caps), cgroupLimits(p.Limits)
 	if !r.LongLived {
-		if key, ok := r.prestartKeyOf(c, st.unshare, st.limits); ok {
+		e := r.takeEarly()
+		key, ok := r.prestartKeyOf(c, st.unshare, st.limits)
+		want := earlyHint{ok: ok, key: key, limits: st.limits}
+		st.ahead = e.helperFor(want)
+		if ok && st.ahead == nil {
 			st.ahead = r.startAhead(key, st.limits, p.BuildCache)
 		}
+		// After the start: a hint that changed is written once.
+		e.keep(want)
 		if st.ahead == nil {
 			go warmProcessStart()
 		}
@@ -750,10 +760,29 @@ func cgroupLimits(l sandbox.Limits) []cgroupLimit {
 			mem = uint64(si.Totalram) * uint64(si.Unit) / 100 * uint64(l.MemoryPercent)
 		}
 	}
+	return limitsOf(l.NProc, mem)
+}
+
+// limitsOf returns the cgroup limits of at most pids tasks and mem bytes
+// of memory (0: no limit).
+func limitsOf(pids, mem uint64) []cgroupLimit {
 	return []cgroupLimit{
-		{controller: "pids", v1File: "pids.max", v2File: "pids.max", value: l.NProc, layer: LayerPIDsCgroup},
+		{controller: "pids", v1File: "pids.max", v2File: "pids.max", value: pids, layer: LayerPIDsCgroup},
 		{controller: "memory", v1File: "memory.limit_in_bytes", v2File: "memory.max", value: mem, layer: LayerMemoryCgroup},
 	}
+}
+
+// limitValues returns the values of limits, made by limitsOf.
+func limitValues(limits []cgroupLimit) (pids, mem uint64) {
+	for _, l := range limits {
+		switch l.controller {
+		case "pids":
+			pids = l.value
+		case "memory":
+			mem = l.value
+		}
+	}
+	return pids, mem
 }
 
 // stopSelf stops gatedexec the way a job stops, and returns once it is
