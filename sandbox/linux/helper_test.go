@@ -200,6 +200,25 @@ func TestHelperSpecEncodeRejectsNUL(t *testing.T) {
 	}
 }
 
+// TestHelperSpecSizes: the helper decodes every element of a spec's
+// lists across the sizes its arrays grow at (8, 16, ...) and past its
+// arena of 256 KiB, where the rest comes from malloc.
+func TestHelperSpecSizes(t *testing.T) {
+	for _, n := range []int{1, 7, 8, 9, 16, 17, 1000, 40000} {
+		argv := make([]string, n)
+		for i := range argv {
+			argv[i] = fmt.Sprintf("argument-%06d", i)
+		}
+		spec, err := (&helperSpec{Path: "/bin/true", Argv: argv, Env: argv}).encode()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if argc, err := checkSpec(spec); err != nil || argc != n {
+			t.Errorf("%d arguments (a spec of %d bytes): argc %d, %v", n, len(spec), argc, err)
+		}
+	}
+}
+
 // FuzzHelperSpec feeds the C decoder arbitrary specs (it must report an
 // error or decode, never crash) and round-trips specs built from the
 // inputs through encode.

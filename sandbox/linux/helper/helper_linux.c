@@ -152,6 +152,50 @@ static void read_full(int fd, unsigned char *buf, size_t n) {
 	}
 }
 
+// The run's spec and what is decoded from it are kept in arena, taken in
+// order and never given back (the helper execs or ends soon after): it
+// was musl's malloc's first use, on the run's path after the spec, seven
+// system calls (brk, mmap, munmap) and the faults of the pages they
+// mapped. A spec too large for it takes the rest from malloc.
+static unsigned char arena[256 << 10] __attribute__((aligned(16)));
+static size_t arena_used;
+
+// in_arena reports whether p was taken from arena.
+static int in_arena(const void *p) {
+	return (const unsigned char *)p >= arena && (const unsigned char *)p < arena + sizeof arena;
+}
+
+// arena_alloc returns n bytes of arena, or of malloc when arena has not
+// that many left; NULL when neither has.
+static void *arena_alloc(size_t n) {
+	size_t need = (n + 15) & ~(size_t)15;
+	if (need >= n && need <= sizeof arena - arena_used) {
+		void *p = arena + arena_used;
+		arena_used += need;
+		return p;
+	}
+	return malloc(n > 0 ? n : 1);
+}
+
+// arena_calloc is arena_alloc of n zeroed elements of size bytes.
+static void *arena_calloc(size_t n, size_t size) {
+	if (size != 0 && n > SIZE_MAX / size) {
+		return NULL;
+	}
+	void *p = arena_alloc(n * size);
+	if (p != NULL) {
+		memset(p, 0, n * size);
+	}
+	return p;
+}
+
+// arena_free frees p unless it was taken from arena.
+static void arena_free(void *p) {
+	if (!in_arena(p)) {
+		free(p);
+	}
+}
+
 // read_spec reads the spec from fd: its length (four bytes, little
 // endian), at most GX_MAX_SPEC, then the spec. The pipe stays open: the
 // runner's go-ahead follows (await_go_ahead).
@@ -162,7 +206,7 @@ static unsigned char *read_spec(int fd, size_t *len) {
 	if (n > GX_MAX_SPEC) {
 		setup_fail("reading spec: larger than %d bytes", GX_MAX_SPEC);
 	}
-	unsigned char *buf = malloc(n > 0 ? n : 1);
+	unsigned char *buf = arena_alloc(n);
 	if (buf == NULL) {
 		setup_fail("reading spec: out of memory");
 	}
@@ -244,7 +288,7 @@ static char *cstring(const unsigned char *p, uint32_t n) {
 	if (memchr(p, 0, n) != NULL) {
 		decode_fail("NUL byte in a string");
 	}
-	char *s = malloc((size_t)n + 1);
+	char *s = arena_alloc((size_t)n + 1);
 	if (s == NULL) {
 		decode_fail("out of memory");
 	}
@@ -253,11 +297,25 @@ static char *cstring(const unsigned char *p, uint32_t n) {
 	return s;
 }
 
-// grow makes room for one more element in a malloc'd array.
+// grow makes room for one more element in arr, an array of count
+// elements of size bytes made by grow: its room doubles from 8 elements
+// when it is full (at 8, 16, 32, ...), to a new array with the elements
+// copied.
 static void *grow(void *arr, size_t count, size_t size) {
-	void *p = realloc(arr, (count + 1) * size);
+	if (count != 0 && (count < 8 || (count & (count - 1)) != 0)) {
+		return arr;
+	}
+	size_t room = count == 0 ? 8 : 2 * count;
+	if (room > SIZE_MAX / size) {
+		decode_fail("out of memory");
+	}
+	void *p = arena_alloc(room * size);
 	if (p == NULL) {
 		decode_fail("out of memory");
+	}
+	if (count != 0) {
+		memcpy(p, arr, count * size);
+		arena_free(arr);
 	}
 	return p;
 }
@@ -372,7 +430,7 @@ static void decode(const unsigned char *b, size_t len, struct spec *s) {
 			*arr = grow(*arr, *cnt, sizeof **arr);
 			char *path = cstring(p, n);
 			if (path[0] != '/') {
-				free(path);
+				arena_free(path);
 				decode_fail("relative path in record %c", tag);
 			}
 			(*arr)[(*cnt)++] = path;
@@ -440,7 +498,7 @@ static void decode(const unsigned char *b, size_t len, struct spec *s) {
 			if (n == 0 || n % sizeof(struct sock_filter) != 0 || n / sizeof(struct sock_filter) > BPF_MAXINSNS) {
 				decode_fail("seccomp program of %u bytes", n);
 			}
-			s->bpf = malloc(n);
+			s->bpf = arena_alloc(n);
 			if (s->bpf == NULL) {
 				decode_fail("out of memory");
 			}
@@ -476,35 +534,35 @@ static void decode(const unsigned char *b, size_t len, struct spec *s) {
 }
 
 static void free_spec(struct spec *s) {
-	free(s->path);
-	free(s->dir);
-	free(s->fallback_path);
+	arena_free(s->path);
+	arena_free(s->dir);
+	arena_free(s->fallback_path);
 	for (size_t i = 0; i < s->fallback_argc; i++) {
-		free(s->fallback_argv[i]);
+		arena_free(s->fallback_argv[i]);
 	}
-	free(s->fallback_argv);
+	arena_free(s->fallback_argv);
 	for (size_t i = 0; i < s->argc; i++) {
-		free(s->argv[i]);
+		arena_free(s->argv[i]);
 	}
-	free(s->argv);
+	arena_free(s->argv);
 	for (size_t i = 0; i < s->envc; i++) {
-		free(s->envp[i]);
+		arena_free(s->envp[i]);
 	}
-	free(s->envp);
+	arena_free(s->envp);
 	for (size_t i = 0; i < s->nmounts; i++) {
-		free(s->mounts[i].path);
+		arena_free(s->mounts[i].path);
 	}
-	free(s->mounts);
+	arena_free(s->mounts);
 	for (size_t i = 0; i < s->ntmps; i++) {
-		free(s->tmps[i]);
+		arena_free(s->tmps[i]);
 	}
-	free(s->tmps);
+	arena_free(s->tmps);
 	for (size_t i = 0; i < s->nkeeps; i++) {
-		free(s->keeps[i]);
+		arena_free(s->keeps[i]);
 	}
-	free(s->keeps);
-	free(s->rlimits);
-	free(s->bpf);
+	arena_free(s->keeps);
+	arena_free(s->rlimits);
+	arena_free(s->bpf);
 	memset(s, 0, sizeof *s);
 }
 
@@ -512,6 +570,7 @@ const char *gx_spec_check(const unsigned char *b, size_t len, size_t *argc) {
 	jmp_buf env;
 	static struct spec s;
 	memset(&s, 0, sizeof s);
+	arena_used = 0; // free_spec gave back all the last check took
 	decode_jmp = &env;
 	if (setjmp(env) != 0) {
 		decode_jmp = NULL;
@@ -620,7 +679,7 @@ static void mkdir_parents(const char *path) {
 // workspace in /tmp, the home, the command itself) are cloned from the
 // host's tree first and put back in the same place.
 static void private_tmp(const struct spec *s) {
-	int *fds = calloc(s->nkeeps + 1, sizeof *fds);
+	int *fds = arena_calloc(s->nkeeps + 1, sizeof *fds);
 	if (fds == NULL) {
 		setup_fail("private tmp: out of memory");
 	}
@@ -663,7 +722,7 @@ static void private_tmp(const struct spec *s) {
 		}
 		close(fds[i]);
 	}
-	free(fds);
+	arena_free(fds);
 }
 
 // made_ahead is set once a prestarted helper has made its mount tree
@@ -695,7 +754,7 @@ static void apply_mounts(const struct spec *s) {
 	private_tmp(s);
 	// Whether each write root was writable before the tree turned
 	// read-only: one the host mounted read-only stays so.
-	int *was_rw = calloc(s->nmounts, sizeof *was_rw);
+	int *was_rw = arena_calloc(s->nmounts, sizeof *was_rw);
 	if (was_rw == NULL) {
 		setup_fail("mount: out of memory");
 	}
@@ -748,20 +807,20 @@ static void apply_mounts(const struct spec *s) {
 			ns_fail("mount %s: %s", path, strerror(errno));
 		}
 	}
-	free(was_rw);
+	arena_free(was_rw);
 	// The inherited working directory was entered before these mounts:
 	// at or below a protected or hidden path it is still the writable,
 	// visible tree underneath. Entering it again by name lands on top of
 	// the mounts (an absolute spec directory is entered by name later).
 	if (s->dir == NULL || s->dir[0] != '/') {
-		char *cwd = getcwd(NULL, 0);
-		if (cwd == NULL) {
+		// The kernel's getcwd gives no more than a page.
+		char cwd[4096];
+		if (getcwd(cwd, sizeof cwd) == NULL) {
 			ns_fail("mount namespace: working directory: %s", strerror(errno));
 		}
 		if (chdir(cwd) != 0) {
 			ns_fail("mount namespace: chdir %s: %s", cwd, strerror(errno));
 		}
-		free(cwd);
 	}
 }
 
@@ -1813,7 +1872,7 @@ static void prepare_run(struct spec *s, uint32_t prestarted) {
 	size_t len;
 	unsigned char *data = read_spec(GX_SPEC_FD, &len);
 	decode(data, len, s);
-	free(data);
+	arena_free(data);
 	if (s->close_fds) {
 		cloexec_inherited();
 	}
