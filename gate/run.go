@@ -46,6 +46,10 @@ type call struct {
 	// no allow rule names one.
 	Profile        func(name string) (*sandbox.Profile, error)
 	DefaultProfile string
+	// ProfileCache is where Profile keeps what it parsed: a Runner that
+	// can begin a run before its profile is read (sandbox.EarlyStarter)
+	// keeps there what the last run of a profile needed. Zero: none.
+	ProfileCache sandbox.BuildCache
 	// Control lists gatedexec's own files and directories (rules, state,
 	// cache, audit log): the command may not write them even where its
 	// profile makes a parent writable (sandbox.WithControl).
@@ -133,6 +137,14 @@ func (o *call) run(ctx context.Context) (*Result, error) {
 		Time: time.Now(), Session: o.SessionID, Kind: approval.KindExec, Attempt: 1,
 		Argv: o.Argv, Shell: o.Shell, AgentTerminal: o.EvalOpts.AgentTerminal, Cwd: approval.Bytes(o.Cwd), Rules: approval.MatchedRules(ev.Matched), Decision: res.Decision, Reasons: ev.Reasons, Profile: name,
 		RulesDigest: digest, ManagedDigest: o.Ceiling.digest(), Version: o.Version,
+	}
+	if early, ok := o.Runner.(sandbox.EarlyStarter); ok && o.ProfileCache.Dir != "" && o.Approval.Action(ev) == approval.Run {
+		// A command that runs with no one asked: its run begins before
+		// its profile is read (gatedexec sandbox does the same). What no
+		// run takes is ended on the way out.
+		early.StartEarly(&sandbox.Command{Argv: o.argv(), Dir: o.Cwd, Env: o.Env, Stdin: o.Stdin, Stdout: o.Stdout, Stderr: o.Stderr},
+			earlyID(name, Place{Cwd: o.Cwd, Workspace: o.Workspace}), o.ProfileCache)
+		defer early.EndEarly()
 	}
 	prof, err := o.Profile(name)
 	if err != nil {

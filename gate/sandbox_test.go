@@ -3,6 +3,7 @@ package gate
 import (
 	"context"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -90,5 +91,36 @@ func TestSandboxStartsEarly(t *testing.T) {
 	}
 	if got := strings.Join(runner.calls, ", "); got != "start, end" {
 		t.Errorf("calls for an unknown profile: %s; want start, end", got)
+	}
+}
+
+// TestRunStartsEarly: gatedexec run begins a run early, as sandbox does,
+// for a command that runs with no one asked, and not for one an approver
+// must settle (it could wait long, and be denied). EndEarly follows every
+// early start: after the run it ends nothing (the run took what began).
+func TestRunStartsEarly(t *testing.T) {
+	h := newTestHost(t)
+	if err := os.MkdirAll(h.env["XDG_CACHE_HOME"], 0o700); err != nil {
+		t.Fatal(err)
+	}
+	h.write(t, filepath.Join(h.user, "rules", "user.rules"), `
+prefix_rule(pattern=["git", "push"], decision="prompt")
+prefix_rule(pattern=["make"], decision="allow")
+`)
+	for _, c := range []struct {
+		argv []string
+		want string
+	}{
+		{[]string{"make", "all"}, "start, run, end"},
+		{[]string{"git", "push"}, ""},
+	} {
+		runner := &earlyRunner{}
+		g := h.gate(t, Flags{Approver: "deny"}, runner)
+		if _, err := g.Run(context.Background(), Request{Argv: c.argv}); err != nil {
+			t.Fatal(err)
+		}
+		if got := strings.Join(runner.calls, ", "); got != c.want {
+			t.Errorf("%q: calls %q, want %q", c.argv, got, c.want)
+		}
 	}
 }

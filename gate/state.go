@@ -257,6 +257,7 @@ func (st *state) call(g *Gate, req Request) (*call, error) {
 		PreapprovedDir: preapproved,
 		Profile:        st.profileFunc(pl),
 		DefaultProfile: def.value,
+		ProfileCache:   sandbox.BuildCache{Dir: st.profiles.CacheDir, Build: st.profiles.CacheBuild},
 		Runner:         g.runner,
 		Audit:          rp.audit,
 		AuditCopy:      rp.auditCopy,
