@@ -87,7 +87,7 @@ func ownPrograms() ([]string, error) {
 	}
 	out := []string{exe}
 	for _, name := range []string{"gatedexec", "gatedexec-mcp"} {
-		if p := existing(filepath.Join(filepath.Dir(exe), name)); p != "" && p != exe {
+		if p := filepath.Join(filepath.Dir(exe), name); p != exe && existing(p) != "" {
 			out = append(out, p)
 		}
 	}
@@ -99,7 +99,10 @@ func ownPrograms() ([]string, error) {
 // be written, and its write, by descriptor and rename, follows no link the
 // command may put there.
 func existing(path string) string {
-	if _, err := os.Lstat(path); path == "" || err != nil {
+	if path == "" {
+		return ""
+	}
+	if _, err := os.Lstat(path); err != nil {
 		return ""
 	}
 	return path
