@@ -138,13 +138,12 @@ func (o *call) run(ctx context.Context) (*Result, error) {
 		Argv: o.Argv, Shell: o.Shell, AgentTerminal: o.EvalOpts.AgentTerminal, Cwd: approval.Bytes(o.Cwd), Rules: approval.MatchedRules(ev.Matched), Decision: res.Decision, Reasons: ev.Reasons, Profile: name,
 		RulesDigest: digest, ManagedDigest: o.Ceiling.digest(), Version: o.Version,
 	}
-	if early, ok := o.Runner.(sandbox.EarlyStarter); ok && o.ProfileCache.Dir != "" && o.Approval.Action(ev) == approval.Run {
+	action := o.Approval.Action(ev)
+	if action == approval.Run && o.ProfileCache.Dir != "" {
 		// A command that runs with no one asked: its run begins before
-		// its profile is read (gatedexec sandbox does the same). What no
-		// run takes is ended on the way out.
-		early.StartEarly(&sandbox.Command{Argv: o.argv(), Dir: o.Cwd, Env: o.Env, Stdin: o.Stdin, Stdout: o.Stdout, Stderr: o.Stderr},
-			earlyID(name, Place{Cwd: o.Cwd, Workspace: o.Workspace}), o.ProfileCache)
-		defer early.EndEarly()
+		// its profile is read (gatedexec sandbox does the same).
+		defer startEarly(o.Runner, &sandbox.Command{Argv: o.argv(), Dir: o.Cwd, Env: o.Env, Stdin: o.Stdin, Stdout: o.Stdout, Stderr: o.Stderr},
+			earlyID(name, Place{Cwd: o.Cwd, Workspace: o.Workspace}), o.ProfileCache)()
 	}
 	prof, err := o.Profile(name)
 	if err != nil {
@@ -171,7 +170,6 @@ func (o *call) run(ctx context.Context) (*Result, error) {
 	res.RequestID = req.ID
 	rec.RequestID, rec.Kind, rec.Profile = req.ID, req.Kind, prof.Name
 
-	action := o.Approval.Action(ev)
 	rec.Action = string(action)
 	res.Action = action
 	if why := o.Ceiling.refusesProfile(name, prof); why != "" && action != approval.Deny {

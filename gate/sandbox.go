@@ -80,12 +80,7 @@ func Sandbox(ctx context.Context, req SandboxRequest) (*SandboxResult, error) {
 	}
 	build := cacheBuild(os.Getenv, cfg.Dirs, req.Version)
 	l := profileLoader(os.Getenv, req.Place, cfg, build)
-	early, _ := runner.(sandbox.EarlyStarter)
-	if early != nil {
-		// Before the profile is read: what the run starts with depends
-		// on little of it, kept from the last run of the same profile.
-		early.StartEarly(c, earlyID(req.Profile, req.Place), sandbox.BuildCache{Dir: l.CacheDir, Build: l.CacheBuild})
-	}
+	defer startEarly(runner, c, earlyID(req.Profile, req.Place), sandbox.BuildCache{Dir: l.CacheDir, Build: l.CacheBuild})()
 	p, err := l.Resolve(req.Profile)
 	if err != nil {
 		err = configErr(err)
@@ -101,9 +96,6 @@ func Sandbox(ctx context.Context, req SandboxRequest) (*SandboxResult, error) {
 		}
 	}
 	if err != nil {
-		if early != nil {
-			early.EndEarly()
-		}
 		return nil, err
 	}
 	if req.Timeout > 0 {
@@ -128,6 +120,19 @@ func Sandbox(ctx context.Context, req SandboxRequest) (*SandboxResult, error) {
 		r.Signal = &sig
 	}
 	return r, err
+}
+
+// startEarly begins c's run under the profile id before its profile is
+// read, when runner can (sandbox.EarlyStarter): what the run starts with
+// depends on little of the profile, kept from its last run in bc. The
+// returned func ends what no Run took.
+func startEarly(runner sandbox.Runner, c *sandbox.Command, id string, bc sandbox.BuildCache) (end func()) {
+	early, ok := runner.(sandbox.EarlyStarter)
+	if !ok {
+		return func() {}
+	}
+	early.StartEarly(c, id, bc)
+	return early.EndEarly
 }
 
 // earlyID names the profile name (a name or a file) resolves to in pl,

@@ -56,8 +56,9 @@ func (e *earlyRunner) Run(ctx context.Context, c *sandbox.Command) (*sandbox.Res
 
 // TestSandboxStartsEarly: gatedexec sandbox lets a runner that can begin
 // a run before its profile is read do so, naming the profile by its name
-// and place, with the profile cache; the run follows, and a profile that
-// does not resolve ends what was begun instead.
+// and place, with the profile cache; the run follows, and EndEarly after
+// it (ending nothing the run took) or, for a profile that does not
+// resolve, instead of it.
 func TestSandboxStartsEarly(t *testing.T) {
 	h := newTestHost(t)
 	for k, v := range h.env {
@@ -74,8 +75,8 @@ func TestSandboxStartsEarly(t *testing.T) {
 	if _, err := Sandbox(context.Background(), req); err != nil {
 		t.Fatal(err)
 	}
-	if got := strings.Join(runner.calls, ", "); got != "start, run" {
-		t.Errorf("calls: %s; want start, run", got)
+	if got := strings.Join(runner.calls, ", "); got != "start, run, end" {
+		t.Errorf("calls: %s; want start, run, end", got)
 	}
 	if runner.ids[0] != earlyID("read-only", req.Place) || runner.cache[0].Dir == "" || runner.cache[0].Build == "" {
 		t.Errorf("started early as %q with cache %+v", runner.ids[0], runner.cache[0])
