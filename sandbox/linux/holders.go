@@ -108,7 +108,7 @@ func (h *holders) release(remove bool) {
 	}
 	var removed []*os.File
 	for _, f := range slices.Backward(h.dirs) {
-		if remove && h.removeIfFree(f) == holderRemoved {
+		if remove && h.removeIfFree(f) {
 			removed = append(removed, f)
 			continue
 		}
@@ -135,42 +135,32 @@ func closeAll(files []*os.File) {
 	}
 }
 
-// holderEnd is what removeIfFree did with a holder.
-type holderEnd int
-
-const (
-	holderKept    holderEnd = iota // held by another run, not gatedexec's, not empty, or moved
-	holderRemoved                  // removed from its directory
-	holderAside                    // renamed aside, its removal left to the exit (setAside)
-)
-
 // removeIfFree removes the holder f when it is free: made by gatedexec
 // (the user's own directories, most of those held, are told apart by the
 // mark), held by no other run, empty, and still at its path. Once this
 // run has the exclusive lock, no other run removes it, so the path keeps
-// naming it until the rmdir. It reports what it did.
-func (h *holders) removeIfFree(f *os.File) holderEnd {
+// naming it until the rmdir. It reports whether it removed it now: one
+// set aside for the exit to remove (setAside) is not, and its close frees
+// nothing yet.
+func (h *holders) removeIfFree(f *os.File) bool {
 	fd := int(f.Fd())
 	var st, at unix.Stat_t
 	if unix.Fstat(fd, &st) != nil || !h.made[idOf(&st)] && !marked(fd) {
-		return holderKept
+		return false
 	}
 	if unix.Flock(fd, unix.LOCK_EX|unix.LOCK_NB) != nil {
-		return holderKept
+		return false
 	}
 	if unix.Lstat(f.Name(), &at) != nil || idOf(&at) != idOf(&st) {
-		return holderKept
+		return false
 	}
 	if names, _ := f.Readdirnames(1); len(names) != 0 {
-		return holderKept
+		return false
 	}
 	if h.leave != nil && setAside(f.Name(), h.leave) {
-		return holderAside
+		return false
 	}
-	if unix.Rmdir(f.Name()) != nil {
-		return holderKept
-	}
-	return holderRemoved
+	return unix.Rmdir(f.Name()) == nil
 }
 
 // asidePrefix begins the name a holder is renamed to when its removal is
