@@ -88,8 +88,9 @@ var (
 // a goroutine locked to a thread the runtime starts for it, which cost a
 // sandboxed /bin/true 0.12–0.21 ms here (forwarding off against on) even
 // made in the background while the CLI reads its configuration (2 ms,
-// 6%, on a slow VM before it was). The CLI's other subscriptions to those signals go through the
-// watch (Notify, Stop), since os/signal no longer sees them.
+// 6%, on a slow VM before it was). The CLI's other subscriptions to
+// those signals go through the watch (Notify, Stop), since os/signal no
+// longer sees them.
 type SignalWatch struct {
 	c     chan os.Signal
 	ready chan struct{}

@@ -22,7 +22,8 @@ import (
 // build cache, and StartEarly starts a helper for that key before the
 // profile is even read: the run takes that helper when its key is the
 // same, and otherwise ends it, starts its own and keeps its key for the
-// next run. In turns run by run, a sandboxed /bin/true 0.32 ms faster.
+// next run. A sandboxed /bin/true starts 0.047 ms sooner (median of
+// 1 200 runs alternated with a build without it).
 // The entry only ever saves time: a damaged, foreign or stale one starts
 // a helper no run takes, or none.
 
