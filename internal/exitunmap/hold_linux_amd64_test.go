@@ -16,8 +16,10 @@ import (
 
 // TestMain runs this binary as the process of TestHolderClosesStdio,
 // which starts a holder waiting for the process named by
-// EXITUNMAP_TEST_WAIT, prints the holder's pid and exits, or of TestExit,
-// which prints and exits 7 through a Leave with nothing left to it.
+// EXITUNMAP_TEST_WAIT, prints the holder's pid and exits, of TestExit,
+// which prints and exits 7 through a Leave with nothing left to it, or of
+// TestExitHoldsWhenAsked, which exits through a Leave asked to hold the
+// memory or not (EXITUNMAP_TEST_HOLD).
 func TestMain(m *testing.M) {
 	if s := os.Getenv("EXITUNMAP_TEST_WAIT"); s != "" {
 		pid, _ := strconv.Atoi(s)
@@ -32,6 +34,13 @@ func TestMain(m *testing.M) {
 		var l Leave
 		if !l.RemoveDir(dir + "/left") {
 			os.Exit(4)
+		}
+		l.Exit(0)
+	}
+	if mode := os.Getenv("EXITUNMAP_TEST_HOLD"); mode != "" {
+		var l Leave
+		if mode == "memory" {
+			l.HoldMemory()
 		}
 		l.Exit(0)
 	}
@@ -319,5 +328,65 @@ func TestRemoveDirBounded(t *testing.T) {
 		if l.RemoveDir(p) {
 			t.Errorf("took the removal of %q", p)
 		}
+	}
+}
+
+// A process exiting through a Leave leaves a holder behind only when it
+// was asked to hold the memory (or given directories to remove): one that
+// mapped little ends sooner without the clone. The holder outlives the
+// process, so a subreaper above it adopts and reaps it.
+func TestExitHoldsWhenAsked(t *testing.T) {
+	if err := unix.Prctl(unix.PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0); err != nil {
+		t.Fatal(err)
+	}
+	defer unix.Prctl(unix.PR_SET_CHILD_SUBREAPER, 0, 0, 0, 0)
+	for _, tt := range []struct {
+		mode string
+		held bool
+	}{{"memory", true}, {"none", false}} {
+		c := exec.Command(os.Args[0], "-test.run=^$")
+		c.Env = append(os.Environ(), "EXITUNMAP_TEST_HOLD="+tt.mode)
+		if out, err := c.CombinedOutput(); err != nil {
+			t.Fatalf("%s: the process ended with %v: %s", tt.mode, err, out)
+		}
+		// The process is reaped: a child left is its holder, adopted.
+		var ws unix.WaitStatus
+		pid, err := unix.Wait4(-1, &ws, 0, nil)
+		switch {
+		case tt.held && err != nil:
+			t.Errorf("%s: no holder was left: %v", tt.mode, err)
+		case tt.held && (!ws.Exited() || ws.ExitStatus() != 0):
+			t.Errorf("%s: the holder %d ended with %v, want exit 0", tt.mode, pid, ws)
+		case !tt.held && err != unix.ECHILD:
+			t.Errorf("%s: a process (%d, %v) was left behind: want none", tt.mode, pid, err)
+		}
+	}
+}
+
+// Leave.holds says what Exit leaves to a child: the memory when asked,
+// directories when given; nothing for the zero Leave.
+func TestLeaveHolds(t *testing.T) {
+	for _, tt := range []struct {
+		name string
+		set  func(*Leave)
+		want bool
+	}{
+		{"nothing", func(*Leave) {}, false},
+		{"memory", (*Leave).HoldMemory, true},
+		{"a directory", func(l *Leave) { l.RemoveDir("/nonexistent-dir") }, true},
+	} {
+		var l Leave
+		tt.set(&l)
+		if got := l.holds(); got != tt.want {
+			t.Errorf("%s: holds() = %v, want %v", tt.name, got, tt.want)
+		}
+		if got, want := l.HoldsMemory(), tt.name == "memory"; got != want {
+			t.Errorf("%s: HoldsMemory() = %v, want %v", tt.name, got, want)
+		}
+	}
+	var nilLeave *Leave
+	nilLeave.HoldMemory() // no panic: a nil Leave holds nothing
+	if nilLeave.HoldsMemory() {
+		t.Error("a nil Leave holds the memory")
 	}
 }

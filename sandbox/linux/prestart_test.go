@@ -780,7 +780,8 @@ func goAheadSending(t *testing.T, pre *prestarted, spec helperSpec, egress *os.F
 // exit what a run's end would close or remove only to drop it leaves the
 // runner's end of the helper's socket open, the run's mount namespace in
 // it, and its placeholder set aside for the exit to remove, its path
-// free; one that does not leaves nothing open and nothing behind.
+// free, and asks the exit to leave the unmapping of the memory to its
+// holder too; one that does not leaves nothing open and nothing behind.
 func TestLeaveToExit(t *testing.T) {
 	requireLandlock(t)
 	p := &sandbox.Profile{Name: "off", Enforcement: sandbox.Strict, ReadAll: true,
@@ -808,6 +809,9 @@ func TestLeaveToExit(t *testing.T) {
 			}
 			if got := r.cache.pool.used.Load(); got != 1 {
 				t.Fatalf("a helper started ahead served %d of 1 run", got)
+			}
+			if leave && !r.LeaveToExit.HoldsMemory() {
+				t.Error("the run did not ask the exit to leave the unmapping of the process's memory to its holder")
 			}
 			var names []string
 			if ents, err := os.ReadDir(ws); err == nil {

@@ -66,7 +66,9 @@ type Runner struct {
 	// removed once the process has exited (holders.release), since
 	// removing one, a mount point in the run's namespace, detaches it
 	// there. A descriptor per run, and one per placeholder's directory,
-	// stay open meanwhile.
+	// stay open meanwhile. A process that ran a command here maps enough
+	// for its exit to leave the unmapping of its memory to a child too
+	// (exitunmap.Leave.HoldMemory).
 	LeaveToExit *exitunmap.Leave
 
 	// cache holds what every run on this Runner shares: the host's
@@ -185,6 +187,7 @@ func (r *Runner) run(ctx context.Context, c *Command, st runStart, watch *sandbo
 	caps, layers, missing, limits := st.caps, st.layers, st.missing, st.limits
 	// After the refusals (begin): a run that does not happen makes nothing.
 	p.MakeMissingDirs()
+	r.LeaveToExit.HoldMemory()
 	spec := helperSpec{Argv: c.Argv, Dir: c.Dir, Rlimits: rlimits(p.Limits), Unshare: st.unshare}
 	var cgs *pendingCgroups
 	pre := st.ahead
