@@ -9,8 +9,11 @@ BIN       := bin/gatedexec
 MCPBIN    := bin/gatedexec-mcp
 VERSION   ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 # -R 0x200000 starts each segment on a 2 MB boundary (build, below, says
+# why). On Linux amd64, ENTRY makes the process start at an entry point
+# that starts the Go runtime with one processor (internal/oneproc says
 # why).
-LDFLAGS   := -s -w -R 0x200000 -X main.version=$(VERSION)
+ENTRY     := $(if $(filter linux/amd64,$(shell $(GO) env GOOS GOARCH | paste -sd/)),-E github.com/gatedexec/gatedexec/internal/oneproc.entry)
+LDFLAGS   := -s -w -R 0x200000 $(ENTRY) -X main.version=$(VERSION)
 # An execution count, not a duration: Go 1.26's fuzz coordinator can fail
 # a duration-bounded run with a spurious "context deadline exceeded" when
 # the deadline lands mid-execution (golang/go#75804, fixed in Go 1.27).
@@ -105,7 +108,7 @@ fuzz: build
 # bench installs hyperfine and bubblewrap when missing, then runs the Go
 # benchmarks and the whole-process timings side by side.
 bench: build
-	@scripts/bench.sh
+	@FLOOR_LDFLAGS='-s -w -R 0x200000 $(ENTRY)' scripts/bench.sh
 
 lint: $(HELPER)
 	@out=$$(gofmt -l .); if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi

@@ -4,8 +4,9 @@
 #      the engine's own cost per request of a long-lived front end).
 #   2. Whole-process wall time with hyperfine: an empty static C program,
 #      bare /bin/true, an empty Go program built as gatedexec is (no cgo),
-#      the sandbox helper's own start and `gatedexec version` (the start-up
-#      floors), gatedexec
+#      with and without gatedexec's entry point, cobra alone, the sandbox
+#      helper's own start and `gatedexec version` (the start-up floors),
+#      gatedexec
 #      sandbox under each built-in profile, one without a mount plan (only
 #      the PID namespace) and one without namespaces, beside bwrap with
 #      the equivalent policies (--unshare-pid --proc /proc), workspace-write
@@ -79,8 +80,9 @@ with open(sys.argv[1], "w") as f:
 PY
 
 # The floors, built here: an empty static C program (exec + libc start)
-# and an empty Go program built as gatedexec is (no cgo, -trimpath, -s
-# -w: the Go runtime's start). The sandbox helper run without its
+# and empty Go programs built as gatedexec is (no cgo, -trimpath, -s
+# -w: the Go runtime's start; and with its entry point). The sandbox
+# helper run without its
 # arguments refuses at once: exec + its libc's start, what every
 # sandboxed command pays before the helper does anything.
 #
@@ -96,20 +98,28 @@ printf 'int main(void) { return 0; }\n' >"$tmp/c-empty.c"
 cc -O2 -static -o "$tmp/linked/c-empty" "$tmp/c-empty.c"
 printf 'package main\n\nfunc main() {}\n' >"$tmp/empty/main.go"
 printf 'module empty\n\ngo 1.21\n' >"$tmp/empty/go.mod"
-# Linked as gatedexec is (the Makefile's LDFLAGS, less its version): its
-# 2 MB segment rounding changes nothing measurable for a program this
-# small (+0.002 / +0.004 ms, in turns run by run).
+# Linked with the Makefile's LDFLAGS less its version and entry point
+# (FLOOR_LDFLAGS, from make bench, has the entry): the Go runtime's start
+# alone. Its 2 MB segment rounding changes nothing measurable for a
+# program this small (+0.002 / +0.004 ms, in turns run by run).
+floor_ldflags=${FLOOR_LDFLAGS:--s -w -R 0x200000}
 (cd "$tmp/empty" && CGO_ENABLED=0 go build -trimpath -ldflags '-s -w -R 0x200000' -o "$tmp/linked/go-empty" .)
+modfile=$(go run ./scripts/depatch)
+# The same empty program started as gatedexec starts: its entry point,
+# which binds the runtime's start to one CPU, and the package that gives
+# the CPUs back (internal/oneproc), whose initialisation it then pays for.
+CGO_ENABLED=0 go build -trimpath -ldflags "$floor_ldflags" -modfile "$modfile" -o "$tmp/linked/go-empty-entry" ./bench/floors/empty
 # The floor of `gatedexec version`: cobra running one version command,
-# built against the same patched cobra as gatedexec (scripts/depatch).
-CGO_ENABLED=0 go build -trimpath -ldflags '-s -w -R 0x200000' -modfile "$(go run ./scripts/depatch)" -o "$tmp/linked/go-cobra" ./bench/floors/cobra
+# built against the same patched cobra as gatedexec (scripts/depatch),
+# started as gatedexec starts.
+CGO_ENABLED=0 go build -trimpath -ldflags "$floor_ldflags" -modfile "$modfile" -o "$tmp/linked/go-cobra" ./bench/floors/cobra
 # A file written whole gets 2 MB folios only when the kernel has free
 # 2 MB blocks at hand (it does not compact memory for a write), which a
 # run that wrote hundreds of MB just before may have used up: compacted
 # first (as root), every large program timed here is installed, gatedexec
 # again too, and how many 2 MB pages one start of each maps is printed.
 [ -w /proc/sys/vm/compact_memory ] && echo 1 >/proc/sys/vm/compact_memory
-for f in c-empty go-empty go-cobra; do scripts/install.sh "$tmp/linked/$f" "$tmp/$f"; done
+for f in c-empty go-empty go-empty-entry go-cobra; do scripts/install.sh "$tmp/linked/$f" "$tmp/$f"; done
 scripts/install.sh "$bin" "$bin"
 scripts/install.sh "$bin-mcp" "$bin-mcp"
 helper=$root/sandbox/linux/helperbin/gatedexec-helper
@@ -149,6 +159,7 @@ hyperfine -N --warmup 30 --runs "$runs" --export-json "$out/hyperfine.json" \
 	-n c-empty "$tmp/c-empty" \
 	-n bare "/bin/true" \
 	-n go-empty "$tmp/go-empty" \
+	-n go-empty-entry "$tmp/go-empty-entry" \
 	-n go-cobra-version "$tmp/go-cobra version" \
 	-n gatedexec-version "$bin version" \
 	-n sandbox-full-access "$bin sandbox -p full-access -- /bin/true" \
@@ -177,6 +188,7 @@ hyperfine -N --warmup 30 --runs "$runs" --export-json "$out/hyperfine.json" \
 # NAME=COMMAND.
 alt=(
 	"go-empty=$tmp/go-empty"
+	"go-empty-entry=$tmp/go-empty-entry"
 	"go-cobra-version=$tmp/go-cobra version"
 	"gatedexec-version=$bin version"
 	"sandbox-workspace-write=$sandbox_ww"
@@ -378,7 +390,11 @@ def ratio(a, b, target=None, floor=None, m=med, label=""):
         verdict = f"  NOT met by {m[a] - target * m[b]:.3f} ms; no floor measured here stands in the way"
     # Three places: a ratio a hair over its target must not read as on it.
     print(f"{label}{a} / {b}: {x:.3f}x" + (f" (target <= {target}x){verdict}" if target is not None else ""))
+# version against both empty programs: the runtime's start alone, and
+# started as gatedexec starts (its entry point and what gives the CPUs
+# back), the one built the same way.
 targets = (("gatedexec-version", "go-empty", 1.3, "go-cobra-version"),
+           ("gatedexec-version", "go-empty-entry", 1.3, "go-cobra-version"),
            ("sandbox-workspace-write", "bwrap-workspace-write", 0.8, None),
            ("sandbox-nomount", "bwrap-workspace-write", 0.6, "go-bwrap-pid"),
            ("check-1000-rules", "codex-check-1000-rules", 0.12, "gatedexec-version"),
@@ -395,6 +411,7 @@ print(f"peak RSS of run: {max(rss)/1024:.1f} MB (target <= 12 MB)" + ("  met" if
 print()
 print("floors and parts, same run:")
 ratio("go-empty", "c-empty")
+ratio("go-empty-entry", "go-empty")
 ratio("helper-start", "c-empty-again")
 ratio("go-cobra-version", "go-empty")
 # What check / codex can be at best: a Go program that does nothing.

@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/gatedexec/gatedexec/internal/oneproc"
 )
 
 // binDir is the directory holding the gatedexec binary built for this test run.
@@ -60,9 +62,14 @@ func runMain(m *testing.M) int {
 		return 1
 	}
 	mod := "-modfile=" + strings.TrimSpace(string(modfile))
+	// With its entry point where it has one, as `make build` links it.
+	ldflags := "-ldflags="
+	if oneproc.EntrySymbol != "" {
+		ldflags += "-E " + oneproc.EntrySymbol
+	}
 	for _, b := range [][]string{
-		{"build", mod, "-o", gatedexecBin, "../cmd/gatedexec"},
-		{"build", mod, "-tags", "gatedexec_mcp", "-o", filepath.Join(dir, "gatedexec-mcp"), "../cmd/gatedexec"},
+		{"build", mod, ldflags, "-o", gatedexecBin, "../cmd/gatedexec"},
+		{"build", mod, ldflags, "-tags", "gatedexec_mcp", "-o", filepath.Join(dir, "gatedexec-mcp"), "../cmd/gatedexec"},
 	} {
 		build := exec.Command("go", b...)
 		build.Stdout, build.Stderr = os.Stderr, os.Stderr

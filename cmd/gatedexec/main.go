@@ -12,7 +12,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/gatedexec/gatedexec/internal/exitunmap"
-	// One Go processor for run and sandbox, set at initialisation.
+	// The CPUs the entry point bound the runtime's start to given back,
+	// and one Go processor kept for run and sandbox, at initialisation.
 	_ "github.com/gatedexec/gatedexec/internal/oneproc"
 )
 

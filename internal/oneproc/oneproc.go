@@ -1,17 +1,35 @@
-// Package oneproc gives the Go scheduler one processor, from package
-// initialisation on, when gatedexec was started to supervise one
-// sandboxed command (run, sandbox). cmd/gatedexec imports it for that
-// effect alone.
+// Package oneproc gives the Go scheduler one processor: at the runtime's
+// start for every gatedexec command, and from package initialisation on
+// for one started to supervise one sandboxed command (run, sandbox).
+// cmd/gatedexec imports it for that effect alone.
 //
-// Such a start's Go work is one goroutine at a time. With a processor for
-// each CPU, the runtime woke threads on the other CPUs, where the sandbox
-// helper and the command run, for every goroutine it readied: 0.13-0.20 ms
-// of a sandboxed /bin/true on a 2-vCPU VM. Set here, as soon as os.Args is
-// there and before most packages' initialisation, rather than first in
-// main: another 0.036 ms (in turns run by run, `sandbox -p
-// workspace-write`). The other commands (check, version) lose more to the
-// call, which stops the world (0.08-0.12 ms), than they gain, and the MCP
-// server serves runs at once: they keep the default.
+// The runtime sizes its scheduler by the CPUs the process may run on when
+// it starts, and with a processor for each CPU it started threads on the
+// other CPUs for the goroutines its own start readies (sysmon's, the
+// garbage collector's), waking CPUs a VM had halted, and each thread was
+// one more for the exit to end. gatedexec's entry point (entry, linked
+// with -E EntrySymbol on Linux amd64) binds the process to the CPU it
+// starts on before the runtime's entry runs, and this package's
+// initialisation gives every thread back the CPUs the process started
+// with (restore), before any other package's initialisation or main can
+// start a process or a thread that would inherit the one CPU. In turns
+// run by run on a 2-vCPU VM: `version` 0.075 ms sooner, a cached `check`
+// on 1 000 rules 0.118 ms, `sandbox -p workspace-write` 0.040 ms. A
+// command that runs long gets a processor per CPU a second later, when
+// the runtime next sizes its scheduler (GODEBUG updatemaxprocs), unless
+// it set the count itself.
+//
+// A supervising start's Go work is one goroutine at a time. With a
+// processor for each CPU, the runtime woke threads on the other CPUs,
+// where the sandbox helper and the command run, for every goroutine it
+// readied: 0.13-0.20 ms of a sandboxed /bin/true on a 2-vCPU VM. Set here
+// (runtime.GOMAXPROCS), before most packages' initialisation, rather
+// than first in main: another 0.036 ms (in turns run by run, `sandbox -p
+// workspace-write`). Started through the entry, the count is 1 already
+// and the call only keeps it there; started otherwise (a plain go build),
+// the call stops the world, which costs the other commands (check,
+// version) more (0.08-0.12 ms) than they gain, and the MCP server serves
+// runs at once: they keep the runtime's count.
 package oneproc
 
 import (
@@ -20,6 +38,7 @@ import (
 )
 
 func init() {
+	restore()
 	if SupervisesRun(os.Args[1:]) {
 		runtime.GOMAXPROCS(1)
 	}

@@ -9,6 +9,9 @@ import (
 	"os"
 
 	"github.com/spf13/cobra"
+
+	// Started as gatedexec starts.
+	_ "github.com/gatedexec/gatedexec/internal/oneproc"
 )
 
 func main() {
