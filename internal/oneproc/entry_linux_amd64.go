@@ -49,11 +49,11 @@ func restore() {
 	}
 	self := unix.Gettid()
 	set(self)
-	var done [16]int
+	var done, found [16]int
 	done[0] = self
 	n := 1
 	for range 2 {
-		tids, ok := threads(done[:0:0])
+		tids, ok := threads(found[:0])
 		if !ok {
 			return
 		}

@@ -19,7 +19,7 @@ TEXT ·entry(SB),NOSPLIT|NOFRAME,$0
 	MOVQ	$SYS_sched_getaffinity, AX
 	SYSCALL
 	CMPQ	AX, $0
-	JLE	runtime
+	JLE	start
 	MOVQ	AX, ·startedLen(SB)
 	LEAQ	·cpu(SB), DI
 	XORQ	SI, SI
@@ -27,10 +27,10 @@ TEXT ·entry(SB),NOSPLIT|NOFRAME,$0
 	MOVQ	$SYS_getcpu, AX
 	SYSCALL
 	CMPQ	AX, $0
-	JNE	runtime
+	JNE	start
 	MOVL	·cpu(SB), CX
 	CMPL	CX, $(const_maskBytes*8)
-	JAE	runtime
+	JAE	start
 	// The mask of that CPU alone: bit cpu%64 of word cpu/64.
 	MOVL	CX, BX
 	SHRL	$6, BX
@@ -45,7 +45,7 @@ TEXT ·entry(SB),NOSPLIT|NOFRAME,$0
 	MOVQ	$SYS_sched_setaffinity, AX
 	SYSCALL
 	CMPQ	AX, $0
-	JNE	runtime
+	JNE	start
 	MOVQ	$1, ·pinned(SB)
-runtime:
+start:
 	JMP	_rt0_amd64_linux(SB)
