@@ -24,7 +24,8 @@ func TestCommandImportsOnlyTheEngine(t *testing.T) {
 		"github.com/gatedexec/gatedexec/internal/snapshot":   true,
 		// Ends the process; it decides nothing.
 		"github.com/gatedexec/gatedexec/internal/exitunmap": true,
-		// Sets the Go processor count; it decides nothing.
+		// Starts the Go runtime with one processor and gives the
+		// process's CPUs back; it decides nothing.
 		"github.com/gatedexec/gatedexec/internal/oneproc": true,
 		// The agent front ends (hook, hooks, mcp) are callers of gate
 		// like run and check; their own tests keep them free of policy

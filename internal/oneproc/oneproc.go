@@ -13,11 +13,13 @@
 // initialisation gives every thread back the CPUs the process started
 // with (restore), before any other package's initialisation or main can
 // start a process or a thread that would inherit the one CPU. In turns
-// run by run on a 2-vCPU VM: `version` 0.075 ms sooner, a cached `check`
-// on 1 000 rules 0.118 ms, `sandbox -p workspace-write` 0.040 ms. A
-// command that runs long gets a processor per CPU a second later, when
-// the runtime next sizes its scheduler (GODEBUG updatemaxprocs), unless
-// it set the count itself.
+// run by run on a 2-vCPU VM, the entry alone (its first version):
+// `version` 0.075 ms sooner, a cached `check` on 1 000 rules 0.118 ms,
+// `sandbox -p workspace-write` 0.040 ms; an empty program pays 0.07 ms
+// for it and this package (make bench's go-empty-entry), having nothing
+// to gain. A command that runs long gets a processor per CPU a second
+// later, when the runtime next sizes its scheduler (GODEBUG
+// updatemaxprocs), unless it set the count itself.
 //
 // A supervising start's Go work is one goroutine at a time. With a
 // processor for each CPU, the runtime woke threads on the other CPUs,
