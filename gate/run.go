@@ -139,7 +139,7 @@ func (o *call) run(ctx context.Context) (*Result, error) {
 		RulesDigest: digest, ManagedDigest: o.Ceiling.digest(), Version: o.Version,
 	}
 	action := o.Approval.Action(ev)
-	if action == approval.Run && o.ProfileCache.Dir != "" {
+	if action == approval.Run {
 		// A command that runs with no one asked: its run begins before
 		// its profile is read (gatedexec sandbox does the same).
 		defer startEarly(o.Runner, &sandbox.Command{Argv: o.argv(), Dir: o.Cwd, Env: o.Env, Stdin: o.Stdin, Stdout: o.Stdout, Stderr: o.Stderr},

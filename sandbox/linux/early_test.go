@@ -177,3 +177,16 @@ func TestStartEarlyNotForATerminal(t *testing.T) {
 func gone(pid int) bool {
 	return errors.Is(unix.Kill(pid, 0), unix.ESRCH)
 }
+
+// TestStartEarlyNotWithoutCache: without a profile cache (no directory,
+// or no build to key it by) there is no hint to read or keep, and
+// nothing starts early; the run starts its helper as before.
+func TestStartEarlyNotWithoutCache(t *testing.T) {
+	for _, bc := range []sandbox.BuildCache{{}, {Dir: t.TempDir()}, {Build: "test-build"}} {
+		r := &Runner{}
+		r.StartEarly(&Command{Argv: []string{"true"}}, "id", bc)
+		if r.early != nil {
+			t.Errorf("cache %+v: started early: %+v", bc, r.early)
+		}
+	}
+}
