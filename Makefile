@@ -11,9 +11,11 @@ VERSION   ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo de
 # -R 0x200000 starts each segment on a 2 MB boundary (build, below, says
 # why). On Linux amd64, ENTRY makes the process start at an entry point
 # that starts the Go runtime with one processor (internal/oneproc says
-# why).
+# why). make bench links its Go floors with LINKFLAGS, and ENTRY where it
+# says so.
+LINKFLAGS := -s -w -R 0x200000
 ENTRY     := $(if $(filter linux/amd64,$(shell $(GO) env GOOS GOARCH | paste -sd/)),-E github.com/gatedexec/gatedexec/internal/oneproc.entry)
-LDFLAGS   := -s -w -R 0x200000 $(ENTRY) -X main.version=$(VERSION)
+LDFLAGS   := $(LINKFLAGS) $(ENTRY) -X main.version=$(VERSION)
 # An execution count, not a duration: Go 1.26's fuzz coordinator can fail
 # a duration-bounded run with a spurious "context deadline exceeded" when
 # the deadline lands mid-execution (golang/go#75804, fixed in Go 1.27).
@@ -108,7 +110,7 @@ fuzz: build
 # bench installs hyperfine and bubblewrap when missing, then runs the Go
 # benchmarks and the whole-process timings side by side.
 bench: build
-	@FLOOR_LDFLAGS='-s -w -R 0x200000 $(ENTRY)' scripts/bench.sh
+	@FLOOR_LDFLAGS='$(LINKFLAGS)' FLOOR_ENTRY='$(ENTRY)' scripts/bench.sh
 
 lint: $(HELPER)
 	@out=$$(gofmt -l .); if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi

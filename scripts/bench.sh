@@ -98,21 +98,23 @@ printf 'int main(void) { return 0; }\n' >"$tmp/c-empty.c"
 cc -O2 -static -o "$tmp/linked/c-empty" "$tmp/c-empty.c"
 printf 'package main\n\nfunc main() {}\n' >"$tmp/empty/main.go"
 printf 'module empty\n\ngo 1.21\n' >"$tmp/empty/go.mod"
-# Linked with the Makefile's LDFLAGS less its version and entry point
-# (FLOOR_LDFLAGS, from make bench, has the entry): the Go runtime's start
-# alone. Its 2 MB segment rounding changes nothing measurable for a
-# program this small (+0.002 / +0.004 ms, in turns run by run).
-floor_ldflags=${FLOOR_LDFLAGS:--s -w -R 0x200000}
-(cd "$tmp/empty" && CGO_ENABLED=0 go build -trimpath -ldflags '-s -w -R 0x200000' -o "$tmp/linked/go-empty" .)
+# Linked as gatedexec is, from make bench: FLOOR_LDFLAGS are the
+# Makefile's LINKFLAGS, FLOOR_ENTRY its entry point where it has one. The
+# 2 MB segment rounding changes nothing measurable for a program this
+# small (+0.002 / +0.004 ms, in turns run by run). go-empty has no entry
+# point: the Go runtime's start alone.
+ldflags=${FLOOR_LDFLAGS:--s -w}
+entry=${FLOOR_ENTRY:-}
+(cd "$tmp/empty" && CGO_ENABLED=0 go build -trimpath -ldflags "$ldflags" -o "$tmp/linked/go-empty" .)
 modfile=$(go run ./scripts/depatch)
 # The same empty program started as gatedexec starts: its entry point,
 # which binds the runtime's start to one CPU, and the package that gives
 # the CPUs back (internal/oneproc), whose initialisation it then pays for.
-CGO_ENABLED=0 go build -trimpath -ldflags "$floor_ldflags" -modfile "$modfile" -o "$tmp/linked/go-empty-entry" ./bench/floors/empty
+CGO_ENABLED=0 go build -trimpath -ldflags "$ldflags $entry" -modfile "$modfile" -o "$tmp/linked/go-empty-entry" ./bench/floors/empty
 # The floor of `gatedexec version`: cobra running one version command,
 # built against the same patched cobra as gatedexec (scripts/depatch),
 # started as gatedexec starts.
-CGO_ENABLED=0 go build -trimpath -ldflags "$floor_ldflags" -modfile "$modfile" -o "$tmp/linked/go-cobra" ./bench/floors/cobra
+CGO_ENABLED=0 go build -trimpath -ldflags "$ldflags $entry" -modfile "$modfile" -o "$tmp/linked/go-cobra" ./bench/floors/cobra
 # A file written whole gets 2 MB folios only when the kernel has free
 # 2 MB blocks at hand (it does not compact memory for a write), which a
 # run that wrote hundreds of MB just before may have used up: compacted
