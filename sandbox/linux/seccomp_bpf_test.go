@@ -3,7 +3,9 @@
 package linux
 
 import (
+	"bytes"
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"math/bits"
 	"math/rand/v2"
@@ -63,10 +65,15 @@ func walkBPF(prog []byte, d seccompData) (ret uint32, steps int, err error) {
 			a, err = d.word(k)
 		case bpfAndK:
 			a &= k
-		case bpfJeqK, bpfJgeK:
-			cond := a == k
-			if code == bpfJgeK {
+		case bpfJeqK, bpfJgeK, bpfJsetK:
+			var cond bool
+			switch code {
+			case bpfJeqK:
+				cond = a == k
+			case bpfJgeK:
 				cond = a >= k
+			case bpfJsetK:
+				cond = a&k != 0
 			}
 			if cond {
 				pc += jt
@@ -146,6 +153,33 @@ func argValues(rules []SyscallRule) []uint64 {
 	return vals
 }
 
+// layouts are the layouts buildBPF compiles in: shared first, the other
+// where shared would not fit.
+var layouts = []layout{{shared: true}, {}}
+
+// compileIn compiles rules in layout l.
+func compileIn(t testing.TB, rules []SyscallRule, l layout) []byte {
+	t.Helper()
+	tab, err := newSeccompTable(rules)
+	if err != nil {
+		t.Fatal(err)
+	}
+	prog, err := tab.compile(l)
+	if err != nil {
+		t.Fatalf("shared=%v: %v", l.shared, err)
+	}
+	return prog
+}
+
+// insns decodes prog's instructions.
+func insns(prog []byte) []bpfInsn {
+	var out []bpfInsn
+	for b := prog; len(b) >= bpfInsnSize; b = b[bpfInsnSize:] {
+		out = append(out, bpfInsn{code: binary.NativeEndian.Uint16(b), jt: b[2], jf: b[3], k: binary.NativeEndian.Uint32(b[4:])})
+	}
+	return out
+}
+
 // TestBuildBPFMatchesTable: the compiled program decides every call as
 // the table reads, for each profile's table, on every argument value the
 // table names (with the high word set too) and random ones, and kills a
@@ -154,48 +188,130 @@ func TestBuildBPFMatchesTable(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	for i := range seccompProfiles {
 		p := &seccompProfiles[i]
-		t.Run(fmt.Sprintf("network=%s,unix=%v,sharepids=%v,unrestricted=%v", p.Network, p.UnixSockets, p.SharePIDs, p.Unrestricted), func(t *testing.T) {
-			rules := seccompRules(p)
-			prog, err := buildBPF(rules)
-			if err != nil {
-				t.Fatal(err)
-			}
-			vals := argValues(rules)
-			var nrs []uint32
-			for _, nr := range syscallNumbers() {
-				nrs = append(nrs, nr)
-			}
-			// Calls the table does not name.
-			nrs = append(nrs, unix.SYS_READ, unix.SYS_WRITE, unix.SYS_EXECVE, 999, x32SyscallBit|unix.SYS_PTRACE)
-			denied := 0
-			for _, nr := range nrs {
-				for _, arch := range []uint32{nativeAuditArch, unix.AUDIT_ARCH_I386, 0} {
-					for try := 0; try < 200; try++ {
-						d := seccompData{nr: nr, arch: arch}
-						for a := range d.args {
-							if rng.IntN(4) == 0 {
-								d.args[a] = rng.Uint64()
-							} else {
-								d.args[a] = vals[rng.IntN(len(vals))]
+		for _, l := range layouts {
+			t.Run(fmt.Sprintf("network=%s,unix=%v,sharepids=%v,unrestricted=%v,shared=%v", p.Network, p.UnixSockets, p.SharePIDs, p.Unrestricted, l.shared), func(t *testing.T) {
+				rules := seccompRules(p)
+				prog := compileIn(t, rules, l)
+				vals := argValues(rules)
+				var nrs []uint32
+				for _, nr := range syscallNumbers() {
+					nrs = append(nrs, nr)
+				}
+				// Calls the table does not name.
+				nrs = append(nrs, unix.SYS_READ, unix.SYS_WRITE, unix.SYS_EXECVE, 999, x32SyscallBit|unix.SYS_PTRACE)
+				denied := 0
+				for _, nr := range nrs {
+					for _, arch := range []uint32{nativeAuditArch, unix.AUDIT_ARCH_I386, 0} {
+						for try := 0; try < 200; try++ {
+							d := seccompData{nr: nr, arch: arch}
+							for a := range d.args {
+								if rng.IntN(4) == 0 {
+									d.args[a] = rng.Uint64()
+								} else {
+									d.args[a] = vals[rng.IntN(len(vals))]
+								}
 							}
-						}
-						got, err := runBPF(prog, d)
-						if err != nil {
-							t.Fatalf("%+v: %v", d, err)
-						}
-						if want := wantAction(rules, d); got != want {
-							t.Fatalf("%+v: program returns %#x, the table says %#x", d, got, want)
-						}
-						if got&unix.SECCOMP_RET_ACTION_FULL == unix.SECCOMP_RET_ERRNO {
-							denied++
+							got, err := runBPF(prog, d)
+							if err != nil {
+								t.Fatalf("%+v: %v", d, err)
+							}
+							if want := wantAction(rules, d); got != want {
+								t.Fatalf("%+v: program returns %#x, the table says %#x", d, got, want)
+							}
+							if got&unix.SECCOMP_RET_ACTION_FULL == unix.SECCOMP_RET_ERRNO {
+								denied++
+							}
 						}
 					}
 				}
+				if denied == 0 {
+					t.Fatal("no call was denied: the comparison proves nothing")
+				}
+			})
+		}
+	}
+}
+
+// TestBuildBPFShared: every built-in table compiles in the shared layout,
+// with one return of each value (two of the kill: the architecture's
+// and x32's), the namespace flags of clone tested at once, and the ioctl
+// request loaded once for all its rules; smaller than the other layout.
+func TestBuildBPFShared(t *testing.T) {
+	var nsFlags uint32
+	for _, f := range namespaceCloneFlags {
+		nsFlags |= uint32(f)
+	}
+	for i := range seccompProfiles {
+		p := &seccompProfiles[i]
+		rules := seccompRules(p)
+		prog, err := buildBPF(rules)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := compileIn(t, rules, layout{shared: true}); !bytes.Equal(prog, want) {
+			t.Errorf("network=%s: buildBPF did not take the shared layout", p.Network)
+		}
+		if local := compileIn(t, rules, layout{}); len(prog) >= len(local) {
+			t.Errorf("network=%s: shared layout of %d instructions, the other %d", p.Network, len(prog)/bpfInsnSize, len(local)/bpfInsnSize)
+		}
+		rets := map[uint32]int{}
+		jsets := 0
+		for _, in := range insns(prog) {
+			switch {
+			case in.code == bpfRetK:
+				rets[in.k]++
+			case in.code == bpfJsetK && in.k == nsFlags:
+				jsets++
 			}
-			if denied == 0 {
-				t.Fatal("no call was denied: the comparison proves nothing")
+		}
+		ioctlLoads := 0
+		for _, in := range insns(compileIn(t, findRules(rules, "ioctl"), layout{shared: true})) {
+			if in.code == bpfLdWAbs && in.k == seccompDataArgs+8*1 {
+				ioctlLoads++
 			}
-		})
+		}
+		for v, n := range rets {
+			if want := map[bool]int{true: 2, false: 1}[v == unix.SECCOMP_RET_KILL_PROCESS && x32SyscallBit != 0]; n != want {
+				t.Errorf("network=%s: %d returns of %#x, want %d", p.Network, n, v, want)
+			}
+		}
+		if jsets != 1 {
+			t.Errorf("network=%s: %d tests of all namespace flags, want 1", p.Network, jsets)
+		}
+		if ioctlLoads != 1 {
+			t.Errorf("network=%s: ioctl's request loaded %d times, want 1", p.Network, ioctlLoads)
+		}
+	}
+}
+
+// TestBuildBPFAccumulatorMerge: a rule that fails at its second argument
+// leaves that argument in the accumulator, the next rule's first must
+// be loaded again; one that fails at its first leaves it there, and the
+// next rule reads it without a load.
+func TestBuildBPFAccumulatorMerge(t *testing.T) {
+	const v1 = 0x5401
+	rules := []SyscallRule{
+		{Syscall: "ioctl", Errno: unix.EPERM, Conds: []ArgCond{
+			{Arg: 1, Op: MaskedEqual, Mask: 0xffffffff, Value: v1}, {Arg: 2, Op: NotEqual, Value: 0}}},
+		{Syscall: "ioctl", Errno: unix.EACCES, Conds: []ArgCond{{Arg: 1, Op: MaskedEqual, Mask: 0xffffffff, Value: 0}}},
+		{Syscall: "ioctl", Errno: unix.EBUSY, Conds: []ArgCond{{Arg: 1, Op: MaskedEqual, Mask: 0xff, Value: 2}}},
+		{Syscall: "ioctl", Errno: unix.EBUSY, Conds: []ArgCond{{Arg: 1, Op: MaskedEqual, Mask: 0xffffffff, Value: 3}}},
+	}
+	vals := []uint64{0, 1, 2, 3, v1, 0x102, 1 << 32, 1<<32 | v1, 0xff02}
+	for _, l := range layouts {
+		prog := compileIn(t, rules, l)
+		for _, a1 := range vals {
+			for _, a2 := range vals {
+				d := seccompData{nr: syscallNumbers()["ioctl"], arch: nativeAuditArch, args: [6]uint64{0, a1, a2}}
+				got, err := runBPF(prog, d)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if want := wantAction(rules, d); got != want {
+					t.Errorf("shared=%v, ioctl(_, %#x, %#x): %#x, the table says %#x", l.shared, a1, a2, got, want)
+				}
+			}
+		}
 	}
 }
 
@@ -295,6 +411,16 @@ func TestBuildBPFLongBlock(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	tab, err := newSeccompTable(rules)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tab.compile(layout{shared: true}); !errors.Is(err, errJumpRange) {
+		t.Fatalf("shared layout: %v, want a jump out of range", err)
+	}
+	if !bytes.Equal(prog, compileIn(t, rules, layout{})) {
+		t.Fatal("buildBPF did not fall back to the other layout")
+	}
 	for _, d := range []seccompData{
 		{nr: syscallNumbers()["ptrace"], arch: nativeAuditArch},
 		{nr: syscallNumbers()["ioctl"], arch: nativeAuditArch, args: [6]uint64{0, 1299}},
@@ -336,6 +462,58 @@ func FuzzBuildBPF(f *testing.F) {
 		}
 		if want := wantAction(tables[i], d); got != want {
 			t.Fatalf("%+v: %#x, want %#x", d, got, want)
+		}
+	})
+}
+
+// FuzzBuildBPFTable: any small table of rules compiles, in both layouts,
+// to a program that decides as the table says. The bytes pick calls,
+// errnos, operators, arguments, masks and values from sets that collide
+// often (the same word compared by rules in a row, single flags), then
+// the call's arguments.
+func FuzzBuildBPFTable(f *testing.F) {
+	f.Add([]byte{0x10, 0x21, 0x32, 0x43, 0x54, 0x65, 0x76, 0x87, 0x98, 0xa9, 0xba, 0xcb}, uint64(0x5401), uint64(0))
+	f.Add([]byte{0x00, 0x08, 0x00, 0x09, 0x00, 0x0a, 0x03, 0x30, 0x11, 0x22}, uint64(unix.CLONE_NEWUSER), uint64(1))
+	calls := []string{"ioctl", "clone", "socket", "ptrace"}
+	vals := []uint64{0, 1, 2, 0x5401, unix.CLONE_NEWUSER, unix.CLONE_NEWNS, 0xffffffff, 1 << 32, 0xff, ^uint64(0)}
+	f.Fuzz(func(t *testing.T, b []byte, x, y uint64) {
+		var rules []SyscallRule
+		for len(b) >= 2 && len(rules) < 12 {
+			r := SyscallRule{Syscall: calls[b[0]&3], Errno: []unix.Errno{unix.EPERM, unix.EACCES}[b[0]>>2&1]}
+			conds := int(b[0] >> 3 & 3)
+			b = b[1:]
+			for range conds {
+				if len(b) < 2 {
+					break
+				}
+				c := ArgCond{Arg: uint(b[0] & 3), Op: CondOp(1 + int(b[0]>>2)%3), Mask: vals[int(b[0]>>4)%len(vals)], Value: vals[int(b[1])%len(vals)]}
+				if b[1]&0x80 != 0 {
+					c.Value = c.Mask // a flag
+				}
+				r.Conds = append(r.Conds, c)
+				b = b[2:]
+			}
+			rules = append(rules, r)
+		}
+		if len(rules) == 0 {
+			return
+		}
+		args := []uint64{x, y, x ^ y, x & 0xffffffff}
+		for _, l := range layouts {
+			prog := compileIn(t, rules, l)
+			for _, call := range calls {
+				for i := range 4 {
+					d := seccompData{nr: syscallNumbers()[call], arch: nativeAuditArch,
+						args: [6]uint64{args[i], args[(i+1)%4], args[(i+2)%4], args[(i+3)%4]}}
+					got, err := runBPF(prog, d)
+					if err != nil {
+						t.Fatal(err)
+					}
+					if want := wantAction(rules, d); got != want {
+						t.Fatalf("shared=%v, %s%x: %#x, the table %+v says %#x", l.shared, call, d.args[:4], got, rules, want)
+					}
+				}
+			}
 		}
 	})
 }
