@@ -278,8 +278,9 @@ func TestHoldMountNS(t *testing.T) {
 // checkPrestartedInit checks that the prestarted helper pid waits for its
 // run with its PID namespace's init ready, the namespace's own /proc
 // mounted: as root it is that init, cloned into the namespace
-// (prestartAttr), and has no child yet; in a user namespace it has
-// forked the init, its one child.
+// (prestartAttr), and its one child is the target started ahead, not
+// exec'd yet, waiting in a futex with every signal blocked; in a user
+// namespace it has forked the init, its one child.
 func checkPrestartedInit(t *testing.T, pid int) {
 	t.Helper()
 	children, err := os.ReadFile(fmt.Sprintf("/proc/%d/task/%d/children", pid, pid))
@@ -289,10 +290,11 @@ func checkPrestartedInit(t *testing.T, pid int) {
 	kids := strings.Fields(string(children))
 	init := strconv.Itoa(pid)
 	if os.Geteuid() == 0 {
-		if len(kids) != 0 {
-			t.Errorf("the waiting helper %d, its namespace's init, has children %v before its run", pid, kids)
+		if len(kids) != 1 {
+			t.Errorf("the waiting helper %d, its namespace's init, has children %v before its run, want the target started ahead", pid, kids)
 			return
 		}
+		checkTargetAhead(t, pid, kids[0])
 	} else {
 		if len(kids) != 1 {
 			t.Errorf("the waiting helper %d has children %v, want its init", pid, kids)
@@ -316,6 +318,34 @@ func checkPrestartedInit(t *testing.T, pid int) {
 	self, inside, host := stat("/proc/"+init+"/stat"), stat("/proc/"+init+"/root/proc/1/stat"), stat("/proc/1/stat")
 	if fields := strings.Fields(inside); len(fields) < 20 || fields[19] != strings.Fields(self)[19] || inside == host {
 		t.Errorf("pid 1 of the init's /proc: %q, want the init (%q), not the host's (%q)", inside, self, host)
+	}
+}
+
+// checkTargetAhead checks that the child kid of the waiting init pid is
+// the target started ahead: the helper's program still (no exec yet), in
+// the init's memory, waiting in a futex with every standard signal but
+// SIGKILL and SIGSTOP blocked (libc keeps a few realtime ones of its own).
+func checkTargetAhead(t *testing.T, pid int, kid string) {
+	t.Helper()
+	exe, _ := os.Readlink(fmt.Sprintf("/proc/%d/exe", pid))
+	if got, err := os.Readlink("/proc/" + kid + "/exe"); err != nil || got != exe {
+		t.Errorf("the init's child %s runs %q (%v), want the helper's %q", kid, got, err, exe)
+	}
+	sc, err := os.ReadFile("/proc/" + kid + "/syscall")
+	if err != nil || !strings.HasPrefix(string(sc), strconv.Itoa(unix.SYS_FUTEX)+" ") {
+		t.Errorf("the init's child %s is in system call %q (%v), want a futex wait", kid, sc, err)
+	}
+	status, err := os.ReadFile("/proc/" + kid + "/status")
+	if err != nil {
+		t.Fatal(err)
+	}
+	const all = 0x7fffffff &^ (1<<(unix.SIGKILL-1) | 1<<(unix.SIGSTOP-1)) // signals 1 to 31
+	for _, l := range strings.Split(string(status), "\n") {
+		if v, ok := strings.CutPrefix(l, "SigBlk:"); ok {
+			if got, err := strconv.ParseUint(strings.TrimSpace(v), 16, 64); err != nil || got&0x7fffffff != all {
+				t.Errorf("the init's child %s blocks signals %q, want %x", kid, v, all)
+			}
+		}
 	}
 }
 

@@ -25,6 +25,7 @@
 #include <sys/file.h>
 #include <sys/ioctl.h>
 #include <sys/wait.h>
+#include <linux/futex.h>
 #include <time.h>
 #include <sys/mount.h>
 #include <sched.h>
@@ -215,7 +216,7 @@ static unsigned char *read_spec(int fd, size_t *len) {
 	return buf;
 }
 
-// await_go_ahead waits for the runner's go-ahead (GX_GO_AHEAD) after
+// read_go_ahead waits for the runner's go-ahead (GX_GO_AHEAD) after
 // the spec, which it writes once it has put the helper in the run's
 // cgroups and scanned the workspace: the helper sets up its namespaces
 // and mounts meanwhile, but execs nothing before, so that all it starts
@@ -223,7 +224,7 @@ static unsigned char *read_spec(int fd, size_t *len) {
 // was killed, before the run could start: nothing starts, though the
 // helper's death signal has not come yet. Anything else after the spec
 // is refused.
-static void await_go_ahead(void) {
+static void read_go_ahead(void) {
 	unsigned char c[2];
 	ssize_t r;
 	while ((r = read(GX_SPEC_FD, c, sizeof c)) < 0 && errno == EINTR) {
@@ -237,6 +238,11 @@ static void await_go_ahead(void) {
 	if (r > 1 || c[0] != GX_GO_AHEAD) {
 		setup_fail("reading spec: data after its end");
 	}
+}
+
+// await_go_ahead is read_go_ahead, then closes the spec's socket.
+static void await_go_ahead(void) {
+	read_go_ahead();
 	close(GX_SPEC_FD);
 }
 
@@ -742,6 +748,27 @@ static int under_dev(const char *path) {
 	return strncmp(path, "/dev", 4) == 0 && (path[4] == 0 || path[4] == '/');
 }
 
+// mounts_cover_cwd reports whether the mounts of s (apply_mounts) may
+// cover the working directory of a process that entered it before them:
+// at or below a protected or hidden path it is still the writable,
+// visible tree underneath, until entered again by name (reenter_cwd).
+// An absolute spec directory is entered by name later anyway.
+static int mounts_cover_cwd(const struct spec *s) {
+	return (s->nmounts > 0 || s->ntmps > 0) && (s->dir == NULL || s->dir[0] != '/');
+}
+
+// reenter_cwd enters the working directory again by name, landing on top
+// of the mounts made since it was entered. It returns 0, or -1 with
+// errno set and the directory in cwd ("" when unknown), n bytes: the
+// kernel's getcwd gives no more than a page.
+static int reenter_cwd(char *cwd, size_t n) {
+	if (getcwd(cwd, n) == NULL) {
+		cwd[0] = 0;
+		return -1;
+	}
+	return chdir(cwd);
+}
+
 // apply_mounts applies the plan of s, in a mount namespace of the
 // helper's own (prepare_run checks).
 static void apply_mounts(const struct spec *s) {
@@ -808,18 +835,10 @@ static void apply_mounts(const struct spec *s) {
 		}
 	}
 	arena_free(was_rw);
-	// The inherited working directory was entered before these mounts:
-	// at or below a protected or hidden path it is still the writable,
-	// visible tree underneath. Entering it again by name lands on top of
-	// the mounts (an absolute spec directory is entered by name later).
-	if (s->dir == NULL || s->dir[0] != '/') {
-		// The kernel's getcwd gives no more than a page.
+	if (mounts_cover_cwd(s)) {
 		char cwd[4096];
-		if (getcwd(cwd, sizeof cwd) == NULL) {
-			ns_fail("mount namespace: working directory: %s", strerror(errno));
-		}
-		if (chdir(cwd) != 0) {
-			ns_fail("mount namespace: chdir %s: %s", cwd, strerror(errno));
+		if (reenter_cwd(cwd, sizeof cwd) != 0) {
+			ns_fail("mount namespace: working directory %s: %s", cwd, strerror(errno));
 		}
 	}
 }
@@ -1306,7 +1325,11 @@ static void restrict_target(const struct spec *s) {
 		if (syscall(SYS_landlock_restrict_self, GX_RULESET_FD, s->landlock_flags) != 0) {
 			setup_fail("landlock_restrict_self: %s", strerror(errno));
 		}
-		close(GX_RULESET_FD);
+		// Gone at the exec, not before: a target started ahead shares
+		// its init's descriptors, and the init closes its own.
+		if (fcntl(GX_RULESET_FD, F_SETFD, FD_CLOEXEC) != 0) {
+			setup_fail("landlock ruleset: %s", strerror(errno));
+		}
 	}
 	if (s->bpf_len > 0) {
 		struct sock_fprog prog = {
@@ -1968,47 +1991,93 @@ __attribute__((noreturn)) static void prestart_init(uint32_t prestarted, uint64_
 	supervise_init(init, status_fd);
 }
 
-// target_stack is the stack the target runs on from spawn_target's clone
-// to its exec, in the init's memory, which the init does not touch
-// meanwhile (it is suspended until that exec).
+// target_stack is the stack the target runs on from its clone
+// (start_ahead) to its exec, in the init's memory, which the init does
+// not touch meanwhile (it waits for that exec).
 static char target_stack[64 << 10] __attribute__((aligned(16)));
 
-// spawn_mask is the init's signal mask, which spawn_target blocks every
+// spawn_mask is the init's signal mask, which start_ahead blocks every
 // signal around, and the target takes back.
 static sigset_t spawn_mask;
 
-// spawn_child is the target from its clone: it binds itself
-// (restrict_target) while the runner still scans the workspace, then
-// waits for the go-ahead, after which only its exec is left.
-static int spawn_child(void *arg) {
+// target_go is 0 until the init has set the run up (go_target), the
+// futex the target started ahead waits on; target_live is 1 until the
+// target has exec'd or exited, when the kernel clears it and wakes the
+// init (CLONE_CHILD_CLEARTID), which waits on it as vfork waits.
+static uint32_t target_go;
+static pid_t target_live = 1;
+
+// target_ahead is the target from its clone, before the run has come:
+// the init's signal handlers would run on its memory, so it takes the
+// defaults and waits, every signal blocked, until the init has set the
+// run up. Then it enters its working directory again, over the run's
+// mounts, binds itself (restrict_target) while the runner still scans
+// the workspace, and waits for the go-ahead, after which only its exec
+// is left. It shares the init's descriptors (the spec's socket, which
+// the init keeps for end_namespace, is closed at the exec) and memory,
+// but not its working directory: a target that could move the init's
+// would lead the init's path lookups.
+static int target_ahead(void *arg) {
 	const struct spec *s = arg;
-	// The init's handlers would run on its memory: the defaults again,
-	// before any signal is let in.
 	for (size_t i = 0; i < sizeof forwarded / sizeof forwarded[0]; i++) {
 		signal(forwarded[i], SIG_DFL);
 	}
+	while (__atomic_load_n(&target_go, __ATOMIC_ACQUIRE) == 0) {
+		syscall(SYS_futex, &target_go, FUTEX_WAIT_PRIVATE, 0, NULL, NULL, 0);
+	}
 	sigprocmask(SIG_SETMASK, &spawn_mask, NULL);
+	// Its working directory is its own, entered before the mounts.
+	if (mounts_cover_cwd(s)) {
+		char cwd[4096];
+		if (reenter_cwd(cwd, sizeof cwd) != 0) {
+			setup_fail("working directory %s: %s", cwd, strerror(errno));
+		}
+	}
 	restrict_target(s);
-	await_go_ahead();
+	read_go_ahead();
+	if (fcntl(GX_SPEC_FD, F_SETFD, FD_CLOEXEC) != 0) {
+		setup_fail("spec socket: %s", strerror(errno));
+	}
 	exec_restricted(s);
 }
 
-// spawn_target starts the target of s as posix_spawn starts a program,
-// once the runner gives the go-ahead (spawn_child): a child sharing the
-// init's memory, the init suspended until the child has exec'd or exited.
-// A fork copied the init's address space for the child to drop at its
-// exec. The child writes nothing the init reads after it: its stack and,
-// on a failure, the report pipe before it exits; its errno is the init's
-// thread's, which is put back.
-static pid_t spawn_target(const struct spec *s) {
+// start_ahead starts the target of the run s will hold before its spec
+// comes (target_ahead): a child sharing the init's memory and
+// descriptors, its clone (0.03 ms in the run's PID namespace and
+// cgroups) off the run's path. It returns the target's pid, or fails.
+static pid_t start_ahead(const struct spec *s) {
 	sigset_t all;
 	sigfillset(&all);
 	sigprocmask(SIG_SETMASK, &all, &spawn_mask);
-	pid_t pid = clone(spawn_child, target_stack + sizeof target_stack, CLONE_VM | CLONE_VFORK | SIGCHLD, (void *)s);
+	pid_t pid = clone(target_ahead, target_stack + sizeof target_stack,
+			  CLONE_VM | CLONE_FILES | CLONE_CHILD_CLEARTID | SIGCHLD, (void *)s, NULL, NULL, &target_live);
 	int saved = errno;
 	sigprocmask(SIG_SETMASK, &spawn_mask, NULL);
-	errno = saved;
+	if (pid < 0) {
+		setup_fail("init: starting the command: %s", strerror(saved));
+	}
 	return pid;
+}
+
+// go_target lets the target started ahead go on with the run the init
+// has set up, and returns once it has exec'd or exited, as a vfork's
+// parent does: the init touches nothing of the memory they share before,
+// every signal blocked meanwhile. The target writes nothing the init
+// reads after it: its stack and, on a failure, the report pipe before it
+// exits; its errno is the init's thread's, which is put back.
+static void go_target(void) {
+	sigset_t all;
+	sigfillset(&all);
+	sigprocmask(SIG_SETMASK, &all, NULL);
+	__atomic_store_n(&target_go, 1, __ATOMIC_RELEASE);
+	int saved = errno;
+	syscall(SYS_futex, &target_go, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
+	pid_t live;
+	while ((live = __atomic_load_n(&target_live, __ATOMIC_ACQUIRE)) != 0) {
+		syscall(SYS_futex, &target_live, FUTEX_WAIT, live, NULL, NULL, 0);
+	}
+	errno = saved;
+	sigprocmask(SIG_SETMASK, &spawn_mask, NULL);
 }
 
 // linger waits until the runner's end of the spec socket is closed (its
@@ -2081,9 +2150,11 @@ __attribute__((noreturn)) static void end_namespace(int st) {
 // how it ended (end_namespace), and exits with its exit code. An
 // init forked for it (prestart_init) cost a fork before the run could
 // come, and one more exit, and its parent's wake, after the command. The
-// target is forked and bound (restrict_target) before the go-ahead, while
-// the runner scans: after it, its exec is all that is left (0.1 ms of
-// set-up off the start, its seccomp program's load most of it).
+// target is cloned before the run comes (start_ahead), and bound
+// (restrict_target) before the go-ahead, while the runner scans: after
+// it, its exec is all that is left (0.1 ms of set-up off the start, its
+// seccomp program's load most of it). Cloned once the run was set up,
+// as it was, its clone took 0.03 ms of the run's path.
 //
 // What the runner sends the helper's process group comes to the
 // namespace once, through this init: the target gets a session of its
@@ -2101,16 +2172,14 @@ __attribute__((noreturn)) static void prestart_as_init(uint32_t prestarted, uint
 	init_private(host_mntns);
 	new_session = 1;
 	catch_signals();
-	receive_stdio();
 	struct spec s;
+	pid_t target = start_ahead(&s);
+	receive_stdio();
 	prepare_run(&s, prestarted);
 	if (job_control) {
 		setup_fail("terminal: not for a prestarted helper");
 	}
-	pid_t target = spawn_target(&s);
-	if (target < 0) {
-		setup_fail("init: starting the command: %s", strerror(errno));
-	}
+	go_target();
 	// The target took the go-ahead (or failed). The socket stays open:
 	// its end is what end_namespace waits for.
 	start_forwarding(-1);
