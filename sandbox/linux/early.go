@@ -28,10 +28,11 @@ import (
 // a helper no run takes, or none.
 
 // earlyHintMagic starts every entry; a change of the format changes it.
-const earlyHintMagic = "gatedexec-prestart-1\n"
+const earlyHintMagic = "gatedexec-prestart-2\n"
 
-// maxEarlyHintEntry bounds an entry: its frame and a few numbers.
-const maxEarlyHintEntry = 256
+// maxEarlyHintEntry bounds an entry: its frame, a few numbers and the
+// seccomp program its helper's target loads ahead (prestartKey.bpf).
+const maxEarlyHintEntry = 256 + bpfMaxInsns*bpfInsnSize
 
 // errDamagedHint marks an entry that does not decode.
 var errDamagedHint = errors.New("damaged prestart hint")
@@ -62,9 +63,9 @@ func earlyEntry(build, id string) (string, [cachefile.KeySize]byte) {
 	return "prestart-" + hex.EncodeToString(key[:16]), key
 }
 
-// encode returns h's body: its flags, namespaces and the values of its
-// limits. The limits' files are not kept but made again (limitsOf): an
-// entry names no file to write.
+// encode returns h's body: its flags, namespaces, the values of its
+// limits and the seccomp program loaded ahead. The limits' files are not
+// kept but made again (limitsOf): an entry names no file to write.
 func (h earlyHint) encode() []byte {
 	var flags byte
 	if h.ok {
@@ -78,6 +79,7 @@ func (h earlyHint) encode() []byte {
 		pids, mem := limitValues(h.limits)
 		b = binary.AppendUvarint(b, uint64(h.key.unshare))
 		b = binary.AppendUvarint(binary.AppendUvarint(b, pids), mem)
+		b = cachefile.AppendString(b, h.key.bpf)
 	}
 	return b
 }
@@ -94,11 +96,17 @@ func decodeEarlyHint(r *Runner, body []byte) (earlyHint, bool) {
 	if h.ok {
 		unshare := d.Uvarint()
 		pids, mem := d.Uvarint(), d.Uvarint()
+		bpf := d.Str()
 		if unshare == 0 || unshare > 1<<32-1 {
 			return earlyHint{}, false
 		}
+		// A program only for an init's target, and a whole one: the
+		// helper would refuse any other.
+		if bpf != "" && (!asInit(uint32(unshare)) || len(bpf)%bpfInsnSize != 0 || len(bpf) > bpfMaxInsns*bpfInsnSize) {
+			return earlyHint{}, false
+		}
 		h.limits = limitsOf(pids, mem)
-		h.key = prestartKey{unshare: uint32(unshare), keptNet: flags&2 != 0, limits: limitsKey(h.limits)}
+		h.key = prestartKey{unshare: uint32(unshare), keptNet: flags&2 != 0, limits: limitsKey(h.limits), bpf: bpf}
 		// Only a runner that keeps network namespaces may be asked to
 		// join one; the run's own key says so again.
 		if h.key.keptNet && r.KeptNetNS == "" {

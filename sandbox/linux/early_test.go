@@ -16,8 +16,9 @@ import (
 
 // TestEarlyHintCodec: a hint decodes to what was encoded, and a body that
 // is not one (flags it does not know, no namespaces, a hint to join a
-// kept network namespace for a runner that keeps none, anything left
-// over) is refused.
+// kept network namespace for a runner that keeps none, a seccomp program
+// that is not whole or not for an init's target, anything left over) is
+// refused.
 func TestEarlyHintCodec(t *testing.T) {
 	r := &Runner{KeptNetNS: "/run/x"}
 	ns := uint32(unix.CLONE_NEWNS | unix.CLONE_NEWPID)
@@ -25,6 +26,7 @@ func TestEarlyHintCodec(t *testing.T) {
 		{},
 		{ok: true, key: prestartKey{unshare: ns}, limits: limitsOf(64, 0)},
 		{ok: true, key: prestartKey{unshare: ns, keptNet: true}, limits: limitsOf(8192, 1<<34)},
+		{ok: true, key: prestartKey{unshare: ns, bpf: strings.Repeat("12345678", 3)}, limits: limitsOf(64, 0)},
 	} {
 		if h.ok {
 			h.key.limits = limitsKey(h.limits)
@@ -43,6 +45,8 @@ func TestEarlyHintCodec(t *testing.T) {
 		"too many":         {1, 0x80, 0x80, 0x80, 0x80, 0x10, 1, 1},
 		"left over":        append(earlyHint{}.encode(), 0),
 		"cut short":        {1, 5},
+		"partial program":  earlyHint{ok: true, key: prestartKey{unshare: ns, bpf: "1234567"}}.encode(),
+		"program, no init": earlyHint{ok: true, key: prestartKey{unshare: unix.CLONE_NEWNS, bpf: "12345678"}}.encode(),
 	} {
 		if h, ok := decodeEarlyHint(r, body); ok {
 			t.Errorf("%s: decoded %+v", name, h)

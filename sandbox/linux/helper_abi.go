@@ -35,6 +35,10 @@ const (
 	// to CPUs of its own (asideNow): it polls for its run a moment before
 	// it sleeps on it (GX_SPIN_NS).
 	spinArg = "spin"
+	// seccompAheadArg is a prestarted init's argument when its run's
+	// seccomp program follows prestartCgroups, for the target it starts
+	// ahead to load before the run comes.
+	seccompAheadArg = "seccomp-ahead"
 )
 
 // File descriptors the runner hands the helper, and its failure status.

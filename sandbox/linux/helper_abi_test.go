@@ -43,6 +43,7 @@ func TestHelperABI(t *testing.T) {
 		"GX_KEPT_NETNS_ARG":      quoted(keptNetNSArg),
 		"GX_KEPT_NETNS_MAX":      strconv.Itoa(keptNetNSMax),
 		"GX_SPIN_ARG":            quoted(spinArg),
+		"GX_SECCOMP_AHEAD_ARG":   quoted(seccompAheadArg),
 		"GX_HELPER_FAIL":         strconv.Itoa(helperFail),
 		"GX_REPORT_NS":           quoted(reportNamespaces),
 		"GX_REPORT_NOTFOUND":     quoted(reportNotFound),

@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"runtime"
+	"slices"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -68,6 +69,9 @@ type prestartKey struct {
 	// limits are the cgroup limits of its run (cgroupLimits), written
 	// out (limitsKey).
 	limits string
+	// bpf is the seccomp program the target of an init (asInit) loads
+	// before its run comes, the run's (seccompProgram); "" for none.
+	bpf string
 }
 
 // prestarted is a helper started ahead of its run.
@@ -117,8 +121,9 @@ type prestartPool struct {
 }
 
 // prestartKeyOf returns the key of a run of c with the namespaces
-// unshare and cgroup limits, and whether a prestarted helper can serve it.
-func (r *Runner) prestartKeyOf(c *Command, unshare uint32, limits []cgroupLimit) (prestartKey, bool) {
+// unshare, cgroup limits and sandbox layers, and whether a prestarted
+// helper can serve it.
+func (r *Runner) prestartKeyOf(c *Command, unshare uint32, limits []cgroupLimit, layers []string) (prestartKey, bool) {
 	p := c.Profile
 	if unshare&unix.CLONE_NEWNS == 0 || p.NoSetsid || p.Unrestricted {
 		return prestartKey{}, false
@@ -126,7 +131,16 @@ func (r *Runner) prestartKeyOf(c *Command, unshare uint32, limits []cgroupLimit)
 	if !prestartableStdio(c) {
 		return prestartKey{}, false
 	}
-	return prestartKey{unshare: unshare, keptNet: r.keptNetFor(p, unshare), limits: limitsKey(limits)}, true
+	key := prestartKey{unshare: unshare, keptNet: r.keptNetFor(p, unshare), limits: limitsKey(limits)}
+	if asInit(unshare) && slices.Contains(layers, sandbox.LayerSeccomp) {
+		bpf, err := r.seccompProgram(p)
+		if err != nil {
+			// The run fails on it; nothing is started for it.
+			return prestartKey{}, false
+		}
+		key.bpf = string(bpf)
+	}
+	return key, true
 }
 
 // prestartableStdio reports whether c's standard descriptors can be given
@@ -352,6 +366,9 @@ func (r *Runner) startPrestarted(pre *prestarted, limits []cgroupLimit, bc sandb
 	null := os.NewFile(uintptr(nullFD), os.DevNull)
 	defer null.Close()
 	args := []string{"gatedexec-sandbox", HelperArg, prestartArg, strconv.FormatUint(uint64(pre.key.unshare), 10)}
+	if pre.key.bpf != "" {
+		args = append(args, seccompAheadArg)
+	}
 	extra := helperFiles(theirs, repW, nil, nil, self)
 	if pre.key.keptNet {
 		// Without the directory the helper makes its own namespace.
@@ -421,7 +438,10 @@ func (r *Runner) startPrestarted(pre *prestarted, limits []cgroupLimit, bc sandb
 		}
 		// In them, or told how to enter them: the helper forks nothing
 		// before (its init).
-		return sendCgroups(mine, tasks)
+		if err := sendCgroups(mine, tasks); err != nil {
+			return err
+		}
+		return sendAheadProgram(mine, pre.key.bpf)
 	}
 	if late || tasks != nil {
 		// The helper moves itself in (taskFiles).
@@ -460,6 +480,18 @@ func sendCgroups(sock *os.File, tasks []*os.File) error {
 		fds[i] = int(f.Fd())
 	}
 	_, err := sendWithFDs(sock, []byte{prestartCgroups}, fds)
+	return err
+}
+
+// sendAheadProgram sends the prestarted helper at the other end of sock
+// the seccomp program bpf of its run (seccompAheadArg): its length, then
+// the program. Nothing for none.
+func sendAheadProgram(sock *os.File, bpf string) error {
+	if bpf == "" {
+		return nil
+	}
+	msg := binary.LittleEndian.AppendUint32(make([]byte, 0, 4+len(bpf)), uint32(len(bpf)))
+	_, err := sock.Write(append(msg, bpf...))
 	return err
 }
 

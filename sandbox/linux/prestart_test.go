@@ -462,6 +462,91 @@ func TestPrestartedRefusesOtherSpecs(t *testing.T) {
 	}
 }
 
+// TestPrestartedSeccompAhead: a prestarted init sent its run's seccomp
+// program (seccompAheadArg) has its target load it before the run comes,
+// and runs a spec with that program under it, loaded once; a spec with
+// another program, or none, runs nothing (exit 125, a setup report).
+func TestPrestartedSeccompAhead(t *testing.T) {
+	requireRoot(t, "only an init, as root, starts its target ahead")
+	unshare := uint32(unix.CLONE_NEWNS | unix.CLONE_NEWIPC | unix.CLONE_NEWPID)
+	prog, err := buildBPF(seccompRules(&sandbox.Profile{Network: sandbox.NetworkOff, UnixSockets: true}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	other, err := buildBPF(seccompRules(&sandbox.Profile{Network: sandbox.NetworkOn}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		name string
+		bpf  []byte
+		ran  bool
+	}{{"the same program", prog, true}, {"another program", other, false}, {"no program", nil, false}} {
+		t.Run(tt.name, func(t *testing.T) {
+			pre := (&Runner{}).startAhead(prestartKey{unshare: unshare, bpf: string(prog)}, nil, sandbox.BuildCache{})
+			if pre == nil {
+				t.Fatal("the helper did not start")
+			}
+			t.Cleanup(pre.end)
+			// The target waits under the program before the run.
+			kid := waitTargetAhead(t, pre.proc.pid)
+			if got := procStatus(t, kid, "Seccomp"); got != "2" {
+				t.Errorf("the target started ahead has seccomp mode %q before its run, want 2 (a filter)", got)
+			}
+			out := filepath.Join(t.TempDir(), "out")
+			spec := withDev(t, helperSpec{Path: "/bin/sh", Unshare: unshare, BPF: tt.bpf,
+				Argv: []string{"sh", "-c", `grep -E '^Seccomp(_filters)?:' /proc/self/status > "$0"`, out}})
+			code, rep := goAhead(t, pre, spec)
+			b, readErr := os.ReadFile(out)
+			if !tt.ran {
+				if code != helperFail || !strings.Contains(rep, "not the one loaded ahead") || readErr == nil {
+					t.Errorf("exit %d, report %q, output %q; want %d, the program refused, nothing run", code, rep, b, helperFail)
+				}
+				return
+			}
+			if code != 0 || readErr != nil {
+				t.Fatalf("exit %d, report %q, output %v", code, rep, readErr)
+			}
+			if got := strings.Join(strings.Fields(string(b)), " "); got != "Seccomp: 2 Seccomp_filters: 1" {
+				t.Errorf("the command ran with %q, want one filter", got)
+			}
+		})
+	}
+}
+
+// waitTargetAhead waits, at most 10 s, until the prestarted init pid has
+// started its target ahead and the target waits in its futex; it returns
+// the target's pid.
+func waitTargetAhead(t *testing.T, pid int) string {
+	t.Helper()
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(time.Millisecond) {
+		children, _ := os.ReadFile(fmt.Sprintf("/proc/%d/task/%d/children", pid, pid))
+		if kids := strings.Fields(string(children)); len(kids) == 1 {
+			if sc, err := os.ReadFile("/proc/" + kids[0] + "/syscall"); err == nil && strings.HasPrefix(string(sc), strconv.Itoa(unix.SYS_FUTEX)+" ") {
+				return kids[0]
+			}
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the init %d started no target ahead: children %q", pid, children)
+		}
+	}
+}
+
+// procStatus returns the value of field in /proc/pid/status.
+func procStatus(t *testing.T, pid, field string) string {
+	t.Helper()
+	status, err := os.ReadFile("/proc/" + pid + "/status")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, l := range strings.Split(string(status), "\n") {
+		if v, ok := strings.CutPrefix(l, field+":"); ok {
+			return strings.TrimSpace(v)
+		}
+	}
+	return ""
+}
+
 // TestPrestartedAwaitsCgroups: a prestarted helper forks its init only
 // once the runner says it is in its run's cgroups (a unified hierarchy
 // moves it there after its start): an init forked before would run the

@@ -131,7 +131,7 @@ func (r *Runner) begin(c *Command) (runStart, error) {
 	st.unshare, st.limits = namespaces(st.layers, st.caps), cgroupLimits(p.Limits)
 	if !r.LongLived {
 		e := r.takeEarly()
-		key, ok := r.prestartKeyOf(c, st.unshare, st.limits)
+		key, ok := r.prestartKeyOf(c, st.unshare, st.limits, st.layers)
 		want := earlyHint{ok: ok, key: key, limits: st.limits}
 		st.ahead = e.helperFor(want)
 		if ok && st.ahead == nil {
@@ -193,7 +193,7 @@ func (r *Runner) run(ctx context.Context, c *Command, st runStart, watch *sandbo
 	pre := st.ahead
 	if r.LongLived {
 		// A one-shot run's prestart, if any, was begin's (st.ahead).
-		if key, ok := r.prestartKeyOf(c, spec.Unshare, limits); ok {
+		if key, ok := r.prestartKeyOf(c, spec.Unshare, limits, layers); ok {
 			pre = r.takePrestarted(key)
 			// Once this run has ended: started during it, the next
 			// helper's namespaces slowed it down.

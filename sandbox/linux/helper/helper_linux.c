@@ -1290,6 +1290,25 @@ static void drop_caps(void) {
 // itself does, and no terminal of the caller's can become its own.
 static int new_session;
 
+// ahead_bpf is the seccomp program a prestarted init was sent for its
+// run (GX_SECCOMP_AHEAD_ARG), ahead_bpf_len its length (0: none), which
+// its target loads before the run comes (bpf_loaded, target_ahead).
+static unsigned char *ahead_bpf;
+static size_t ahead_bpf_len;
+static int bpf_loaded;
+
+// load_seccomp loads the seccomp program of len bytes at bpf; the caller
+// has no_new_privs set.
+static void load_seccomp(const unsigned char *bpf, size_t len) {
+	struct sock_fprog prog = {
+		.len = (unsigned short)(len / sizeof(struct sock_filter)),
+		.filter = (struct sock_filter *)bpf,
+	};
+	if (syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &prog) != 0) {
+		setup_fail("seccomp: %s", strerror(errno));
+	}
+}
+
 // restrict_target applies, in the process that becomes the target, the
 // restrictions that bind the target itself: its session, limits,
 // directory, CPUs, no_new_privs, capabilities, Landlock and seccomp.
@@ -1331,14 +1350,8 @@ static void restrict_target(const struct spec *s) {
 			setup_fail("landlock ruleset: %s", strerror(errno));
 		}
 	}
-	if (s->bpf_len > 0) {
-		struct sock_fprog prog = {
-			.len = (unsigned short)(s->bpf_len / sizeof(struct sock_filter)),
-			.filter = (struct sock_filter *)s->bpf,
-		};
-		if (syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &prog) != 0) {
-			setup_fail("seccomp: %s", strerror(errno));
-		}
+	if (s->bpf_len > 0 && !bpf_loaded) {
+		load_seccomp(s->bpf, s->bpf_len);
 	}
 }
 
@@ -1896,6 +1909,10 @@ static void prepare_run(struct spec *s, uint32_t prestarted) {
 	unsigned char *data = read_spec(GX_SPEC_FD, &len);
 	decode(data, len, s);
 	arena_free(data);
+	if (ahead_bpf_len > 0 && (s->bpf_len != ahead_bpf_len || memcmp(s->bpf, ahead_bpf, ahead_bpf_len) != 0)) {
+		// Its target runs under that program already.
+		setup_fail("seccomp: the run's program is not the one loaded ahead of it");
+	}
 	if (s->close_fds) {
 		cloexec_inherited();
 	}
@@ -1991,6 +2008,25 @@ __attribute__((noreturn)) static void prestart_init(uint32_t prestarted, uint64_
 	supervise_init(init, status_fd);
 }
 
+// seccomp_ahead is set for a helper started with GX_SECCOMP_AHEAD_ARG.
+static int seccomp_ahead;
+
+// read_ahead_bpf reads the seccomp program sent ahead of the run
+// (GX_SECCOMP_AHEAD_ARG) into ahead_bpf.
+static void read_ahead_bpf(void) {
+	unsigned char n4[4];
+	read_full(GX_SPEC_FD, n4, sizeof n4);
+	uint32_t n = le32(n4);
+	if (n == 0 || n % sizeof(struct sock_filter) != 0 || n > BPF_MAXINSNS * sizeof(struct sock_filter)) {
+		setup_fail("prestart: a seccomp program of %u bytes", n);
+	}
+	if ((ahead_bpf = arena_alloc(n)) == NULL) {
+		setup_fail("prestart: seccomp program: out of memory");
+	}
+	read_full(GX_SPEC_FD, ahead_bpf, n);
+	ahead_bpf_len = n;
+}
+
 // target_stack is the stack the target runs on from its clone
 // (start_ahead) to its exec, in the init's memory, which the init does
 // not touch meanwhile (it waits for that exec).
@@ -2021,6 +2057,17 @@ static int target_ahead(void *arg) {
 	const struct spec *s = arg;
 	for (size_t i = 0; i < sizeof forwarded / sizeof forwarded[0]; i++) {
 		signal(forwarded[i], SIG_DFL);
+	}
+	if (ahead_bpf_len > 0) {
+		// Most of its set-up (0.07 ms), off the run's path. Without
+		// CAP_SYS_ADMIN only under no_new_privs, which restrict_target
+		// sets again; nothing it calls before its exec is a call the
+		// program refuses.
+		if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) {
+			setup_fail("no_new_privs: %s", strerror(errno));
+		}
+		load_seccomp(ahead_bpf, ahead_bpf_len);
+		bpf_loaded = 1;
 	}
 	while (__atomic_load_n(&target_go, __ATOMIC_ACQUIRE) == 0) {
 		syscall(SYS_futex, &target_go, FUTEX_WAIT_PRIVATE, 0, NULL, NULL, 0);
@@ -2172,6 +2219,9 @@ __attribute__((noreturn)) static void prestart_as_init(uint32_t prestarted, uint
 	init_private(host_mntns);
 	new_session = 1;
 	catch_signals();
+	if (seccomp_ahead) {
+		read_ahead_bpf();
+	}
 	struct spec s;
 	pid_t target = start_ahead(&s);
 	receive_stdio();
@@ -2243,6 +2293,10 @@ __attribute__((noreturn)) static void run_helper(uint32_t prestarted, int kept_n
 		if (as_init) {
 			prestart_as_init(prestarted, host_mntns);
 		}
+		if (seccomp_ahead) {
+			// Only an init starts its target ahead.
+			setup_fail("prestart: %s for a helper that is not its namespace's init", GX_SECCOMP_AHEAD_ARG);
+		}
 		if ((prestarted & CLONE_NEWPID) && (prestarted & CLONE_NEWNS)) {
 			prestart_init(prestarted, host_mntns);
 		}
@@ -2293,6 +2347,8 @@ int main(int argc, char **argv) {
 				kept_netns = 1;
 			} else if (!spin && strcmp(argv[i], GX_SPIN_ARG) == 0) {
 				spin = 1;
+			} else if (!seccomp_ahead && strcmp(argv[i], GX_SECCOMP_AHEAD_ARG) == 0) {
+				seccomp_ahead = 1;
 			} else {
 				setup_fail("prestart: unknown argument %s", argv[i]);
 			}

@@ -60,6 +60,15 @@
 #define GX_SPIN_ARG "spin"
 #define GX_SPIN_NS 200000
 
+// A prestarted helper given GX_SECCOMP_AHEAD_ARG (after its flags), which
+// must be its PID namespace's init (prestart_as_init), is sent its run's
+// seccomp program right after GX_PRESTART_CGROUPS: its length in bytes
+// (a little-endian uint32, a whole number of instructions, at most
+// BPF_MAXINSNS) and the program. The target it starts ahead loads it
+// before the run comes, and the run's spec must hold that program
+// (GX_TAG_BPF), byte for byte.
+#define GX_SECCOMP_AHEAD_ARG "seccomp-ahead"
+
 // File descriptors the runner hands the helper.
 #define GX_SPEC_FD 3    // the spec's length, the spec, then the go-ahead (GX_GO_AHEAD)
 #define GX_REPORT_FD 4  // made CLOEXEC: the target never holds it
