@@ -6,22 +6,20 @@
 // maps for the most part, that was 0.2–0.4 ms of every command, about as
 // long as all of its own work after a sandboxed command ends. Leave.Exit
 // of a process that asked for it (HoldMemory) first clones a child that
-// shares the memory and the descriptors, blocks every signal and waits
-// until the process has exited; the memory and what the process left
-// open (but its standard streams, which it closes first) then go with
-// the child, after the caller has the status.
+// shares the memory, blocks every signal, closes its copies of the
+// standard streams and waits until the process has exited; the memory
+// then goes with the child, after the caller has the status.
 // The work is the same; the caller no longer waits for it. The child
 // costs its clone: a process that mapped little (a cached `check`) ends
-// sooner without it, and a run starts it while its command runs
-// (StartHolder).
+// sooner without it.
 //
 // A Leave also gives that child empty directories to remove once the
 // process has exited: removing a directory that is a mount point in
 // another mount namespace (a sandboxed run's placeholder, mounted in the
 // run's namespace until the process's exit drops it) waits out an RCU
-// grace period, 0.15 ms of every such run here. The child closes what
-// the process left open first, which drops such a namespace, and the
-// removal waits for nothing.
+// grace period, 0.15 ms of every such run here. The child then closes
+// what the process left open first, which drops such a namespace, and
+// the removal waits for nothing.
 package exitunmap
 
 import (
@@ -41,8 +39,6 @@ type Leave struct {
 	size int // bytes the removals take in the child's mapping
 	// memory says the unmapping goes to the child too (HoldMemory).
 	memory bool
-	// child is the child StartHolder started ahead of the exit.
-	child *holder
 }
 
 // maxRemovalBytes bounds what the removals take in the child's mapping:
@@ -88,23 +84,6 @@ func (l *Leave) HoldMemory() {
 	l.mu.Unlock()
 }
 
-// StartHolder starts, now, the child Exit leaves the memory to when
-// HoldMemory was called, so that Exit has only the removals to hand it:
-// a run starts it while its command runs (its clone, 0.05 ms here, was
-// on the path from the command's end to the status). It does nothing
-// without HoldMemory, once started, or on a nil Leave; a child that
-// cannot be started is tried again by Exit.
-func (l *Leave) StartHolder() {
-	if l == nil {
-		return
-	}
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	if l.memory && l.child == nil {
-		l.child = startSelf()
-	}
-}
-
 // HoldsMemory reports whether HoldMemory was called.
 func (l *Leave) HoldsMemory() bool {
 	if l == nil {
@@ -119,33 +98,19 @@ func (l *Leave) HoldsMemory() bool {
 // Where this platform has a child to leave them to (Linux on amd64), and
 // it was asked to (HoldMemory) or has directories to remove, the
 // unmapping of the process's memory and the removals are left to that
-// child (StartHolder's, else one started now), which makes them once the
-// process has exited; else the memory is unmapped before the status is
-// reported as usual, and the directories removed before the exit. A
-// child that cannot be made (no pidfd, a seccomp filter refusing clone)
-// changes nothing but the wait.
+// child, which makes them once the process has exited; else the memory
+// is unmapped before the status is reported as usual, and the directories
+// removed before the exit. A child that cannot be made (no pidfd, a
+// seccomp filter refusing clone) changes nothing but the wait.
 func (l *Leave) Exit(code int) {
 	// Locked for good: a removal asked for from here on could not be
 	// made, and blocks until the exit instead.
 	l.mu.Lock()
 	dirs := l.dirs
-	child := l.child
-	if child == nil && l.holds() {
-		child = startSelf()
-	}
-	exitLeaving(child, dirs, code)
-}
-
-// exitLeaving exits with code, leaving dirs and the rest to child (nil:
-// none), or removing dirs first where it takes none.
-func exitLeaving(child *holder, dirs []string, code int) {
-	if child == nil || !child.leave(dirs) {
+	if !l.holds() || !hold(dirs) {
 		for _, d := range dirs {
 			unix.Rmdir(d)
 		}
-	}
-	if child != nil {
-		closeStdio()
 	}
 	os.Exit(code)
 }

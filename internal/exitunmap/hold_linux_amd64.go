@@ -3,17 +3,17 @@ package exitunmap
 import (
 	"encoding/binary"
 	"os"
-	"sync/atomic"
 	"unsafe"
 
 	"golang.org/x/sys/unix"
 )
 
-// spawn clones a child that shares this process's memory and descriptor
-// table and, on the stack it is given (its top), blocks every signal and
-// waits until pidfd is readable, then closes every descriptor, removes
-// the directories of removals (encodeRemovals) and exits. It returns the
-// child's pid, or a negated errno.
+// spawn clones a child that shares this process's memory and, on the
+// stack it is given (its top), blocks every signal, closes descriptors 0
+// to 2 and waits until pidfd is readable, then removes the directories
+// of removals (encodeRemovals), having closed every descriptor above 2
+// first when there are any, and exits. It returns the child's pid, or
+// a negated errno.
 func spawn(pidfd int32, stack, removals uintptr) int64
 
 // canHold says whether hold can leave anything to a child.
@@ -22,93 +22,65 @@ const canHold = true
 // holderStack is the size of the holder's stack: it keeps one pollfd.
 const holderStack = 4096
 
-// holder is a child holding this process's memory and descriptors
-// (startHolder): once the process it waits for has exited, it closes
-// them, removes the directories written at the start of its mapping
-// (leave), and exits.
-type holder struct {
-	pid      int
-	removals []byte
-}
-
-// startSelf starts the child that holds this process's memory and
-// descriptors until the process has exited; nil when none could be
-// started. Its pidfd stays open in the table they share.
-func startSelf() *holder {
+// hold starts the child that holds this process's memory until the
+// process has exited, and then removes dirs: the stdio streams, which its
+// caller may read until their end, are closed in the child at once;
+// every other descriptor stays open in it until the process has exited,
+// so none is released earlier than the process's own exit would release
+// it (then, with dirs to remove, closed before them; else at its exit).
+// It reports whether the child was started.
+func hold(dirs []string) bool {
 	pidfd, err := unix.PidfdOpen(os.Getpid(), 0)
 	if err != nil {
-		return nil
+		return false
 	}
+	return holdUntil(pidfd, dirs) > 0
+}
+
+// holdUntil starts a child holding this process's memory until pidfd is
+// readable, then removing dirs, and returns its pid, or 0 when none was
+// started.
+func holdUntil(pidfd int, dirs []string) int {
 	if pidfd <= 2 {
-		// Exit closes 0 to 2 before the exit (closeStdio), which would
-		// end the child's wait early: a pidfd among them (stdio closed
-		// when this process started) moves above.
+		// The child closes 0 to 2: a pidfd among them (stdio closed when
+		// this process started) moves above.
 		moved, err := unix.FcntlInt(uintptr(pidfd), unix.F_DUPFD_CLOEXEC, 3)
-		unix.Close(pidfd)
 		if err != nil {
-			return nil
+			return 0
 		}
 		pidfd = moved
 	}
-	h := startHolder(pidfd)
-	if h == nil {
-		unix.Close(pidfd)
-	}
-	return h
-}
-
-// startHolder starts a child holding this process's memory and
-// descriptors until the process pidfd names has exited, with no removals
-// yet; nil when none was started. pidfd stays open: the child waits on
-// it in the table they share.
-func startHolder(pidfd int) *holder {
 	// A mapping of its own: nothing of Go's is ever placed there, so the
-	// child's writes can touch nothing this process still uses. The
-	// removals go below the stack, zero (none) until leave writes them:
-	// the child reads them after the process has exited, when nothing of
-	// Go's is left.
+	// child's writes can touch nothing this process still uses.
+	// The removals go below the stack: the child reads them there
+	// after the process has exited, when nothing of Go's is left.
 	m, err := unix.Mmap(-1, 0, maxRemovalBytes+holderStack, unix.PROT_READ|unix.PROT_WRITE, unix.MAP_PRIVATE|unix.MAP_ANONYMOUS)
 	if err != nil {
-		return nil
+		return 0
+	}
+	if !encodeRemovals(m[:maxRemovalBytes], dirs) {
+		unix.Munmap(m)
+		return 0
 	}
 	base := uintptr(unsafe.Pointer(&m[0]))
 	pid := spawn(int32(pidfd), base+uintptr(len(m)), base)
 	if pid <= 0 {
 		unix.Munmap(m)
-		return nil
+		return 0
 	}
-	return &holder{pid: int(pid), removals: m[:maxRemovalBytes]}
+	return int(pid)
 }
-
-// leave gives h dirs to remove once the process has exited, and reports
-// false, giving it nothing, when they do not fit. The count goes last,
-// in one store: a process that dies while writing the paths leaves none.
-func (h *holder) leave(dirs []string) bool {
-	if len(dirs) == 0 {
-		return true
-	}
-	count := (*uint64)(unsafe.Pointer(&h.removals[0]))
-	if atomic.LoadUint64(count) != 0 || !encodeRemovals(h.removals, dirs) {
-		return false
-	}
-	atomic.StoreUint64(count, uint64(len(dirs)))
-	return true
-}
-
-// closeStdio closes the standard streams before an exit that leaves the
-// rest to a holder, which shares them: whoever reads this process's
-// output gets its end with the process, not after the holder's wait.
-func closeStdio() { unix.CloseRange(0, 2, 0) }
 
 // encodeRemovals writes dirs into b, the start of the child's mapping,
-// as the child reads them after their count (the first word, leave's):
-// the address of each one's path, then the paths, each ended by a NUL.
-// It reports false when they do not fit.
+// as the child reads them: their count, then the address of each one's
+// path, then the paths, each ended by a NUL. It reports false when they
+// do not fit.
 func encodeRemovals(b []byte, dirs []string) bool {
 	paths := 8 + 8*len(dirs)
 	if paths > len(b) {
 		return false
 	}
+	binary.LittleEndian.PutUint64(b, uint64(len(dirs)))
 	for i, d := range dirs {
 		if paths+len(d)+1 > len(b) {
 			return false

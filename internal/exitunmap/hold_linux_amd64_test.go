@@ -2,9 +2,9 @@ package exitunmap
 
 import (
 	"fmt"
-	"io"
 	"os"
 	"os/exec"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -16,11 +16,10 @@ import (
 
 // TestMain runs this binary as the process of TestHolderClosesStdio,
 // which starts a holder waiting for the process named by
-// EXITUNMAP_TEST_WAIT, prints the holder's pid and exits, of TestHolder,
-// which starts its holder ahead of its exit (EXITUNMAP_TEST_AHEAD), of
-// TestExit, which prints and exits 7 through a Leave with nothing left to
-// it, or of TestExitHoldsWhenAsked, which exits through a Leave asked to
-// hold the memory or not (EXITUNMAP_TEST_HOLD).
+// EXITUNMAP_TEST_WAIT, prints the holder's pid and exits, of TestExit,
+// which prints and exits 7 through a Leave with nothing left to it, or of
+// TestExitHoldsWhenAsked, which exits through a Leave asked to hold the
+// memory or not (EXITUNMAP_TEST_HOLD).
 func TestMain(m *testing.M) {
 	if s := os.Getenv("EXITUNMAP_TEST_WAIT"); s != "" {
 		pid, _ := strconv.Atoi(s)
@@ -28,39 +27,8 @@ func TestMain(m *testing.M) {
 		if err != nil {
 			os.Exit(3)
 		}
-		h := startHolder(pidfd)
-		if h == nil {
-			os.Exit(5)
-		}
-		fmt.Println(h.pid)
-		exitLeaving(h, nil, 0)
-	}
-	if dir := os.Getenv("EXITUNMAP_TEST_AHEAD"); dir != "" {
-		// Its holder first, then a pipe and a mapping it must share;
-		// their numbers, then it waits for a line on stdin, and exits
-		// leaving three removals to the holder.
-		var l Leave
-		l.HoldMemory()
-		l.StartHolder()
-		if l.child == nil {
-			os.Exit(5)
-		}
-		_, w, err := os.Pipe()
-		if err != nil {
-			os.Exit(6)
-		}
-		m, err := unix.Mmap(-1, 0, 3*4096, unix.PROT_READ, unix.MAP_PRIVATE|unix.MAP_ANONYMOUS)
-		if err != nil {
-			os.Exit(6)
-		}
-		fmt.Printf("%d %d %x\n", l.child.pid, w.Fd(), uintptr(unsafe.Pointer(&m[0])))
-		fmt.Scanln()
-		for _, d := range []string{"empty", "full", "missing"} {
-			if !l.RemoveDir(dir + "/" + d) {
-				os.Exit(4)
-			}
-		}
-		l.Exit(0)
+		fmt.Println(holdUntil(pidfd, nil))
+		os.Exit(0)
 	}
 	if dir := os.Getenv("EXITUNMAP_TEST_LEAVE"); dir != "" {
 		var l Leave
@@ -134,63 +102,69 @@ func waitInPoll(t *testing.T, proc string) {
 	}
 }
 
-// A holder started ahead of the exit (StartHolder) shares the process's
-// memory and descriptor table, what the process maps and opens after its
-// start included, holds every signal blocked and waits while the process
-// lives. Once the process has exited through Exit, whose output ends
-// with it, the holder removes the directories left to it then, those
-// that are empty, and exits 0; a subreaper above it adopts it, and no
-// second holder is left.
+// The holder shares this process's memory, holds every signal blocked and
+// every descriptor but stdio, lives while the process it waits for does
+// and exits 0 once it has not.
 func TestHolder(t *testing.T) {
-	if err := unix.Prctl(unix.PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0); err != nil {
+	s := sleeper(t)
+	pidfd, err := unix.PidfdOpen(s.Process.Pid, 0)
+	if err != nil {
 		t.Fatal(err)
 	}
-	defer unix.Prctl(unix.PR_SET_CHILD_SUBREAPER, 0, 0, 0, 0)
-	dir := t.TempDir()
-	for _, d := range []string{"empty", "full"} {
-		if err := os.Mkdir(dir+"/"+d, 0o755); err != nil {
-			t.Fatal(err)
+	defer unix.Close(pidfd)
+	_, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	pid := holdUntil(pidfd, nil)
+	if pid <= 0 {
+		t.Fatalf("holdUntil = %d", pid)
+	}
+	exited := false
+	defer func() {
+		if !exited {
+			unix.Kill(pid, unix.SIGKILL)
+			unix.Wait4(pid, nil, 0, nil)
 		}
-	}
-	if err := os.WriteFile(dir+"/full/f", nil, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	c := exec.Command(os.Args[0], "-test.run=^$")
-	c.Env = append(os.Environ(), "EXITUNMAP_TEST_AHEAD="+dir)
-	// Were stdout left open in the holder, it would end only with it:
-	// Wait then gives up after WaitDelay with ErrWaitDelay.
-	c.WaitDelay = 5 * time.Second
-	stdin, err := c.StdinPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	var out strings.Builder
-	r, err := c.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := c.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer c.Process.Kill()
-	var pid, fd int
-	var addr string
-	if _, err := fmt.Fscanf(r, "%d %d %s\n", &pid, &fd, &addr); err != nil {
-		t.Fatalf("reading the holder's pid: %v", err)
-	}
+	}()
 	proc := fmt.Sprintf("/proc/%d/", pid)
 	waitInPoll(t, proc)
 
+	// A mapping made after the clone is the holder's too.
+	m, err := unix.Mmap(-1, 0, 3*4096, unix.PROT_READ, unix.MAP_PRIVATE|unix.MAP_ANONYMOUS)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer unix.Munmap(m)
 	maps, err := os.ReadFile(proc + "maps")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(string(maps), addr+"-") {
-		t.Errorf("the holder's maps lack the process's mapping at %s:\n%s", addr, maps)
+	if want := fmt.Sprintf("%x-", uintptr(unsafe.Pointer(&m[0]))); !strings.Contains(string(maps), want) {
+		t.Errorf("the holder's maps lack this process's new mapping at %s:\n%s", want, maps)
 	}
-	if _, err := os.Readlink(fmt.Sprintf("%sfd/%d", proc, fd)); err != nil {
-		t.Errorf("the holder lacks the pipe the process opened after its start: %v", err)
+
+	entries, err := os.ReadDir(proc + "fd")
+	if err != nil {
+		t.Fatal(err)
 	}
+	var fds []int
+	for _, e := range entries {
+		n, _ := strconv.Atoi(e.Name())
+		fds = append(fds, n)
+	}
+	for _, fd := range []int{0, 1, 2} {
+		if slices.Contains(fds, fd) {
+			t.Errorf("the holder keeps descriptor %d (all: %v)", fd, fds)
+		}
+	}
+	for _, fd := range []int{pidfd, int(w.Fd())} {
+		if !slices.Contains(fds, fd) {
+			t.Errorf("the holder lacks descriptor %d (all: %v)", fd, fds)
+		}
+	}
+
 	status, err := os.ReadFile(proc + "status")
 	if err != nil {
 		t.Fatal(err)
@@ -206,28 +180,27 @@ func TestHolder(t *testing.T) {
 	if got, err := strconv.ParseUint(blocked, 16, 64); err != nil || got != all {
 		t.Errorf("the holder blocks signals %q, want %x", blocked, all)
 	}
-	if _, err := os.Stat(dir + "/empty"); err != nil {
-		t.Fatalf("removed while the process lives: %v", err)
+
+	var ws unix.WaitStatus
+	if got, err := unix.Wait4(pid, &ws, unix.WNOHANG, nil); got != 0 || err != nil {
+		t.Fatalf("the holder ended while the process it waits for lives: wait4 = %d, %v, status %v", got, err, ws)
 	}
 
-	fmt.Fprintln(stdin, "exit")
-	io.Copy(&out, r)
-	if err := c.Wait(); err != nil {
-		t.Fatalf("the process ended with %v: %s", err, out.String())
-	}
-	var ws unix.WaitStatus
-	got, err := unix.Wait4(-1, &ws, 0, nil)
-	if err != nil || got != pid || !ws.Exited() || ws.ExitStatus() != 0 {
-		t.Fatalf("adopted %d (%v, %v), want the holder %d, exit 0", got, ws, err, pid)
-	}
-	if got, err := unix.Wait4(-1, &ws, unix.WNOHANG, nil); err != unix.ECHILD {
-		t.Errorf("a second process (%d, %v) was left behind", got, err)
-	}
-	if _, err := os.Stat(dir + "/empty"); !os.IsNotExist(err) {
-		t.Errorf("the empty directory left to the holder is still there: %v", err)
-	}
-	if _, err := os.Stat(dir + "/full/f"); err != nil {
-		t.Errorf("the directory with a file in it went: %v", err)
+	s.Process.Kill()
+	s.Wait()
+	done := make(chan error, 1)
+	go func() {
+		_, err := unix.Wait4(pid, &ws, 0, nil)
+		done <- err
+	}()
+	select {
+	case err := <-done:
+		exited = true
+		if err != nil || !ws.Exited() || ws.ExitStatus() != 0 {
+			t.Errorf("the holder ended with %v, %v; want exit 0", ws, err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the holder did not exit once the process it waits for had")
 	}
 }
 
@@ -271,6 +244,46 @@ func TestHolderClosesStdio(t *testing.T) {
 	s.Process.Kill()
 	s.Wait()
 	waitGone(t, hfd)
+}
+
+// The holder removes the directories left to it once the process it
+// waits for has exited, not before, and only those that are empty then.
+func TestHolderRemovesDirs(t *testing.T) {
+	dir := t.TempDir()
+	for _, d := range []string{"empty", "full"} {
+		if err := os.Mkdir(dir+"/"+d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.WriteFile(dir+"/full/f", nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s := sleeper(t)
+	pidfd, err := unix.PidfdOpen(s.Process.Pid, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer unix.Close(pidfd)
+	pid := holdUntil(pidfd, []string{dir + "/empty", dir + "/full", dir + "/missing"})
+	if pid <= 0 {
+		t.Fatalf("holdUntil = %d", pid)
+	}
+	waitInPoll(t, fmt.Sprintf("/proc/%d/", pid))
+	if _, err := os.Stat(dir + "/empty"); err != nil {
+		t.Fatalf("removed while the process lives: %v", err)
+	}
+	s.Process.Kill()
+	s.Wait()
+	var ws unix.WaitStatus
+	if _, err := unix.Wait4(pid, &ws, 0, nil); err != nil || !ws.Exited() || ws.ExitStatus() != 0 {
+		t.Fatalf("the holder ended with %v, %v; want exit 0", ws, err)
+	}
+	if _, err := os.Stat(dir + "/empty"); !os.IsNotExist(err) {
+		t.Errorf("the empty directory left to the holder is still there: %v", err)
+	}
+	if _, err := os.Stat(dir + "/full/f"); err != nil {
+		t.Errorf("the directory with a file in it went: %v", err)
+	}
 }
 
 // A process exiting through Leave.Exit leaves the removal of a directory

@@ -9,11 +9,7 @@ GLOBL ·allSignals(SB), RODATA, $8
 // The child shares this process's memory while Go goes on using it: it
 // writes nothing but its own stack, holds pidfd in R12, the stack's top
 // in R13 and the removals (a count, then that many pointers to paths, all
-// in its own mapping) in BX, and calls nothing. It shares the descriptor
-// table too, and touches no descriptor before the process has exited:
-// what the process opens or closes meanwhile is the child's as it is,
-// and the process's exit closes none of it (Exit closes the standard
-// streams first), the child does after.
+// in its own mapping) in BX, and calls nothing.
 TEXT ·spawn(SB), NOSPLIT, $16-32
 	MOVL	pidfd+0(FP), R12
 	MOVQ	stack+8(FP), R13
@@ -29,8 +25,8 @@ TEXT ·spawn(SB), NOSPLIT, $16-32
 	MOVQ	$14, AX
 	SYSCALL
 
-	// clone(CLONE_VM|CLONE_FILES|SIGCHLD, stack, NULL, NULL, 0)
-	MOVQ	$0x511, DI
+	// clone(CLONE_VM|SIGCHLD, stack, NULL, NULL, 0)
+	MOVQ	$0x111, DI
 	MOVQ	R13, SI
 	XORQ	DX, DX
 	XORQ	R10, R10
@@ -52,6 +48,14 @@ TEXT ·spawn(SB), NOSPLIT, $16-32
 	RET
 
 child:
+	// close_range(0, 2, 0): whoever reads this process's output gets
+	// its end when the process exits, not when the child does.
+	XORQ	DI, DI
+	MOVQ	$2, SI
+	XORQ	DX, DX
+	MOVQ	$436, AX
+	SYSCALL
+
 	// struct pollfd {fd: pidfd, events: POLLIN} at the stack's top.
 	MOVL	R12, -16(R13)
 	MOVL	$1, -12(R13)
@@ -70,20 +74,20 @@ wait:
 	CMPQ	AX, $-4
 	JEQ	wait
 
-	// close_range(0, ~0, 0): what the process left open goes now, a
-	// run's mount namespace with it, so that no directory removed below
-	// is still a mount point there (removing one would detach it, waiting
-	// out an RCU grace period with its parent directory locked against
-	// the next run's placeholders).
-	XORQ	DI, DI
+	// With removals, close_range(3, ~0, 0) first: what the process left
+	// open goes now, a run's mount namespace with it, so that no
+	// directory removed below is still a mount point there (removing one
+	// would detach it, waiting out an RCU grace period with its parent
+	// directory locked against the next run's placeholders).
+	MOVQ	0(BX), R14
+	ADDQ	$8, BX
+	CMPQ	R14, $0
+	JLE	exit
+	MOVQ	$3, DI
 	MOVL	$-1, SI
 	XORQ	DX, DX
 	MOVQ	$436, AX
 	SYSCALL
-
-	// The removals' count, which the process wrote last (leave).
-	MOVQ	0(BX), R14
-	ADDQ	$8, BX
 
 remove:
 	// unlinkat(AT_FDCWD, path, AT_REMOVEDIR) for each: only an empty

@@ -95,8 +95,6 @@ func (r *Runner) startDirect(ctx context.Context, c *Command, p *sandbox.Profile
 			}
 			started = true
 			io3.started()
-			// While the command runs: its clone was on the exit's path.
-			r.LeaveToExit.StartHolder()
 			return nil
 		})
 		done <- outcome{timedOut: timedOut, started: started, err: err}

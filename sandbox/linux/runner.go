@@ -472,8 +472,6 @@ func (r *Runner) start(ctx context.Context, c *Command, p *sandbox.Profile, spec
 		if eg != nil {
 			eg.start(ctx)
 		}
-		// While the command runs: its clone was on the exit's path.
-		r.LeaveToExit.StartHolder()
 		return nil
 	}
 	var timedOut bool
