@@ -102,7 +102,7 @@ func decodeEarlyHint(r *Runner, body []byte) (earlyHint, bool) {
 		}
 		// A program only for an init's target, and a whole one: the
 		// helper would refuse any other.
-		if bpf != "" && (!asInit(uint32(unshare)) || len(bpf)%bpfInsnSize != 0 || len(bpf) > bpfMaxInsns*bpfInsnSize) {
+		if bpf != "" && (!asInit(uint32(unshare)) || !wholeProgram(len(bpf))) {
 			return earlyHint{}, false
 		}
 		h.limits = limitsOf(pids, mem)

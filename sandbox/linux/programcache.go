@@ -45,7 +45,7 @@ func loadProgram(c sandbox.BuildCache, rules [sha256.Size]byte) []byte {
 		return nil
 	}
 	prog, err := cachefile.Open(programCacheMagic, key, entry)
-	if err != nil || len(prog) == 0 || len(prog)%bpfInsnSize != 0 || len(prog)/bpfInsnSize > bpfMaxInsns {
+	if err != nil || !wholeProgram(len(prog)) {
 		return nil
 	}
 	return prog

@@ -67,6 +67,13 @@ const (
 	bpfInsnSize = 8
 )
 
+// wholeProgram reports whether n bytes can be a program the kernel loads:
+// a whole number of instructions, at least one, at most bpfMaxInsns. The
+// helper checks the same before it loads one.
+func wholeProgram(n int) bool {
+	return n > 0 && n%bpfInsnSize == 0 && n/bpfInsnSize <= bpfMaxInsns
+}
+
 // errnoMax bounds the errno a rule may return (SECCOMP_RET_DATA is 16 bits).
 const errnoMax = 0xffff
 
