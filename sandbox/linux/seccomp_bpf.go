@@ -538,32 +538,22 @@ func (p *program) cond(c ArgCond, holds, fails int) {
 		// Always equal: the low word decides.
 		words = words[1:]
 	}
-	switch c.Op {
-	case MaskedEqual:
-		// Equal when every word compared is.
-		for i, w := range words {
-			eq := holds
-			if i < len(words)-1 {
-				eq = p.newLabel()
-			}
-			p.load(w.off, w.mask)
-			p.branch(bpfJeqK, w.want, eq, fails)
-			if eq != holds {
-				p.place(eq)
-			}
+	// MaskedEqual holds when every word compared is equal: a word that
+	// differs fails it, and the last equal one decides it. The others
+	// hold when any word differs, and the last equal one fails them.
+	differs, allEqual := fails, holds
+	if c.Op != MaskedEqual {
+		differs, allEqual = holds, fails
+	}
+	for i, w := range words {
+		equal := allEqual
+		if i < len(words)-1 {
+			equal = p.newLabel()
 		}
-	case NotEqual, MaskedNotEqual:
-		// Not equal when any word compared is not.
-		for i, w := range words {
-			eq := fails
-			if i < len(words)-1 {
-				eq = p.newLabel()
-			}
-			p.load(w.off, w.mask)
-			p.branch(bpfJeqK, w.want, eq, holds)
-			if eq != fails {
-				p.place(eq)
-			}
+		p.load(w.off, w.mask)
+		p.branch(bpfJeqK, w.want, equal, differs)
+		if equal != allEqual {
+			p.place(equal)
 		}
 	}
 }
