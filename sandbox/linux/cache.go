@@ -126,29 +126,39 @@ func (r *Runner) host() Capabilities {
 func (r *Runner) seccompProgram(p *sandbox.Profile) ([]byte, error) {
 	rules := seccompRules(p)
 	key := rulesKey(rules)
-	c := &r.cache
-	c.mu.Lock()
-	prog, ok := c.programs[key]
-	c.mu.Unlock()
-	if ok {
+	if prog := r.cache.program(key); prog != nil {
 		return prog, nil
 	}
 	// Then from the profile's build cache (programcache.go): another
 	// process built it.
-	if prog = loadProgram(p.BuildCache, key); prog == nil {
+	prog := loadProgram(p.BuildCache, key)
+	if prog == nil {
 		var err error
 		if prog, err = buildBPF(rules); err != nil {
 			return nil, err
 		}
 		storeProgram(p.BuildCache, key, prog)
 	}
+	r.cache.keepProgram(key, prog)
+	return prog, nil
+}
+
+// program returns the program kept for the table whose key (rulesKey) is
+// key; nil for none.
+func (c *runnerCache) program(key [sha256.Size]byte) []byte {
 	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.programs[key]
+}
+
+// keepProgram keeps prog as the program of the table whose key is key.
+func (c *runnerCache) keepProgram(key [sha256.Size]byte, prog []byte) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
 	if c.programs == nil || len(c.programs) >= maxCachedPrograms {
 		c.programs = map[[sha256.Size]byte][]byte{}
 	}
 	c.programs[key] = prog
-	c.mu.Unlock()
-	return prog, nil
 }
 
 // rulesKey is a digest of every field of rules, in order.

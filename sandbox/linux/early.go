@@ -28,10 +28,11 @@ import (
 // a helper no run takes, or none.
 
 // earlyHintMagic starts every entry; a change of the format changes it.
-const earlyHintMagic = "gatedexec-prestart-2\n"
+const earlyHintMagic = "gatedexec-prestart-3\n"
 
 // maxEarlyHintEntry bounds an entry: its frame, a few numbers and the
-// seccomp program its helper's target loads ahead (prestartKey.bpf).
+// seccomp program its helper's target loads ahead (prestartKey.bpf) with
+// its table's key.
 const maxEarlyHintEntry = 256 + bpfMaxInsns*bpfInsnSize
 
 // errDamagedHint marks an entry that does not decode.
@@ -43,6 +44,10 @@ type earlyHint struct {
 	ok     bool
 	key    prestartKey
 	limits []cgroupLimit
+	// rules is the key (rulesKey) of the table whose program is key.bpf,
+	// zero without one: the run takes that program from the hint
+	// (early.lendProgram) rather than read it again.
+	rules [sha256.Size]byte
 }
 
 // same reports whether h and o ask for the same helper.
@@ -64,7 +69,7 @@ func earlyEntry(build, id string) (string, [cachefile.KeySize]byte) {
 }
 
 // encode returns h's body: its flags, namespaces, the values of its
-// limits and the seccomp program loaded ahead. The limits' files are not
+// limits and the seccomp program loaded ahead, with its table's key. The limits' files are not
 // kept but made again (limitsOf): an entry names no file to write.
 func (h earlyHint) encode() []byte {
 	var flags byte
@@ -80,6 +85,9 @@ func (h earlyHint) encode() []byte {
 		b = binary.AppendUvarint(b, uint64(h.key.unshare))
 		b = binary.AppendUvarint(binary.AppendUvarint(b, pids), mem)
 		b = cachefile.AppendString(b, h.key.bpf)
+		if h.key.bpf != "" {
+			b = append(b, h.rules[:]...)
+		}
 	}
 	return b
 }
@@ -97,6 +105,9 @@ func decodeEarlyHint(r *Runner, body []byte) (earlyHint, bool) {
 		unshare := d.Uvarint()
 		pids, mem := d.Uvarint(), d.Uvarint()
 		bpf := d.Str()
+		if bpf != "" {
+			copy(h.rules[:], d.Bytes(sha256.Size))
+		}
 		if unshare == 0 || unshare > 1<<32-1 {
 			return earlyHint{}, false
 		}
@@ -207,9 +218,24 @@ func (e *early) helperFor(want earlyHint) *prestarted {
 	return nil
 }
 
-// keep keeps want as the hint of e's profile, unless it is the one read.
-func (e *early) keep(want earlyHint) {
+// keep keeps want, the hint of a run of p, as the hint of e's profile,
+// unless it is the one read.
+func (e *early) keep(want earlyHint, p *sandbox.Profile) {
 	if e != nil && (!e.had || !e.hint.same(want)) {
+		if want.key.bpf != "" {
+			want.rules = rulesKey(seccompRules(p))
+		}
 		storeEarlyHint(e.c, e.id, want)
+	}
+}
+
+// lendProgram keeps the seccomp program of e's hint in c, under its
+// table's key: the run whose table it is takes it from there
+// (seccompProgram), not from the program cache's file a second time. A
+// hint is a sealed entry of the same private cache directory as that
+// file.
+func (e *early) lendProgram(c *runnerCache) {
+	if e != nil && e.had && e.hint.key.bpf != "" {
+		c.keepProgram(e.hint.rules, []byte(e.hint.key.bpf))
 	}
 }

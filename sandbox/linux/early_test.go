@@ -26,27 +26,29 @@ func TestEarlyHintCodec(t *testing.T) {
 		{},
 		{ok: true, key: prestartKey{unshare: ns}, limits: limitsOf(64, 0)},
 		{ok: true, key: prestartKey{unshare: ns, keptNet: true}, limits: limitsOf(8192, 1<<34)},
-		{ok: true, key: prestartKey{unshare: ns, bpf: strings.Repeat("12345678", 3)}, limits: limitsOf(64, 0)},
+		{ok: true, key: prestartKey{unshare: ns, bpf: strings.Repeat("12345678", 3)}, limits: limitsOf(64, 0), rules: [32]byte{1, 2, 3}},
 	} {
 		if h.ok {
 			h.key.limits = limitsKey(h.limits)
 		}
 		got, ok := decodeEarlyHint(r, h.encode())
-		if !ok || !got.same(h) || got.ok && limitsKey(got.limits) != limitsKey(h.limits) {
+		if !ok || !got.same(h) || got.ok && limitsKey(got.limits) != limitsKey(h.limits) || got.rules != h.rules {
 			t.Errorf("%+v: decoded %+v, %v", h, got, ok)
 		}
 	}
 	kept := earlyHint{ok: true, key: prestartKey{unshare: ns, keptNet: true}, limits: limitsOf(1, 1)}.encode()
+	withProgram := earlyHint{ok: true, key: prestartKey{unshare: ns, bpf: "12345678"}}.encode()
 	for name, body := range map[string][]byte{
-		"empty":            nil,
-		"unknown flag":     {4},
-		"kept net, not ok": {2},
-		"no namespaces":    {1, 0, 1, 1},
-		"too many":         {1, 0x80, 0x80, 0x80, 0x80, 0x10, 1, 1},
-		"left over":        append(earlyHint{}.encode(), 0),
-		"cut short":        {1, 5},
-		"partial program":  earlyHint{ok: true, key: prestartKey{unshare: ns, bpf: "1234567"}}.encode(),
-		"program, no init": earlyHint{ok: true, key: prestartKey{unshare: unix.CLONE_NEWNS, bpf: "12345678"}}.encode(),
+		"empty":                      nil,
+		"unknown flag":               {4},
+		"kept net, not ok":           {2},
+		"no namespaces":              {1, 0, 1, 1},
+		"too many":                   {1, 0x80, 0x80, 0x80, 0x80, 0x10, 1, 1},
+		"left over":                  append(earlyHint{}.encode(), 0),
+		"cut short":                  {1, 5},
+		"partial program":            earlyHint{ok: true, key: prestartKey{unshare: ns, bpf: "1234567"}}.encode(),
+		"program, no init":           earlyHint{ok: true, key: prestartKey{unshare: unix.CLONE_NEWNS, bpf: "12345678"}}.encode(),
+		"program, its key cut short": withProgram[:len(withProgram)-1],
 	} {
 		if h, ok := decodeEarlyHint(r, body); ok {
 			t.Errorf("%s: decoded %+v", name, h)
@@ -54,6 +56,29 @@ func TestEarlyHintCodec(t *testing.T) {
 	}
 	if h, ok := decodeEarlyHint(&Runner{}, kept); ok {
 		t.Errorf("a kept network namespace for a runner that keeps none: decoded %+v", h)
+	}
+}
+
+// TestLendProgram: the seccomp program a hint was kept with is the run's
+// when the run's table is the one it was kept for, without the program
+// cache (the profile has none here); another table's run builds its own.
+func TestLendProgram(t *testing.T) {
+	p := &sandbox.Profile{Network: sandbox.NetworkOff, UnixSockets: true}
+	const lent = "12345678" // not the table's program: only the hint has it
+	r := &Runner{}
+	e := &early{had: true, hint: earlyHint{ok: true, key: prestartKey{unshare: unix.CLONE_NEWNS | unix.CLONE_NEWPID, bpf: lent},
+		rules: rulesKey(seccompRules(p))}}
+	e.lendProgram(&r.cache)
+	if got, err := r.seccompProgram(p); err != nil || string(got) != lent {
+		t.Errorf("the run's program: %x, %v; want the hint's %x", got, err, lent)
+	}
+	other := &sandbox.Profile{Network: sandbox.NetworkOn}
+	want, err := buildBPF(seccompRules(other))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, err := r.seccompProgram(other); err != nil || !bytes.Equal(got, want) {
+		t.Errorf("another table's program: %d bytes, %v; want its own %d", len(got), err, len(want))
 	}
 }
 
@@ -124,6 +149,9 @@ func TestStartEarly(t *testing.T) {
 	need, ok := loadEarlyHint(r, bc, id)
 	if !ok || !need.ok {
 		t.Fatalf("kept after the first run: %+v, %v; want the run's helper", need, ok)
+	}
+	if need.key.bpf != "" && need.rules != rulesKey(seccompRules(p)) {
+		t.Errorf("the program kept with the hint is under the key %x, want its table's", need.rules)
 	}
 
 	r = &Runner{}

@@ -131,6 +131,7 @@ func (r *Runner) begin(c *Command) (runStart, error) {
 	st.unshare, st.limits = namespaces(st.layers, st.caps), cgroupLimits(p.Limits)
 	if !r.LongLived {
 		e := r.takeEarly()
+		e.lendProgram(&r.cache)
 		key, ok := r.prestartKeyOf(c, st.unshare, st.limits, st.layers)
 		want := earlyHint{ok: ok, key: key, limits: st.limits}
 		st.ahead = e.helperFor(want)
@@ -138,7 +139,7 @@ func (r *Runner) begin(c *Command) (runStart, error) {
 			st.ahead = r.startAhead(key, st.limits, p.BuildCache)
 		}
 		// After the start: a hint that changed is written once.
-		e.keep(want)
+		e.keep(want, p)
 		if st.ahead == nil {
 			go warmProcessStart()
 		}
