@@ -331,22 +331,20 @@ func checkTargetAhead(t *testing.T, pid int, kid string) {
 	if got, err := os.Readlink("/proc/" + kid + "/exe"); err != nil || got != exe {
 		t.Errorf("the init's child %s runs %q (%v), want the helper's %q", kid, got, err, exe)
 	}
-	sc, err := os.ReadFile("/proc/" + kid + "/syscall")
-	if err != nil || !strings.HasPrefix(string(sc), strconv.Itoa(unix.SYS_FUTEX)+" ") {
-		t.Errorf("the init's child %s is in system call %q (%v), want a futex wait", kid, sc, err)
-	}
-	status, err := os.ReadFile("/proc/" + kid + "/status")
-	if err != nil {
-		t.Fatal(err)
+	if !inFutex(kid) {
+		t.Errorf("the init's child %s is not in a futex wait", kid)
 	}
 	const all = 0x7fffffff &^ (1<<(unix.SIGKILL-1) | 1<<(unix.SIGSTOP-1)) // signals 1 to 31
-	for _, l := range strings.Split(string(status), "\n") {
-		if v, ok := strings.CutPrefix(l, "SigBlk:"); ok {
-			if got, err := strconv.ParseUint(strings.TrimSpace(v), 16, 64); err != nil || got&0x7fffffff != all {
-				t.Errorf("the init's child %s blocks signals %q, want %x", kid, v, all)
-			}
-		}
+	v := procStatus(t, kid, "SigBlk")
+	if got, err := strconv.ParseUint(v, 16, 64); err != nil || got&0x7fffffff != all {
+		t.Errorf("the init's child %s blocks signals %q, want %x", kid, v, all)
 	}
+}
+
+// inFutex reports whether the process pid is in a futex system call.
+func inFutex(pid string) bool {
+	sc, err := os.ReadFile("/proc/" + pid + "/syscall")
+	return err == nil && strings.HasPrefix(string(sc), strconv.Itoa(unix.SYS_FUTEX)+" ")
 }
 
 // zombie reports whether pid has exited, unreaped.
@@ -521,10 +519,8 @@ func waitTargetAhead(t *testing.T, pid int) string {
 	t.Helper()
 	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(time.Millisecond) {
 		children, _ := os.ReadFile(fmt.Sprintf("/proc/%d/task/%d/children", pid, pid))
-		if kids := strings.Fields(string(children)); len(kids) == 1 {
-			if sc, err := os.ReadFile("/proc/" + kids[0] + "/syscall"); err == nil && strings.HasPrefix(string(sc), strconv.Itoa(unix.SYS_FUTEX)+" ") {
-				return kids[0]
-			}
+		if kids := strings.Fields(string(children)); len(kids) == 1 && inFutex(kids[0]) {
+			return kids[0]
 		}
 		if time.Now().After(deadline) {
 			t.Fatalf("the init %d started no target ahead: children %q", pid, children)
