@@ -102,19 +102,23 @@ printf 'module empty\n\ngo 1.21\n' >"$tmp/empty/go.mod"
 # Makefile's LINKFLAGS, FLOOR_ENTRY its entry point where it has one. The
 # 2 MB segment rounding changes nothing measurable for a program this
 # small (+0.002 / +0.004 ms, in turns run by run). go-empty has no entry
-# point: the Go runtime's start alone.
+# point: the Go runtime's start alone. Every Go floor is built with the
+# Go runtime gatedexec is built with (scripts/depatch's overlay), whose
+# patches change only a start on one CPU, which go-empty's is not.
 ldflags=${FLOOR_LDFLAGS:--s -w}
 entry=${FLOOR_ENTRY:-}
-(cd "$tmp/empty" && CGO_ENABLED=0 go build -trimpath -ldflags "$ldflags" -o "$tmp/linked/go-empty" .)
-modfile=$(go run ./scripts/depatch)
+depatch=$(go run ./scripts/depatch)
+modfile=$(printf '%s\n' "$depatch" | sed -n 1p)
+overlay=$(printf '%s\n' "$depatch" | sed -n 2p)
+(cd "$tmp/empty" && CGO_ENABLED=0 go build -overlay "$overlay" -trimpath -ldflags "$ldflags" -o "$tmp/linked/go-empty" .)
 # The same empty program started as gatedexec starts: its entry point,
 # which binds the runtime's start to one CPU, and the package that gives
 # the CPUs back (internal/oneproc), whose initialisation it then pays for.
-CGO_ENABLED=0 go build -trimpath -ldflags "$ldflags $entry" -modfile "$modfile" -o "$tmp/linked/go-empty-entry" ./bench/floors/empty
+CGO_ENABLED=0 go build -overlay "$overlay" -trimpath -ldflags "$ldflags $entry" -modfile "$modfile" -o "$tmp/linked/go-empty-entry" ./bench/floors/empty
 # The floor of `gatedexec version`: cobra running one version command,
 # built against the same patched cobra as gatedexec (scripts/depatch),
 # started as gatedexec starts.
-CGO_ENABLED=0 go build -trimpath -ldflags "$ldflags $entry" -modfile "$modfile" -o "$tmp/linked/go-cobra" ./bench/floors/cobra
+CGO_ENABLED=0 go build -overlay "$overlay" -trimpath -ldflags "$ldflags $entry" -modfile "$modfile" -o "$tmp/linked/go-cobra" ./bench/floors/cobra
 # A file written whole gets 2 MB folios only when the kernel has free
 # 2 MB blocks at hand (it does not compact memory for a write), which a
 # run that wrote hundreds of MB just before may have used up: compacted

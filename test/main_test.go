@@ -53,23 +53,26 @@ func runMain(m *testing.M) int {
 	defer os.RemoveAll(dir)
 	binDir = dir
 	gatedexecBin = filepath.Join(dir, "gatedexec")
-	// As `make build` does, with the dependencies scripts/depatch patches.
+	// As `make build` does, with the dependencies and the Go runtime
+	// scripts/depatch patches.
 	depatch := exec.Command("go", "run", "./scripts/depatch")
 	depatch.Dir, depatch.Stderr = "..", os.Stderr
-	modfile, err := depatch.Output()
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "scripts/depatch:", err)
+	flags, err := depatch.Output()
+	modfile, overlay, ok := strings.Cut(strings.TrimSpace(string(flags)), "\n")
+	if err != nil || !ok {
+		fmt.Fprintf(os.Stderr, "scripts/depatch: %q, %v\n", flags, err)
 		return 1
 	}
-	mod := "-modfile=" + strings.TrimSpace(string(modfile))
+	mod := "-modfile=" + modfile
+	ovl := "-overlay=" + overlay
 	// With its entry point where it has one, as `make build` links it.
 	ldflags := "-ldflags="
 	if oneproc.EntrySymbol != "" {
 		ldflags += "-E " + oneproc.EntrySymbol
 	}
 	for _, b := range [][]string{
-		{"build", mod, ldflags, "-o", gatedexecBin, "../cmd/gatedexec"},
-		{"build", mod, ldflags, "-tags", "gatedexec_mcp", "-o", filepath.Join(dir, "gatedexec-mcp"), "../cmd/gatedexec"},
+		{"build", mod, ovl, ldflags, "-o", gatedexecBin, "../cmd/gatedexec"},
+		{"build", mod, ovl, ldflags, "-tags", "gatedexec_mcp", "-o", filepath.Join(dir, "gatedexec-mcp"), "../cmd/gatedexec"},
 	} {
 		build := exec.Command("go", b...)
 		build.Stdout, build.Stderr = os.Stderr, os.Stderr

@@ -1,11 +1,16 @@
 package main
 
 import (
+	"encoding/json"
 	"maps"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/gatedexec/gatedexec/internal/oneproc"
 )
 
 // TestRun: every patch applies to go.mod's version of its module; the
@@ -93,4 +98,119 @@ func modTimes(t *testing.T, dir string) map[string]int64 {
 		m[e.Name()] = info.ModTime().UnixNano()
 	}
 	return m
+}
+
+// TestOverlayStd: the overlay puts a patched copy in place of each Go
+// runtime file stdPatches names, with every edit made; a second call
+// rewrites nothing.
+func TestOverlayStd(t *testing.T) {
+	out := t.TempDir()
+	overlay, err := overlayStd(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(overlay)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var o struct{ Replace map[string]string }
+	if err := json.Unmarshal(b, &o); err != nil {
+		t.Fatalf("%s: %v", overlay, err)
+	}
+	if len(o.Replace) != len(stdPatches) {
+		t.Errorf("%s replaces %d files, want %d", overlay, len(o.Replace), len(stdPatches))
+	}
+	for _, p := range stdPatches {
+		var patched string
+		for from, to := range o.Replace {
+			if strings.HasSuffix(from, string(filepath.Separator)+filepath.Join("src", filepath.FromSlash(p.file))) {
+				patched = to
+			}
+		}
+		b, err := os.ReadFile(patched)
+		if err != nil {
+			t.Fatalf("%s: %v (overlay %s)", p.file, err, overlay)
+		}
+		for _, e := range p.edits {
+			if !strings.Contains(string(b), e.new) {
+				t.Errorf("%s lacks %q", patched, e.new)
+			}
+		}
+	}
+	before := modTimes(t, out)
+	if again, err := overlayStd(out); err != nil || again != overlay {
+		t.Fatalf("second call: %s, %v; first %s", again, err, overlay)
+	}
+	if after := modTimes(t, out); !maps.Equal(before, after) {
+		t.Errorf("the second call rewrote files: %v, then %v", before, after)
+	}
+}
+
+// TestRuntimePatches: a program started through gatedexec's entry point
+// and built with the overlay has no thread at main but its own and
+// sysmon (built without it, one or two more: those the runtime's
+// initialisation handed its processor to), holds none of its CPU cgroup's files
+// until GOMAXPROCS is sized for more than one CPU, and then holds the
+// same files and gets the same GOMAXPROCS as the unpatched runtime.
+func TestRuntimePatches(t *testing.T) {
+	if oneproc.EntrySymbol == "" {
+		t.Skip("the patches change only a start through the entry point, which this platform has not")
+	}
+	overlay, err := overlayStd(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	start := func(name string, flags ...string) map[string]string {
+		bin := filepath.Join(t.TempDir(), name)
+		args := append([]string{"build"}, flags...)
+		args = append(args, "-ldflags=-E "+oneproc.EntrySymbol, "-o", bin, "./testdata/start")
+		if out, err := exec.Command("go", args...).CombinedOutput(); err != nil {
+			t.Fatalf("go %q: %v\n%s", args, err, out)
+		}
+		// sysmon sizes GOMAXPROCS at its first tick, which can come
+		// after oneproc gave the CPUs back, and starts a thread for it;
+		// and it may take the processor from a slow system call and
+		// start one: the fewest threads of five starts are counted.
+		var got map[string]string
+		for range 5 {
+			run := exec.Command(bin)
+			run.Env = append(os.Environ(), "GODEBUG=updatemaxprocs=0")
+			out, err := run.Output()
+			if err != nil {
+				t.Fatalf("%s: %v", name, err)
+			}
+			this := map[string]string{}
+			for _, l := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+				k, v, _ := strings.Cut(l, " ")
+				this[k] = v
+			}
+			if got == nil || atoi(t, this["threads"]) < atoi(t, got["threads"]) {
+				got = this
+			}
+		}
+		return got
+	}
+	patched, plain := start("patched", "-overlay="+overlay), start("plain")
+	if patched["threads"] != "2" {
+		t.Errorf("patched: %s threads at main, want 2 (main and sysmon)", patched["threads"])
+	}
+	if p, q := atoi(t, patched["threads"]), atoi(t, plain["threads"]); p >= q {
+		t.Errorf("threads at main: %s patched, %s plain; want fewer patched", patched["threads"], plain["threads"])
+	}
+	if patched["cgroup"] != "" {
+		t.Errorf("patched: the runtime opened %s at start", patched["cgroup"])
+	}
+	if patched["cgroup-after"] != plain["cgroup"] || patched["gomaxprocs"] != plain["gomaxprocs"] {
+		t.Errorf("sized for all CPUs: patched holds %q with GOMAXPROCS %s, plain %q (at start) with %s",
+			patched["cgroup-after"], patched["gomaxprocs"], plain["cgroup"], plain["gomaxprocs"])
+	}
+}
+
+func atoi(t *testing.T, s string) int {
+	t.Helper()
+	n, err := strconv.Atoi(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return n
 }
