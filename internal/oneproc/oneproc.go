@@ -17,9 +17,10 @@
 // `version` 0.075 ms sooner, a cached `check` on 1 000 rules 0.118 ms,
 // `sandbox -p workspace-write` 0.040 ms; an empty program pays 0.07 ms
 // for it and this package (make bench's go-empty-entry), having nothing
-// to gain. A command that runs long gets a processor per CPU a second
-// later, when the runtime next sizes its scheduler (GODEBUG
-// updatemaxprocs), unless it set the count itself.
+// to gain. A command that runs long gets a processor per CPU when sysmon
+// first sizes the scheduler (GODEBUG updatemaxprocs), at its first tick
+// (1 ms, with the runtime scripts/depatch patches), unless it set the
+// count itself.
 //
 // A supervising start's Go work is one goroutine at a time. With a
 // processor for each CPU, the runtime woke threads on the other CPUs,

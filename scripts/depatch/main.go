@@ -144,12 +144,10 @@ var patches = []patch{
 
 // stdPatches are gatedexec's patches of the Go runtime, applied through
 // go build's -overlay: the toolchain's own files stay as they are. Each
-// changes what a program started on one CPU does, which only gatedexec's
-// entry point (internal/oneproc) arranges; any other start runs the
-// runtime's code unchanged. In turns run by run on a 2-vCPU VM, the two
-// together: an empty program started through the entry 0.883 -> 0.734
-// ms, `gatedexec version` -0.16 ms, `sandbox -p workspace-write --
-// /bin/true` -0.08 ms.
+// changes only what a program with one processor does, which is how
+// gatedexec's entry point (internal/oneproc) starts every command and
+// how `run` and `sandbox` keep it; a program with more runs the
+// runtime's code unchanged.
 var stdPatches = []patch{
 	// The runtime holds the main goroutine on the main thread while it
 	// initialises, and gcenable waits there for the sweeper and the
@@ -166,13 +164,32 @@ var stdPatches = []patch{
 				"\t\tunlockOSThread()\n\t\tgcenable()\n\t\tlockOSThread()\n" +
 				"\t\tif getg().m != &m0 {\n\t\t\tthrow(\"runtime.main left m0 in gcenable\")\n\t\t}\n" +
 				"\t} else {\n\t\tgcenable()\n\t}\n"},
+		// sysmon woke every 20 µs while the program was busy (the first
+		// millisecond at least, and again after every processor it
+		// took back) and, with one processor, took it back from every
+		// system call of more than a tick, though nothing else could
+		// run, for another thread to hand back at the call's return. A
+		// sandboxed /bin/true makes a few such calls and lasts 3 ms:
+		// it paid 0.45 ms for those ticks on a 2-vCPU VM (in turns run
+		// by run; 200 µs: 0.38 ms, 10 ms: 0.52 ms). With one
+		// processor, sysmon starts at 1 ms: a call is taken over after
+		// 1-2 ms rather than 20-40 µs, and a goroutine stuck behind it
+		// waits that long, and sysmon's other work (preempting a
+		// goroutine after 10 ms, polling the network after 10 ms) is
+		// as before.
+		{"\t\tif idle == 0 { // start with 20us sleep...\n\t\t\tdelay = 20\n",
+			"\t\tif idle == 0 { // start with 20us sleep...\n\t\t\tdelay = 20\n" +
+				"\t\t\tif gomaxprocs == 1 {\n" +
+				"\t\t\t\tdelay = 1000 // patched by gatedexec: one processor\n" +
+				"\t\t\t}\n"},
 	}},
 	// The runtime found its CPU cgroup at every start (reading
 	// /proc/self/cgroup and /proc/self/mountinfo, opening the limit's
 	// files: 0.07 ms) to lower GOMAXPROCS to a CPU limit. A limit never
 	// lowers it below 2, so for a process on one CPU it changes nothing:
 	// the cgroup is found when a count of more than one CPU is first
-	// sized, as when sysmon sizes it again a second later.
+	// sized, as sysmon does at its first tick after internal/oneproc gave
+	// the CPUs back.
 	{"std", "runtime/cgroup_linux.go", []edit{
 		{"import (\n\t\"internal/runtime/cgroup\"\n)",
 			"import (\n\t\"internal/runtime/atomic\"\n\t\"internal/runtime/cgroup\"\n)"},

@@ -1,7 +1,10 @@
 // Command start reports what the Go runtime's start left behind, for
 // TestRuntimePatches: the threads at main, the CPU cgroup's files the
-// runtime holds open, and the same after the runtime sized GOMAXPROCS
-// again for the CPUs the process was started with.
+// runtime holds open, the threads after a system call of 0.3 ms and one
+// of 5 ms (sysmon starts a thread to take over a processor held by a
+// system call, with nothing to run, when it has none idle), and the
+// cgroup's files after the runtime sized GOMAXPROCS again for the CPUs
+// the process was started with.
 package main
 
 import (
@@ -11,6 +14,9 @@ import (
 	"runtime"
 	"sort"
 	"strings"
+	"syscall"
+	"time"
+	"unsafe"
 
 	_ "github.com/gatedexec/gatedexec/internal/oneproc"
 )
@@ -23,9 +29,20 @@ func main() {
 	}
 	fmt.Println("threads", len(tasks))
 	fmt.Println("cgroup", cgroupFiles())
+	fmt.Println("threads-short", threadsAfter(300*time.Microsecond))
+	fmt.Println("threads-long", threadsAfter(5*time.Millisecond))
 	runtime.SetDefaultGOMAXPROCS()
 	fmt.Println("cgroup-after", cgroupFiles())
 	fmt.Println("gomaxprocs", runtime.GOMAXPROCS(0))
+}
+
+// threadsAfter sleeps d in one system call and returns the threads the
+// process then has.
+func threadsAfter(d time.Duration) int {
+	ts := syscall.NsecToTimespec(int64(d))
+	syscall.Syscall(syscall.SYS_NANOSLEEP, uintptr(unsafe.Pointer(&ts)), 0, 0)
+	tasks, _ := os.ReadDir("/proc/self/task")
+	return len(tasks)
 }
 
 // cgroupFiles returns the files under /sys/fs/cgroup the process has
