@@ -183,6 +183,39 @@ var stdPatches = []patch{
 				"\t\t\t\tdelay = 1000 // patched by gatedexec: one processor\n" +
 				"\t\t\t}\n"},
 	}},
+	// A CPUID instruction traps to the hypervisor in a VM, and this VM's
+	// take 6.7 µs each. The runtime's entry asks for leaves 0 and 1 and
+	// keeps part of the answers; internal/cpu asked for both again, and
+	// for 0x80000000 twice: 9 CPUIDs at every start, 6 now, internal/cpu
+	// taking the entry's answers (amd64; 386's entry keeps none).
+	{"std", "runtime/asm_amd64.s", []edit{
+		{"\tMOVL\t$0, AX\n\tCPUID\n\tCMPL\tAX, $0\n\tJE\tnocpuinfo\n",
+			"\tMOVL\t$0, AX\n\tCPUID\n" +
+				"\tMOVL\tAX, internal∕cpu·EntryMaxID(SB) // patched by gatedexec: for internal/cpu\n" +
+				"\tCMPL\tAX, $0\n\tJE\tnocpuinfo\n"},
+		{"\tMOVL\t$1, AX\n\tCPUID\n\tMOVL\tAX, runtime·processorVersionInfo(SB)\n",
+			"\tMOVL\t$1, AX\n\tCPUID\n\tMOVL\tAX, runtime·processorVersionInfo(SB)\n" +
+				"\tMOVL\tCX, internal∕cpu·EntryECX1(SB) // patched by gatedexec: for internal/cpu\n" +
+				"\tMOVB\t$1, internal∕cpu·EntryCPUID(SB)\n"},
+	}},
+	{"std", "internal/cpu/cpu_x86.go", []edit{
+		{"var maxExtendedFunctionInformation uint32\n",
+			"var maxExtendedFunctionInformation uint32\n\n" +
+				"// The answers to CPUID leaves 0 (EAX) and 1 (ECX), when EntryCPUID\n" +
+				"// says the runtime's entry asked for both (patched by gatedexec).\n" +
+				"// The runtime's entry writes them (a reference the linker allows\n" +
+				"// to what is pushed with go:linkname).\n" +
+				"//\n//go:linkname EntryMaxID\n//go:linkname EntryECX1\n//go:linkname EntryCPUID\n" +
+				"var (\n\tEntryMaxID, EntryECX1 uint32\n\tEntryCPUID            bool\n)\n"},
+		{"package cpu\n", "package cpu\n\nimport _ \"unsafe\" // for go:linkname (patched by gatedexec)\n"},
+		{"\tmaxID, _, _, _ := cpuid(0, 0)\n",
+			"\tmaxID, ecx1 := EntryMaxID, EntryECX1\n" +
+				"\tif !EntryCPUID {\n\t\tmaxID, _, _, _ = cpuid(0, 0)\n\t}\n"},
+		{"\t_, _, ecx1, _ := cpuid(1, 0)\n",
+			"\tif !EntryCPUID {\n\t\t_, _, ecx1, _ = cpuid(1, 0)\n\t}\n"},
+		{"\tmaxExtendedInformation, _, _, _ = cpuid(0x80000000, 0)\n",
+			"\tmaxExtendedInformation = maxExtendedFunctionInformation // patched by gatedexec: asked above\n"},
+	}},
 	// The runtime found its CPU cgroup at every start (reading
 	// /proc/self/cgroup and /proc/self/mountinfo, opening the limit's
 	// files: 0.07 ms) to lower GOMAXPROCS to a CPU limit. A limit never

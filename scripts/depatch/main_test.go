@@ -153,7 +153,9 @@ func TestOverlayStd(t *testing.T) {
 // cgroup's files until GOMAXPROCS is sized for more than one CPU, and
 // then holds the same files and gets the same GOMAXPROCS as the
 // unpatched runtime; with its one processor, sysmon leaves it to a
-// system call of 0.3 ms and takes it over from one of 5 ms.
+// system call of 0.3 ms and takes it over from one of 5 ms; and
+// internal/cpu, taking the answers of the entry's CPUIDs, finds the same
+// CPU features.
 func TestRuntimePatches(t *testing.T) {
 	if oneproc.EntrySymbol == "" {
 		t.Skip("the patches change only a start through the entry point, which this platform has not")
@@ -211,6 +213,9 @@ func TestRuntimePatches(t *testing.T) {
 	}
 	if atoi(t, patched["threads-long"]) <= atoi(t, patched["threads-short"]) {
 		t.Errorf("patched: %s threads after a system call of 5 ms: sysmon never took the processor over", patched["threads-long"])
+	}
+	if patched["cpu"] != plain["cpu"] {
+		t.Errorf("internal/cpu's features: patched %s, plain %s", patched["cpu"], plain["cpu"])
 	}
 	if patched["cgroup"] != "" {
 		t.Errorf("patched: the runtime opened %s at start", patched["cgroup"])

@@ -2,9 +2,9 @@
 // TestRuntimePatches: the threads at main, the CPU cgroup's files the
 // runtime holds open, the threads after a system call of 0.3 ms and one
 // of 5 ms (sysmon starts a thread to take over a processor held by a
-// system call, with nothing to run, when it has none idle), and the
-// cgroup's files after the runtime sized GOMAXPROCS again for the CPUs
-// the process was started with.
+// system call, with nothing to run, when it has none idle), the cgroup's
+// files after the runtime sized GOMAXPROCS again for the CPUs the
+// process was started with, and the CPU features internal/cpu found.
 package main
 
 import (
@@ -34,7 +34,15 @@ func main() {
 	runtime.SetDefaultGOMAXPROCS()
 	fmt.Println("cgroup-after", cgroupFiles())
 	fmt.Println("gomaxprocs", runtime.GOMAXPROCS(0))
+	fmt.Println("cpu", fmt.Sprint(x86Features[64:]))
 }
+
+// x86Features is internal/cpu.X86 (which it pushes with go:linkname), up
+// to its last feature in Go 1.26: a cache line's pad, then one bool per
+// feature. On other architectures it is zeros.
+//
+//go:linkname x86Features internal/cpu.X86
+var x86Features [64 + 35]byte
 
 // threadsAfter sleeps d in one system call and returns the threads the
 // process then has.
