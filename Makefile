@@ -9,13 +9,15 @@ BIN       := bin/gatedexec
 MCPBIN    := bin/gatedexec-mcp
 VERSION   ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 # -R 0x200000 starts each segment on a 2 MB boundary (build, below, says
-# why). On Linux amd64, ENTRY makes the process start at an entry point
-# that starts the Go runtime with one processor (internal/oneproc says
-# why). make bench links its Go floors with LINKFLAGS, and ENTRY where it
-# says so.
+# why). ONEPROC starts the Go runtime, as scripts/depatch patches it,
+# with one processor; on Linux amd64, ENTRY makes the process start at
+# an entry point that binds run and sandbox to one CPU as well
+# (internal/oneproc says why). make bench links its Go floors with
+# LINKFLAGS, and ENTRY and ONEPROC where it says so.
 LINKFLAGS := -s -w -R 0x200000
 ENTRY     := $(if $(filter linux/amd64,$(shell $(GO) env GOOS GOARCH | paste -sd/)),-E github.com/gatedexec/gatedexec/internal/oneproc.entry)
-LDFLAGS   := $(LINKFLAGS) $(ENTRY) -X main.version=$(VERSION)
+ONEPROC   := -X runtime.oneProcStart=1
+LDFLAGS   := $(LINKFLAGS) $(ENTRY) $(ONEPROC) -X main.version=$(VERSION)
 # An execution count, not a duration: Go 1.26's fuzz coordinator can fail
 # a duration-bounded run with a spurious "context deadline exceeded" when
 # the deadline lands mid-execution (golang/go#75804, fixed in Go 1.27).
@@ -113,7 +115,7 @@ fuzz: build
 # bench installs hyperfine and bubblewrap when missing, then runs the Go
 # benchmarks and the whole-process timings side by side.
 bench: build
-	@FLOOR_LDFLAGS='$(LINKFLAGS)' FLOOR_ENTRY='$(ENTRY)' scripts/bench.sh
+	@FLOOR_LDFLAGS='$(LINKFLAGS)' FLOOR_ENTRY='$(ENTRY) $(ONEPROC)' scripts/bench.sh
 
 lint: $(HELPER)
 	@out=$$(gofmt -l .); if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi

@@ -99,21 +99,24 @@ cc -O2 -static -o "$tmp/linked/c-empty" "$tmp/c-empty.c"
 printf 'package main\n\nfunc main() {}\n' >"$tmp/empty/main.go"
 printf 'module empty\n\ngo 1.21\n' >"$tmp/empty/go.mod"
 # Linked as gatedexec is, from make bench: FLOOR_LDFLAGS are the
-# Makefile's LINKFLAGS, FLOOR_ENTRY its entry point where it has one. The
-# 2 MB segment rounding changes nothing measurable for a program this
-# small (+0.002 / +0.004 ms, in turns run by run). go-empty has no entry
-# point: the Go runtime's start alone. Every Go floor is built with the
-# Go runtime gatedexec is built with (scripts/depatch's overlay), whose
-# patches change only a start on one CPU, which go-empty's is not.
+# Makefile's LINKFLAGS, FLOOR_ENTRY its entry point where it has one and
+# its ONEPROC. The 2 MB segment rounding changes nothing measurable for
+# a program this small (+0.002 / +0.004 ms, in turns run by run).
+# go-empty has neither: the Go runtime's start alone. Every Go floor is
+# built with the Go runtime gatedexec is built with (scripts/depatch's
+# overlay), whose patches change only a start with one processor, which
+# go-empty's is not.
 ldflags=${FLOOR_LDFLAGS:--s -w}
 entry=${FLOOR_ENTRY:-}
 depatch=$(go run ./scripts/depatch)
 modfile=$(printf '%s\n' "$depatch" | sed -n 1p)
 overlay=$(printf '%s\n' "$depatch" | sed -n 2p)
 (cd "$tmp/empty" && CGO_ENABLED=0 go build -overlay "$overlay" -trimpath -ldflags "$ldflags" -o "$tmp/linked/go-empty" .)
-# The same empty program started as gatedexec starts: its entry point,
-# which binds the runtime's start to one CPU, and the package that gives
-# the CPUs back (internal/oneproc), whose initialisation it then pays for.
+# The same empty program started as gatedexec starts a command other
+# than run and sandbox: with one processor (ONEPROC), through its entry
+# point, which binds nothing for such a command, and with the package
+# that binds run and sandbox (internal/oneproc), whose initialisation it
+# then pays for.
 CGO_ENABLED=0 go build -overlay "$overlay" -trimpath -ldflags "$ldflags $entry" -modfile "$modfile" -o "$tmp/linked/go-empty-entry" ./bench/floors/empty
 # The floor of `gatedexec version`: cobra running one version command,
 # built against the same patched cobra as gatedexec (scripts/depatch),

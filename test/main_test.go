@@ -66,9 +66,9 @@ func runMain(m *testing.M) int {
 	mod := "-modfile=" + modfile
 	ovl := "-overlay=" + overlay
 	// With its entry point where it has one, as `make build` links it.
-	ldflags := "-ldflags="
+	ldflags := "-ldflags=" + oneproc.RuntimeFlag
 	if oneproc.EntrySymbol != "" {
-		ldflags += "-E " + oneproc.EntrySymbol
+		ldflags += " -E " + oneproc.EntrySymbol
 	}
 	for _, b := range [][]string{
 		{"build", mod, ovl, ldflags, "-o", gatedexecBin, "../cmd/gatedexec"},

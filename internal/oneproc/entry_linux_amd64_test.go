@@ -11,11 +11,12 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// TestEntry: a program linked with the entry point starts the Go runtime
-// bound to one CPU (its NumCPU, counted at the runtime's start, is 1),
-// and every thread of it, and a process it starts, then has the CPUs the
-// program was started with: all of the test's, or the one CPU a caller
-// bound it to.
+// TestEntry: a program linked with the entry point and started to
+// supervise a run (its first argument run or sandbox) starts the Go
+// runtime bound to one CPU (its NumCPU, counted at the runtime's start,
+// is 1), and every thread of it, and a process it starts, then has the
+// CPUs the program was started with: all of the test's, or the one CPU a
+// caller bound it to. Started for anything else, the entry binds nothing.
 func TestEntry(t *testing.T) {
 	bin := filepath.Join(t.TempDir(), "entry")
 	build := exec.Command("go", "build", "-ldflags", "-E "+EntrySymbol, "-o", bin, "./testdata/entry")
@@ -27,7 +28,12 @@ func TestEntry(t *testing.T) {
 		t.Fatal(err)
 	}
 	cpus := setCPUs(&mine)
-	checkEntry(t, bin, cpus)
+	for _, args := range [][]string{{"run"}, {"sandbox", "-p", "x"}} {
+		checkEntry(t, bin, args, cpus, 1)
+	}
+	for _, args := range [][]string{nil, {"version"}, {"runx"}, {"sandboxes"}, {"ru"}} {
+		checkEntry(t, bin, args, cpus, len(cpus))
+	}
 	// Started bound to one CPU, the program keeps that one: the last, so
 	// that on a host with more than one it is not CPU 0. The program is
 	// started from this goroutine's thread, bound to it meanwhile.
@@ -40,16 +46,18 @@ func TestEntry(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer unix.SchedSetaffinity(0, &mine)
-	checkEntry(t, bin, []int{last})
+	checkEntry(t, bin, []string{"run"}, []int{last}, 1)
+	checkEntry(t, bin, []string{"check"}, []int{last}, 1)
 }
 
-// checkEntry runs the program bin and checks that it reported the
-// runtime started on one CPU and every thread and its child on cpus.
-func checkEntry(t *testing.T, bin string, cpus []int) {
+// checkEntry runs the program bin with args and checks that it reported
+// the runtime started on numCPU CPUs and every thread and its child on
+// cpus.
+func checkEntry(t *testing.T, bin string, args []string, cpus []int, numCPU int) {
 	t.Helper()
-	out, err := exec.Command(bin).Output()
+	out, err := exec.Command(bin, args...).Output()
 	if err != nil {
-		t.Fatalf("%s (started on CPUs %s): %v", bin, cpuList(cpus), err)
+		t.Fatalf("%s %q (started on CPUs %s): %v", bin, args, cpuList(cpus), err)
 	}
 	want := cpuList(cpus)
 	threads := 0
@@ -57,8 +65,8 @@ func checkEntry(t *testing.T, bin string, cpus []int) {
 		what, v, _ := strings.Cut(l, " ")
 		switch what {
 		case "numcpu":
-			if v != "1" {
-				t.Errorf("started on CPUs %s: the runtime started with %s CPUs, want 1 (the entry's)", want, v)
+			if v != strconv.Itoa(numCPU) {
+				t.Errorf("%q, started on CPUs %s: the runtime started with %s CPUs, want %d", args, want, v, numCPU)
 			}
 		case "thread":
 			threads++

@@ -157,6 +157,23 @@ var stdPatches = []patch{
 	// so it waits unlocked, on the same thread, and the throw says so
 	// should that ever change.
 	{"std", "runtime/proc.go", []edit{
+		// gatedexec starts with one processor (internal/oneproc says
+		// why): a program linked with -X runtime.oneProcStart=1 sizes
+		// its scheduler for one, whatever its CPUs, until GOMAXPROCS is
+		// set or sysmon sizes it again. Without the CPU binding
+		// oneproc's entry point used for the same end, and its undoing
+		// at start (0.05 ms): `version` -0.15 ms, a cached `check` -0.18
+		// ms in turns run by run. (run and sandbox keep the binding,
+		// which their helper's start gains from.)
+		{"\t\tprocs = defaultGOMAXPROCS(numCPUStartup)\n\t}\n",
+			"\t\tif oneProcStart != \"\" {\n" +
+				"\t\t\tprocs = 1 // patched by gatedexec\n" +
+				"\t\t} else {\n\t\t\tprocs = defaultGOMAXPROCS(numCPUStartup)\n\t\t}\n\t}\n"},
+		{"func schedinit() {\n",
+			"// oneProcStart, set by the linker (-X runtime.oneProcStart=1), starts\n" +
+				"// the scheduler with one processor (patched by gatedexec).\n" +
+				"var oneProcStart string\n\n" +
+				"func schedinit() {\n"},
 		{"\tgcenable()\n",
 			"\tif gomaxprocs == 1 {\n" +
 				"\t\t// patched by gatedexec: with one processor, wait for the\n" +
@@ -219,16 +236,16 @@ var stdPatches = []patch{
 	// The runtime found its CPU cgroup at every start (reading
 	// /proc/self/cgroup and /proc/self/mountinfo, opening the limit's
 	// files: 0.07 ms) to lower GOMAXPROCS to a CPU limit. A limit never
-	// lowers it below 2, so for a process on one CPU it changes nothing:
-	// the cgroup is found when a count of more than one CPU is first
-	// sized, as sysmon does at its first tick after internal/oneproc gave
-	// the CPUs back.
+	// lowers it below 2, so for a process on one CPU, or started with one
+	// processor (oneProcStart), it changes nothing at start: the cgroup
+	// is found when a count of more than one CPU is first sized, as
+	// sysmon does at its first tick.
 	{"std", "runtime/cgroup_linux.go", []edit{
 		{"import (\n\t\"internal/runtime/cgroup\"\n)",
 			"import (\n\t\"internal/runtime/atomic\"\n\t\"internal/runtime/cgroup\"\n)"},
 		{"func defaultGOMAXPROCSInit() {\n",
 			"func defaultGOMAXPROCSInit() {\n" +
-				"\tif numCPUStartup <= 1 {\n" +
+				"\tif numCPUStartup <= 1 || oneProcStart != \"\" {\n" +
 				"\t\t// patched by gatedexec: a limit cannot lower one CPU.\n" +
 				"\t\tcgroupDeferred.Store(true)\n\t\treturn\n\t}\n" +
 				"\topenCgroupCPU()\n}\n\n" +

@@ -173,7 +173,7 @@ func TestRuntimePatches(t *testing.T) {
 	start := func(name string, flags ...string) map[string]string {
 		bin := filepath.Join(t.TempDir(), name)
 		args := append([]string{"build"}, flags...)
-		args = append(args, "-ldflags=-E "+oneproc.EntrySymbol, "-o", bin, "./testdata/start")
+		args = append(args, "-ldflags=-E "+oneproc.EntrySymbol+" "+oneproc.RuntimeFlag, "-o", bin, "./testdata/start")
 		if out, err := exec.Command("go", args...).CombinedOutput(); err != nil {
 			t.Fatalf("go %q: %v\n%s", args, err, out)
 		}
