@@ -283,6 +283,13 @@ func main() {
 		os.Exit(1)
 	}
 	overlay, err := overlayStd(*out)
+	var na *notApplied
+	if errors.As(err, &na) {
+		// Only slower to start: make build and make demo still work
+		// with another Go; TestOverlayStd fails there.
+		fmt.Fprintf(os.Stderr, "depatch: %v; building with the Go runtime unpatched\n", err)
+		overlay, err = writeOverlay(*out, map[string]string{})
+	}
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "depatch:", err)
 		os.Exit(1)
@@ -437,11 +444,24 @@ func overlayStd(out string) (string, error) {
 	if !ok || !filepath.IsAbs(goroot) {
 		return "", fmt.Errorf("go env GOROOT GOVERSION: unexpected %q", b)
 	}
+	return overlayFor(out, goroot, version)
+}
+
+// A notApplied error says the Go runtime's patches do not all apply to
+// the toolchain at hand; none is then applied (the patches of
+// runtime/asm_amd64.s and internal/cpu need each other).
+type notApplied struct{ err error }
+
+func (e *notApplied) Error() string { return e.err.Error() }
+func (e *notApplied) Unwrap() error { return e.err }
+
+// overlayFor is overlayStd for the toolchain at goroot, version.
+func overlayFor(out, goroot, version string) (string, error) {
 	src := filepath.Join(goroot, "src")
 	dir := filepath.Join(out, "std@"+version+"-"+editsHash(stdPatches, "std", goroot))
 	if _, err := os.Stat(dir); err != nil {
 		if err := patchStd(out, src, dir); err != nil {
-			return "", fmt.Errorf("%s (%s): %w (update scripts/depatch for this version)", goroot, version, err)
+			return "", &notApplied{fmt.Errorf("%s (%s): %w (update scripts/depatch for this version)", goroot, version, err)}
 		}
 	}
 	replace := map[string]string{}
@@ -449,6 +469,12 @@ func overlayStd(out string) (string, error) {
 		file := filepath.FromSlash(p.file)
 		replace[filepath.Join(src, file)] = filepath.Join(dir, file)
 	}
+	return writeOverlay(out, replace)
+}
+
+// writeOverlay writes a go build -overlay file replacing each key of
+// replace with its value into out, and returns its name.
+func writeOverlay(out string, replace map[string]string) (string, error) {
 	j, err := json.Marshal(map[string]any{"Replace": replace})
 	if err != nil {
 		return "", err

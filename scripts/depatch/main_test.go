@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
 	"maps"
 	"os"
 	"os/exec"
@@ -143,6 +144,33 @@ func TestOverlayStd(t *testing.T) {
 	}
 	if after := modTimes(t, out); !maps.Equal(before, after) {
 		t.Errorf("the second call rewrote files: %v, then %v", before, after)
+	}
+}
+
+// TestOverlayForOtherGo: patches that do not apply to a toolchain (here
+// one whose runtime/proc.go lacks their text) are a notApplied error, and
+// leave nothing behind.
+func TestOverlayForOtherGo(t *testing.T) {
+	goroot, out := t.TempDir(), t.TempDir()
+	for _, p := range stdPatches {
+		name := filepath.Join(goroot, "src", filepath.FromSlash(p.file))
+		if err := os.MkdirAll(filepath.Dir(name), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(name, []byte("package runtime\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	overlay, err := overlayFor(out, goroot, "go0.0")
+	var na *notApplied
+	if !errors.As(err, &na) || overlay != "" {
+		t.Fatalf("overlayFor: %q, %v; want a notApplied error", overlay, err)
+	}
+	if !strings.Contains(err.Error(), "occurs 0 times") || !strings.Contains(err.Error(), "go0.0") {
+		t.Errorf("error %q does not say which text is missing where", err)
+	}
+	if entries, _ := os.ReadDir(out); len(entries) != 0 {
+		t.Errorf("left %v in %s", entries, out)
 	}
 }
 
