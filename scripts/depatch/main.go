@@ -277,6 +277,9 @@ func main() {
 		}
 		*out = filepath.Join(dir, "gatedexec-depatch")
 	}
+	if abs, err := filepath.Abs(*out); err == nil {
+		*out = abs // the names printed are used from other directories
+	}
 	modfile, err := run(*out)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "depatch:", err)
