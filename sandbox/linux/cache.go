@@ -122,12 +122,13 @@ func (r *Runner) host() Capabilities {
 // seccompProgram returns the BPF program of p's seccomp table, built once
 // per table and Runner, and kept between processes in p's BuildCache: the
 // key is the table's content, so two profiles that deny the same calls
-// share one program, and any change to what is denied is a different key.
-func (r *Runner) seccompProgram(p *sandbox.Profile) ([]byte, error) {
+// share one program, and any change to what is denied is a different key,
+// which it returns too (rulesKey).
+func (r *Runner) seccompProgram(p *sandbox.Profile) ([]byte, [sha256.Size]byte, error) {
 	rules := seccompRules(p)
 	key := rulesKey(rules)
 	if prog := r.cache.program(key); prog != nil {
-		return prog, nil
+		return prog, key, nil
 	}
 	// Then from the profile's build cache (programcache.go): another
 	// process built it.
@@ -135,12 +136,12 @@ func (r *Runner) seccompProgram(p *sandbox.Profile) ([]byte, error) {
 	if prog == nil {
 		var err error
 		if prog, err = buildBPF(rules); err != nil {
-			return nil, err
+			return nil, key, err
 		}
 		storeProgram(p.BuildCache, key, prog)
 	}
 	r.cache.keepProgram(key, prog)
-	return prog, nil
+	return prog, key, nil
 }
 
 // program returns the program kept for the table whose key (rulesKey) is

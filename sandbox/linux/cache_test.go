@@ -18,7 +18,7 @@ func TestSeccompProgramCache(t *testing.T) {
 	off := &sandbox.Profile{Name: "a", Network: sandbox.NetworkOff}
 	sameRules := &sandbox.Profile{Name: "b", Network: sandbox.NetworkOff, Write: []string{"/w"}}
 	on := &sandbox.Profile{Name: "c", Network: sandbox.NetworkOn}
-	p1, err := r.seccompProgram(off)
+	p1, _, err := r.seccompProgram(off)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -31,7 +31,7 @@ func TestSeccompProgramCache(t *testing.T) {
 		{"another profile with the same seccomp table", sameRules, true},
 		{"a profile that denies other calls", on, false},
 	} {
-		p2, err := r.seccompProgram(tt.p)
+		p2, _, err := r.seccompProgram(tt.p)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -47,7 +47,7 @@ func TestSeccompProgramCache(t *testing.T) {
 		}
 	}
 	// Another Runner (another engine) builds its own.
-	p3, err := (&Runner{}).seccompProgram(off)
+	p3, _, err := (&Runner{}).seccompProgram(off)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -69,7 +69,7 @@ func TestSeccompProgramBuildCache(t *testing.T) {
 	key := rulesKey(seccompRules(off))
 	name, _ := programEntry(cache, key)
 	entry := filepath.Join(cache.Dir, name)
-	if got, err := (&Runner{}).seccompProgram(off); err != nil || string(got) != string(fresh) {
+	if got, _, err := (&Runner{}).seccompProgram(off); err != nil || string(got) != string(fresh) {
 		t.Fatalf("first build: %v", err)
 	}
 	if _, err := os.Stat(entry); err != nil {
@@ -79,7 +79,7 @@ func TestSeccompProgramBuildCache(t *testing.T) {
 	// (here: one instruction shorter) proves it was read.
 	kept := fresh[:len(fresh)-bpfInsnSize]
 	storeProgram(cache, key, kept)
-	if got, _ := (&Runner{}).seccompProgram(off); string(got) != string(kept) {
+	if got, _, _ := (&Runner{}).seccompProgram(off); string(got) != string(kept) {
 		t.Error("the kept program was not taken")
 	}
 	for _, tt := range []struct {
@@ -105,13 +105,13 @@ func TestSeccompProgramBuildCache(t *testing.T) {
 	} {
 		storeProgram(cache, key, kept)
 		tt.spoil(t)
-		got, err := (&Runner{}).seccompProgram(tt.p)
+		got, _, err := (&Runner{}).seccompProgram(tt.p)
 		if err != nil || string(got) != string(fresh) {
 			t.Errorf("%s: %v; want a fresh build", tt.name, err)
 		}
 	}
 	// A fresh build is kept in place of the spoilt entry.
-	if got, _ := (&Runner{}).seccompProgram(off); string(got) != string(fresh) {
+	if got, _, _ := (&Runner{}).seccompProgram(off); string(got) != string(fresh) {
 		t.Error("the fresh build was not kept")
 	}
 }

@@ -218,13 +218,9 @@ func (e *early) helperFor(want earlyHint) *prestarted {
 	return nil
 }
 
-// keep keeps want, the hint of a run of p, as the hint of e's profile,
-// unless it is the one read.
-func (e *early) keep(want earlyHint, p *sandbox.Profile) {
+// keep keeps want as the hint of e's profile, unless it is the one read.
+func (e *early) keep(want earlyHint) {
 	if e != nil && (!e.had || !e.hint.same(want)) {
-		if want.key.bpf != "" {
-			want.rules = rulesKey(seccompRules(p))
-		}
 		storeEarlyHint(e.c, e.id, want)
 	}
 }

@@ -69,7 +69,7 @@ func TestLendProgram(t *testing.T) {
 	e := &early{had: true, hint: earlyHint{ok: true, key: prestartKey{unshare: unix.CLONE_NEWNS | unix.CLONE_NEWPID, bpf: lent},
 		rules: rulesKey(seccompRules(p))}}
 	e.lendProgram(&r.cache)
-	if got, err := r.seccompProgram(p); err != nil || string(got) != lent {
+	if got, _, err := r.seccompProgram(p); err != nil || string(got) != lent {
 		t.Errorf("the run's program: %x, %v; want the hint's %x", got, err, lent)
 	}
 	other := &sandbox.Profile{Network: sandbox.NetworkOn}
@@ -77,7 +77,7 @@ func TestLendProgram(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got, err := r.seccompProgram(other); err != nil || !bytes.Equal(got, want) {
+	if got, _, err := r.seccompProgram(other); err != nil || !bytes.Equal(got, want) {
 		t.Errorf("another table's program: %d bytes, %v; want its own %d", len(got), err, len(want))
 	}
 }

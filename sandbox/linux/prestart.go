@@ -9,7 +9,6 @@ import (
 	"io"
 	"os"
 	"runtime"
-	"slices"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -121,9 +120,9 @@ type prestartPool struct {
 }
 
 // prestartKeyOf returns the key of a run of c with the namespaces
-// unshare, cgroup limits and sandbox layers, and whether a prestarted
-// helper can serve it.
-func (r *Runner) prestartKeyOf(c *Command, unshare uint32, limits []cgroupLimit, layers []string) (prestartKey, bool) {
+// unshare, cgroup limits and seccomp program bpf (nil for none), and
+// whether a prestarted helper can serve it.
+func (r *Runner) prestartKeyOf(c *Command, unshare uint32, limits []cgroupLimit, bpf []byte) (prestartKey, bool) {
 	p := c.Profile
 	if unshare&unix.CLONE_NEWNS == 0 || p.NoSetsid || p.Unrestricted {
 		return prestartKey{}, false
@@ -132,12 +131,7 @@ func (r *Runner) prestartKeyOf(c *Command, unshare uint32, limits []cgroupLimit,
 		return prestartKey{}, false
 	}
 	key := prestartKey{unshare: unshare, keptNet: r.keptNetFor(p, unshare), limits: limitsKey(limits)}
-	if asInit(unshare) && slices.Contains(layers, sandbox.LayerSeccomp) {
-		bpf, err := r.seccompProgram(p)
-		if err != nil {
-			// The run fails on it; nothing is started for it.
-			return prestartKey{}, false
-		}
+	if asInit(unshare) {
 		key.bpf = string(bpf)
 	}
 	return key, true

@@ -13,6 +13,7 @@ package linux
 
 import (
 	"context"
+	"crypto/sha256"
 	"errors"
 	"fmt"
 	"io"
@@ -102,6 +103,10 @@ type runStart struct {
 	layers, missing []string
 	unshare         uint32 // namespaces(layers, caps)
 	limits          []cgroupLimit
+	// bpf is the run's seccomp program (seccompProgram), nil without
+	// the layer; rules is its table's key.
+	bpf   []byte
+	rules [sha256.Size]byte
 	// ahead is the helper of a one-shot run started as a prestarted
 	// one (startAhead), which the run owns; nil for none.
 	ahead *prestarted
@@ -129,17 +134,30 @@ func (r *Runner) begin(c *Command) (runStart, error) {
 			p.Name, sandbox.ErrLayerUnavailable)
 	}
 	st.unshare, st.limits = namespaces(st.layers, st.caps), cgroupLimits(p.Limits)
+	if !p.Unrestricted && slices.Contains(st.layers, sandbox.LayerSeccomp) {
+		// Once for the run: its helper started ahead loads it too. A
+		// one-shot run's early hint holds its last run's, lent first
+		// so that it is not read again. (A LongLived Runner's early is
+		// never set.)
+		r.early.lendProgram(&r.cache)
+		var err error
+		if st.bpf, st.rules, err = r.seccompProgram(p); err != nil {
+			return runStart{}, err
+		}
+	}
 	if !r.LongLived {
 		e := r.takeEarly()
-		e.lendProgram(&r.cache)
-		key, ok := r.prestartKeyOf(c, st.unshare, st.limits, st.layers)
+		key, ok := r.prestartKeyOf(c, st.unshare, st.limits, st.bpf)
 		want := earlyHint{ok: ok, key: key, limits: st.limits}
+		if key.bpf != "" {
+			want.rules = st.rules
+		}
 		st.ahead = e.helperFor(want)
 		if ok && st.ahead == nil {
 			st.ahead = r.startAhead(key, st.limits, p.BuildCache)
 		}
 		// After the start: a hint that changed is written once.
-		e.keep(want, p)
+		e.keep(want)
 		if st.ahead == nil {
 			go warmProcessStart()
 		}
@@ -194,7 +212,7 @@ func (r *Runner) run(ctx context.Context, c *Command, st runStart, watch *sandbo
 	pre := st.ahead
 	if r.LongLived {
 		// A one-shot run's prestart, if any, was begin's (st.ahead).
-		if key, ok := r.prestartKeyOf(c, spec.Unshare, limits, layers); ok {
+		if key, ok := r.prestartKeyOf(c, spec.Unshare, limits, st.bpf); ok {
 			pre = r.takePrestarted(key)
 			// Once this run has ended: started during it, the next
 			// helper's namespaces slowed it down.
@@ -227,11 +245,7 @@ func (r *Runner) run(ctx context.Context, c *Command, st runStart, watch *sandbo
 			return nil, err
 		}
 		spec.CloseFDs, spec.DropCaps = true, true
-		if slices.Contains(layers, sandbox.LayerSeccomp) {
-			if spec.BPF, err = r.seccompProgram(p); err != nil {
-				return nil, err
-			}
-		}
+		spec.BPF = st.bpf
 		if caps.LandlockABI > 0 {
 			fd, flags, err := newRulesetFD(p, caps.LandlockABI)
 			if err != nil {
