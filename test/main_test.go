@@ -65,7 +65,8 @@ func runMain(m *testing.M) int {
 	}
 	mod := "-modfile=" + modfile
 	ovl := "-overlay=" + overlay
-	// With its entry point where it has one, as `make build` links it.
+	// With one processor and its entry point where it has one, as `make
+	// build` links it.
 	ldflags := "-ldflags=" + oneproc.RuntimeFlag
 	if oneproc.EntrySymbol != "" {
 		ldflags += " -E " + oneproc.EntrySymbol

@@ -149,13 +149,6 @@ var patches = []patch{
 // how `run` and `sandbox` keep it; a program with more runs the
 // runtime's code unchanged.
 var stdPatches = []patch{
-	// The runtime holds the main goroutine on the main thread while it
-	// initialises, and gcenable waits there for the sweeper and the
-	// scavenger to start: each wait handed the only processor to a new
-	// thread (two of them, 0.07 ms) to run those goroutines and hand it
-	// back. With one processor, nothing else can run the main goroutine,
-	// so it waits unlocked, on the same thread, and the throw says so
-	// should that ever change.
 	{"std", "runtime/proc.go", []edit{
 		// gatedexec starts with one processor (internal/oneproc says
 		// why): a program linked with -X runtime.oneProcStart=1 sizes
@@ -174,6 +167,13 @@ var stdPatches = []patch{
 				"// the scheduler with one processor (patched by gatedexec).\n" +
 				"var oneProcStart string\n\n" +
 				"func schedinit() {\n"},
+		// The runtime holds the main goroutine on the main thread while
+		// it initialises, and gcenable waits there for the sweeper and
+		// the scavenger to start: each wait handed the only processor to
+		// a new thread (two of them, 0.07 ms) to run those goroutines and
+		// hand it back. With one processor, nothing else can run the main
+		// goroutine, so it waits unlocked, on the same thread, and the
+		// throw says so should that ever change.
 		{"\tgcenable()\n",
 			"\tif gomaxprocs == 1 {\n" +
 				"\t\t// patched by gatedexec: with one processor, wait for the\n" +
@@ -277,21 +277,24 @@ func main() {
 		}
 		*out = filepath.Join(dir, "gatedexec-depatch")
 	}
-	if abs, err := filepath.Abs(*out); err == nil {
-		*out = abs // the names printed are used from other directories
-	}
-	modfile, err := run(*out)
+	// The names printed are used from other directories.
+	dir, err := filepath.Abs(*out)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "depatch:", err)
 		os.Exit(1)
 	}
-	overlay, err := overlayStd(*out)
+	modfile, err := run(dir)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "depatch:", err)
+		os.Exit(1)
+	}
+	overlay, err := overlayStd(dir)
 	var na *notApplied
 	if errors.As(err, &na) {
 		// Only slower to start: make build and make demo still work
 		// with another Go; TestOverlayStd fails there.
 		fmt.Fprintf(os.Stderr, "depatch: %v; building with the Go runtime unpatched\n", err)
-		overlay, err = writeOverlay(*out, map[string]string{})
+		overlay, err = writeOverlay(dir, map[string]string{})
 	}
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "depatch:", err)
@@ -324,14 +327,10 @@ func listModule(path string) (module, error) {
 	return m, nil
 }
 
-// run makes sure out holds the patched modules and a go.mod replacing
-// them for the main module in the working directory, and returns that
-// go.mod's name.
+// run makes sure out, an absolute directory, holds the patched modules
+// and a go.mod replacing them for the main module in the working
+// directory, and returns that go.mod's name.
 func run(out string) (string, error) {
-	out, err := filepath.Abs(out)
-	if err != nil {
-		return "", err
-	}
 	gomod, err := os.ReadFile("go.mod")
 	if err != nil {
 		return "", err
@@ -430,15 +429,11 @@ func editsHash(ps []patch, module string, more ...string) string {
 	return hex.EncodeToString(h.Sum(nil))[:16]
 }
 
-// overlayStd makes sure out holds the Go runtime's files that stdPatches
-// patch, patched, and a go build -overlay file putting them in place of
-// the toolchain's (GOROOT's, which is left alone), and returns that
-// file's name.
+// overlayStd makes sure out, an absolute directory, holds the Go
+// runtime's files that stdPatches patch, patched, and a go build
+// -overlay file putting them in place of the toolchain's (GOROOT's,
+// which is left alone), and returns that file's name.
 func overlayStd(out string) (string, error) {
-	out, err := filepath.Abs(out)
-	if err != nil {
-		return "", err
-	}
 	b, err := exec.Command("go", "env", "GOROOT", "GOVERSION").Output()
 	if err != nil {
 		return "", fmt.Errorf("go env GOROOT GOVERSION: %w", err)

@@ -41,18 +41,7 @@ func TestRun(t *testing.T) {
 		if dir == "" {
 			t.Fatalf("%s is not replaced in\n%s", p.module, mod)
 		}
-		b, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(p.file)))
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, e := range p.edits {
-			if e.new != "" && !strings.Contains(string(b), e.new) {
-				t.Errorf("%s %s lacks %q", p.module, p.file, e.new)
-			}
-			if !strings.Contains(e.new, e.old) && strings.Contains(string(b), e.old) {
-				t.Errorf("%s %s still has %q", p.module, p.file, e.old)
-			}
-		}
+		checkEdits(t, filepath.Join(dir, filepath.FromSlash(p.file)), p)
 	}
 	before := modTimes(t, out)
 	again, err := run(out)
@@ -80,6 +69,25 @@ func TestApplyRefuses(t *testing.T) {
 		}
 		if b, _ := os.ReadFile(name); string(b) != src {
 			t.Errorf("the file became %q", b)
+		}
+	}
+}
+
+// checkEdits checks that the file name has every edit of p made: each
+// new text is in it, and each old one is gone (unless the new one holds
+// it).
+func checkEdits(t *testing.T, name string, p patch) {
+	t.Helper()
+	b, err := os.ReadFile(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range p.edits {
+		if e.new != "" && !strings.Contains(string(b), e.new) {
+			t.Errorf("%s %s (%s) lacks %q", p.module, p.file, name, e.new)
+		}
+		if !strings.Contains(e.new, e.old) && strings.Contains(string(b), e.old) {
+			t.Errorf("%s %s (%s) still has %q", p.module, p.file, name, e.old)
 		}
 	}
 }
@@ -128,15 +136,10 @@ func TestOverlayStd(t *testing.T) {
 				patched = to
 			}
 		}
-		b, err := os.ReadFile(patched)
-		if err != nil {
-			t.Fatalf("%s: %v (overlay %s)", p.file, err, overlay)
+		if patched == "" {
+			t.Fatalf("%s replaces no %s", overlay, p.file)
 		}
-		for _, e := range p.edits {
-			if !strings.Contains(string(b), e.new) {
-				t.Errorf("%s lacks %q", patched, e.new)
-			}
-		}
+		checkEdits(t, patched, p)
 	}
 	before := modTimes(t, out)
 	if again, err := overlayStd(out); err != nil || again != overlay {
