@@ -171,6 +171,30 @@ func compileIn(t testing.TB, rules []SyscallRule, l layout) []byte {
 	return prog
 }
 
+// builtProgram is one of seccompProfiles, its table and the program
+// buildBPF makes of it.
+type builtProgram struct {
+	p     *sandbox.Profile
+	rules []SyscallRule
+	prog  []byte
+}
+
+// builtPrograms builds the program of each of seccompProfiles.
+func builtPrograms(t testing.TB) []builtProgram {
+	t.Helper()
+	out := make([]builtProgram, len(seccompProfiles))
+	for i := range seccompProfiles {
+		b := &out[i]
+		b.p = &seccompProfiles[i]
+		b.rules = seccompRules(b.p)
+		var err error
+		if b.prog, err = buildBPF(b.rules); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return out
+}
+
 // insns decodes prog's instructions.
 func insns(prog []byte) []bpfInsn {
 	var out []bpfInsn
@@ -241,13 +265,8 @@ func TestBuildBPFShared(t *testing.T) {
 	for _, f := range namespaceCloneFlags {
 		nsFlags |= uint32(f)
 	}
-	for i := range seccompProfiles {
-		p := &seccompProfiles[i]
-		rules := seccompRules(p)
-		prog, err := buildBPF(rules)
-		if err != nil {
-			t.Fatal(err)
-		}
+	for _, b := range builtPrograms(t) {
+		p, rules, prog := b.p, b.rules, b.prog
 		if want := compileIn(t, rules, layout{shared: true}); !bytes.Equal(prog, want) {
 			t.Errorf("network=%s: buildBPF did not take the shared layout", p.Network)
 		}
@@ -321,13 +340,8 @@ func TestBuildBPFAccumulatorMerge(t *testing.T) {
 // (seccomp's action cache) and again for each call the cache cannot
 // answer: a line of comparisons made the load alone cost 170 µs.
 func TestBuildBPFShortWalks(t *testing.T) {
-	for i := range seccompProfiles {
-		p := &seccompProfiles[i]
-		rules := seccompRules(p)
-		prog, err := buildBPF(rules)
-		if err != nil {
-			t.Fatal(err)
-		}
+	for _, b := range builtPrograms(t) {
+		p, rules, prog := b.p, b.rules, b.prog
 		named := map[uint32]bool{}
 		for _, r := range rules {
 			if len(r.Conds) > 0 {
@@ -439,28 +453,20 @@ func TestBuildBPFLongBlock(t *testing.T) {
 // FuzzBuildBPF: for any call and arguments, the program of each profile
 // decides as its table says.
 func FuzzBuildBPF(f *testing.F) {
-	progs := make([][]byte, len(seccompProfiles))
-	tables := make([][]SyscallRule, len(seccompProfiles))
-	for i := range seccompProfiles {
-		tables[i] = seccompRules(&seccompProfiles[i])
-		var err error
-		if progs[i], err = buildBPF(tables[i]); err != nil {
-			f.Fatal(err)
-		}
-	}
+	built := builtPrograms(f)
 	f.Add(uint8(0), uint32(unix.SYS_SOCKET), uint64(unix.AF_UNIX), uint64(0), uint64(0), true)
 	f.Add(uint8(3), uint32(unix.SYS_IOCTL), uint64(0), uint64(unix.TIOCSTI), uint64(0), true)
 	f.Fuzz(func(t *testing.T, which uint8, nr uint32, a0, a1, a2 uint64, native bool) {
-		i := int(which) % len(progs)
+		b := built[int(which)%len(built)]
 		d := seccompData{nr: nr, arch: nativeAuditArch, args: [6]uint64{a0, a1, a2}}
 		if !native {
 			d.arch = unix.AUDIT_ARCH_I386
 		}
-		got, err := runBPF(progs[i], d)
+		got, err := runBPF(b.prog, d)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if want := wantAction(tables[i], d); got != want {
+		if want := wantAction(b.rules, d); got != want {
 			t.Fatalf("%+v: %#x, want %#x", d, got, want)
 		}
 	})
