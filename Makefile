@@ -51,9 +51,10 @@ $(HELPER): $(HELPER_SRC) | deps
 #
 # It builds against go.mod with three dependencies patched so that they
 # do no work at start that gatedexec's start does not need, and with the
-# Go runtime patched, through an overlay, for a start with one processor,
-# as ONEPROC starts it (scripts/depatch says which and why); a plain `go
-# build` gets the originals, which behave the same and start slower.
+# Go standard library patched, through an overlay, for a start with one
+# processor, as ONEPROC starts it, and without work no start needs
+# (scripts/depatch says which and why); a plain `go build` gets the
+# originals, which behave the same and start slower.
 #
 # The binaries are linked elsewhere and installed into bin/ by scripts/
 # install.sh, which copies a file in writes of 64 MB: how a file was

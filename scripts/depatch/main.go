@@ -18,8 +18,9 @@
 //
 //	depatch [-o DIR]
 //
-// It also patches the Go runtime (stdPatches) through an overlay, for
-// go build -overlay, which leaves the toolchain's files alone.
+// It also patches the Go standard library (stdPatches, and the files
+// stdFiles adds) through an overlay, for go build -overlay, which leaves
+// the toolchain's files alone.
 //
 // It prints the name of the go.mod to build with (-modfile) on its first
 // line, and the overlay's (-overlay) on its second. DIR (by default
@@ -142,12 +143,15 @@ var patches = []patch{
 	}},
 }
 
-// stdPatches are gatedexec's patches of the Go runtime, applied through
-// go build's -overlay: the toolchain's own files stay as they are. Each
-// changes only what a program with one processor does, which is how
-// gatedexec's entry point (internal/oneproc) starts every command and
-// how `run` and `sandbox` keep it; a program with more runs the
-// runtime's code unchanged.
+// stdPatches are gatedexec's patches of the Go standard library,
+// applied through go build's -overlay: the toolchain's own files stay as
+// they are. The runtime's first ones change only what a program with one
+// processor does, which is how gatedexec's entry point
+// (internal/oneproc) starts every command and how `run` and `sandbox`
+// keep it; a program with more runs that code unchanged. The others
+// leave work of every start to the moment it is needed, which may never
+// come; regexp/syntax's read unicode's and its own class maps through the
+// functions stdFiles add, which answer the same.
 var stdPatches = []patch{
 	{"std", "runtime/proc.go", []edit{
 		// gatedexec starts with one processor (internal/oneproc says
@@ -260,6 +264,100 @@ var stdPatches = []patch{
 				"\t\tunlock(&cgroupDeferLock)\n\t}\n" +
 				"\tif !cgroupOK {\n\t\t// No cgroup"},
 	}},
+	// Both are work every start did for a moment that may never come.
+	// A program without cgo, which cannot load a plugin, assembles the
+	// pointer masks of its data and bss (expanded from the linker's GC
+	// programs: 0.011 ms of gatedexec's start) when its first
+	// collection starts, before any write barrier or root scan reads
+	// them; no run, check or version of gatedexec collects. And the
+	// itab table is sized for the linker's itabs once, instead of
+	// growing past 512 on the way and adding every itab again.
+	{"std", "runtime/symtab.go", []edit{
+		{"\t\tif md.gcdatamask == (bitvector{}) {\n\t\t\tscanDataSize := md.edata - md.data\n" +
+			"\t\t\tmd.gcdatamask = progToPointerMask((*byte)(unsafe.Pointer(md.gcdata)), scanDataSize)\n" +
+			"\t\t\tscanBSSSize := md.ebss - md.bss\n" +
+			"\t\t\tmd.gcbssmask = progToPointerMask((*byte)(unsafe.Pointer(md.gcbss)), scanBSSSize)\n",
+			"\t\tif md.gcdatamask == (bitvector{}) {\n\t\t\tscanDataSize := md.edata - md.data\n" +
+				"\t\t\tscanBSSSize := md.ebss - md.bss\n" +
+				"\t\t\tif iscgo {\n" +
+				"\t\t\t\tmd.gcdatamask = progToPointerMask((*byte)(unsafe.Pointer(md.gcdata)), scanDataSize)\n" +
+				"\t\t\t\tmd.gcbssmask = progToPointerMask((*byte)(unsafe.Pointer(md.gcbss)), scanBSSSize)\n" +
+				"\t\t\t} else {\n\t\t\t\tmoduleMasksDeferred = true // patched by gatedexec\n\t\t\t}\n"},
+		{"func modulesinit() {\n",
+			"// moduleMasksDeferred says modulesinit left the pointer masks of the\n" +
+				"// modules' data and bss to assembleModuleMasks (patched by gatedexec).\n" +
+				"var moduleMasksDeferred bool\n\n" +
+				"// assembleModuleMasks assembles the masks modulesinit left. Its\n" +
+				"// caller holds work.startSema.\n" +
+				"func assembleModuleMasks() {\n\tif !moduleMasksDeferred {\n\t\treturn\n\t}\n" +
+				"\tfor _, md := range activeModules() {\n\t\tif md.gcdatamask == (bitvector{}) {\n" +
+				"\t\t\tmd.gcdatamask = progToPointerMask((*byte)(unsafe.Pointer(md.gcdata)), md.edata-md.data)\n" +
+				"\t\t\tmd.gcbssmask = progToPointerMask((*byte)(unsafe.Pointer(md.gcbss)), md.ebss-md.bss)\n" +
+				"\t\t}\n\t}\n\tmoduleMasksDeferred = false\n}\n\n" +
+				"func modulesinit() {\n"},
+	}},
+	{"std", "runtime/mgc.go", []edit{
+		{"\tsemacquire(&work.startSema)\n\t// Re-check transition condition under transition lock.\n\tif !trigger.test() {\n\t\tsemrelease(&work.startSema)\n\t\treturn\n\t}\n",
+			"\tsemacquire(&work.startSema)\n\t// Re-check transition condition under transition lock.\n\tif !trigger.test() {\n\t\tsemrelease(&work.startSema)\n\t\treturn\n\t}\n" +
+				"\tassembleModuleMasks() // patched by gatedexec\n"},
+	}},
+	// pointerMask, for the runtime's tests, runs on the system stack,
+	// where it cannot wait for work.startSema: it expands a mask not
+	// assembled yet for itself.
+	{"std", "runtime/mbitmap.go", []edit{
+		{"\t\t\tbitmap := datap.gcdatamask.bytedata\n",
+			"\t\t\tbitmap := datap.gcdatamask.bytedata\n" +
+				"\t\t\tif bitmap == nil { // patched by gatedexec\n" +
+				"\t\t\t\tbitmap = progToPointerMask((*byte)(unsafe.Pointer(datap.gcdata)), datap.edata-datap.data).bytedata\n\t\t\t}\n"},
+		{"\t\t\tbitmap := datap.gcbssmask.bytedata\n",
+			"\t\t\tbitmap := datap.gcbssmask.bytedata\n" +
+				"\t\t\tif bitmap == nil { // patched by gatedexec\n" +
+				"\t\t\t\tbitmap = progToPointerMask((*byte)(unsafe.Pointer(datap.gcbss)), datap.ebss-datap.bss).bytedata\n\t\t\t}\n"},
+	}},
+	{"std", "runtime/heapdump.go", []edit{
+		{"func runtime_debug_WriteHeapDump(fd uintptr) {\n",
+			"func runtime_debug_WriteHeapDump(fd uintptr) {\n" +
+				"\tsemacquire(&work.startSema) // patched by gatedexec\n\tassembleModuleMasks()\n\tsemrelease(&work.startSema)\n"},
+	}},
+	{"std", "runtime/iface.go", []edit{
+		{"\tlockInit(&itabLock, lockRankItab)\n\tlock(&itabLock)\n",
+			"\tlockInit(&itabLock, lockRankItab)\n\tlock(&itabLock)\n" +
+				"\t// Sized once for the linker's itabs (patched by gatedexec).\n" +
+				"\tn := uintptr(0)\n\tfor _, md := range activeModules() {\n\t\tn += uintptr(len(md.itablinks))\n\t}\n" +
+				"\tif size := itabTable.size; n >= 3*(size/4) {\n" +
+				"\t\tfor n >= 3*(size/4) {\n\t\t\tsize *= 2\n\t\t}\n" +
+				"\t\tt := (*itabTableType)(mallocgc((2+size)*goarch.PtrSize, nil, true))\n" +
+				"\t\tt.size = size\n\t\tatomicstorep(unsafe.Pointer(&itabTable), unsafe.Pointer(t))\n\t}\n"},
+	}},
+	{"std", "regexp/syntax/parse.go", []edit{
+		{"\tg := perlGroup[s[0:2]]\n", "\tg := lookupPerlGroup(s[0:2])\n"},
+		{"\tg := posixGroup[name]\n", "\tg := lookupPosixGroup(name)\n"},
+		{"\tfor name, actual := range unicode.CategoryAliases {\n", "\tfor name, actual := range unicode.RangeCategoryAliases {\n"},
+		{"\t\treturn unicode.Categories[\"LC\"], unicode.FoldCategory[\"LC\"], +1\n",
+			"\t\treturn unicode.LookupCategories(\"LC\"), unicode.LookupFoldCategory(\"LC\"), +1\n"},
+		{"\tif t := unicode.Categories[name]; t != nil {\n\t\treturn t, unicode.FoldCategory[name], +1\n",
+			"\tif t := unicode.LookupCategories(name); t != nil {\n\t\treturn t, unicode.LookupFoldCategory(name), +1\n"},
+		{"\tif t := unicode.Scripts[name]; t != nil {\n\t\treturn t, unicode.FoldScript[name], +1\n",
+			"\tif t := unicode.LookupScripts(name); t != nil {\n\t\treturn t, unicode.LookupFoldScript(name), +1\n"},
+		{"\t\tt := unicode.Categories[actual]\n\t\treturn t, unicode.FoldCategory[actual], +1\n",
+			"\t\tt := unicode.LookupCategories(actual)\n\t\treturn t, unicode.LookupFoldCategory(actual), +1\n"},
+	}},
+}
+
+// stdFiles are the files gatedexec's build adds to the standard library
+// (stdFile says why), which regexp/syntax's patch calls.
+var stdFiles = []stdFile{
+	{"unicode/tables.go", "unicode/tables_gatedexec.go", []mapFunc{
+		{"Categories", "LookupCategories", ""},
+		{"FoldCategory", "LookupFoldCategory", ""},
+		{"Scripts", "LookupScripts", ""},
+		{"FoldScript", "LookupFoldScript", ""},
+		{"CategoryAliases", "", "RangeCategoryAliases"},
+	}},
+	{"regexp/syntax/perl_groups.go", "regexp/syntax/perl_groups_gatedexec.go", []mapFunc{
+		{"perlGroup", "lookupPerlGroup", ""},
+		{"posixGroup", "lookupPosixGroup", ""},
+	}},
 }
 
 func main() {
@@ -293,7 +391,7 @@ func main() {
 	if errors.As(err, &na) {
 		// Only slower to start: make build and make demo still work
 		// with another Go; TestOverlayStd fails there.
-		fmt.Fprintf(os.Stderr, "depatch: %v; building with the Go runtime unpatched\n", err)
+		fmt.Fprintf(os.Stderr, "depatch: %v; building with the Go standard library unpatched\n", err)
 		overlay, err = writeOverlay(dir, map[string]string{})
 	}
 	if err != nil {
@@ -429,10 +527,10 @@ func editsHash(ps []patch, module string, more ...string) string {
 	return hex.EncodeToString(h.Sum(nil))[:16]
 }
 
-// overlayStd makes sure out, an absolute directory, holds the Go
-// runtime's files that stdPatches patch, patched, and a go build
-// -overlay file putting them in place of the toolchain's (GOROOT's,
-// which is left alone), and returns that file's name.
+// overlayStd makes sure out, an absolute directory, holds the standard
+// library's files that stdPatches patch, patched, and those stdFiles
+// add, and a go build -overlay file putting them in place (GOROOT is
+// left alone), and returns that file's name.
 func overlayStd(out string) (string, error) {
 	b, err := exec.Command("go", "env", "GOROOT", "GOVERSION").Output()
 	if err != nil {
@@ -445,9 +543,10 @@ func overlayStd(out string) (string, error) {
 	return overlayFor(out, goroot, version)
 }
 
-// A notApplied error says the Go runtime's patches do not all apply to
-// the toolchain at hand; none is then applied (the patches of
-// runtime/asm_amd64.s and internal/cpu need each other).
+// A notApplied error says the standard library's patches do not all
+// apply to the toolchain at hand; none is then applied (the patches of
+// runtime/asm_amd64.s and internal/cpu need each other, regexp/syntax's
+// the files stdFiles add).
 type notApplied struct{ err error }
 
 func (e *notApplied) Error() string { return e.err.Error() }
@@ -456,15 +555,15 @@ func (e *notApplied) Unwrap() error { return e.err }
 // overlayFor is overlayStd for the toolchain at goroot, version.
 func overlayFor(out, goroot, version string) (string, error) {
 	src := filepath.Join(goroot, "src")
-	dir := filepath.Join(out, "std@"+version+"-"+editsHash(stdPatches, "std", goroot))
+	dir := filepath.Join(out, "std@"+version+"-"+editsHash(stdPatches, "std", append([]string{goroot, lookupGenerator}, stdFileNames()...)...))
 	if _, err := os.Stat(dir); err != nil {
 		if err := patchStd(out, src, dir); err != nil {
 			return "", &notApplied{fmt.Errorf("%s (%s): %w (update scripts/depatch for this version)", goroot, version, err)}
 		}
 	}
 	replace := map[string]string{}
-	for _, p := range stdPatches {
-		file := filepath.FromSlash(p.file)
+	for _, file := range stdFileNames() {
+		file = filepath.FromSlash(file)
 		replace[filepath.Join(src, file)] = filepath.Join(dir, file)
 	}
 	return writeOverlay(out, replace)
@@ -481,7 +580,24 @@ func writeOverlay(out string, replace map[string]string) (string, error) {
 	return name, writeOnce(name, j)
 }
 
-// patchStd writes dir: the files of src that stdPatches patch, patched.
+// stdFileNames returns the names, slash-separated under GOROOT/src, of
+// the files the overlay puts in place: those stdPatches patch, each once,
+// and those stdFiles add.
+func stdFileNames() []string {
+	var names []string
+	for _, p := range stdPatches {
+		if !slices.Contains(names, p.file) {
+			names = append(names, p.file)
+		}
+	}
+	for _, f := range stdFiles {
+		names = append(names, f.file)
+	}
+	return names
+}
+
+// patchStd writes dir: the files of src that stdPatches patch, patched,
+// and those stdFiles add.
 func patchStd(out, src, dir string) error {
 	tmp, err := os.MkdirTemp(out, ".tmp-")
 	if err != nil {
@@ -505,6 +621,9 @@ func patchStd(out, src, dir string) error {
 		if err := apply(tmp, p); err != nil {
 			return fmt.Errorf("%s: %w", p.file, err)
 		}
+	}
+	if err := writeLookups(src, tmp, stdFiles); err != nil {
+		return err
 	}
 	if err := os.Rename(tmp, dir); err != nil {
 		if _, statErr := os.Stat(dir); statErr == nil {

@@ -109,9 +109,10 @@ func modTimes(t *testing.T, dir string) map[string]int64 {
 	return m
 }
 
-// TestOverlayStd: the overlay puts a patched copy in place of each Go
-// runtime file stdPatches names, with every edit made; a second call
-// rewrites nothing.
+// TestOverlayStd: the overlay puts a patched copy in place of each
+// standard library file stdPatches names, with every edit made, and adds
+// each file stdFiles names, with its functions; a second call rewrites
+// nothing.
 func TestOverlayStd(t *testing.T) {
 	out := t.TempDir()
 	overlay, err := overlayStd(out)
@@ -126,20 +127,33 @@ func TestOverlayStd(t *testing.T) {
 	if err := json.Unmarshal(b, &o); err != nil {
 		t.Fatalf("%s: %v", overlay, err)
 	}
-	if len(o.Replace) != len(stdPatches) {
-		t.Errorf("%s replaces %d files, want %d", overlay, len(o.Replace), len(stdPatches))
+	if want := len(stdFileNames()); len(o.Replace) != want {
+		t.Errorf("%s replaces %d files, want %d", overlay, len(o.Replace), want)
 	}
-	for _, p := range stdPatches {
-		var patched string
+	replaced := func(file string) string {
 		for from, to := range o.Replace {
-			if strings.HasSuffix(from, string(filepath.Separator)+filepath.Join("src", filepath.FromSlash(p.file))) {
-				patched = to
+			if strings.HasSuffix(from, string(filepath.Separator)+filepath.Join("src", filepath.FromSlash(file))) {
+				return to
 			}
 		}
-		if patched == "" {
-			t.Fatalf("%s replaces no %s", overlay, p.file)
+		t.Fatalf("%s replaces no %s", overlay, file)
+		return ""
+	}
+	for _, p := range stdPatches {
+		checkEdits(t, replaced(p.file), p)
+	}
+	for _, f := range stdFiles {
+		b, err := os.ReadFile(replaced(f.file))
+		if err != nil {
+			t.Fatal(err)
 		}
-		checkEdits(t, patched, p)
+		for _, m := range f.maps {
+			for _, fn := range []string{m.lookup, m.each} {
+				if fn != "" && !strings.Contains(string(b), "\nfunc "+fn+"(") {
+					t.Errorf("%s declares no %s", f.file, fn)
+				}
+			}
+		}
 	}
 	before := modTimes(t, out)
 	if again, err := overlayStd(out); err != nil || again != overlay {
@@ -186,7 +200,9 @@ func TestOverlayForOtherGo(t *testing.T) {
 // unpatched runtime; with its one processor, sysmon leaves it to a
 // system call of 0.3 ms and takes it over from one of 5 ms; and
 // internal/cpu, taking the answers of the entry's CPUIDs, finds the same
-// CPU features.
+// CPU features; and a collection keeps every heap object only data and
+// bss point to (their pointer masks, no longer assembled at start, are
+// when it starts).
 func TestRuntimePatches(t *testing.T) {
 	if oneproc.EntrySymbol == "" {
 		t.Skip("the patches change only a start through the entry point, which this platform has not")
@@ -248,6 +264,10 @@ func TestRuntimePatches(t *testing.T) {
 	if patched["cpu"] != plain["cpu"] {
 		t.Errorf("internal/cpu's features: patched %s, plain %s", patched["cpu"], plain["cpu"])
 	}
+	if patched["gc-roots"] != "16/16" || plain["gc-roots"] != "16/16" {
+		t.Errorf("objects only data and bss point to, kept by a collection: patched %s, plain %s; want 16/16",
+			patched["gc-roots"], plain["gc-roots"])
+	}
 	if patched["cgroup"] != "" {
 		t.Errorf("patched: the runtime opened %s at start", patched["cgroup"])
 	}
@@ -264,4 +284,67 @@ func atoi(t *testing.T, s string) int {
 		t.Fatal(err)
 	}
 	return n
+}
+
+// TestStdLookups: regexp/syntax, reading unicode's and its own class maps
+// through the functions stdFiles add, makes the same of every class a
+// pattern can name (or fails the same way) as the toolchain's, and a
+// program linking regexp no longer builds the maps at its start.
+func TestStdLookups(t *testing.T) {
+	overlay, err := overlayStd(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	build := func(name, pkg string, flags ...string) string {
+		bin := filepath.Join(t.TempDir(), name)
+		args := append(append([]string{"build"}, flags...), "-o", bin, pkg)
+		if out, err := exec.Command("go", args...).CombinedOutput(); err != nil {
+			t.Fatalf("go %q: %v\n%s", args, err, out)
+		}
+		return bin
+	}
+	output := func(bin string, args ...string) string {
+		out, err := exec.Command(bin, args...).Output()
+		if err != nil {
+			t.Fatalf("%s: %v", bin, err)
+		}
+		return string(out)
+	}
+	patched := output(build("classes-patched", "./testdata/classes", "-overlay="+overlay))
+	plain := output(build("classes-plain", "./testdata/classes"))
+	if patched != plain {
+		p, q := strings.Split(patched, "\n"), strings.Split(plain, "\n")
+		for i := range min(len(p), len(q)) {
+			if p[i] != q[i] {
+				t.Fatalf("line %d: patched %.200q, plain %.200q", i+1, p[i], q[i])
+			}
+		}
+		t.Fatalf("patched prints %d lines, plain %d", len(p), len(q))
+	}
+	if n := strings.Count(plain, "\n"); n < 800 || !strings.Contains(plain, `\p{Greek} [`) || !strings.Contains(plain, `[[:alpha:]] [A-Za-z]`) {
+		t.Fatalf("the classes program printed %d lines, not every class:\n%.500s", n, plain)
+	}
+	mapInits := func(bin string) []string {
+		out, err := exec.Command("go", "tool", "nm", bin).Output()
+		if err != nil {
+			t.Fatalf("go tool nm %s: %v", bin, err)
+		}
+		var inits []string
+		for _, f := range strings.Fields(string(out)) {
+			if strings.HasPrefix(f, "unicode.map.init") || strings.HasPrefix(f, "regexp/syntax.map.init") {
+				inits = append(inits, f)
+			}
+		}
+		return inits
+	}
+	bin := build("regexp-patched", "./testdata/regexp", "-overlay="+overlay)
+	if got := output(bin, `^\p{Greek}+\d[[:alpha:]]$`, "αβ7x"); got != "match\n" {
+		t.Errorf("patched regexp: %q, want a match", got)
+	}
+	if inits := mapInits(bin); len(inits) != 0 {
+		t.Errorf("a program linking regexp, built with the overlay, still builds maps at start: %v", inits)
+	}
+	if inits := mapInits(build("regexp-plain", "./testdata/regexp")); len(inits) == 0 {
+		t.Errorf("built without the overlay, it builds no map at start: the check above proves nothing")
+	}
 }

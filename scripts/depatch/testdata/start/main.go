@@ -4,7 +4,9 @@
 // of 5 ms (sysmon starts a thread to take over a processor held by a
 // system call, with nothing to run, when it has none idle), the cgroup's
 // files after the runtime sized GOMAXPROCS again for the CPUs the
-// process was started with, and the CPU features internal/cpu found.
+// process was started with, the CPU features internal/cpu found, and how
+// many of the heap objects only its data and bss point to a collection
+// keeps.
 package main
 
 import (
@@ -17,6 +19,7 @@ import (
 	"syscall"
 	"time"
 	"unsafe"
+	"weak"
 
 	_ "github.com/gatedexec/gatedexec/internal/oneproc"
 )
@@ -35,6 +38,52 @@ func main() {
 	fmt.Println("cgroup-after", cgroupFiles())
 	fmt.Println("gomaxprocs", runtime.GOMAXPROCS(0))
 	fmt.Println("cpu", fmt.Sprint(x86Features[64:]))
+	fmt.Println("gc-roots", gcRoots())
+}
+
+// dataRoots (in data: it has a value) and bssRoots (in bss) are the only
+// pointers to the objects gcRoots makes.
+var (
+	dataRoots = []*[256]byte{nil, nil, nil, nil, nil, nil, nil, nil}
+	bssRoots  [8]*[256]byte
+)
+
+// gcRoots points dataRoots and bssRoots at new objects, collects three
+// times, allocating between, and returns how many of them are still
+// there, and intact, of how many: a collection that did not scan data and
+// bss would have freed them.
+func gcRoots() string {
+	var weaks []weak.Pointer[[256]byte]
+	for i := range dataRoots {
+		dataRoots[i], bssRoots[i] = new([256]byte), new([256]byte)
+		for _, p := range []*[256]byte{dataRoots[i], bssRoots[i]} {
+			for j := range p {
+				p[j] = byte(i + 1)
+			}
+			weaks = append(weaks, weak.Make(p))
+		}
+	}
+	var churn [][256]byte
+	for range 3 {
+		runtime.GC()
+		churn = append(churn, make([][256]byte, 4096)...)
+	}
+	kept := 0
+	for k, w := range weaks {
+		p := w.Value()
+		if p == nil {
+			continue
+		}
+		intact := true
+		for _, b := range p {
+			intact = intact && b == byte(k/2+1)
+		}
+		if intact {
+			kept++
+		}
+	}
+	runtime.KeepAlive(churn)
+	return fmt.Sprintf("%d/%d", kept, len(weaks))
 }
 
 // x86Features is internal/cpu.X86 (which it pushes with go:linkname), up
