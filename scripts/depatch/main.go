@@ -271,7 +271,7 @@ var stdPatches = []patch{
 	// collection starts, before any write barrier or root scan reads
 	// them; no run, check or version of gatedexec collects. And the
 	// itab table is sized for the linker's itabs once, instead of
-	// growing past 512 on the way and adding every itab again.
+	// outgrowing its 512 slots on the way and adding every itab again.
 	{"std", "runtime/symtab.go", []edit{
 		{"\t\tif md.gcdatamask == (bitvector{}) {\n\t\t\tscanDataSize := md.edata - md.data\n" +
 			"\t\t\tmd.gcdatamask = progToPointerMask((*byte)(unsafe.Pointer(md.gcdata)), scanDataSize)\n" +
@@ -279,9 +279,7 @@ var stdPatches = []patch{
 			"\t\t\tmd.gcbssmask = progToPointerMask((*byte)(unsafe.Pointer(md.gcbss)), scanBSSSize)\n",
 			"\t\tif md.gcdatamask == (bitvector{}) {\n\t\t\tscanDataSize := md.edata - md.data\n" +
 				"\t\t\tscanBSSSize := md.ebss - md.bss\n" +
-				"\t\t\tif iscgo {\n" +
-				"\t\t\t\tmd.gcdatamask = progToPointerMask((*byte)(unsafe.Pointer(md.gcdata)), scanDataSize)\n" +
-				"\t\t\t\tmd.gcbssmask = progToPointerMask((*byte)(unsafe.Pointer(md.gcbss)), scanBSSSize)\n" +
+				"\t\t\tif iscgo {\n\t\t\t\tassembleMasks(md)\n" +
 				"\t\t\t} else {\n\t\t\t\tmoduleMasksDeferred = true // patched by gatedexec\n\t\t\t}\n"},
 		{"func modulesinit() {\n",
 			"// moduleMasksDeferred says modulesinit left the pointer masks of the\n" +
@@ -290,10 +288,12 @@ var stdPatches = []patch{
 				"// assembleModuleMasks assembles the masks modulesinit left. Its\n" +
 				"// caller holds work.startSema.\n" +
 				"func assembleModuleMasks() {\n\tif !moduleMasksDeferred {\n\t\treturn\n\t}\n" +
-				"\tfor _, md := range activeModules() {\n\t\tif md.gcdatamask == (bitvector{}) {\n" +
-				"\t\t\tmd.gcdatamask = progToPointerMask((*byte)(unsafe.Pointer(md.gcdata)), md.edata-md.data)\n" +
-				"\t\t\tmd.gcbssmask = progToPointerMask((*byte)(unsafe.Pointer(md.gcbss)), md.ebss-md.bss)\n" +
-				"\t\t}\n\t}\n\tmoduleMasksDeferred = false\n}\n\n" +
+				"\tfor _, md := range activeModules() {\n\t\tif md.gcdatamask == (bitvector{}) {\n\t\t\tassembleMasks(md)\n\t\t}\n\t}\n" +
+				"\tmoduleMasksDeferred = false\n}\n\n" +
+				"// assembleMasks expands md's data and bss pointer masks from its GC programs.\n" +
+				"func assembleMasks(md *moduledata) {\n" +
+				"\tmd.gcdatamask = progToPointerMask((*byte)(unsafe.Pointer(md.gcdata)), md.edata-md.data)\n" +
+				"\tmd.gcbssmask = progToPointerMask((*byte)(unsafe.Pointer(md.gcbss)), md.ebss-md.bss)\n}\n\n" +
 				"func modulesinit() {\n"},
 	}},
 	{"std", "runtime/mgc.go", []edit{
