@@ -103,9 +103,10 @@ printf 'module empty\n\ngo 1.21\n' >"$tmp/empty/go.mod"
 # its ONEPROC. The 2 MB segment rounding changes nothing measurable for
 # a program this small (+0.002 / +0.004 ms, in turns run by run).
 # go-empty has neither: the Go runtime's start alone. Every Go floor is
-# built with the Go runtime gatedexec is built with (scripts/depatch's
-# overlay), whose patches change only a start with one processor, which
-# go-empty's is not.
+# built with the standard library gatedexec is built with (scripts/
+# depatch's overlay): go-empty takes those of its patches that do not
+# depend on one processor (fewer CPUIDs, the pointer masks and the itab
+# table left to first need).
 ldflags=${FLOOR_LDFLAGS:--s -w}
 entry=${FLOOR_ENTRY:-}
 depatch=$(go run ./scripts/depatch)

@@ -53,8 +53,8 @@ func runMain(m *testing.M) int {
 	defer os.RemoveAll(dir)
 	binDir = dir
 	gatedexecBin = filepath.Join(dir, "gatedexec")
-	// As `make build` does, with the dependencies and the Go runtime
-	// scripts/depatch patches.
+	// As `make build` does, with the dependencies and the Go standard
+	// library scripts/depatch patches.
 	depatch := exec.Command("go", "run", "./scripts/depatch")
 	depatch.Dir, depatch.Stderr = "..", os.Stderr
 	flags, err := depatch.Output()

@@ -55,6 +55,12 @@ import (
 // new.
 type edit struct{ old, new string }
 
+// after is the edit that adds text right after anchor.
+func after(anchor, text string) edit { return edit{anchor, anchor + text} }
+
+// before is the edit that adds text right before anchor.
+func before(anchor, text string) edit { return edit{anchor, text + anchor} }
+
 // A patch is the edits of one file of a module.
 type patch struct {
 	module string
@@ -86,10 +92,9 @@ var patches = []patch{
 		// Sprintfs and a lookup, fmt's first use in `gatedexec version`)
 		// and removed it again unless it was the command called, which a
 		// shell's completion script always names first.
-		{"func (c *Command) initCompleteCmd(args []string) {\n",
-			"func (c *Command) initCompleteCmd(args []string) {\n" +
-				"\tif len(args) == 0 || args[0] != ShellCompRequestCmd && args[0] != ShellCompNoDescRequestCmd {\n" +
-				"\t\treturn // patched by gatedexec: not called\n\t}\n"},
+		after("func (c *Command) initCompleteCmd(args []string) {\n",
+			"\tif len(args) == 0 || args[0] != ShellCompRequestCmd && args[0] != ShellCompNoDescRequestCmd {\n"+
+				"\t\treturn // patched by gatedexec: not called\n\t}\n"),
 	}},
 	// Starlark's initialiser built its universe and the method tables
 	// of its types (121 allocations, 0.03-0.04 ms of every start);
@@ -101,7 +106,7 @@ var patches = []patch{
 	// (Changing Universe before the first evaluation, which gatedexec
 	// never does, would be undone by it.)
 	{"go.starlark.net", "starlark/library.go", []edit{
-		{"\t\"math\"\n\t\"math/big\"\n", "\t\"maps\"\n\t\"math\"\n\t\"math/big\"\n"},
+		before("\t\"math\"\n\t\"math/big\"\n", "\t\"maps\"\n"),
 		{"\t\"strings\"\n\t\"unicode\"\n", "\t\"strings\"\n\t\"sync\"\n\t\"unicode\"\n"},
 		{"func init() {\n\t// https://github.com/google/starlark-go/blob/master/doc/spec.md#built-in-constants-and-functions\n",
 			"// universeOnce makes Universe and the method tables at first use\n" +
@@ -121,8 +126,7 @@ var patches = []patch{
 		{"\t}\n\n\tsetMethods = map[string]*Builtin{\n", "\t})\n\n\tmaps.Copy(setMethods, map[string]*Builtin{\n"},
 		{"\t}\n)\n\nfunc builtinAttr(recv Value, name string, methods map[string]*Builtin) (Value, error) {\n",
 			"\t})\n}\n\nfunc builtinAttr(recv Value, name string, methods map[string]*Builtin) (Value, error) {\n\tinitUniverse()\n"},
-		{"func builtinAttrNames(methods map[string]*Builtin) []string {\n",
-			"func builtinAttrNames(methods map[string]*Builtin) []string {\n\tinitUniverse()\n"},
+		after("func builtinAttrNames(methods map[string]*Builtin) []string {\n", "\tinitUniverse()\n"),
 	}},
 	{"go.starlark.net", "starlark/eval.go", []edit{
 		{"resolve.File(f, isPredeclared, Universe.Has)", "resolve.File(f, isPredeclared, universeHas)"},
@@ -130,28 +134,28 @@ var patches = []patch{
 		{"resolve.ExprOptions(opts, expr, env.Has, Universe.Has)", "resolve.ExprOptions(opts, expr, env.Has, universeHas)"},
 	}},
 	{"go.starlark.net", "starlark/interp.go", []edit{
-		{"\t\t\tstack[sp] = Universe[f.Prog.Names[arg]]\n", "\t\t\tinitUniverse()\n\t\t\tstack[sp] = Universe[f.Prog.Names[arg]]\n"},
+		before("\t\t\tstack[sp] = Universe[f.Prog.Names[arg]]\n", "\t\t\tinitUniverse()\n"),
 	}},
 	{"go.starlark.net", "starlark/profile.go", []edit{
 		{"\t\"compress/gzip\"\n", ""},
 		{"\tgz := gzip.NewWriter(bufw)\n", "\tgz := uncompressed{bufw} // patched by gatedexec: no compress/gzip\n"},
 		{"\tw   io.Writer // *bytes.Buffer or *gzip.Writer\n", "\tw   io.Writer // *bytes.Buffer or uncompressed\n"},
-		{"// nanotime returns the time in nanoseconds since process start.",
-			"// uncompressed writes a profile as it is: pprof reads a profile\n" +
-				"// without gzip too.\ntype uncompressed struct{ io.Writer }\n\nfunc (uncompressed) Close() error { return nil }\n\n" +
-				"// nanotime returns the time in nanoseconds since process start."},
+		before("// nanotime returns the time in nanoseconds since process start.",
+			"// uncompressed writes a profile as it is: pprof reads a profile\n"+
+				"// without gzip too.\ntype uncompressed struct{ io.Writer }\n\nfunc (uncompressed) Close() error { return nil }\n\n"),
 	}},
 }
 
 // stdPatches are gatedexec's patches of the Go standard library,
 // applied through go build's -overlay: the toolchain's own files stay as
-// they are. The runtime's first ones change only what a program with one
-// processor does, which is how gatedexec's entry point
+// they are. The scheduler's and the cgroup's change only what a program
+// with one processor does, which is how gatedexec's entry point
 // (internal/oneproc) starts every command and how `run` and `sandbox`
 // keep it; a program with more runs that code unchanged. The others
-// leave work of every start to the moment it is needed, which may never
-// come; regexp/syntax's read unicode's and its own class maps through the
-// functions stdFiles add, which answer the same.
+// drop work every start did: CPUIDs asked twice, work left to the moment
+// it is needed, which may never come; regexp/syntax's read unicode's and
+// its own class maps through the functions stdFiles add, which answer
+// the same.
 var stdPatches = []patch{
 	{"std", "runtime/proc.go", []edit{
 		// gatedexec starts with one processor (internal/oneproc says
@@ -166,11 +170,10 @@ var stdPatches = []patch{
 			"\t\tif oneProcStart != \"\" {\n" +
 				"\t\t\tprocs = 1 // patched by gatedexec\n" +
 				"\t\t} else {\n\t\t\tprocs = defaultGOMAXPROCS(numCPUStartup)\n\t\t}\n\t}\n"},
-		{"func schedinit() {\n",
-			"// oneProcStart, set by the linker (-X runtime.oneProcStart=1), starts\n" +
-				"// the scheduler with one processor (patched by gatedexec).\n" +
-				"var oneProcStart string\n\n" +
-				"func schedinit() {\n"},
+		before("// The bootstrap sequence is:\n",
+			"// oneProcStart, set by the linker (-X runtime.oneProcStart=1), starts\n"+
+				"// the scheduler with one processor (patched by gatedexec).\n"+
+				"var oneProcStart string\n\n"),
 		// The runtime holds the main goroutine on the main thread while
 		// it initialises, and gcenable waits there for the sweeper and
 		// the scavenger to start: each wait handed the only processor to
@@ -198,11 +201,10 @@ var stdPatches = []patch{
 		// waits that long, and sysmon's other work (preempting a
 		// goroutine after 10 ms, polling the network after 10 ms) is
 		// as before.
-		{"\t\tif idle == 0 { // start with 20us sleep...\n\t\t\tdelay = 20\n",
-			"\t\tif idle == 0 { // start with 20us sleep...\n\t\t\tdelay = 20\n" +
-				"\t\t\tif gomaxprocs == 1 {\n" +
-				"\t\t\t\tdelay = 1000 // patched by gatedexec: one processor\n" +
-				"\t\t\t}\n"},
+		after("\t\tif idle == 0 { // start with 20us sleep...\n\t\t\tdelay = 20\n",
+			"\t\t\tif gomaxprocs == 1 {\n"+
+				"\t\t\t\tdelay = 1000 // patched by gatedexec: one processor\n"+
+				"\t\t\t}\n"),
 	}},
 	// A CPUID instruction traps to the hypervisor in a VM, and this VM's
 	// take 6.7 µs each. The runtime's entry asks for leaves 0 and 1 and
@@ -214,21 +216,20 @@ var stdPatches = []patch{
 			"\tMOVL\t$0, AX\n\tCPUID\n" +
 				"\tMOVL\tAX, internal∕cpu·EntryMaxID(SB) // patched by gatedexec: for internal/cpu\n" +
 				"\tCMPL\tAX, $0\n\tJE\tnocpuinfo\n"},
-		{"\tMOVL\t$1, AX\n\tCPUID\n\tMOVL\tAX, runtime·processorVersionInfo(SB)\n",
-			"\tMOVL\t$1, AX\n\tCPUID\n\tMOVL\tAX, runtime·processorVersionInfo(SB)\n" +
-				"\tMOVL\tCX, internal∕cpu·EntryECX1(SB) // patched by gatedexec: for internal/cpu\n" +
-				"\tMOVB\t$1, internal∕cpu·EntryCPUID(SB)\n"},
+		after("\tMOVL\t$1, AX\n\tCPUID\n\tMOVL\tAX, runtime·processorVersionInfo(SB)\n",
+			"\tMOVL\tCX, internal∕cpu·EntryECX1(SB) // patched by gatedexec: for internal/cpu\n"+
+				"\tMOVB\t$1, internal∕cpu·EntryCPUID(SB)\n"),
 	}},
 	{"std", "internal/cpu/cpu_x86.go", []edit{
-		{"var maxExtendedFunctionInformation uint32\n",
-			"var maxExtendedFunctionInformation uint32\n\n" +
-				"// The answers to CPUID leaves 0 (EAX) and 1 (ECX), when EntryCPUID\n" +
-				"// says the runtime's entry asked for both (patched by gatedexec).\n" +
-				"// The runtime's entry writes them (a reference the linker allows\n" +
-				"// to what is pushed with go:linkname).\n" +
-				"//\n//go:linkname EntryMaxID\n//go:linkname EntryECX1\n//go:linkname EntryCPUID\n" +
-				"var (\n\tEntryMaxID, EntryECX1 uint32\n\tEntryCPUID            bool\n)\n"},
-		{"package cpu\n", "package cpu\n\nimport _ \"unsafe\" // for go:linkname (patched by gatedexec)\n"},
+		after("var maxExtendedFunctionInformation uint32\n",
+			"\n"+
+				"// The answers to CPUID leaves 0 (EAX) and 1 (ECX), when EntryCPUID\n"+
+				"// says the runtime's entry asked for both (patched by gatedexec).\n"+
+				"// The runtime's entry writes them (a reference the linker allows\n"+
+				"// to what is pushed with go:linkname).\n"+
+				"//\n//go:linkname EntryMaxID\n//go:linkname EntryECX1\n//go:linkname EntryCPUID\n"+
+				"var (\n\tEntryMaxID, EntryECX1 uint32\n\tEntryCPUID            bool\n)\n"),
+		after("package cpu\n", "\nimport _ \"unsafe\" // for go:linkname (patched by gatedexec)\n"),
 		{"\tmaxID, _, _, _ := cpuid(0, 0)\n",
 			"\tmaxID, ecx1 := EntryMaxID, EntryECX1\n" +
 				"\tif !EntryCPUID {\n\t\tmaxID, _, _, _ = cpuid(0, 0)\n\t}\n"},
@@ -247,22 +248,20 @@ var stdPatches = []patch{
 	{"std", "runtime/cgroup_linux.go", []edit{
 		{"import (\n\t\"internal/runtime/cgroup\"\n)",
 			"import (\n\t\"internal/runtime/atomic\"\n\t\"internal/runtime/cgroup\"\n)"},
-		{"func defaultGOMAXPROCSInit() {\n",
-			"func defaultGOMAXPROCSInit() {\n" +
-				"\tif numCPUStartup <= 1 || oneProcStart != \"\" {\n" +
-				"\t\t// patched by gatedexec: a limit cannot lower one CPU.\n" +
-				"\t\tcgroupDeferred.Store(true)\n\t\treturn\n\t}\n" +
-				"\topenCgroupCPU()\n}\n\n" +
-				"// cgroupDeferred says the cgroup is to be found at the first\n" +
-				"// defaultGOMAXPROCS of more than one CPU (patched by gatedexec).\n" +
-				"var (\n\tcgroupDeferred  atomic.Bool\n\tcgroupDeferLock mutex\n)\n\n" +
-				"func openCgroupCPU() {\n"},
-		{"\tif !cgroupOK {\n\t\t// No cgroup",
-			"\tif procs <= 1 {\n\t\treturn procs // a limit is at least 2\n\t}\n" +
-				"\tif cgroupDeferred.Load() {\n\t\tlock(&cgroupDeferLock)\n" +
-				"\t\tif cgroupDeferred.Load() {\n\t\t\topenCgroupCPU()\n\t\t\tcgroupDeferred.Store(false)\n\t\t}\n" +
-				"\t\tunlock(&cgroupDeferLock)\n\t}\n" +
-				"\tif !cgroupOK {\n\t\t// No cgroup"},
+		after("func defaultGOMAXPROCSInit() {\n",
+			"\tif numCPUStartup <= 1 || oneProcStart != \"\" {\n"+
+				"\t\t// patched by gatedexec: a limit cannot lower one CPU.\n"+
+				"\t\tcgroupDeferred.Store(true)\n\t\treturn\n\t}\n"+
+				"\topenCgroupCPU()\n}\n\n"+
+				"// cgroupDeferred says the cgroup is to be found at the first\n"+
+				"// defaultGOMAXPROCS of more than one CPU (patched by gatedexec).\n"+
+				"var (\n\tcgroupDeferred  atomic.Bool\n\tcgroupDeferLock mutex\n)\n\n"+
+				"func openCgroupCPU() {\n"),
+		before("\tif !cgroupOK {\n\t\t// No cgroup",
+			"\tif procs <= 1 {\n\t\treturn procs // a limit is at least 2\n\t}\n"+
+				"\tif cgroupDeferred.Load() {\n\t\tlock(&cgroupDeferLock)\n"+
+				"\t\tif cgroupDeferred.Load() {\n\t\t\topenCgroupCPU()\n\t\t\tcgroupDeferred.Store(false)\n\t\t}\n"+
+				"\t\tunlock(&cgroupDeferLock)\n\t}\n"),
 	}},
 	// Both are work every start did for a moment that may never come.
 	// A program without cgo, which cannot load a plugin, assembles the
@@ -279,55 +278,47 @@ var stdPatches = []patch{
 			"\t\t\tmd.gcbssmask = progToPointerMask((*byte)(unsafe.Pointer(md.gcbss)), scanBSSSize)\n",
 			"\t\tif md.gcdatamask == (bitvector{}) {\n\t\t\tscanDataSize := md.edata - md.data\n" +
 				"\t\t\tscanBSSSize := md.ebss - md.bss\n" +
-				"\t\t\tif iscgo {\n\t\t\t\tassembleMasks(md)\n" +
+				"\t\t\tif iscgo {\n\t\t\t\tmd.gcdatamask, md.gcbssmask = pointerMasks(md)\n" +
 				"\t\t\t} else {\n\t\t\t\tmoduleMasksDeferred = true // patched by gatedexec\n\t\t\t}\n"},
-		{"func modulesinit() {\n",
-			"// moduleMasksDeferred says modulesinit left the pointer masks of the\n" +
-				"// modules' data and bss to assembleModuleMasks (patched by gatedexec).\n" +
-				"var moduleMasksDeferred bool\n\n" +
-				"// assembleModuleMasks assembles the masks modulesinit left. Its\n" +
-				"// caller holds work.startSema.\n" +
-				"func assembleModuleMasks() {\n\tif !moduleMasksDeferred {\n\t\treturn\n\t}\n" +
-				"\tfor _, md := range activeModules() {\n\t\tif md.gcdatamask == (bitvector{}) {\n\t\t\tassembleMasks(md)\n\t\t}\n\t}\n" +
-				"\tmoduleMasksDeferred = false\n}\n\n" +
-				"// assembleMasks expands md's data and bss pointer masks from its GC programs.\n" +
-				"func assembleMasks(md *moduledata) {\n" +
-				"\tmd.gcdatamask = progToPointerMask((*byte)(unsafe.Pointer(md.gcdata)), md.edata-md.data)\n" +
-				"\tmd.gcbssmask = progToPointerMask((*byte)(unsafe.Pointer(md.gcbss)), md.ebss-md.bss)\n}\n\n" +
-				"func modulesinit() {\n"},
+		before("// modulesinit creates the active modules slice out of all loaded modules.\n",
+			"// moduleMasksDeferred says modulesinit left the pointer masks of the\n"+
+				"// modules' data and bss to assembleModuleMasks (patched by gatedexec).\n"+
+				"var moduleMasksDeferred bool\n\n"+
+				"// assembleModuleMasks assembles the masks modulesinit left. Its\n"+
+				"// caller holds work.startSema.\n"+
+				"func assembleModuleMasks() {\n\tif !moduleMasksDeferred {\n\t\treturn\n\t}\n"+
+				"\tfor _, md := range activeModules() {\n\t\tmd.gcdatamask, md.gcbssmask = pointerMasks(md)\n\t}\n"+
+				"\tmoduleMasksDeferred = false\n}\n\n"+
+				"// pointerMasks returns md's data and bss pointer masks: those\n"+
+				"// assembled, or else expanded from its GC programs now.\n"+
+				"func pointerMasks(md *moduledata) (data, bss bitvector) {\n"+
+				"\tif md.gcdatamask != (bitvector{}) {\n\t\treturn md.gcdatamask, md.gcbssmask\n\t}\n"+
+				"\treturn progToPointerMask((*byte)(unsafe.Pointer(md.gcdata)), md.edata-md.data),\n"+
+				"\t\tprogToPointerMask((*byte)(unsafe.Pointer(md.gcbss)), md.ebss-md.bss)\n}\n\n"),
 	}},
 	{"std", "runtime/mgc.go", []edit{
-		{"\tsemacquire(&work.startSema)\n\t// Re-check transition condition under transition lock.\n\tif !trigger.test() {\n\t\tsemrelease(&work.startSema)\n\t\treturn\n\t}\n",
-			"\tsemacquire(&work.startSema)\n\t// Re-check transition condition under transition lock.\n\tif !trigger.test() {\n\t\tsemrelease(&work.startSema)\n\t\treturn\n\t}\n" +
-				"\tassembleModuleMasks() // patched by gatedexec\n"},
+		after("\tsemacquire(&work.startSema)\n\t// Re-check transition condition under transition lock.\n\tif !trigger.test() {\n\t\tsemrelease(&work.startSema)\n\t\treturn\n\t}\n", "\tassembleModuleMasks() // patched by gatedexec\n"),
 	}},
 	// pointerMask, for the runtime's tests, runs on the system stack,
-	// where it cannot wait for work.startSema: it expands a mask not
+	// where it cannot wait for work.startSema: it expands masks not
 	// assembled yet for itself.
 	{"std", "runtime/mbitmap.go", []edit{
 		{"\t\t\tbitmap := datap.gcdatamask.bytedata\n",
-			"\t\t\tbitmap := datap.gcdatamask.bytedata\n" +
-				"\t\t\tif bitmap == nil { // patched by gatedexec\n" +
-				"\t\t\t\tbitmap = progToPointerMask((*byte)(unsafe.Pointer(datap.gcdata)), datap.edata-datap.data).bytedata\n\t\t\t}\n"},
+			"\t\t\tdata, _ := pointerMasks(datap) // patched by gatedexec\n\t\t\tbitmap := data.bytedata\n"},
 		{"\t\t\tbitmap := datap.gcbssmask.bytedata\n",
-			"\t\t\tbitmap := datap.gcbssmask.bytedata\n" +
-				"\t\t\tif bitmap == nil { // patched by gatedexec\n" +
-				"\t\t\t\tbitmap = progToPointerMask((*byte)(unsafe.Pointer(datap.gcbss)), datap.ebss-datap.bss).bytedata\n\t\t\t}\n"},
+			"\t\t\t_, bss := pointerMasks(datap) // patched by gatedexec\n\t\t\tbitmap := bss.bytedata\n"},
 	}},
 	{"std", "runtime/heapdump.go", []edit{
-		{"func runtime_debug_WriteHeapDump(fd uintptr) {\n",
-			"func runtime_debug_WriteHeapDump(fd uintptr) {\n" +
-				"\tsemacquire(&work.startSema) // patched by gatedexec\n\tassembleModuleMasks()\n\tsemrelease(&work.startSema)\n"},
+		after("func runtime_debug_WriteHeapDump(fd uintptr) {\n", "\tsemacquire(&work.startSema) // patched by gatedexec\n\tassembleModuleMasks()\n\tsemrelease(&work.startSema)\n"),
 	}},
 	{"std", "runtime/iface.go", []edit{
-		{"\tlockInit(&itabLock, lockRankItab)\n\tlock(&itabLock)\n",
-			"\tlockInit(&itabLock, lockRankItab)\n\tlock(&itabLock)\n" +
-				"\t// Sized once for the linker's itabs (patched by gatedexec).\n" +
-				"\tn := uintptr(0)\n\tfor _, md := range activeModules() {\n\t\tn += uintptr(len(md.itablinks))\n\t}\n" +
-				"\tif size := itabTable.size; n >= 3*(size/4) {\n" +
-				"\t\tfor n >= 3*(size/4) {\n\t\t\tsize *= 2\n\t\t}\n" +
-				"\t\tt := (*itabTableType)(mallocgc((2+size)*goarch.PtrSize, nil, true))\n" +
-				"\t\tt.size = size\n\t\tatomicstorep(unsafe.Pointer(&itabTable), unsafe.Pointer(t))\n\t}\n"},
+		after("\tlockInit(&itabLock, lockRankItab)\n\tlock(&itabLock)\n",
+			"\t// Sized once for the linker's itabs (patched by gatedexec).\n"+
+				"\tn := uintptr(0)\n\tfor _, md := range activeModules() {\n\t\tn += uintptr(len(md.itablinks))\n\t}\n"+
+				"\tif size := itabTable.size; n >= 3*(size/4) {\n"+
+				"\t\tfor n >= 3*(size/4) {\n\t\t\tsize *= 2\n\t\t}\n"+
+				"\t\tt := (*itabTableType)(mallocgc((2+size)*goarch.PtrSize, nil, true))\n"+
+				"\t\tt.size = size\n\t\tatomicstorep(unsafe.Pointer(&itabTable), unsafe.Pointer(t))\n\t}\n"),
 	}},
 	{"std", "regexp/syntax/parse.go", []edit{
 		{"\tg := perlGroup[s[0:2]]\n", "\tg := lookupPerlGroup(s[0:2])\n"},
