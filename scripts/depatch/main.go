@@ -153,9 +153,9 @@ var patches = []patch{
 // (internal/oneproc) starts every command and how `run` and `sandbox`
 // keep it; a program with more runs that code unchanged. The others
 // drop work every start did: CPUIDs asked twice, work left to the moment
-// it is needed, which may never come; regexp/syntax's read unicode's and
-// its own class maps through the functions stdFiles add, which answer
-// the same.
+// it is needed, which may never come, a check of the binary left to the
+// tests of the binary; regexp/syntax's read unicode's and its own class
+// maps through the functions stdFiles add, which answer the same.
 var stdPatches = []patch{
 	{"std", "runtime/proc.go", []edit{
 		// gatedexec starts with one processor (internal/oneproc says
@@ -263,14 +263,11 @@ var stdPatches = []patch{
 				"\t\tif cgroupDeferred.Load() {\n\t\t\topenCgroupCPU()\n\t\t\tcgroupDeferred.Store(false)\n\t\t}\n"+
 				"\t\tunlock(&cgroupDeferLock)\n\t}\n"),
 	}},
-	// Both are work every start did for a moment that may never come.
 	// A program without cgo, which cannot load a plugin, assembles the
 	// pointer masks of its data and bss (expanded from the linker's GC
 	// programs: 0.011 ms of gatedexec's start) when its first
 	// collection starts, before any write barrier or root scan reads
-	// them; no run, check or version of gatedexec collects. And the
-	// itab table is sized for the linker's itabs once, instead of
-	// outgrowing its 512 slots on the way and adding every itab again.
+	// them; no run, check or version of gatedexec collects.
 	{"std", "runtime/symtab.go", []edit{
 		{"\t\tif md.gcdatamask == (bitvector{}) {\n\t\t\tscanDataSize := md.edata - md.data\n" +
 			"\t\t\tmd.gcdatamask = progToPointerMask((*byte)(unsafe.Pointer(md.gcdata)), scanDataSize)\n" +
@@ -296,6 +293,16 @@ var stdPatches = []patch{
 				"\treturn progToPointerMask((*byte)(unsafe.Pointer(md.gcdata)), md.edata-md.data),\n"+
 				"\t\tprogToPointerMask((*byte)(unsafe.Pointer(md.gcbss)), md.ebss-md.bss)\n}\n\n"),
 	}},
+	// moduledataverify1 read the whole function table at every start
+	// (0.014 ms of gatedexec's: its 20 000 entries) to throw should the
+	// linker ever write it out of order. That is a property of the
+	// binary, not of the start: gatedexec's test suite checks its own
+	// (test/functab_test.go), and the table of a plugin, loaded at run
+	// time, is still checked as it loads.
+	{"std", "runtime/symtab.go", []edit{
+		{"\tnftab := len(datap.ftab) - 1\n\tfor i := 0; i < nftab; i++ {\n",
+			"\tnftab := len(datap.ftab) - 1\n\tfor i := 0; i < nftab && datap.pluginpath != \"\"; i++ { // patched by gatedexec\n"},
+	}},
 	{"std", "runtime/mgc.go", []edit{
 		after("\tsemacquire(&work.startSema)\n\t// Re-check transition condition under transition lock.\n\tif !trigger.test() {\n\t\tsemrelease(&work.startSema)\n\t\treturn\n\t}\n", "\tassembleModuleMasks() // patched by gatedexec\n"),
 	}},
@@ -309,16 +316,42 @@ var stdPatches = []patch{
 			"\t\t\t_, bss := pointerMasks(datap) // patched by gatedexec\n\t\t\tbitmap := bss.bytedata\n"},
 	}},
 	{"std", "runtime/heapdump.go", []edit{
-		after("func runtime_debug_WriteHeapDump(fd uintptr) {\n", "\tsemacquire(&work.startSema) // patched by gatedexec\n\tassembleModuleMasks()\n\tsemrelease(&work.startSema)\n"),
+		after("func runtime_debug_WriteHeapDump(fd uintptr) {\n", "\tsemacquire(&work.startSema) // patched by gatedexec\n\tassembleModuleMasks()\n\tsemrelease(&work.startSema)\n\taddDeferredItabs()\n"),
 	}},
+	// A program without cgo adds the linker's itabs to the itab table at
+	// the first lookup that misses it, not at start (0.01 ms of
+	// gatedexec's: 473 itabs, each reading two type descriptors), and
+	// sizes the table for them once, instead of outgrowing its 512
+	// slots and adding every itab again. Only getitab reads the table
+	// (every dynamic conversion to an interface, and reflect's), and
+	// it adds them before its first locked lookup, so an itab the
+	// linker made is still the only one for its pair, as interface
+	// comparison needs; `version` makes no such lookup.
 	{"std", "runtime/iface.go", []edit{
-		after("\tlockInit(&itabLock, lockRankItab)\n\tlock(&itabLock)\n",
-			"\t// Sized once for the linker's itabs (patched by gatedexec).\n"+
-				"\tn := uintptr(0)\n\tfor _, md := range activeModules() {\n\t\tn += uintptr(len(md.itablinks))\n\t}\n"+
-				"\tif size := itabTable.size; n >= 3*(size/4) {\n"+
-				"\t\tfor n >= 3*(size/4) {\n\t\t\tsize *= 2\n\t\t}\n"+
-				"\t\tt := (*itabTableType)(mallocgc((2+size)*goarch.PtrSize, nil, true))\n"+
-				"\t\tt.size = size\n\t\tatomicstorep(unsafe.Pointer(&itabTable), unsafe.Pointer(t))\n\t}\n"),
+		{"func itabsinit() {\n\tlockInit(&itabLock, lockRankItab)\n\tlock(&itabLock)\n" +
+			"\tfor _, md := range activeModules() {\n\t\tfor _, i := range md.itablinks {\n\t\t\titabAdd(i)\n\t\t}\n\t}\n" +
+			"\tunlock(&itabLock)\n}\n",
+			"func itabsinit() {\n\tlockInit(&itabLock, lockRankItab)\n" +
+				"\tif !iscgo {\n\t\titabsDeferred = true // patched by gatedexec\n\t\treturn\n\t}\n" +
+				"\tlock(&itabLock)\n\taddLinkerItabs()\n\tunlock(&itabLock)\n}\n\n" +
+				"// itabsDeferred says itabsinit left the linker's itabs to the first\n" +
+				"// getitab that misses the table (patched by gatedexec). It is\n" +
+				"// written with itabLock held.\n" +
+				"var itabsDeferred bool\n\n" +
+				"// addDeferredItabs adds the itabs itabsinit left.\n" +
+				"func addDeferredItabs() {\n\tlock(&itabLock)\n\tif itabsDeferred {\n\t\taddLinkerItabs()\n\t}\n\tunlock(&itabLock)\n}\n\n" +
+				"// addLinkerItabs adds the linker's itabs to the table, still empty,\n" +
+				"// sized for them once. Its caller holds itabLock.\n" +
+				"func addLinkerItabs() {\n\titabsDeferred = false\n" +
+				"\tn := uintptr(0)\n\tfor _, md := range activeModules() {\n\t\tn += uintptr(len(md.itablinks))\n\t}\n" +
+				"\tif size := itabTable.size; n >= 3*(size/4) {\n" +
+				"\t\tfor n >= 3*(size/4) {\n\t\t\tsize *= 2\n\t\t}\n" +
+				"\t\tt := (*itabTableType)(mallocgc((2+size)*goarch.PtrSize, nil, true))\n" +
+				"\t\tt.size = size\n" +
+				"\t\tatomicstorep(unsafe.Pointer(&itabTable), unsafe.Pointer(t))\n\t}\n" +
+				"\tfor _, md := range activeModules() {\n\t\tfor _, i := range md.itablinks {\n\t\t\titabAdd(i)\n\t\t}\n\t}\n}\n"},
+		after("\t// Not found.  Grab the lock and try again.\n\tlock(&itabLock)\n",
+			"\tif itabsDeferred {\n\t\taddLinkerItabs() // patched by gatedexec\n\t}\n"),
 	}},
 	{"std", "regexp/syntax/parse.go", []edit{
 		{"\tg := perlGroup[s[0:2]]\n", "\tg := lookupPerlGroup(s[0:2])\n"},

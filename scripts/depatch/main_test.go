@@ -200,9 +200,11 @@ func TestOverlayForOtherGo(t *testing.T) {
 // unpatched runtime; with its one processor, sysmon leaves it to a
 // system call of 0.3 ms and takes it over from one of 5 ms; and
 // internal/cpu, taking the answers of the entry's CPUIDs, finds the same
-// CPU features; and a collection keeps every heap object only data and
+// CPU features; a collection keeps every heap object only data and
 // bss point to (their pointer masks, no longer assembled at start, are
-// when it starts).
+// when it starts); and a conversion to an interface at run time finds the
+// linker's itab for its pair (no longer added at start, they are at the
+// first lookup).
 func TestRuntimePatches(t *testing.T) {
 	if oneproc.EntrySymbol == "" {
 		t.Skip("the patches change only a start through the entry point, which this platform has not")
@@ -267,6 +269,10 @@ func TestRuntimePatches(t *testing.T) {
 	if patched["gc-roots"] != "16/16" || plain["gc-roots"] != "16/16" {
 		t.Errorf("objects only data and bss point to, kept by a collection: patched %s, plain %s; want 16/16",
 			patched["gc-roots"], plain["gc-roots"])
+	}
+	if patched["itabs"] != "true,true,true" || plain["itabs"] != "true,true,true" {
+		t.Errorf("conversions to an interface at run time (the linker's itab, one made then, none): patched %s, plain %s; want true,true,true",
+			patched["itabs"], plain["itabs"])
 	}
 	if patched["cgroup"] != "" {
 		t.Errorf("patched: the runtime opened %s at start", patched["cgroup"])

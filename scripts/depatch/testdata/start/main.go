@@ -4,9 +4,10 @@
 // of 5 ms (sysmon starts a thread to take over a processor held by a
 // system call, with nothing to run, when it has none idle), the cgroup's
 // files after the runtime sized GOMAXPROCS again for the CPUs the
-// process was started with, the CPU features internal/cpu found, and how
+// process was started with, the CPU features internal/cpu found, how
 // many of the heap objects only its data and bss point to a collection
-// keeps.
+// keeps, and whether conversions to an interface at run time found the
+// itabs the linker made.
 package main
 
 import (
@@ -25,6 +26,8 @@ import (
 )
 
 func main() {
+	// First: the runtime's first lookup of an itab.
+	itabs := linkerItabs()
 	tasks, err := os.ReadDir("/proc/self/task")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
@@ -39,6 +42,35 @@ func main() {
 	fmt.Println("gomaxprocs", runtime.GOMAXPROCS(0))
 	fmt.Println("cpu", fmt.Sprint(x86Features[64:]))
 	fmt.Println("gc-roots", gcRoots())
+	fmt.Println("itabs", itabs)
+}
+
+// shape and square: the linker makes the itab of (shape, square) for
+// staticShape, and none for (shape, circle).
+type (
+	shape  interface{ Area() int }
+	square struct{ side int }
+	circle struct{ r int }
+)
+
+func (s square) Area() int { return s.side * s.side }
+func (c circle) Area() int { return 3 * c.r * c.r }
+
+var (
+	staticShape shape = square{3}
+	boxed             = []any{square{3}, circle{2}, 5}
+)
+
+// linkerItabs converts values of three types to shape at run time, and
+// says whether each gave the answer it must: square the linker's itab
+// (interface comparison compares itab pointers first, so one made at run
+// time for the same pair would make staticShape unequal to the same
+// value), circle a working one, an int none.
+func linkerItabs() string {
+	sq, okSq := boxed[0].(shape)
+	ci, okCi := boxed[1].(shape)
+	_, okInt := boxed[2].(shape)
+	return fmt.Sprintf("%t,%t,%t", okSq && sq == staticShape, okCi && ci.Area() == 12, !okInt)
 }
 
 // dataRoots (in data: it has a value) and bssRoots (in bss) are the only
