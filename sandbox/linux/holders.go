@@ -63,39 +63,50 @@ func (h *holders) adopt(made []string) {
 	}
 }
 
-// lock takes the shared lock on every holder in held. It reports false
-// when one was removed before its lock was taken, with no lock left
-// taken: the plan must be made again.
+// lock takes the shared lock on every holder in held that it does not
+// hold yet. It reports false when one was removed before its lock was
+// taken, with no lock left taken: the plan must be made again.
 func (h *holders) lock(held []string) bool {
-	seen := map[string]bool{}
 	for _, d := range held {
-		if seen[d] {
+		if h.holds(d) {
 			continue
 		}
-		seen[d] = true
-		f, err := plainfile.Open(d, 0)
-		if errors.Is(err, fs.ErrNotExist) {
+		if !h.lockDir(d) {
 			h.release(false)
 			return false
 		}
-		if err != nil {
-			// Not a holder: a directory of the user's that this
-			// user may not read, which no run can lock, so none
-			// removes it.
-			continue
-		}
-		for unix.Flock(int(f.Fd()), unix.LOCK_SH) == unix.EINTR {
-		}
-		// Removed, or set aside (setAside), while the lock was awaited:
-		// the path no longer names what is locked.
-		var st, at unix.Stat_t
-		if unix.Fstat(int(f.Fd()), &st) != nil || st.Nlink == 0 || unix.Lstat(d, &at) != nil || idOf(&at) != idOf(&st) {
-			f.Close()
-			h.release(false)
-			return false
-		}
-		h.dirs = append(h.dirs, f)
 	}
+	return true
+}
+
+// holds reports whether h holds the directory at path d.
+func (h *holders) holds(d string) bool {
+	return slices.ContainsFunc(h.dirs, func(f *os.File) bool { return f.Name() == d })
+}
+
+// lockDir takes the shared lock on the directory d, maybe another run's
+// holder, and keeps it. It reports false, with no lock taken, when d was
+// removed or set aside (setAside) before the lock was taken.
+func (h *holders) lockDir(d string) bool {
+	f, err := plainfile.Open(d, 0)
+	if errors.Is(err, fs.ErrNotExist) {
+		return false
+	}
+	if err != nil {
+		// Not a holder: a directory of the user's that this user may
+		// not read, which no run can lock, so none removes it.
+		return true
+	}
+	for unix.Flock(int(f.Fd()), unix.LOCK_SH) == unix.EINTR {
+	}
+	// Removed, or set aside, while the lock was awaited: the path no
+	// longer names what is locked.
+	var st, at unix.Stat_t
+	if unix.Fstat(int(f.Fd()), &st) != nil || st.Nlink == 0 || unix.Lstat(d, &at) != nil || idOf(&at) != idOf(&st) {
+		f.Close()
+		return false
+	}
+	h.dirs = append(h.dirs, f)
 	return true
 }
 
@@ -239,7 +250,7 @@ func holdMounts(p *sandbox.Profile, cwd string) ([]mountOp, *holders, error) {
 	// no retry leaves one behind.
 	h := &holders{made: map[dirID]bool{}}
 	for try := 1; ; try++ {
-		ops, created, held, err := planMounts(p, cwd)
+		ops, created, held, err := planMounts(p, cwd, h)
 		h.adopt(created)
 		if err == nil {
 			if h.lock(held) {
@@ -247,6 +258,8 @@ func holdMounts(p *sandbox.Profile, cwd string) ([]mountOp, *holders, error) {
 			}
 			err = errHolderGone
 		}
+		// The directories locked while planning (planMounts).
+		h.release(false)
 		if !errors.Is(err, errHolderGone) {
 			return nil, nil, err
 		}

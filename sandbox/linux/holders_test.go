@@ -95,6 +95,68 @@ func holdMountsConcurrent(t *testing.T, leave bool) {
 	}
 }
 
+// TestHolderInAnotherRunsHolder: a run that makes its holder inside a
+// directory that is another run's holder (.git/hooks in another run's
+// .git, which was not empty when this run planned) holds that directory
+// too. The other run, ending, finds it empty before this run's mkdir,
+// as a run ending at just that moment can, and must not remove it or
+// set it aside with this run's holder in it, which would be left behind;
+// this run removes both when it ends.
+func TestHolderInAnotherRunsHolder(t *testing.T) {
+	ws, p := holderProfile(t)
+	gitdir := filepath.Join(ws, ".git")
+	_, other, err := holdMounts(p, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !other.holds(gitdir) {
+		t.Fatalf("the first run holds %v, want %s among them", heldNames(other), gitdir)
+	}
+	// Not empty: the next run makes .git/hooks in it.
+	mustWriteFile(t, filepath.Join(gitdir, "HEAD"))
+	_, this, err := holdMounts(&sandbox.Profile{Name: "workspace-write", Write: []string{ws},
+		Protect: []string{filepath.Join(gitdir, "hooks")}}, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !this.holds(filepath.Join(gitdir, "hooks")) || !this.holds(gitdir) {
+		t.Fatalf("the second run holds %v, want its .git/hooks and the .git it made it in", heldNames(this))
+	}
+	// .git as the first run's end can find it, just before the mkdir.
+	os.Remove(filepath.Join(gitdir, "HEAD"))
+	if err := os.Rename(filepath.Join(gitdir, "hooks"), filepath.Join(ws, "hooks-elsewhere")); err != nil {
+		t.Fatal(err)
+	}
+	other.leave = &exitunmap.Leave{}
+	other.release(true)
+	if !sandbox.IsEmptyDir(gitdir) {
+		t.Fatalf("%s was removed or set aside while another run held it", gitdir)
+	}
+	if err := os.Rename(filepath.Join(ws, "hooks-elsewhere"), filepath.Join(gitdir, "hooks")); err != nil {
+		t.Fatal(err)
+	}
+	this.release(true)
+	ents, err := os.ReadDir(ws)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range ents {
+		// The first run's .gatedexec, left to an exit that never comes.
+		if e.Name() != asidePrefix+".gatedexec" || !sandbox.IsEmptyDir(filepath.Join(ws, e.Name())) {
+			t.Errorf("workspace holds %s after both runs ended", e.Name())
+		}
+	}
+}
+
+// heldNames are the paths of the directories h holds.
+func heldNames(h *holders) []string {
+	var names []string
+	for _, f := range h.dirs {
+		names = append(names, f.Name())
+	}
+	return names
+}
+
 // holderProfile returns a workspace without .git and a profile whose
 // protect paths there are missing: each run of it makes holders.
 func holderProfile(t *testing.T) (string, *sandbox.Profile) {

@@ -62,13 +62,17 @@ type mountOp struct {
 // cwd is the command's working directory, absolute, or "" when unknown:
 // it is never made a holder (see holderOf).
 func mountPlan(p *sandbox.Profile, cwd string) (ops []mountOp, created []string, err error) {
-	ops, created, _, err = planMounts(p, cwd)
+	ops, created, _, err = planMounts(p, cwd, nil)
 	return ops, created, err
 }
 
 // planMounts is mountPlan that also returns every holder the plan mounts,
-// made now or found (see holders.go).
-func planMounts(p *sandbox.Profile, cwd string) (ops []mountOp, created, held []string, err error) {
+// made now or found (see holders.go). With h, it first takes the lock on
+// the directory it makes a holder in, when that is not the write root
+// itself: maybe another run's holder, which that run, ending, removes
+// or sets aside once it finds it empty, this run's holder in it then
+// too, which would be left behind.
+func planMounts(p *sandbox.Profile, cwd string, h *holders) (ops []mountOp, created, held []string, err error) {
 	pinned := map[string]bool{}
 	planned := map[string]bool{}
 	for _, prot := range p.Protect {
@@ -98,6 +102,9 @@ func planMounts(p *sandbox.Profile, cwd string) (ops []mountOp, created, held []
 			var create bool
 			target, create = holderOf(root, inner, cwd, prot)
 			if create {
+				if parent := filepath.Dir(target); h != nil && parent != root && !h.holds(parent) && !h.lockDir(parent) {
+					return nil, created, held, fmt.Errorf("protect %s: %w", prot, errHolderGone)
+				}
 				made, err := mkdirRecord(target)
 				created = append(created, made...)
 				if err != nil && cannotCreate(err, filepath.Dir(target)) {
