@@ -11,6 +11,8 @@ import (
 	"strings"
 	"testing"
 
+	"golang.org/x/sys/unix"
+
 	"github.com/gatedexec/gatedexec/internal/oneproc"
 )
 
@@ -204,7 +206,8 @@ func TestOverlayForOtherGo(t *testing.T) {
 // bss point to (their pointer masks, no longer assembled at start, are
 // when it starts); and a conversion to an interface at run time finds the
 // linker's itab for its pair (no longer added at start, they are at the
-// first lookup).
+// first lookup); and the first 384 KB of the heap are resident at main,
+// populated at once.
 func TestRuntimePatches(t *testing.T) {
 	if oneproc.EntrySymbol == "" {
 		t.Skip("the patches change only a start through the entry point, which this platform has not")
@@ -274,6 +277,14 @@ func TestRuntimePatches(t *testing.T) {
 		t.Errorf("conversions to an interface at run time (the linker's itab, one made then, none): patched %s, plain %s; want true,true,true",
 			patched["itabs"], plain["itabs"])
 	}
+	// The heap's first 384 KB populated at once (heapPrefault).
+	if p, q := atoi(t, patched["heap-rss"]), atoi(t, plain["heap-rss"]); p < 384 || p <= q {
+		if populateWrite() {
+			t.Errorf("the heap's resident KB at main: %d patched, %d plain; want at least 384 and more patched", p, q)
+		} else {
+			t.Logf("the heap's resident KB at main: %d patched, %d plain: this kernel has no MADV_POPULATE_WRITE (Linux 5.14)", p, q)
+		}
+	}
 	if patched["cgroup"] != "" {
 		t.Errorf("patched: the runtime opened %s at start", patched["cgroup"])
 	}
@@ -281,6 +292,17 @@ func TestRuntimePatches(t *testing.T) {
 		t.Errorf("sized for all CPUs: patched holds %q with GOMAXPROCS %s, plain %q (at start) with %s",
 			patched["cgroup-after"], patched["gomaxprocs"], plain["cgroup"], plain["gomaxprocs"])
 	}
+}
+
+// populateWrite reports whether the kernel populates a mapping on
+// madvise(MADV_POPULATE_WRITE), as the patched runtime asks it to.
+func populateWrite() bool {
+	m, err := unix.Mmap(-1, 0, 4096, unix.PROT_READ|unix.PROT_WRITE, unix.MAP_PRIVATE|unix.MAP_ANONYMOUS)
+	if err != nil {
+		return false
+	}
+	defer unix.Munmap(m)
+	return unix.Madvise(m, 23) == nil // MADV_POPULATE_WRITE
 }
 
 func atoi(t *testing.T, s string) int {

@@ -6,8 +6,8 @@
 // files after the runtime sized GOMAXPROCS again for the CPUs the
 // process was started with, the CPU features internal/cpu found, how
 // many of the heap objects only its data and bss point to a collection
-// keeps, and whether conversions to an interface at run time found the
-// itabs the linker made.
+// keeps, whether conversions to an interface at run time found the
+// itabs the linker made, and how much of its heap is resident at main.
 package main
 
 import (
@@ -26,7 +26,9 @@ import (
 )
 
 func main() {
-	// First: the runtime's first lookup of an itab.
+	// First: what of the heap the start left resident.
+	heap := heapResident()
+	// Then the runtime's first lookup of an itab.
 	itabs := linkerItabs()
 	tasks, err := os.ReadDir("/proc/self/task")
 	if err != nil {
@@ -43,6 +45,32 @@ func main() {
 	fmt.Println("cpu", fmt.Sprint(x86Features[64:]))
 	fmt.Println("gc-roots", gcRoots())
 	fmt.Println("itabs", itabs)
+	fmt.Println("heap-rss", heap)
+}
+
+// heapResident returns the resident kilobytes of the mapping that holds
+// a new heap object, as /proc/self/smaps says: the pages of its heap the
+// start has touched, or populated. 0 when it cannot be read.
+func heapResident() int {
+	p := uintptr(unsafe.Pointer(new([64]byte)))
+	b, err := os.ReadFile("/proc/self/smaps")
+	if err != nil {
+		return 0
+	}
+	in := false
+	for _, l := range strings.Split(string(b), "\n") {
+		var lo, hi uintptr
+		if n, _ := fmt.Sscanf(l, "%x-%x ", &lo, &hi); n == 2 {
+			in = lo <= p && p < hi
+			continue
+		}
+		if kb, ok := strings.CutPrefix(l, "Rss:"); ok && in {
+			var n int
+			fmt.Sscanf(strings.TrimSpace(kb), "%d", &n)
+			return n
+		}
+	}
+	return 0
 }
 
 // shape and square: the linker makes the itab of (shape, square) for
