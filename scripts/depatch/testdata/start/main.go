@@ -7,7 +7,8 @@
 // process was started with, the CPU features internal/cpu found, how
 // many of the heap objects only its data and bss point to a collection
 // keeps, whether conversions to an interface at run time found the
-// itabs the linker made, and how much of its heap is resident at main.
+// itabs the linker made, and how many of its heap's first pages are
+// resident at main in a row.
 package main
 
 import (
@@ -27,7 +28,7 @@ import (
 
 func main() {
 	// First: what of the heap the start left resident.
-	heap := heapResident()
+	heap := heapRun()
 	// Then the runtime's first lookup of an itab.
 	itabs := linkerItabs()
 	tasks, err := os.ReadDir("/proc/self/task")
@@ -45,30 +46,40 @@ func main() {
 	fmt.Println("cpu", fmt.Sprint(x86Features[64:]))
 	fmt.Println("gc-roots", gcRoots())
 	fmt.Println("itabs", itabs)
-	fmt.Println("heap-rss", heap)
+	fmt.Println("heap-run", heap)
 }
 
-// heapResident returns the resident kilobytes of the mapping that holds
-// a new heap object, as /proc/self/smaps says: the pages of its heap the
-// start has touched, or populated. 0 when it cannot be read.
-func heapResident() int {
+// heapRun returns how many pages of the heap's mapping (the one that
+// holds a new heap object, as /proc/self/smaps says) are resident in a
+// row from its first resident one: the first pages the heap handed out,
+// populated at once or, with holes, touched one by one. 0 when it cannot
+// be read.
+func heapRun() int {
 	p := uintptr(unsafe.Pointer(new([64]byte)))
 	b, err := os.ReadFile("/proc/self/smaps")
 	if err != nil {
 		return 0
 	}
-	in := false
 	for _, l := range strings.Split(string(b), "\n") {
 		var lo, hi uintptr
-		if n, _ := fmt.Sscanf(l, "%x-%x ", &lo, &hi); n == 2 {
-			in = lo <= p && p < hi
+		if n, _ := fmt.Sscanf(l, "%x-%x ", &lo, &hi); n != 2 || p < lo || p >= hi {
 			continue
 		}
-		if kb, ok := strings.CutPrefix(l, "Rss:"); ok && in {
-			var n int
-			fmt.Sscanf(strings.TrimSpace(kb), "%d", &n)
-			return n
+		vec := make([]byte, (hi-lo)/uintptr(os.Getpagesize()))
+		if _, _, e := syscall.Syscall(syscall.SYS_MINCORE, lo, hi-lo, uintptr(unsafe.Pointer(&vec[0]))); e != 0 {
+			return 0
 		}
+		run, started := 0, false
+		for _, v := range vec {
+			switch {
+			case v&1 != 0:
+				started = true
+				run++
+			case started:
+				return run
+			}
+		}
+		return run
 	}
 	return 0
 }
