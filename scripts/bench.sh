@@ -105,8 +105,9 @@ printf 'module empty\n\ngo 1.21\n' >"$tmp/empty/go.mod"
 # go-empty has neither: the Go runtime's start alone. Every Go floor is
 # built with the standard library gatedexec is built with (scripts/
 # depatch's overlay): go-empty takes those of its patches that do not
-# depend on one processor (fewer CPUIDs, the pointer masks and the itab
-# table left to first need).
+# depend on one processor (fewer CPUIDs, the pointer masks and the
+# linker's itabs left to first need, no walk of the function table), not
+# the populated heap.
 ldflags=${FLOOR_LDFLAGS:--s -w}
 entry=${FLOOR_ENTRY:-}
 depatch=$(go run ./scripts/depatch)

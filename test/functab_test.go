@@ -41,24 +41,23 @@ func TestFuncTabSorted(t *testing.T) {
 // funcTabSections returns the contents of bin's pclntab and the address
 // of its text, from an ELF or a Mach-O file.
 func funcTabSections(bin string) (pcln []byte, text uint64, err error) {
+	var tab interface{ Data() ([]byte, error) }
 	if f, err := elf.Open(bin); err == nil {
 		defer f.Close()
-		p, x := f.Section(".gopclntab"), f.Section(".text")
-		if p == nil || x == nil {
-			return nil, 0, fmt.Errorf("%s: no .gopclntab or .text section", bin)
+		if p, x := f.Section(".gopclntab"), f.Section(".text"); p != nil && x != nil {
+			tab, text = p, x.Addr
 		}
-		b, err := p.Data()
-		return b, x.Addr, err
-	}
-	f, err := macho.Open(bin)
-	if err != nil {
+	} else if f, err := macho.Open(bin); err == nil {
+		defer f.Close()
+		if p, x := f.Section("__gopclntab"), f.Section("__text"); p != nil && x != nil {
+			tab, text = p, x.Addr
+		}
+	} else {
 		return nil, 0, fmt.Errorf("%s: neither ELF nor Mach-O: %w", bin, err)
 	}
-	defer f.Close()
-	p, x := f.Section("__gopclntab"), f.Section("__text")
-	if p == nil || x == nil {
-		return nil, 0, fmt.Errorf("%s: no __gopclntab or __text section", bin)
+	if tab == nil {
+		return nil, 0, fmt.Errorf("%s: no Go function table or no text section", bin)
 	}
-	b, err := p.Data()
-	return b, x.Addr, err
+	pcln, err = tab.Data()
+	return pcln, text, err
 }

@@ -223,12 +223,7 @@ func TestRuntimePatches(t *testing.T) {
 	// early: of the threads the fewest are kept, of threads-long the
 	// most, of the rest the first run's.
 	start := func(name string, flags ...string) map[string]string {
-		bin := filepath.Join(t.TempDir(), name)
-		args := append([]string{"build"}, flags...)
-		args = append(args, "-ldflags=-E "+oneproc.EntrySymbol+" "+oneproc.RuntimeFlag, "-o", bin, "./testdata/start")
-		if out, err := exec.Command("go", args...).CombinedOutput(); err != nil {
-			t.Fatalf("go %q: %v\n%s", args, err, out)
-		}
+		bin := buildProgram(t, name, "./testdata/start", append(flags, "-ldflags=-E "+oneproc.EntrySymbol+" "+oneproc.RuntimeFlag)...)
 		var got map[string]string
 		for range 5 {
 			run := exec.Command(bin)
@@ -303,7 +298,19 @@ func populateWrite() bool {
 		return false
 	}
 	defer unix.Munmap(m)
-	return unix.Madvise(m, 23) == nil // MADV_POPULATE_WRITE
+	return unix.Madvise(m, unix.MADV_POPULATE_WRITE) == nil
+}
+
+// buildProgram builds the package pkg with the go build flags into a
+// temporary directory, as name, and returns the binary's path.
+func buildProgram(t *testing.T, name, pkg string, flags ...string) string {
+	t.Helper()
+	bin := filepath.Join(t.TempDir(), name)
+	args := append(append([]string{"build"}, flags...), "-o", bin, pkg)
+	if out, err := exec.Command("go", args...).CombinedOutput(); err != nil {
+		t.Fatalf("go %q: %v\n%s", args, err, out)
+	}
+	return bin
 }
 
 func atoi(t *testing.T, s string) int {
@@ -324,14 +331,6 @@ func TestStdLookups(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	build := func(name, pkg string, flags ...string) string {
-		bin := filepath.Join(t.TempDir(), name)
-		args := append(append([]string{"build"}, flags...), "-o", bin, pkg)
-		if out, err := exec.Command("go", args...).CombinedOutput(); err != nil {
-			t.Fatalf("go %q: %v\n%s", args, err, out)
-		}
-		return bin
-	}
 	output := func(bin string, args ...string) string {
 		out, err := exec.Command(bin, args...).Output()
 		if err != nil {
@@ -339,8 +338,8 @@ func TestStdLookups(t *testing.T) {
 		}
 		return string(out)
 	}
-	patched := output(build("classes-patched", "./testdata/classes", "-overlay="+overlay))
-	plain := output(build("classes-plain", "./testdata/classes"))
+	patched := output(buildProgram(t, "classes-patched", "./testdata/classes", "-overlay="+overlay))
+	plain := output(buildProgram(t, "classes-plain", "./testdata/classes"))
 	if patched != plain {
 		p, q := strings.Split(patched, "\n"), strings.Split(plain, "\n")
 		for i := range min(len(p), len(q)) {
@@ -366,14 +365,14 @@ func TestStdLookups(t *testing.T) {
 		}
 		return inits
 	}
-	bin := build("regexp-patched", "./testdata/regexp", "-overlay="+overlay)
+	bin := buildProgram(t, "regexp-patched", "./testdata/regexp", "-overlay="+overlay)
 	if got := output(bin, `^\p{Greek}+\d[[:alpha:]]$`, "αβ7x"); got != "match\n" {
 		t.Errorf("patched regexp: %q, want a match", got)
 	}
 	if inits := mapInits(bin); len(inits) != 0 {
 		t.Errorf("a program linking regexp, built with the overlay, still builds maps at start: %v", inits)
 	}
-	if inits := mapInits(build("regexp-plain", "./testdata/regexp")); len(inits) == 0 {
+	if inits := mapInits(buildProgram(t, "regexp-plain", "./testdata/regexp")); len(inits) == 0 {
 		t.Errorf("built without the overlay, it builds no map at start: the check above proves nothing")
 	}
 }
