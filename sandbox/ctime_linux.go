@@ -15,3 +15,11 @@ func ctimeOf(fi fs.FileInfo) time.Time {
 	}
 	return fi.ModTime()
 }
+
+// devOf is the device of the file system fi lies on.
+func devOf(fi fs.FileInfo) uint64 {
+	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
+		return uint64(st.Dev)
+	}
+	return 0
+}

@@ -50,51 +50,63 @@ func GitControl(workspace, home string) ([]string, error) {
 // gitControl is GitControl for the work tree worktree, which lies in the
 // workspace (a nested repository's, in a scan).
 func gitControl(worktree, workspace, home string) ([]string, error) {
-	dotgit := filepath.Join(worktree, ".git")
 	g := &gitPaths{home: home}
+	if err := g.worktree(worktree, workspace); err != nil {
+		return nil, err
+	}
+	return g.list, nil
+}
+
+// worktree adds the control files of the work tree worktree (gitControl).
+func (g *gitPaths) worktree(worktree, workspace string) error {
+	dotgit := filepath.Join(worktree, ".git")
 	fi, err := g.lstat(dotgit)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		g.add(filepath.Join(dotgit, "hooks"), filepath.Join(dotgit, "config"))
-		return g.list, nil
+		return nil
 	case err != nil:
-		return nil, err
+		return err
 	}
 	gitdir := dotgit
 	switch {
 	case fi.Mode()&fs.ModeSymlink != 0:
+		g.opaque = true // resolved past what lstat recorded
 		if gitdir, err = filepath.EvalSymlinks(dotgit); err != nil {
-			return nil, fmt.Errorf("%s: %w", dotgit, err)
+			return fmt.Errorf("%s: %w", dotgit, err)
 		}
 	case fi.Mode().IsRegular():
 		// A worktree or submodule checkout: "gitdir: PATH".
 		g.add(dotgit)
 		if gitdir, err = readGitdirFile(dotgit); err != nil {
-			return nil, err
+			return err
 		}
 	}
 	if err := g.repo(gitdir, worktree, 0); err != nil {
-		return nil, err
+		return err
 	}
 	g.links(workspace)
-	return g.list, nil
+	return nil
 }
 
-// gitDirControl is gitControl for a git directory in the workspace that
+// gitDir adds the control files of a git directory in the workspace that
 // is not a work tree's `.git` (a bare repository): its control files, its
 // submodules' and worktrees'. Git runs a bare repository's hooks in it, so
 // a relative core.hooksPath is taken from there.
-func gitDirControl(gitdir, workspace string) ([]string, error) {
-	g := &gitPaths{}
+func (g *gitPaths) gitDir(gitdir, workspace string) error {
 	if err := g.repo(gitdir, gitdir, 0); err != nil {
-		return nil, err
+		return err
 	}
 	g.links(workspace)
-	return g.list, nil
+	return nil
 }
 
 type gitPaths struct {
 	pathSet
+	// opaque is set once a result was read through a link that the
+	// lstats (pathSet.lstats) do not vouch for: what was found then
+	// cannot be reused on their word (controlMemo).
+	opaque  bool
 	repos   int
 	configs int // config files read, against gitMaxModules
 	// home expands a "~/" path of a config, when it is known and its
@@ -107,11 +119,37 @@ type gitPaths struct {
 
 // links adds what the listed paths lead to in workspace (pathSet.follow).
 func (g *gitPaths) links(workspace string) {
-	ws, err := filepath.EvalSymlinks(workspace)
-	if err != nil {
-		return
+	ws, ok := g.resolvedPlain(workspace)
+	if !ok {
+		g.opaque = true
+		var err error
+		if ws, err = filepath.EvalSymlinks(workspace); err != nil {
+			return
+		}
 	}
 	g.follow(ws, g.missing)
+}
+
+// resolvedPlain returns the absolute path p resolved, when no component
+// of it is a link, from the lstat of each component (which g keeps): it
+// is then p itself, as filepath.EvalSymlinks would return it. False for
+// a relative path, a missing component or a link, which EvalSymlinks
+// resolves.
+func (g *gitPaths) resolvedPlain(p string) (string, bool) {
+	if !filepath.IsAbs(p) {
+		return "", false
+	}
+	p = filepath.Clean(p)
+	for i := 1; i <= len(p); i++ {
+		if i < len(p) && p[i] != filepath.Separator {
+			continue
+		}
+		fi, err := g.lstat(p[:i])
+		if err != nil || !fi.IsDir() {
+			return "", false
+		}
+	}
+	return p, true
 }
 
 // errGitBounds marks a repository with more submodule and worktree git
@@ -146,7 +184,7 @@ func (g *gitPaths) repo(gitdir, worktree string, depth int) error {
 		return err
 	}
 	common := gitdir
-	if c, ok := commonDir(gitdir); ok {
+	if c, ok := g.commonDir(gitdir); ok {
 		g.add(filepath.Join(gitdir, "commondir"))
 		common = c
 	}
@@ -164,7 +202,14 @@ func (g *gitPaths) repo(gitdir, worktree string, depth int) error {
 	if err := g.modules(filepath.Join(common, "modules"), depth+1, true); err != nil {
 		return err
 	}
-	wts, _ := filepath.Glob(filepath.Join(common, "worktrees", "*"))
+	var wts []string
+	if wt := filepath.Join(common, "worktrees"); g.readable(wt) {
+		if strings.ContainsAny(common, `*?[\`) {
+			g.opaque = true // Glob reads the parents of a pattern too
+		}
+		g.noteListing(wt, nil)
+		wts, _ = filepath.Glob(filepath.Join(wt, "*"))
+	}
 	for _, w := range wts {
 		if err := g.count(w); err != nil {
 			return err
@@ -186,6 +231,11 @@ func (g *gitPaths) modules(dir string, depth int, top bool) error {
 	if err := g.count(dir); err != nil {
 		return err
 	}
+	if !g.readable(dir) {
+		return nil
+	}
+	// Whether it can be read is its listing's too.
+	g.noteListing(dir, nil)
 	d, err := plainfile.Open(dir, unix.O_DIRECTORY)
 	if err != nil {
 		return nil // none, or unreadable: git finds no submodule there either
@@ -237,6 +287,9 @@ func (g *gitPaths) configTargets(cfg, worktree string, depth int) {
 		return
 	}
 	if g.configs++; g.configs > gitMaxModules {
+		return
+	}
+	if !g.readable(cfg) {
 		return
 	}
 	f, err := plainfile.Open(cfg, 0)
@@ -307,6 +360,30 @@ func readGitdirFile(path string) (string, error) {
 		return "", fmt.Errorf("%s: not a gitdir file", path)
 	}
 	return joinFrom(filepath.Dir(path), dir), nil
+}
+
+// readable reports whether path is there to be read, by its lstat (read
+// first: what is read after it is what the lstat vouches for); a link,
+// which the read follows to a file the lstats do not record, makes g
+// opaque. False for a path that is not there, which no open or read
+// would find either.
+func (g *gitPaths) readable(path string) bool {
+	fi, err := g.lstat(path)
+	if err != nil {
+		return false
+	}
+	if fi.Mode()&fs.ModeSymlink != 0 {
+		g.opaque = true
+	}
+	return true
+}
+
+// commonDir is commonDir, read after the commondir file's lstat.
+func (g *gitPaths) commonDir(gitdir string) (string, bool) {
+	if !g.readable(filepath.Join(gitdir, "commondir")) {
+		return "", false
+	}
+	return commonDir(gitdir)
 }
 
 // commonDir returns the common dir that gitdir's commondir file names

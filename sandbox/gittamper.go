@@ -34,6 +34,11 @@ type GitRepos struct {
 	begun    time.Time
 	repos    map[string]uint64
 	complete bool
+	// control is what the scan found of each repository's control
+	// files, by its path: the scan after takes a list that still holds
+	// (controlMemo) instead of reading it again; reused counts those.
+	control map[string]controlMemo
+	reused  int
 	// listed are the directories the scan read, which the scan after
 	// the run reads again only where they changed.
 	listed map[string]dirListing
@@ -60,7 +65,7 @@ type GitRepos struct {
 // there. begun is when the run began to make things in the workspace
 // (coarseNow before its first), zero for now.
 func scanGitRepos(root, cache string, begun time.Time) *GitRepos {
-	g := &GitRepos{root: root, since: coarseNow(), repos: map[string]uint64{}, listed: map[string]dirListing{}, stamps: stamps{}, cache: cache}
+	g := &GitRepos{root: root, since: coarseNow(), repos: map[string]uint64{}, listed: map[string]dirListing{}, stamps: stamps{}, cache: cache, control: map[string]controlMemo{}}
 	g.begun = g.since
 	if !begun.IsZero() && begun.Before(g.since) {
 		g.begun = begun
@@ -73,8 +78,9 @@ func scanGitRepos(root, cache string, begun time.Time) *GitRepos {
 		found = append(found, r)
 	})
 	for _, r := range found {
-		if paths, err := r.controlPaths(root); err == nil {
-			g.stamps.note(paths...)
+		if c, err := r.readControl(root); err == nil {
+			g.control[r.path] = c.memo(r.gitdir)
+			g.stamps.noteFrom(&c.pathSet, c.list...)
 		}
 	}
 	return g
@@ -118,7 +124,7 @@ func (g *GitRepos) GitTamper() (tampered, unscanned []string, complete bool) {
 			}
 			continue
 		}
-		paths, err := r.controlPaths(g.root)
+		paths, err := g.controlAfter(r)
 		if err != nil {
 			note(r.path) // unreadable now, readable before: changed
 			continue
@@ -182,20 +188,22 @@ func newerListings(after, kept map[string]dirListing, since time.Time) bool {
 // when that is a file or link: a .git directory changes with every
 // commit, a .git file or link only when it is pointed elsewhere.
 func (r gitRepo) controlPaths(root string) ([]string, error) {
-	var paths []string
-	var err error
-	if r.gitdir {
-		paths, err = gitDirControl(r.path, root)
-	} else {
-		paths, err = gitControl(filepath.Dir(r.path), root, "")
-	}
+	c, err := r.readControl(root)
 	if err != nil {
 		return nil, err
 	}
-	if fi, err := os.Lstat(r.path); err == nil && !fi.IsDir() {
-		paths = append(paths, r.path)
+	return c.list, nil
+}
+
+// controlAfter returns the control files of r, a repository the scan
+// before found, after the run: the scan before's list when nothing it was
+// read from changed since (controlMemo.unchanged), else read again.
+func (g *GitRepos) controlAfter(r gitRepo) ([]string, error) {
+	if m, ok := g.control[r.path]; ok && m.unchanged(r.gitdir, g.since) {
+		g.reused++
+		return m.paths, nil
 	}
-	return paths, nil
+	return r.controlPaths(g.root)
 }
 
 // Changed returns those of paths made or changed since the scan, a
@@ -228,17 +236,36 @@ type stamp struct {
 type stamps map[string]stamp
 
 // note records paths as they are now.
-func (s stamps) note(paths ...string) {
+func (s stamps) note(paths ...string) { s.noteFrom(nil, paths...) }
+
+// noteFrom is note taking what v, a set built just before, found of a
+// path (its lstat, a directory's listing) instead of asking again.
+func (s stamps) noteFrom(v *pathSet, paths ...string) {
+	stampOf := func(p string) (uint64, time.Time, bool, error) {
+		if v != nil {
+			if r, ok := v.lstats[p]; ok {
+				if r.err != nil {
+					return 0, time.Time{}, false, r.err
+				}
+				return inodeOf(r.fi), ctimeOf(r.fi), r.fi.IsDir(), nil
+			}
+		}
+		return pathStamp(p)
+	}
 	for _, p := range paths {
-		ino, ctime, dir, err := pathStamp(p)
+		ino, ctime, dir, err := stampOf(p)
 		st := stamp{ino: ino, ctime: ctime, there: err == nil}
 		if err == nil && dir {
-			st.names, st.listed = dirNames(p)
+			if names, ok := v.listing(p); ok {
+				st.names, st.listed = names, true
+			} else {
+				st.names, st.listed = dirNames(p)
+			}
 		}
 		s[p] = st
 		for _, n := range st.names {
 			e := filepath.Join(p, n)
-			if ino, ctime, _, err := pathStamp(e); err == nil {
+			if ino, ctime, _, err := stampOf(e); err == nil {
 				s[e] = stamp{ino: ino, ctime: ctime, there: true}
 			}
 		}

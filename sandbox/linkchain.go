@@ -1,6 +1,7 @@
 package sandbox
 
 import (
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -34,6 +35,12 @@ type pathSet struct {
 	// the way to where it leads (a start looked up the same few paths
 	// three or four times over).
 	lstats map[string]lstatResult
+	// listed are the directories whose entries were read, with the
+	// names read when the read got them all (up to gitHooksMax), nil
+	// when not: the scan's stamps take them (stamps.noteFrom), and a
+	// directory's listing is what its change time vouches for
+	// (controlMemo).
+	listed map[string][]string
 }
 
 type lstatResult struct {
@@ -52,6 +59,24 @@ func (s *pathSet) lstat(p string) (fs.FileInfo, error) {
 	}
 	s.lstats[p] = lstatResult{fi, err}
 	return fi, err
+}
+
+// noteListing notes that the entries of the directory p were read, and
+// their names when all were (nil when not).
+func (s *pathSet) noteListing(p string, names []string) {
+	if s.listed == nil {
+		s.listed = map[string][]string{}
+	}
+	s.listed[p] = names
+}
+
+// entryNames returns the names of ents, none (not nil) for none.
+func entryNames(ents []fs.DirEntry) []string {
+	names := make([]string, len(ents))
+	for i, e := range ents {
+		names[i] = e.Name()
+	}
+	return names
 }
 
 func (s *pathSet) add(paths ...string) {
@@ -100,9 +125,15 @@ func (s *pathSet) follow(ws string, missing bool) {
 		}
 		todo := []string{p}
 		if fi, err := s.lstat(p); err == nil && fi.IsDir() {
+			s.noteListing(p, nil) // whether it can be read is its listing's too
 			if d, err := plainfile.Open(p, unix.O_DIRECTORY); err == nil {
-				ents, _ := d.ReadDir(gitHooksMax)
+				ents, err := d.ReadDir(gitHooksMax)
 				d.Close()
+				var names []string
+				if err == nil || err == io.EOF {
+					names = entryNames(ents)
+				}
+				s.noteListing(p, names)
 				for _, e := range ents {
 					if e.Type()&fs.ModeSymlink != 0 {
 						todo = append(todo, filepath.Join(p, e.Name()))
@@ -188,4 +219,14 @@ func (s *pathSet) resolveLinks(path, from string) (links []string, final string,
 
 func splitPath(p string) []string {
 	return strings.Split(filepath.ToSlash(p), "/")
+}
+
+// listing returns the names follow read in the directory p, and whether
+// it listed p; none for a nil set.
+func (s *pathSet) listing(p string) ([]string, bool) {
+	if s == nil {
+		return nil, false
+	}
+	names := s.listed[p]
+	return names, names != nil
 }
