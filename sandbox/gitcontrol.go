@@ -5,7 +5,6 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -292,19 +291,8 @@ func (g *gitPaths) configTargets(cfg, worktree string, depth int) {
 	if !g.readable(cfg) {
 		return
 	}
-	f, err := plainfile.Open(cfg, 0)
-	if err != nil {
-		return
-	}
-	st, err := f.Stat()
-	if err != nil || !st.Mode().IsRegular() {
-		f.Close()
-		return
-	}
-	// Read whole, up to the bound: one Read may return less, and a
-	// buffer of the bound for every config on every start is waste.
-	b, _ := io.ReadAll(io.LimitReader(f, gitMaxConfigSize))
-	f.Close()
+	// What was read before a read failed still names what it names.
+	b, _ := readSmall(cfg)
 	for _, kv := range parseGitConfig(b) {
 		var base string
 		include := false
@@ -349,7 +337,7 @@ func (g *gitPaths) configTargets(cfg, worktree string, depth int) {
 // readGitdirFile reads a `.git` file's "gitdir: PATH" line; a relative
 // PATH is relative to the file's directory.
 func readGitdirFile(path string) (string, error) {
-	b, err := os.ReadFile(path)
+	b, err := readSmall(path)
 	if err != nil {
 		return "", err
 	}

@@ -218,3 +218,18 @@ func TestAgentConfigProtected(t *testing.T) {
 		})
 	}
 }
+
+// TestGitScanFIFO: a FIFO a command leaves where git looks for a file
+// (`.git/config.worktree`, which workspace-write lets it make) is
+// reported, and the run ends: the scan after the run waited on its open
+// for a writer before, and held gatedexec past its command's end.
+func TestGitScanFIFO(t *testing.T) {
+	requireIsolation(t)
+	for _, c := range callers {
+		t.Run(c.name, func(t *testing.T) {
+			f, _ := c.fixture(t, buildProbe(t))
+			out, code := f.sandboxedJSON(t, "workspace-write", "sh", "-c", "mkfifo .git/config.worktree")
+			expectTampered(t, out, code, filepath.Join(f.ws, ".git", "config.worktree"))
+		})
+	}
+}

@@ -286,7 +286,18 @@ func (f fixture) sandboxedJSON(t *testing.T, profile string, argv ...string) (js
 	cmd := f.command(append([]string{"sandbox", "--json", "-p", profile, "-C", f.ws, "-w", f.ws, "--"}, argv...)...)
 	var so, se strings.Builder
 	cmd.Stdout, cmd.Stderr = &so, &se
-	code := exitOf(t, cmd.Run())
+	if err := cmd.Start(); err != nil {
+		t.Fatalf("running gatedexec: %v", err)
+	}
+	// Every command these tests run ends at once: a gatedexec still
+	// there after a minute is held (a scan waiting on a FIFO was), and
+	// fails its test rather than the whole package's timeout.
+	held := time.AfterFunc(time.Minute, func() { cmd.Process.Kill() })
+	err := cmd.Wait()
+	if !held.Stop() {
+		t.Fatalf("gatedexec sandbox %q still running after a minute, killed:\n%s", argv, se.String())
+	}
+	code := exitOf(t, err)
 	r := jsonRun{stdout: so.String(), stderr: se.String()}
 	// The result is the last thing on stderr, after gatedexec's warnings.
 	i := strings.LastIndex(r.stderr, "\n{")

@@ -88,7 +88,9 @@ func (h *holders) holds(d string) bool {
 // holder, and keeps it. It reports false, with no lock taken, when d was
 // removed or set aside (setAside) before the lock was taken.
 func (h *holders) lockDir(d string) bool {
-	f, err := plainfile.Open(d, 0)
+	// A directory only: anything else a command left there (a FIFO
+	// would hold the open until a writer came) is no holder.
+	f, err := plainfile.Open(d, unix.O_DIRECTORY)
 	if errors.Is(err, fs.ErrNotExist) {
 		return false
 	}
