@@ -2,13 +2,11 @@ package sandbox
 
 import (
 	"io"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
 
 	"github.com/gatedexec/gatedexec/internal/plainfile"
-	"golang.org/x/sys/unix"
 )
 
 // namesWorkTree reports whether gitdir is a git directory that names the
@@ -56,31 +54,17 @@ func isGitDir(dir string) bool {
 
 // readSmall reads a regular file of a git dir, up to gitMaxConfigSize
 // bytes. A command can leave a FIFO or a device where a git file is
-// looked for: opened without waiting and refused, it reads as missing
-// rather than holding the scan, and gatedexec, until a writer comes.
+// looked for: opened without waiting and refused (plainfile.OpenRegular),
+// it reads as missing rather than holding the scan, and gatedexec, until
+// a writer comes.
 func readSmall(path string) ([]byte, error) {
-	f, err := plainfile.Open(path, unix.O_NONBLOCK)
+	f, _, err := plainfile.OpenRegular(path)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
-		return nil, err
-	}
-	if !st.Mode().IsRegular() {
-		return nil, &fs.PathError{Op: "read", Path: path, Err: errNotRegular}
-	}
 	return io.ReadAll(io.LimitReader(f, gitMaxConfigSize))
 }
-
-// errNotRegular is readSmall's refusal of a file that is not a regular
-// one. Its text is made when it is read, as errGitBounds'.
-var errNotRegular error = notRegularError{}
-
-type notRegularError struct{}
-
-func (notRegularError) Error() string { return "not a regular file" }
 
 // joinFrom returns p, relative to dir when it is not absolute.
 func joinFrom(dir, p string) string {

@@ -39,6 +39,30 @@ func Open(path string, flags int) (*os.File, error) {
 	return os.NewFile(uintptr(fd), path), nil
 }
 
+// ErrNotRegular is wrapped by OpenRegular's error for a file that is not
+// a regular one.
+var ErrNotRegular = errors.New("not a regular file")
+
+// OpenRegular opens path as Open does with unix.O_NONBLOCK, and refuses,
+// with an error wrapping ErrNotRegular, anything but a regular file: a
+// FIFO or a device someone left where a file is read neither holds the
+// open nor the reads after it. It returns the open file's stat.
+func OpenRegular(path string) (*os.File, fs.FileInfo, error) {
+	f, err := Open(path, unix.O_NONBLOCK)
+	if err != nil {
+		return nil, nil, err
+	}
+	st, err := f.Stat()
+	if err == nil && !st.Mode().IsRegular() {
+		err = &fs.PathError{Op: "read", Path: path, Err: ErrNotRegular}
+	}
+	if err != nil {
+		f.Close()
+		return nil, nil, err
+	}
+	return f, st, nil
+}
+
 // ReadFile returns the contents of the file at path, as os.ReadFile does,
 // for a file that never blocks. Errors are *fs.PathError.
 func ReadFile(path string) ([]byte, error) {

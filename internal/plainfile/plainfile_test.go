@@ -82,6 +82,35 @@ func TestOpenNonBlock(t *testing.T) {
 	}
 }
 
+// TestOpenRegular: a regular file opens with its stat; a FIFO that no one
+// writes and a directory are refused at once with ErrNotRegular, and a
+// missing file is the open's PathError.
+func TestOpenRegular(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "f")
+	if err := os.WriteFile(file, []byte("xyz"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	f, st, err := OpenRegular(file)
+	if err != nil || st.Size() != 3 {
+		t.Fatalf("OpenRegular(file): %v, %v", st, err)
+	}
+	f.Close()
+	fifo := filepath.Join(dir, "fifo")
+	if err := unix.Mkfifo(fifo, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []string{fifo, dir} {
+		if f, _, err := OpenRegular(p); !errors.Is(err, ErrNotRegular) || f != nil {
+			t.Errorf("OpenRegular(%s): %v, %v; want ErrNotRegular", p, f, err)
+		}
+	}
+	var pe *fs.PathError
+	if _, _, err := OpenRegular(filepath.Join(dir, "none")); !errors.As(err, &pe) || !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("OpenRegular of a missing file: %v", err)
+	}
+}
+
 // TestReadFile: a file is read whole, past the first buffer too, one of
 // /proc whose size stat does not tell as well; a missing one is a
 // PathError naming it.

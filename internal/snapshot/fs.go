@@ -13,7 +13,6 @@ import (
 	"io"
 	"io/fs"
 	"os"
-	"syscall"
 
 	"github.com/gatedexec/gatedexec/internal/plainfile"
 )
@@ -35,7 +34,7 @@ var ErrTooLarge = errors.New("file too large")
 
 // ErrNotRegular is wrapped by the error of a ReadFile of something other
 // than a regular file.
-var ErrNotRegular = errors.New("not a regular file")
+var ErrNotRegular = plainfile.ErrNotRegular
 
 // Disk is the FS of the host.
 type Disk struct{}
@@ -78,24 +77,17 @@ func readOpen(f *os.File, st fs.FileInfo, name string, limit int64) ([]byte, err
 	return buf.Bytes(), nil
 }
 
-// openRegular opens name, refusing anything but a regular file of at
-// most limit bytes (by its stat: a file may grow after).
+// openRegular opens name, refusing anything but a regular file
+// (plainfile.OpenRegular) of at most limit bytes (by its stat: a file may
+// grow after).
 func openRegular(name string, limit int64) (*os.File, fs.FileInfo, error) {
-	f, err := plainfile.Open(name, syscall.O_NONBLOCK)
+	f, st, err := plainfile.OpenRegular(name)
 	if err != nil {
 		return nil, nil, err
 	}
-	st, err := f.Stat()
-	switch {
-	case err != nil:
-	case !st.Mode().IsRegular():
-		err = &fs.PathError{Op: "read", Path: name, Err: ErrNotRegular}
-	case st.Size() > limit:
-		err = tooLarge(name, limit)
-	}
-	if err != nil {
+	if st.Size() > limit {
 		f.Close()
-		return nil, nil, err
+		return nil, nil, tooLarge(name, limit)
 	}
 	return f, st, nil
 }
