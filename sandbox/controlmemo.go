@@ -3,7 +3,6 @@ package sandbox
 import (
 	"errors"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"syscall"
 	"time"
@@ -96,13 +95,13 @@ func newControlInput(path string, fi fs.FileInfo, err error, listed bool) (contr
 // every path m looked at is as it was, and was last changed before since,
 // the start of the scan m was made in (stampedBefore): a change in that
 // tick of the file system's clock may have left its change time as it
-// was.
-func (m controlMemo) unchanged(gitdir bool, since time.Time) bool {
+// was. The lstats it takes are kept in now.
+func (m controlMemo) unchanged(gitdir bool, since time.Time, now *pathSet) bool {
 	if m.opaque || m.gitdir != gitdir {
 		return false
 	}
 	for _, in := range m.inputs {
-		fi, err := os.Lstat(in.path)
+		fi, err := now.lstat(in.path)
 		now, ok := newControlInput(in.path, fi, err, in.listed)
 		if !ok || !in.same(now, since) {
 			return false

@@ -17,6 +17,12 @@ import (
 func TestControlMemo(t *testing.T) {
 	requireGit(t)
 	write := func(t *testing.T, ws, rel, s string) { writeFile(t, filepath.Join(ws, rel), s) }
+	// linkHook makes the pre-commit hook a link to scripts/pre-commit.sh.
+	linkHook := func(t *testing.T, ws string) {
+		if err := os.Symlink("../../scripts/pre-commit.sh", filepath.Join(ws, ".git", "hooks", "pre-commit")); err != nil {
+			t.Fatal(err)
+		}
+	}
 	for _, c := range []struct {
 		name           string
 		before, during func(t *testing.T, ws string)
@@ -59,14 +65,10 @@ func TestControlMemo(t *testing.T) {
 		}, false},
 		{"hook made a link", func(t *testing.T, ws string) {
 			write(t, ws, "scripts/pre-commit.sh", "#!/bin/sh\n")
-		}, func(t *testing.T, ws string) {
-			if err := os.Symlink("../../scripts/pre-commit.sh", filepath.Join(ws, ".git", "hooks", "pre-commit")); err != nil {
-				t.Fatal(err)
-			}
-		}, false},
+		}, linkHook, false},
 		{"linked hook's target replaced", func(t *testing.T, ws string) {
 			write(t, ws, "scripts/pre-commit.sh", "#!/bin/sh\n")
-			os.Symlink("../../scripts/pre-commit.sh", filepath.Join(ws, ".git", "hooks", "pre-commit"))
+			linkHook(t, ws)
 		}, func(t *testing.T, ws string) {
 			os.Remove(filepath.Join(ws, "scripts", "pre-commit.sh"))
 			if err := os.Symlink("../elsewhere", filepath.Join(ws, "scripts", "pre-commit.sh")); err != nil {
@@ -92,14 +94,7 @@ func TestControlMemo(t *testing.T) {
 		}, func(*testing.T, string) {}, false},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			ws := t.TempDir()
-			gitInit(t, ws, "init", "-q")
-			if c.before != nil {
-				c.before(t, ws)
-			}
-			time.Sleep(10 * time.Millisecond) // the set-up is older than the scan
-			g := scanGitRepos(ws, "", time.Time{})
-			time.Sleep(10 * time.Millisecond) // ctime granularity on coarse clocks
+			ws, g := scanRepo(t, c.before)
 			c.during(t, ws)
 			var r gitRepo
 			for _, found := range walkReposNow(ws) {
@@ -114,7 +109,7 @@ func TestControlMemo(t *testing.T) {
 			if !ok {
 				t.Fatalf("the scan before kept no control files of %s", r.path)
 			}
-			reused := m.unchanged(r.gitdir, g.since)
+			reused := m.unchanged(r.gitdir, g.since, &pathSet{})
 			if reused != c.reused {
 				t.Errorf("unchanged = %v, want %v", reused, c.reused)
 			}
@@ -143,6 +138,23 @@ func TestControlMemo(t *testing.T) {
 			}
 		})
 	}
+}
+
+// scanRepo makes a workspace holding a repository, sets it up with before
+// (nil for nothing) and scans it as the scan before a run does: the set-up
+// older than the scan, and what follows a tick of the file system's
+// coarse clock after it.
+func scanRepo(t *testing.T, before func(t *testing.T, ws string)) (string, *GitRepos) {
+	t.Helper()
+	ws := t.TempDir()
+	gitInit(t, ws, "init", "-q")
+	if before != nil {
+		before(t, ws)
+	}
+	time.Sleep(10 * time.Millisecond)
+	g := scanGitRepos(ws, "", time.Time{})
+	time.Sleep(10 * time.Millisecond)
+	return ws, g
 }
 
 // walkReposNow returns the repositories under root as a scan finds them.

@@ -52,14 +52,7 @@ func TestGitScanFIFO(t *testing.T) {
 		}, ".git/modules/sub/config", []string{".git/modules/sub/config"}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			ws := t.TempDir()
-			gitInit(t, ws, "init", "-q")
-			if c.before != nil {
-				c.before(t, ws)
-			}
-			time.Sleep(10 * time.Millisecond) // the set-up is older than the scan
-			g := scanGitRepos(ws, "", time.Time{})
-			time.Sleep(10 * time.Millisecond) // ctime granularity on coarse clocks
+			ws, g := scanRepo(t, c.before)
 			p := filepath.Join(ws, c.fifo)
 			os.Remove(p)
 			mkfifo(t, p)

@@ -124,13 +124,13 @@ func (g *GitRepos) GitTamper() (tampered, unscanned []string, complete bool) {
 			}
 			continue
 		}
-		paths, err := g.controlAfter(r)
+		paths, now, err := g.controlAfter(r)
 		if err != nil {
 			note(r.path) // unreadable now, readable before: changed
 			continue
 		}
 		for _, p := range paths {
-			if g.stamps.changed(p, g.since) {
+			if g.stamps.changedFrom(now, p, g.since) {
 				note(p)
 			}
 		}
@@ -197,13 +197,19 @@ func (r gitRepo) controlPaths(root string) ([]string, error) {
 
 // controlAfter returns the control files of r, a repository the scan
 // before found, after the run: the scan before's list when nothing it was
-// read from changed since (controlMemo.unchanged), else read again.
-func (g *GitRepos) controlAfter(r gitRepo) ([]string, error) {
-	if m, ok := g.control[r.path]; ok && m.unchanged(r.gitdir, g.since) {
+// read from changed since (controlMemo.unchanged), else read again; with
+// the lstats taken on the way, which are the run's end's too.
+func (g *GitRepos) controlAfter(r gitRepo) ([]string, *pathSet, error) {
+	now := &pathSet{}
+	if m, ok := g.control[r.path]; ok && m.unchanged(r.gitdir, g.since, now) {
 		g.reused++
-		return m.paths, nil
+		return m.paths, now, nil
 	}
-	return r.controlPaths(g.root)
+	c, err := r.readControl(g.root)
+	if err != nil {
+		return nil, nil, err
+	}
+	return c.list, &c.pathSet, nil
 }
 
 // Changed returns those of paths made or changed since the scan, a
@@ -212,7 +218,7 @@ func (g *GitRepos) controlAfter(r gitRepo) ([]string, error) {
 func (g *GitRepos) Changed(paths []string) []string {
 	var out []string
 	for _, p := range paths {
-		if g.stamps.changed(p, g.since) {
+		if g.stamps.changedFrom(nil, p, g.since) {
 			out = append(out, p)
 		}
 	}
@@ -241,19 +247,8 @@ func (s stamps) note(paths ...string) { s.noteFrom(nil, paths...) }
 // noteFrom is note taking what v, a set built just before, found of a
 // path (its lstat, a directory's listing) instead of asking again.
 func (s stamps) noteFrom(v *pathSet, paths ...string) {
-	stampOf := func(p string) (uint64, time.Time, bool, error) {
-		if v != nil {
-			if r, ok := v.lstats[p]; ok {
-				if r.err != nil {
-					return 0, time.Time{}, false, r.err
-				}
-				return inodeOf(r.fi), ctimeOf(r.fi), r.fi.IsDir(), nil
-			}
-		}
-		return pathStamp(p)
-	}
 	for _, p := range paths {
-		ino, ctime, dir, err := stampOf(p)
+		ino, ctime, dir, err := v.stamp(p)
 		st := stamp{ino: ino, ctime: ctime, there: err == nil}
 		if err == nil && dir {
 			if names, ok := v.listing(p); ok {
@@ -265,25 +260,26 @@ func (s stamps) noteFrom(v *pathSet, paths ...string) {
 		s[p] = st
 		for _, n := range st.names {
 			e := filepath.Join(p, n)
-			if ino, ctime, _, err := stampOf(e); err == nil {
+			if ino, ctime, _, err := v.stamp(e); err == nil {
 				s[e] = stamp{ino: ino, ctime: ctime, there: true}
 			}
 		}
 	}
 }
 
-// changed reports whether path, or an entry of it when it is a
+// changedFrom reports whether path, or an entry of it when it is a
 // directory, was made or changed since s noted it. A path s did not note
 // is judged by its change time against since (changedSince): the clock
 // only decides what the scan could not see before, since a change made
 // in the same tick of the file system's clock as the scan, before it, is
-// stamped at or after since too.
-func (s stamps) changed(path string, since time.Time) bool {
+// stamped at or after since too. The lstats v took just before (nil for
+// none) are taken for its and its entries' stamps now.
+func (s stamps) changedFrom(v *pathSet, path string, since time.Time) bool {
 	before, known := s[path]
 	if !known {
 		return changedSince(path, since)
 	}
-	ino, ctime, dir, err := pathStamp(path)
+	ino, ctime, dir, err := v.stamp(path)
 	switch {
 	case err != nil:
 		return false // gone: nothing left to execute
@@ -305,7 +301,7 @@ func (s stamps) changed(path string, since time.Time) bool {
 		if !ok {
 			return true
 		}
-		if ino, ctime, _, err := pathStamp(e); err == nil && (ino != b.ino || !ctime.Equal(b.ctime) || roundedRecent(ctime, since)) {
+		if ino, ctime, _, err := v.stamp(e); err == nil && (ino != b.ino || !ctime.Equal(b.ctime) || roundedRecent(ctime, since)) {
 			return true
 		}
 	}

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/gatedexec/gatedexec/internal/plainfile"
 	"golang.org/x/sys/unix"
@@ -219,6 +220,20 @@ func (s *pathSet) resolveLinks(path, from string) (links []string, final string,
 
 func splitPath(p string) []string {
 	return strings.Split(filepath.ToSlash(p), "/")
+}
+
+// stamp is pathStamp of p, taken from the lstat the set took of it when
+// it has one; a nil set takes it now.
+func (s *pathSet) stamp(p string) (ino uint64, ctime time.Time, dir bool, err error) {
+	if s != nil {
+		if r, ok := s.lstats[p]; ok {
+			if r.err != nil {
+				return 0, time.Time{}, false, r.err
+			}
+			return inodeOf(r.fi), ctimeOf(r.fi), r.fi.IsDir(), nil
+		}
+	}
+	return pathStamp(p)
 }
 
 // listing returns the names follow read in the directory p, and whether
